@@ -1,0 +1,137 @@
+//! A Zarr array opened from a store: reads selections and single chunks.
+
+use crate::buffer::try_zeroed;
+use crate::codecs::{ChunkRepr, CodecPipeline};
+use crate::data_type::DataType;
+use crate::error::{Result, ZarrError};
+use crate::metadata::ArrayMetadata;
+use crate::node_path::NodePath;
+use crate::region::{copy_box, fill_box, Placement};
+use crate::selection::{chunk_projections, resolve, result_shape, ChunkProjection, DimSelection};
+use crate::store::ReadableStore;
+use futures_util::stream::{self, StreamExt};
+use std::rc::Rc;
+
+/// How many chunk requests one read keeps in flight.
+const DEFAULT_CONCURRENCY: usize = 16;
+
+/// Elements in C order and native byte order, with their shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayData {
+    pub data_type: DataType,
+    pub shape: Vec<u64>,
+    pub bytes: Vec<u8>,
+}
+
+pub struct Array {
+    store: Rc<dyn ReadableStore>,
+    path: NodePath,
+    metadata: ArrayMetadata,
+    pipeline: CodecPipeline,
+}
+
+impl Array {
+    /// `location` names the metadata document in errors.
+    pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: ArrayMetadata, location: &str) -> Result<Array> {
+        let pipeline = CodecPipeline::from_v3(&metadata.codecs, metadata.data_type, location)?;
+        Ok(Array { store, path, metadata, pipeline })
+    }
+
+    pub fn path(&self) -> &NodePath {
+        &self.path
+    }
+
+    pub fn metadata(&self) -> &ArrayMetadata {
+        &self.metadata
+    }
+
+    pub fn shape(&self) -> &[u64] {
+        &self.metadata.shape
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.metadata.data_type
+    }
+
+    /// The store key of the chunk at `coords`.
+    pub fn chunk_key(&self, coords: &[u64]) -> String {
+        self.path.key(&self.metadata.chunk_key_encoding.encode(coords))
+    }
+
+    /// Reads `selection` (see `DimSelection`); the result drops dimensions selected by an index.
+    pub async fn get(&self, selection: &[DimSelection]) -> Result<ArrayData> {
+        let ranges = resolve(selection, self.shape())?;
+        let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
+        let esize = self.data_type().size();
+        let mut bytes = alloc_elements(&counts, esize)?;
+        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges);
+        let mut arrivals = stream::iter(projections.into_iter().map(|p| async move {
+            let chunk = self.read_chunk(&p.coords).await;
+            (p, chunk)
+        }))
+        .buffer_unordered(DEFAULT_CONCURRENCY);
+        while let Some((projection, chunk)) = arrivals.next().await {
+            self.place(&projection, chunk?.as_deref(), &mut bytes, &counts);
+        }
+        Ok(ArrayData { data_type: self.data_type(), shape: result_shape(&ranges), bytes })
+    }
+
+    /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
+    pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
+        let grid_shape = self.metadata.chunk_grid.grid_shape(self.shape());
+        if coords.len() != grid_shape.len() || coords.iter().zip(&grid_shape).any(|(c, n)| c >= n) {
+            return Err(ZarrError::selection(format!("chunk {coords:?} is outside the chunk grid of shape {grid_shape:?}")));
+        }
+        let shape = self.metadata.chunk_grid.chunk_shape(coords);
+        let bytes = match self.read_chunk(coords).await? {
+            Some(decoded) => decoded,
+            None => {
+                let mut filled = alloc_elements(&shape, self.data_type().size())?;
+                let start = vec![0; shape.len()];
+                let step = vec![1; shape.len()];
+                fill_box(self.metadata.fill_value.as_bytes(), &mut filled, &Placement { shape: &shape, start: &start, step: &step }, &shape);
+                filled
+            }
+        };
+        Ok(ArrayData { data_type: self.data_type(), shape, bytes })
+    }
+
+    /// The decoded chunk at `coords`, or `None` when the store has no such chunk.
+    async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
+        let key = self.chunk_key(coords);
+        let Some(encoded) = self.store.get(&key).await? else { return Ok(None) };
+        let repr = ChunkRepr { shape: self.metadata.chunk_grid.chunk_shape(coords), data_type: self.data_type() };
+        self.pipeline
+            .decode(encoded, &repr)
+            .map(Some)
+            .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))
+    }
+
+    /// Puts one chunk's share of the selection into `out` (shape `counts`), or the fill value when
+    /// the chunk is missing.
+    fn place(&self, projection: &ChunkProjection, chunk: Option<&[u8]>, out: &mut [u8], counts: &[u64]) {
+        let parts = &projection.parts;
+        let part_counts: Vec<u64> = parts.iter().map(|p| p.count).collect();
+        let out_start: Vec<u64> = parts.iter().map(|p| p.out_start).collect();
+        let ones = vec![1u64; parts.len()];
+        let to = Placement { shape: counts, start: &out_start, step: &ones };
+        match chunk {
+            Some(src) => {
+                let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
+                let start: Vec<u64> = parts.iter().map(|p| p.start_in_chunk).collect();
+                let step: Vec<u64> = parts.iter().map(|p| p.step).collect();
+                let from = Placement { shape: &chunk_shape, start: &start, step: &step };
+                copy_box(src, &from, out, &to, &part_counts, self.data_type().size());
+            }
+            None => fill_box(self.metadata.fill_value.as_bytes(), out, &to, &part_counts),
+        }
+    }
+}
+
+/// A zeroed buffer for `shape` elements of `esize` bytes, refusing sizes that cannot exist here.
+fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
+    let too_large = || ZarrError::selection(format!("a result of shape {shape:?} is too large for memory"));
+    let n = shape.iter().try_fold(esize as u64, |acc, &d| acc.checked_mul(d)).ok_or_else(too_large)?;
+    let n = usize::try_from(n).map_err(|_| too_large())?;
+    try_zeroed(n).map_err(|_| too_large())
+}

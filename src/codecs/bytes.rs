@@ -1,0 +1,93 @@
+//! The `bytes` codec: elements laid out in C order with a declared byte order.
+
+use super::{ArrayToBytesCodec, ChunkRepr};
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+impl Endian {
+    pub const NATIVE: Endian = if cfg!(target_endian = "little") { Endian::Little } else { Endian::Big };
+}
+
+pub struct BytesCodec {
+    /// `None` only for one-byte types, where order does not matter.
+    endian: Option<Endian>,
+}
+
+impl BytesCodec {
+    pub fn from_configuration(config: &Map<String, Value>, data_type: DataType) -> Result<BytesCodec, String> {
+        let endian = match config.get("endian") {
+            None | Some(Value::Null) if data_type.size() == 1 => None,
+            None | Some(Value::Null) => return Err(format!("\"endian\" is required for {data_type}")),
+            Some(Value::String(s)) if s == "little" => Some(Endian::Little),
+            Some(Value::String(s)) if s == "big" => Some(Endian::Big),
+            Some(other) => return Err(format!("\"endian\" must be \"little\" or \"big\", not {other}")),
+        };
+        if let Some(key) = config.keys().find(|k| *k != "endian") {
+            return Err(format!("unknown configuration key \"{key}\""));
+        }
+        Ok(BytesCodec { endian })
+    }
+}
+
+impl ArrayToBytesCodec for BytesCodec {
+    fn name(&self) -> &'static str {
+        "bytes"
+    }
+
+    fn encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
+        repr.num_bytes()
+    }
+
+    fn decode(&self, mut encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let expected = repr
+            .num_bytes()
+            .ok_or_else(|| CodecError::new("bytes", format!("chunk shape {:?} is too large", repr.shape)))?;
+        if encoded.len() != expected {
+            return Err(CodecError::new(
+                "bytes",
+                format!("chunk has {} bytes, expected {expected} for shape {:?} of {}", encoded.len(), repr.shape, repr.data_type),
+            ));
+        }
+        let size = repr.data_type.size();
+        if size > 1 && self.endian.is_some_and(|e| e != Endian::NATIVE) {
+            for element in encoded.chunks_exact_mut(size) {
+                element.reverse();
+            }
+        }
+        Ok(encoded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn config(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn big_endian_is_swapped_and_sizes_are_checked() {
+        let codec = BytesCodec::from_configuration(&config(json!({"endian": "big"})), DataType::UInt16).unwrap();
+        let repr = ChunkRepr { shape: vec![2], data_type: DataType::UInt16 };
+        let out = codec.decode(vec![0x01, 0x02, 0x03, 0x04], &repr).unwrap();
+        assert_eq!(out, [0x0102u16.to_ne_bytes(), 0x0304u16.to_ne_bytes()].concat());
+        let err = codec.decode(vec![1, 2, 3], &repr).unwrap_err();
+        assert!(err.reason.contains("3 bytes, expected 4"), "{}", err.reason);
+    }
+
+    #[test]
+    fn endian_is_optional_only_for_single_bytes() {
+        assert!(BytesCodec::from_configuration(&Map::new(), DataType::UInt8).is_ok());
+        assert!(BytesCodec::from_configuration(&Map::new(), DataType::Int32).is_err());
+        assert!(BytesCodec::from_configuration(&config(json!({"endian": "middle"})), DataType::Int32).is_err());
+    }
+}

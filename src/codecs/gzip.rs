@@ -1,0 +1,155 @@
+//! The `gzip` codec (RFC 1952). Several members in a row decode to their concatenation, as gzip
+//! tools do; each member's CRC-32 and size trailer is checked.
+
+use super::inflate::{inflate_append, Wrapper};
+use super::{decoded_size_limit, BytesToBytesCodec};
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct GzipCodec;
+
+impl GzipCodec {
+    pub fn from_configuration(config: &Map<String, Value>) -> Result<GzipCodec, String> {
+        match config.get("level") {
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|l| l <= 9) => {}
+            Some(other) => return Err(format!("\"level\" must be an integer from 0 to 9, not {other}")),
+            // Decoding does not depend on the level, so a writer that left it out is still read.
+            None => {}
+        }
+        Ok(GzipCodec)
+    }
+}
+
+const FTEXT: u8 = 1;
+const FHCRC: u8 = 2;
+const FEXTRA: u8 = 4;
+const FNAME: u8 = 8;
+const FCOMMENT: u8 = 16;
+
+/// Length of the member header at the start of `data`.
+fn header_len(data: &[u8]) -> Result<usize, String> {
+    let truncated = || "gzip header is truncated".to_string();
+    let fixed = data.get(..10).ok_or_else(truncated)?;
+    if fixed[0] != 0x1f || fixed[1] != 0x8b {
+        return Err(format!("not gzip data (starts with {:02x} {:02x}, expected 1f 8b)", fixed[0], fixed[1]));
+    }
+    if fixed[2] != 8 {
+        return Err(format!("unknown gzip compression method {}", fixed[2]));
+    }
+    let flags = fixed[3];
+    if flags & !(FTEXT | FHCRC | FEXTRA | FNAME | FCOMMENT) != 0 {
+        return Err(format!("reserved gzip header flags are set ({flags:#04x})"));
+    }
+    let mut pos = 10usize;
+    if flags & FEXTRA != 0 {
+        let xlen = data.get(pos..pos + 2).ok_or_else(truncated)?;
+        pos += 2 + u16::from_le_bytes([xlen[0], xlen[1]]) as usize;
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            let rest = data.get(pos..).ok_or_else(truncated)?;
+            let nul = rest.iter().position(|&b| b == 0).ok_or_else(truncated)?;
+            pos += nul + 1;
+        }
+    }
+    if flags & FHCRC != 0 {
+        pos += 2;
+    }
+    if pos > data.len() {
+        return Err(truncated());
+    }
+    Ok(pos)
+}
+
+/// Decodes a whole gzip stream (one or more members), producing at most `limit` bytes.
+pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        let member = &data[pos..];
+        let body = header_len(member)?;
+        let member_start = out.len();
+        let used = inflate_append(&member[body..], &mut out, limit, Wrapper::Raw)?;
+        let trailer_at = body + used;
+        let trailer = member
+            .get(trailer_at..trailer_at + 8)
+            .ok_or_else(|| "gzip trailer (CRC-32 and size) is missing".to_string())?;
+        let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+        let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+        let produced = &out[member_start..];
+        if produced.len() as u32 != size {
+            return Err(format!("gzip size mismatch: trailer says {size} bytes, decoded {}", produced.len()));
+        }
+        let actual = crc32fast::hash(produced);
+        if actual != crc {
+            return Err(format!("gzip CRC-32 mismatch: trailer says {crc:08x}, data has {actual:08x}"));
+        }
+        pos += trailer_at + 8;
+        if pos == data.len() {
+            return Ok(out);
+        }
+    }
+}
+
+impl BytesToBytesCodec for GzipCodec {
+    fn name(&self) -> &'static str {
+        "gzip"
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        let out = gunzip(&encoded, decoded_size_limit(decoded_size)).map_err(|e| CodecError::new("gzip", e))?;
+        match decoded_size {
+            Some(n) if out.len() != n => {
+                Err(CodecError::new("gzip", format!("decoded {} bytes, expected {n}", out.len())))
+            }
+            _ => Ok(out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gzip member built by hand around miniz_oxide's raw deflate, with optional header fields.
+    fn member(data: &[u8], flags: u8) -> Vec<u8> {
+        let mut m = vec![0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 255];
+        if flags & FEXTRA != 0 {
+            m.extend_from_slice(&[3, 0, b'a', b'b', b'c']);
+        }
+        if flags & FNAME != 0 {
+            m.extend_from_slice(b"name\0");
+        }
+        if flags & FHCRC != 0 {
+            m.extend_from_slice(&[0, 0]);
+        }
+        m.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+        m.extend(crc32fast::hash(data).to_le_bytes());
+        m.extend((data.len() as u32).to_le_bytes());
+        m
+    }
+
+    #[test]
+    fn members_with_optional_fields_concatenate() {
+        let a = b"hello, ".repeat(100);
+        let b = b"world".repeat(50);
+        let stream = [member(&a, FEXTRA | FNAME), member(&b, FHCRC)].concat();
+        let out = GzipCodec.decode(stream, Some(a.len() + b.len())).unwrap();
+        assert_eq!(out, [a, b].concat());
+    }
+
+    #[test]
+    fn corruption_is_named() {
+        let data = b"0123456789".repeat(100);
+        let good = member(&data, 0);
+        let mut bad_crc = good.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 8] ^= 1;
+        assert!(GzipCodec.decode(bad_crc, Some(data.len())).unwrap_err().reason.contains("CRC-32 mismatch"));
+        let truncated = good[..good.len() - 3].to_vec();
+        assert!(GzipCodec.decode(truncated, Some(data.len())).is_err());
+        assert!(GzipCodec.decode(b"not gzip at all".to_vec(), None).unwrap_err().reason.contains("not gzip"));
+        assert!(GzipCodec.decode(good.clone(), Some(data.len() + 1)).unwrap_err().reason.contains("expected"));
+        assert!(GzipCodec.decode(vec![], None).is_err());
+    }
+}

@@ -1,0 +1,27 @@
+//! zarr-wasm: a Zarr reader. Everything but `bindings` is plain Rust, tested natively; `bindings`
+//! (wasm32 only) is the one place that knows about JavaScript.
+
+pub mod array;
+pub mod buffer;
+pub mod chunk_grid;
+pub mod chunk_key_encoding;
+pub mod codecs;
+pub mod data_type;
+pub mod error;
+pub mod fill_value;
+pub mod group;
+pub mod metadata;
+pub mod node;
+pub mod node_path;
+pub mod region;
+pub mod selection;
+pub mod store;
+
+#[cfg(target_arch = "wasm32")]
+mod bindings;
+
+pub use array::{Array, ArrayData};
+pub use error::{ErrorKind, Result, ZarrError};
+pub use group::Group;
+pub use node::{open, Node};
+pub use selection::DimSelection;

@@ -1,0 +1,267 @@
+//! Zarr v3 `zarr.json` documents (core spec 3.1).
+
+use super::extension::Extension;
+use crate::chunk_grid::ChunkGrid;
+use crate::chunk_key_encoding::{ChunkKeyEncoding, Separator};
+use crate::data_type::DataType;
+use crate::error::{Result, ZarrError};
+use crate::fill_value::FillValue;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayMetadata {
+    pub shape: Vec<u64>,
+    pub data_type: DataType,
+    pub chunk_grid: ChunkGrid,
+    pub chunk_key_encoding: ChunkKeyEncoding,
+    pub fill_value: FillValue,
+    pub codecs: Vec<Extension>,
+    pub attributes: Map<String, Value>,
+    pub dimension_names: Option<Vec<Option<String>>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupMetadata {
+    pub attributes: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeMetadata {
+    Array(ArrayMetadata),
+    Group(GroupMetadata),
+}
+
+const ARRAY_KEYS: &[&str] = &[
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "storage_transformers",
+    "dimension_names",
+];
+// zarr-python writes `consolidated_metadata` into group documents (null when absent).
+const GROUP_KEYS: &[&str] = &["zarr_format", "node_type", "attributes", "consolidated_metadata"];
+
+/// Parses the bytes of a `zarr.json`; `location` names it in errors.
+pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
+    let doc: Value = serde_json::from_slice(bytes).map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))?;
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| ZarrError::metadata(location, "the document is not a JSON object"))?;
+    match obj.get("zarr_format") {
+        Some(Value::Number(n)) if n.as_u64() == Some(3) => {}
+        Some(other) => return Err(ZarrError::unsupported(location, format!("zarr_format {other} (expected 3)"))),
+        None => return Err(ZarrError::metadata(location, "\"zarr_format\" is missing: this is not Zarr metadata")),
+    }
+    match obj.get("node_type").and_then(Value::as_str) {
+        Some("array") => {
+            check_unknown_keys(obj, ARRAY_KEYS, location)?;
+            parse_array(obj, location).map(NodeMetadata::Array)
+        }
+        Some("group") => {
+            check_unknown_keys(obj, GROUP_KEYS, location)?;
+            Ok(NodeMetadata::Group(GroupMetadata { attributes: attributes(obj, location)? }))
+        }
+        Some(other) => Err(ZarrError::metadata(location, format!("node_type \"{other}\" is neither \"array\" nor \"group\""))),
+        None => Err(ZarrError::metadata(location, "\"node_type\" is missing or not a string")),
+    }
+}
+
+/// The spec: unknown keys fail the open unless they are objects that say `must_understand: false`.
+fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) -> Result<()> {
+    for (key, value) in obj {
+        if known.contains(&key.as_str()) {
+            continue;
+        }
+        let ignorable = value.get("must_understand").and_then(Value::as_bool) == Some(false);
+        if !ignorable {
+            return Err(ZarrError::unsupported(location, format!("unknown metadata field \"{key}\" that must be understood")));
+        }
+    }
+    Ok(())
+}
+
+fn attributes(obj: &Map<String, Value>, location: &str) -> Result<Map<String, Value>> {
+    match obj.get("attributes") {
+        None => Ok(Map::new()),
+        Some(Value::Object(a)) => Ok(a.clone()),
+        Some(other) => Err(ZarrError::metadata(location, format!("\"attributes\" is not an object: {other}"))),
+    }
+}
+
+fn required<'a>(obj: &'a Map<String, Value>, key: &str, location: &str) -> Result<&'a Value> {
+    obj.get(key).ok_or_else(|| ZarrError::metadata(location, format!("\"{key}\" is missing")))
+}
+
+fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
+    let bad = || ZarrError::metadata(location, format!("{what} must be a list of non-negative integers, not {value}"));
+    value.as_array().ok_or_else(bad)?.iter().map(|v| v.as_u64().ok_or_else(bad)).collect()
+}
+
+fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
+    let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
+    let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
+    let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, shape.len(), location)?;
+    let chunk_key_encoding = parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
+    let fill_value = FillValue::from_v3_json(required(obj, "fill_value", location)?, data_type)
+        .map_err(|e| ZarrError::metadata(location, e))?;
+    let codecs = match required(obj, "codecs", location)? {
+        Value::Array(list) if !list.is_empty() => list
+            .iter()
+            .map(|c| Extension::parse(c).map_err(|e| ZarrError::metadata(location, format!("codecs: {e}"))))
+            .collect::<Result<Vec<_>>>()?,
+        other => return Err(ZarrError::metadata(location, format!("\"codecs\" must be a non-empty list, not {other}"))),
+    };
+    match obj.get("storage_transformers") {
+        None => {}
+        Some(Value::Array(list)) if list.is_empty() => {}
+        Some(Value::Array(list)) => {
+            let names: Vec<String> = list.iter().map(|t| Extension::parse(t).map(|e| e.name).unwrap_or_else(|_| t.to_string())).collect();
+            return Err(ZarrError::unsupported(location, format!("storage transformers {names:?}")));
+        }
+        Some(other) => return Err(ZarrError::metadata(location, format!("\"storage_transformers\" is not a list: {other}"))),
+    }
+    let dimension_names = match obj.get("dimension_names") {
+        None => None,
+        Some(Value::Array(names)) if names.len() == shape.len() => Some(
+            names
+                .iter()
+                .map(|n| match n {
+                    Value::Null => Ok(None),
+                    Value::String(s) => Ok(Some(s.clone())),
+                    other => Err(ZarrError::metadata(location, format!("dimension name {other} is not a string or null"))),
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        Some(other) => {
+            return Err(ZarrError::metadata(location, format!("\"dimension_names\" must list {} strings or nulls, not {other}", shape.len())))
+        }
+    };
+    Ok(ArrayMetadata {
+        shape,
+        data_type,
+        chunk_grid,
+        chunk_key_encoding,
+        fill_value,
+        codecs,
+        attributes: attributes(obj, location)?,
+        dimension_names,
+    })
+}
+
+fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
+    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?;
+    match DataType::from_v3_name(&ext.name) {
+        Some(t) if ext.configuration.is_empty() => Ok(t),
+        _ => Err(ZarrError::unsupported(location, format!("data type {value}"))),
+    }
+}
+
+fn parse_chunk_grid(value: &Value, ndim: usize, location: &str) -> Result<ChunkGrid> {
+    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))?;
+    match ext.name.as_str() {
+        "regular" => {
+            let chunk_shape = ext
+                .configuration
+                .get("chunk_shape")
+                .ok_or_else(|| ZarrError::metadata(location, "regular chunk_grid has no \"chunk_shape\""))?;
+            let chunk_shape = u64_list(chunk_shape, "chunk_shape", location)?;
+            if chunk_shape.len() != ndim {
+                return Err(ZarrError::metadata(
+                    location,
+                    format!("chunk_shape {chunk_shape:?} has {} dimensions, the array has {ndim}", chunk_shape.len()),
+                ));
+            }
+            ChunkGrid::regular(chunk_shape).map_err(|e| ZarrError::metadata(location, e))
+        }
+        other => Err(ZarrError::unsupported(location, format!("chunk grid \"{other}\""))),
+    }
+}
+
+fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEncoding> {
+    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("chunk_key_encoding: {e}")))?;
+    let separator = |default: Separator| -> Result<Separator> {
+        match ext.configuration.get("separator") {
+            None => Ok(default),
+            Some(Value::String(s)) => Separator::parse(s)
+                .ok_or_else(|| ZarrError::metadata(location, format!("chunk key separator \"{s}\" is neither \"/\" nor \".\""))),
+            Some(other) => Err(ZarrError::metadata(location, format!("chunk key separator {other} is not a string"))),
+        }
+    };
+    match ext.name.as_str() {
+        "default" => Ok(ChunkKeyEncoding::Default(separator(Separator::Slash)?)),
+        "v2" => Ok(ChunkKeyEncoding::V2(separator(Separator::Dot)?)),
+        other => Err(ZarrError::unsupported(location, format!("chunk key encoding \"{other}\""))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use serde_json::json;
+
+    fn array_doc() -> Value {
+        json!({
+            "zarr_format": 3, "node_type": "array", "shape": [10, 20], "data_type": "uint16",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [5, 5]}},
+            "chunk_key_encoding": {"name": "default"},
+            "fill_value": 7, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "attributes": {"a": 1}, "dimension_names": ["y", null]
+        })
+    }
+
+    fn parse_value(v: &Value) -> Result<NodeMetadata> {
+        parse(v.to_string().as_bytes(), "mem://zarr.json")
+    }
+
+    #[test]
+    fn a_complete_array_document() {
+        let NodeMetadata::Array(a) = parse_value(&array_doc()).unwrap() else { panic!("not an array") };
+        assert_eq!(a.shape, vec![10, 20]);
+        assert_eq!(a.data_type, DataType::UInt16);
+        assert_eq!(a.chunk_key_encoding, ChunkKeyEncoding::Default(Separator::Slash));
+        assert_eq!(a.dimension_names, Some(vec![Some("y".into()), None]));
+        assert_eq!(a.attributes["a"], json!(1));
+    }
+
+    #[test]
+    fn errors_name_the_document_and_the_problem() {
+        let err = parse(b"{not json", "http://h/x/zarr.json").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Metadata);
+        assert!(err.message.contains("http://h/x/zarr.json") && err.message.contains("not valid JSON"), "{err}");
+
+        let mut doc = array_doc();
+        doc["data_type"] = json!("uint7");
+        let err = parse_value(&doc).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        assert!(err.message.contains("uint7"), "{err}");
+
+        let mut doc = array_doc();
+        doc["fill_value"] = json!(70000);
+        assert!(parse_value(&doc).unwrap_err().message.contains("out of range"));
+
+        let mut doc = array_doc();
+        doc["chunk_grid"]["configuration"]["chunk_shape"] = json!([5]);
+        assert!(parse_value(&doc).unwrap_err().message.contains("dimensions"));
+
+        assert!(parse_value(&json!({"node_type": "array"})).unwrap_err().message.contains("zarr_format"));
+        assert!(parse_value(&json!([1, 2])).is_err());
+    }
+
+    #[test]
+    fn unknown_fields_fail_unless_they_may_be_ignored() {
+        let mut doc = array_doc();
+        doc["future_thing"] = json!({"must_understand": false, "x": 1});
+        assert!(parse_value(&doc).is_ok());
+        doc["other_thing"] = json!({"x": 1});
+        let err = parse_value(&doc).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        assert!(err.message.contains("other_thing"));
+    }
+}

@@ -1,0 +1,41 @@
+//! Stores: where keys' bytes come from. The reader only ever asks for whole values or byte ranges.
+
+pub mod http;
+pub mod memory;
+
+use crate::error::Result;
+use async_trait::async_trait;
+
+/// A byte range of a stored value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteRange {
+    /// `length` bytes from `offset`.
+    Span { offset: u64, length: u64 },
+    /// Everything from `offset` to the end.
+    From(u64),
+    /// The last `n` bytes.
+    Suffix(u64),
+}
+
+impl ByteRange {
+    /// Where this range lies in a value of `len` bytes, clamped to the value.
+    pub fn resolve(self, len: u64) -> std::ops::Range<u64> {
+        match self {
+            ByteRange::Span { offset, length } => offset.min(len)..offset.saturating_add(length).min(len),
+            ByteRange::From(offset) => offset.min(len)..len,
+            ByteRange::Suffix(n) => len.saturating_sub(n)..len,
+        }
+    }
+}
+
+#[async_trait(?Send)]
+pub trait ReadableStore {
+    /// The whole value at `key`, or `None` when there is none.
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
+
+    /// Part of the value at `key`, or `None` when there is no value.
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>>;
+
+    /// Where `key` lives, for messages: a URL for HTTP stores.
+    fn locate(&self, key: &str) -> String;
+}
