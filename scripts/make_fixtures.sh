@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Regenerates the committed fixtures with pinned writers in a local venv (.venv-fixtures).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv-fixtures/bin/python ]; then
+  python3 -m venv .venv-fixtures
+fi
+.venv-fixtures/bin/pip install -q -r scripts/fixtures-requirements.txt
+.venv-fixtures/bin/python scripts/make_fixtures.py

@@ -1,0 +1,115 @@
+//! Reads every array zarr-python wrote into tests/fixtures/v3.zarr and compares it with the values
+//! the writer recorded beside it.
+
+mod common;
+
+use common::{fixture_path, DirStore};
+use futures_executor::block_on;
+use serde_json::Value;
+use std::rc::Rc;
+use zarr_wasm::{open, DimSelection, ErrorKind, Node};
+
+fn manifest() -> Value {
+    serde_json::from_slice(&std::fs::read(fixture_path("v3.expected.json")).unwrap()).unwrap()
+}
+
+fn open_array(store: &Rc<DirStore>, path: &str) -> zarr_wasm::Array {
+    match block_on(open(store.clone(), path)).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("{path} is a group"),
+    }
+}
+
+/// Compares element bytes, treating NaNs of a float type as equal to each other.
+fn same_values(dtype: &str, got: &[u8], want: &[u8]) -> bool {
+    match dtype {
+        "float64" => got.chunks(8).zip(want.chunks(8)).all(|(a, b)| {
+            let (a, b) = (f64::from_le_bytes(a.try_into().unwrap()), f64::from_le_bytes(b.try_into().unwrap()));
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }) && got.len() == want.len(),
+        "float32" => got.chunks(4).zip(want.chunks(4)).all(|(a, b)| {
+            let (a, b) = (f32::from_le_bytes(a.try_into().unwrap()), f32::from_le_bytes(b.try_into().unwrap()));
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }) && got.len() == want.len(),
+        _ => got == want,
+    }
+}
+
+#[test]
+fn every_fixture_array_reads_whole_and_matches() {
+    let store = Rc::new(DirStore::fixtures("v3.zarr"));
+    let m = manifest();
+    let arrays = m["arrays"].as_array().unwrap();
+    assert!(arrays.len() >= 20);
+    for entry in arrays {
+        let path = entry["path"].as_str().unwrap();
+        let arr = open_array(&store, path);
+        assert_eq!(arr.data_type().v3_name(), entry["dtype"].as_str().unwrap(), "{path}");
+        let shape: Vec<u64> = entry["shape"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!(arr.shape(), &shape[..], "{path}");
+        let data = block_on(arr.get(&[])).unwrap();
+        assert_eq!(data.shape, shape, "{path}");
+        let want = std::fs::read(fixture_path(entry["data"].as_str().unwrap())).unwrap();
+        assert!(same_values(entry["dtype"].as_str().unwrap(), &data.bytes, &want), "{path}: values differ");
+    }
+}
+
+#[test]
+fn slices_and_indices_match_the_whole_read() {
+    let store = Rc::new(DirStore::fixtures("v3.zarr"));
+    let arr = open_array(&store, "layouts/d3");
+    let whole = block_on(arr.get(&[])).unwrap();
+    let (d1, d2) = (6usize, 5usize);
+    let at = |i: usize, j: usize, k: usize| {
+        let off = ((i * d1 + j) * d2 + k) * 4;
+        whole.bytes[off..off + 4].to_vec()
+    };
+    let sel = [
+        DimSelection::Slice { start: Some(1), stop: Some(7), step: Some(2) },
+        DimSelection::Index(-2),
+        DimSelection::Slice { start: None, stop: Some(-1), step: None },
+    ];
+    let part = block_on(arr.get(&sel)).unwrap();
+    assert_eq!(part.shape, vec![3, 4]);
+    let mut want = vec![];
+    for i in [1, 3, 5] {
+        for k in 0..4 {
+            want.extend(at(i, d1 - 2, k));
+        }
+    }
+    assert_eq!(part.bytes, want);
+}
+
+#[test]
+fn missing_chunks_are_the_fill_value() {
+    let store = Rc::new(DirStore::fixtures("v3.zarr"));
+    let arr = open_array(&store, "sparse/int_fill");
+    let chunk = block_on(arr.get_chunk(&[3, 0])).unwrap();
+    assert_eq!(chunk.shape, vec![10, 10]);
+    assert!(chunk.bytes.chunks(2).all(|e| i16::from_ne_bytes([e[0], e[1]]) == 42));
+    let err = block_on(arr.get_chunk(&[4, 0])).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Selection);
+}
+
+#[test]
+fn broken_stores_fail_with_errors_that_say_where_and_what() {
+    let store = Rc::new(DirStore::fixtures("bad.zarr"));
+    let open_err = |p: &str| match block_on(open(store.clone(), p)) {
+        Err(e) => e,
+        Ok(_) => panic!("{p} opened"),
+    };
+    let e = open_err("not_json");
+    assert!(e.message.contains("not_json/zarr.json") && e.message.contains("not valid JSON"), "{e}");
+    assert!(open_err("not_zarr").message.contains("zarr_format"));
+    assert!(open_err("unknown_codec").message.contains("frobnicate"));
+    assert!(open_err("unknown_dtype").message.contains("uint7"));
+    assert_eq!(open_err("no_such_node").kind, ErrorKind::NotFound);
+    for (name, what) in [("truncated_gzip", "gzip"), ("corrupt_gzip", "gzip"), ("wrong_size", "bytes")] {
+        let arr = open_array(&store, name);
+        let e = block_on(arr.get(&[])).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Codec, "{name}: {e}");
+        assert!(e.message.contains(&format!("codec {what}")) && e.message.contains(&format!("{name}/c/0/0")), "{e}");
+        // The other chunks are intact.
+        assert!(block_on(arr.get_chunk(&[1, 1])).is_ok());
+    }
+}
