@@ -46,7 +46,7 @@ pub fn inflate_append(input: &[u8], out: &mut Vec<u8>, limit: usize, wrapper: Wr
                 try_grow(out, next)?;
             }
             TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
-                return Err(format!("stream is truncated after {in_pos} of {} bytes", input.len()));
+                return Err(format!("DEFLATE stream is truncated: its {} input bytes end before its final block", input.len()));
             }
             TINFLStatus::Adler32Mismatch => return Err("zlib Adler-32 checksum mismatch".to_string()),
             _ => {

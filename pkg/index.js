@@ -1,0 +1,84 @@
+// The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
+// <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
+import initWasm, { openFetch } from "./zarr_wasm.js";
+
+let loading = null;
+
+function loadWasm() {
+  loading ??= (async () => {
+    const url = new URL("./zarr_wasm_bg.wasm", import.meta.url);
+    if (url.protocol === "file:") {
+      // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import alone.
+      const { readFile } = await import(/* webpackIgnore: true */ "node:fs/promises");
+      await initWasm({ module_or_path: await readFile(url) });
+    } else {
+      await initWasm({ module_or_path: url });
+    }
+  })().catch((err) => {
+    loading = null; // let a later call try again
+    throw err;
+  });
+  return loading;
+}
+
+/** A selection along one dimension, Python style: `slice(stop)` or `slice(start, stop, step)`. */
+export function slice(start, stop, step = null) {
+  if (stop === undefined) {
+    stop = start;
+    start = null;
+  }
+  return { start: start ?? null, stop: stop ?? null, step: step ?? null };
+}
+
+/** A store that reads keys over HTTP(S) below `url` with fetch(). */
+export class FetchStore {
+  constructor(url) {
+    this.url = String(url);
+  }
+}
+
+// The wasm handle behind each node; kept out of the objects so they show only their metadata.
+// Handles are freed by a FinalizationRegistry (wasm-bindgen --weak-refs) once a node is collected.
+const handles = new WeakMap();
+
+class Node {
+  constructor(handle) {
+    handles.set(this, handle);
+    Object.assign(this, handle.info());
+  }
+}
+
+/** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
+export class ZarrArray extends Node {
+  /** Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or `slice()`. */
+  get(selection) {
+    return handles.get(this).get(selection ?? null);
+  }
+
+  /** Reads the whole chunk at chunk-grid coordinates `coords`. */
+  getChunk(coords) {
+    return handles.get(this).getChunk(coords);
+  }
+}
+
+/** A Zarr group. */
+export class Group extends Node {
+  /** Opens the node at `path`, relative to this group. */
+  async open(path) {
+    return wrap(await handles.get(this).open(String(path)));
+  }
+}
+
+function wrap(handle) {
+  return handle.info().kind === "array" ? new ZarrArray(handle) : new Group(handle);
+}
+
+/**
+ * Opens the array or group at `options.path` (default: the root) of a hierarchy, given as a URL
+ * or a FetchStore. Costs one request for a Zarr v3 node.
+ */
+export async function open(location, options = {}) {
+  await loadWasm();
+  const store = location instanceof FetchStore ? location : new FetchStore(location);
+  return wrap(await openFetch(store.url, options.path ?? ""));
+}

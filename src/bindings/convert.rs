@@ -1,0 +1,160 @@
+//! Conversions between JS values and core types.
+
+use crate::array::{Array, ArrayData};
+use crate::data_type::DataType;
+use crate::error::{ErrorKind, ZarrError};
+use crate::fill_value::Scalar;
+use crate::group::Group;
+use crate::region::c_strides;
+use crate::selection::DimSelection;
+use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A JS `Error` with the core's message and a name per kind, so callers can tell failures apart.
+pub fn js_error(err: ZarrError) -> JsValue {
+    let e = js_sys::Error::new(&err.message);
+    e.set_name(match err.kind {
+        ErrorKind::NotFound => "NotFoundError",
+        ErrorKind::Metadata => "MetadataError",
+        ErrorKind::Unsupported => "UnsupportedError",
+        ErrorKind::Codec => "CodecError",
+        ErrorKind::Store => "StoreError",
+        ErrorKind::Selection => "SelectionError",
+    });
+    e.into()
+}
+
+fn set(obj: &Object, key: &str, value: impl Into<JsValue>) -> Result<(), JsValue> {
+    Reflect::set(obj, &key.into(), &value.into()).map(|_| ())
+}
+
+fn numbers(values: &[u64]) -> JsValue {
+    values.iter().map(|&v| JsValue::from_f64(v as f64)).collect::<JsArray>().into()
+}
+
+fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(Into::into)
+}
+
+fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
+    match scalar {
+        Scalar::Bool(b) => b.into(),
+        Scalar::Int(i) if data_type == DataType::Int64 => js_sys::BigInt::from(i).into(),
+        Scalar::UInt(u) if data_type == DataType::UInt64 => js_sys::BigInt::from(u).into(),
+        Scalar::Int(i) => JsValue::from_f64(i as f64),
+        Scalar::UInt(u) => JsValue::from_f64(u as f64),
+        Scalar::Float(f) => JsValue::from_f64(f),
+    }
+}
+
+pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
+    let meta = array.metadata();
+    let obj = Object::new();
+    set(&obj, "kind", "array")?;
+    set(&obj, "path", array.path().as_str())?;
+    set(&obj, "zarrFormat", 3)?;
+    set(&obj, "shape", numbers(&meta.shape))?;
+    set(&obj, "chunks", meta.chunk_grid.regular_chunk_shape().map_or(JsValue::NULL, numbers))?;
+    set(&obj, "dtype", meta.data_type.v3_name())?;
+    set(&obj, "fillValue", fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type))?;
+    set(&obj, "attrs", json(&meta.attributes)?)?;
+    set(&obj, "dimensionNames", json(&meta.dimension_names)?)?;
+    Ok(obj.into())
+}
+
+pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
+    let obj = Object::new();
+    set(&obj, "kind", "group")?;
+    set(&obj, "path", group.path().as_str())?;
+    set(&obj, "zarrFormat", 3)?;
+    set(&obj, "attrs", json(&group.metadata().attributes)?)?;
+    Ok(obj.into())
+}
+
+/// `{ data, shape, stride }` with `data` the typed array for the data type.
+pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
+    // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
+    let bytes = Uint8Array::new_with_length(data.bytes.len() as u32);
+    bytes.copy_from(&data.bytes);
+    let buffer = bytes.buffer();
+    let typed: JsValue = match data.data_type {
+        DataType::Bool | DataType::UInt8 => bytes.into(),
+        DataType::Int8 => js_sys::Int8Array::new(&buffer).into(),
+        DataType::Int16 => js_sys::Int16Array::new(&buffer).into(),
+        DataType::Int32 => js_sys::Int32Array::new(&buffer).into(),
+        DataType::Int64 => js_sys::BigInt64Array::new(&buffer).into(),
+        DataType::UInt16 => js_sys::Uint16Array::new(&buffer).into(),
+        DataType::UInt32 => js_sys::Uint32Array::new(&buffer).into(),
+        DataType::UInt64 => js_sys::BigUint64Array::new(&buffer).into(),
+        DataType::Float32 => js_sys::Float32Array::new(&buffer).into(),
+        DataType::Float64 => js_sys::Float64Array::new(&buffer).into(),
+    };
+    let obj = Object::new();
+    set(&obj, "data", typed)?;
+    set(&obj, "shape", numbers(&data.shape))?;
+    set(&obj, "stride", numbers(&c_strides(&data.shape)))?;
+    Ok(obj.into())
+}
+
+fn integer(value: &JsValue, what: &str) -> Result<i64, ZarrError> {
+    let n = value
+        .as_f64()
+        .or_else(|| value.dyn_ref::<js_sys::BigInt>().and_then(|b| i64::try_from(b.clone()).ok()).map(|i| i as f64))
+        .ok_or_else(|| ZarrError::selection(format!("{what} must be a number, not {value:?}")))?;
+    if n.fract() != 0.0 || !n.is_finite() || n.abs() > 9.007_199_254_740_991e15 {
+        return Err(ZarrError::selection(format!("{what} must be an integer, not {n}")));
+    }
+    Ok(n as i64)
+}
+
+fn optional_integer(obj: &JsValue, key: &str, what: &str) -> Result<Option<i64>, ZarrError> {
+    let v = Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    if v.is_null() || v.is_undefined() {
+        Ok(None)
+    } else {
+        integer(&v, &format!("{what}.{key}")).map(Some)
+    }
+}
+
+/// `undefined`/`null` (everything) or an array of `null | number | {start, stop, step}`.
+pub fn parse_selection(value: &JsValue) -> Result<Vec<DimSelection>, ZarrError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    let list = value
+        .dyn_ref::<JsArray>()
+        .ok_or_else(|| ZarrError::selection("a selection must be an array with one entry per dimension"))?;
+    list.iter()
+        .enumerate()
+        .map(|(dim, v)| {
+            let what = format!("selection[{dim}]");
+            if v.is_null() || v.is_undefined() {
+                Ok(DimSelection::All)
+            } else if v.is_object() && !v.is_bigint() {
+                Ok(DimSelection::Slice {
+                    start: optional_integer(&v, "start", &what)?,
+                    stop: optional_integer(&v, "stop", &what)?,
+                    step: optional_integer(&v, "step", &what)?,
+                })
+            } else {
+                integer(&v, &what).map(DimSelection::Index)
+            }
+        })
+        .collect()
+}
+
+/// Chunk grid coordinates: an array of non-negative integers.
+pub fn parse_coords(value: &JsValue) -> Result<Vec<u64>, ZarrError> {
+    let list = value
+        .dyn_ref::<JsArray>()
+        .ok_or_else(|| ZarrError::selection("chunk coordinates must be an array of integers"))?;
+    list.iter()
+        .enumerate()
+        .map(|(dim, v)| {
+            let i = integer(&v, &format!("chunk coordinate {dim}"))?;
+            u64::try_from(i).map_err(|_| ZarrError::selection(format!("chunk coordinate {dim} is negative ({i})")))
+        })
+        .collect()
+}

@@ -1,0 +1,118 @@
+// A static HTTP server for tests, the demo and the benchmark: serves directories on 127.0.0.1 with
+// Range support (single ranges, suffix ranges, 206/416), logs every request so tests can count them,
+// and can be told to fail on purpose.
+//
+//   GET /__log               the requests logged so far, as JSON (not itself logged)
+//   POST /__log/clear        empties the log
+//   /__status/<code>/<path>  answers <code> instead of serving <path>
+import { createServer } from "node:http";
+import { stat, readFile } from "node:fs/promises";
+import { extname, join, normalize, resolve, sep } from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".css": "text/css",
+  ".png": "image/png",
+};
+
+/** Parses a single-range `Range` header against a body of `size` bytes. */
+export function parseRange(header, size) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  let start, end;
+  if (m[1] === "") {
+    const n = Number(m[2]);
+    start = Math.max(0, size - n);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || end < start) return "unsatisfiable";
+  return { start, end };
+}
+
+/**
+ * Starts a server. `mounts` maps URL prefixes to directories, e.g. { "/": "www/dist", "/data/": "www/data" }.
+ * Resolves to { url, log, clearLog(), close() }.
+ */
+export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet = true }) {
+  const roots = Object.entries(mounts)
+    .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : prefix + "/", resolve(dir)])
+    .sort((a, b) => b[0].length - a[0].length);
+  const log = [];
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://x");
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Access-Control-Allow-Headers", "Range");
+    res.setHeader("Access-Control-Expose-Headers", "Content-Range, Content-Length, Accept-Ranges");
+    if (url.pathname === "/__log") {
+      res.setHeader("Content-Type", "application/json");
+      return res.end(JSON.stringify(log));
+    }
+    if (url.pathname === "/__log/clear") {
+      log.length = 0;
+      return res.end("ok");
+    }
+    if (req.method === "OPTIONS") {
+      res.statusCode = 204;
+      return res.end();
+    }
+    const entry = { method: req.method, path: url.pathname, range: req.headers.range ?? null, status: 0 };
+    log.push(entry);
+    const reply = (status, body = "") => {
+      entry.status = status;
+      res.statusCode = status;
+      res.end(req.method === "HEAD" ? undefined : body);
+    };
+    if (!quiet) res.on("finish", () => console.log(`${entry.status} ${req.method} ${url.pathname}${entry.range ? ` [${entry.range}]` : ""}`));
+
+    let path = decodeURIComponent(url.pathname);
+    const forced = /^\/__status\/(\d{3})(\/.*)$/.exec(path);
+    if (forced) return reply(Number(forced[1]), `forced status ${forced[1]}`);
+    const mount = roots.find(([prefix]) => path.startsWith(prefix) || path + "/" === prefix);
+    if (!mount || (req.method !== "GET" && req.method !== "HEAD")) return reply(mount ? 405 : 404);
+    const [prefix, dir] = mount;
+    let file = normalize(join(dir, path.slice(prefix.length)));
+    if (file !== dir && !file.startsWith(dir + sep)) return reply(403);
+    try {
+      let info = await stat(file);
+      if (info.isDirectory()) {
+        file = join(file, "index.html");
+        info = await stat(file);
+      }
+      const body = await readFile(file);
+      res.setHeader("Content-Type", TYPES[extname(file)] ?? "application/octet-stream");
+      res.setHeader("Accept-Ranges", "bytes");
+      res.setHeader("Cache-Control", "no-cache");
+      const range = req.headers.range ? parseRange(req.headers.range, body.length) : null;
+      if (range === "unsatisfiable") {
+        res.setHeader("Content-Range", `bytes */${body.length}`);
+        return reply(416);
+      }
+      if (range) {
+        res.setHeader("Content-Range", `bytes ${range.start}-${range.end}/${body.length}`);
+        res.setHeader("Content-Length", range.end - range.start + 1);
+        return reply(206, body.subarray(range.start, range.end + 1));
+      }
+      res.setHeader("Content-Length", body.length);
+      return reply(200, body);
+    } catch {
+      return reply(404, "not found");
+    }
+  });
+
+  await new Promise((ok, fail) => server.listen(port, host, ok).once("error", fail));
+  const { port: actual } = server.address();
+  return {
+    url: `http://${host}:${actual}`,
+    log,
+    clearLog: () => (log.length = 0),
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
