@@ -1,0 +1,38 @@
+// The shared read cases in headless Chromium: the page imports pkg/ with a plain module script and
+// reads the fixtures over HTTP from the same test server the Node tests use.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { startServer } from "../support/server.mjs";
+import { launchChromium, openPage } from "../support/browser.mjs";
+import { readCases } from "../cases/read.mjs";
+
+const repo = new URL("../../", import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
+const names = readCases(manifest).map((c) => c.name);
+let server, browser, page, errors;
+
+before(async () => {
+  server = await startServer({ mounts: { "/": repo } });
+  browser = await launchChromium();
+  ({ page, errors } = await openPage(browser, `${server.url}/tests/browser/page.html`));
+  await page.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
+  assert.deepEqual(await page.evaluate(() => window.caseNames), names, "the page has the same cases as Node");
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+for (const name of names) {
+  test(`chromium: ${name}`, async () => {
+    const result = await page.evaluate((n) => window.runCase(n), name);
+    assert.ok(result.ok, result.error);
+  });
+}
+
+test("chromium: the page logged no errors of its own", () => {
+  // Failed fetches the cases provoke on purpose (404, 500) show as console errors; nothing else may.
+  const unexpected = errors.filter((e) => !/Failed to load resource: the server responded with a status of (404|500)/.test(e));
+  assert.deepEqual(unexpected, []);
+});

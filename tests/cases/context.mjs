@@ -1,0 +1,14 @@
+// What a shared case gets: the library, where the fixtures are, and the test server's request log.
+export function makeContext(zarr, origin) {
+  const base = `${origin}/tests/fixtures`;
+  return {
+    zarr,
+    origin,
+    base,
+    /** Requests the server saw since the last clearLog(), in order. */
+    requests: async () => (await fetch(`${origin}/__log`)).json(),
+    clearLog: async () => void (await fetch(`${origin}/__log/clear`)).text(),
+    /** A fixture file's bytes. */
+    bytes: async (rel) => new Uint8Array(await (await fetch(`${base}/${rel}`)).arrayBuffer()),
+  };
+}

@@ -1,0 +1,204 @@
+// Reads of the zarr-python fixtures, defined once and run by Node (tests/node) and by headless
+// Chromium (tests/browser). Each case is `{ name, run(ctx) }`; ctx comes from context.mjs.
+import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
+
+const TYPED = {
+  bool: Uint8Array, int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  float32: Float32Array, float64: Float64Array,
+};
+
+function cStrides(shape) {
+  const s = shape.map(() => 1);
+  for (let i = shape.length - 2; i >= 0; i--) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+async function openArray(ctx, path) {
+  const node = await ctx.zarr.open(`${ctx.base}/v3.zarr`, { path });
+  equal(node.kind, "array", `${path} kind`);
+  return node;
+}
+
+function expectedFill(entry) {
+  const f = entry.fill_value;
+  if (f === "NaN") return NaN;
+  if (entry.dtype === "int64" || entry.dtype === "uint64") return BigInt(f);
+  return f;
+}
+
+function wholeArrayCase(entry) {
+  return {
+    name: `reads ${entry.path} (${entry.dtype}, shape [${entry.shape}]) byte for byte`,
+    async run(ctx) {
+      const arr = await openArray(ctx, entry.path);
+      equal(arr.path, entry.path, "path");
+      equal(arr.zarrFormat, 3, "zarrFormat");
+      equal(arr.dtype, entry.dtype, "dtype");
+      deepEqual(arr.shape, entry.shape, "shape");
+      deepEqual(arr.chunks, entry.chunks, "chunks");
+      equal(arr.fillValue, expectedFill(entry), "fillValue");
+      deepEqual(arr.attrs, entry.attrs, "attrs");
+      deepEqual(arr.dimensionNames, entry.dimension_names, "dimensionNames");
+      const { data, shape, stride } = await arr.get();
+      equal(data.constructor, TYPED[entry.dtype], "typed array type");
+      deepEqual(shape, entry.shape, "result shape");
+      deepEqual(stride, cStrides(entry.shape), "result stride");
+      sameBytes(bytesOf(data), await ctx.bytes(entry.data), "values");
+    },
+  };
+}
+
+const chunkRequests = (log) => log.filter((r) => /\/c[/.]/.test(r.path) || /\/\d+[./]\d+$/.test(r.path));
+
+const cases = [
+  {
+    name: "opening a v3 node costs one request",
+    async run(ctx) {
+      await ctx.clearLog();
+      await openArray(ctx, "layouts/named");
+      const log = await ctx.requests();
+      deepEqual(log.map((r) => `${r.method} ${r.path}`), ["GET /tests/fixtures/v3.zarr/layouts/named/zarr.json"], "requests");
+    },
+  },
+  {
+    name: "a whole read fetches every chunk exactly once, and a selection only the chunks it touches",
+    async run(ctx) {
+      const { slice } = ctx.zarr;
+      const arr = await openArray(ctx, "dtypes/uint16"); // 13x11 in 5x4 chunks: a 3x3 grid
+      await ctx.clearLog();
+      await arr.get();
+      const whole = chunkRequests(await ctx.requests()).map((r) => r.path);
+      equal(whole.length, 9, "chunk requests for a whole read");
+      equal(new Set(whole).size, 9, "distinct chunks");
+      await ctx.clearLog();
+      await arr.get([slice(0, 5), slice(0, 4)]);
+      deepEqual(chunkRequests(await ctx.requests()).map((r) => r.path), ["/tests/fixtures/v3.zarr/dtypes/uint16/c/0/0"], "one chunk");
+      await ctx.clearLog();
+      await arr.get([7, null]);
+      equal(chunkRequests(await ctx.requests()).length, 3, "a row crosses three chunks");
+    },
+  },
+  {
+    name: "slices, steps, negative indices and dropped axes select the right elements",
+    async run(ctx) {
+      const { slice } = ctx.zarr;
+      const arr = await openArray(ctx, "layouts/d3"); // int32 [7, 6, 5] in [3, 4, 2] chunks
+      const whole = (await arr.get()).data;
+      const at = (i, j, k) => whole[(i * 6 + j) * 5 + k];
+      const check = async (selection, picks, shape, what) => {
+        const r = await arr.get(selection);
+        deepEqual(r.shape, shape, `${what} shape`);
+        deepEqual(Array.from(r.data), picks, `${what} values`);
+      };
+      const rows = (is, j, ks) => is.flatMap((i) => ks.map((k) => at(i, j, k)));
+      await check([slice(1, 7, 2), -2, slice(null, -1)], rows([1, 3, 5], 4, [0, 1, 2, 3]), [3, 4], "step and negative");
+      await check([6, 5, 4], [at(6, 5, 4)], [], "a single element");
+      await check([slice(2, 4), slice(1, 3), 0], [at(2, 1, 0), at(2, 2, 0), at(3, 1, 0), at(3, 2, 0)], [2, 2], "across chunks");
+      await check([slice(5, 2)], [], [0, 6, 5], "an empty slice");
+      await check([null, slice(100, 200)], [], [7, 0, 5], "a slice past the end");
+      const full = await arr.get([null, null, null]);
+      deepEqual(Array.from(full.data), Array.from(whole), "nulls read everything");
+    },
+  },
+  {
+    name: "getChunk returns stored chunks whole, and missing chunks as the fill value",
+    async run(ctx) {
+      const arr = await openArray(ctx, "dtypes/uint16");
+      const expected = new Uint16Array((await ctx.bytes("v3.expected/dtypes__uint16.bin")).buffer);
+      const edge = await arr.getChunk([2, 2]); // rows 10..14, cols 8..11 of a 13x11 array
+      deepEqual(edge.shape, [5, 4], "edge chunk keeps the stored shape");
+      deepEqual(edge.stride, [4, 1], "stride");
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) equal(edge.data[r * 4 + c], expected[(10 + r) * 11 + 8 + c], `element ${r},${c}`);
+      const sparse = await openArray(ctx, "sparse/int_fill");
+      const missing = await sparse.getChunk([3, 0]);
+      deepEqual(missing.shape, [10, 10], "missing chunk shape");
+      ok(missing.data.every((v) => v === 42), "a missing chunk is all fill value");
+    },
+  },
+  {
+    name: "groups open by URL, URL object or FetchStore, show attributes and open children",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const root = await open(`${ctx.base}/v3.zarr`);
+      equal(root.kind, "group", "root kind");
+      equal(root.path, "", "root path");
+      deepEqual(root.attrs, { title: "zarr-wasm v3 fixtures", writer: "zarr-python 3.1.6" }, "root attrs");
+      const deeper = await root.open("nested/deeper");
+      equal(deeper.kind, "group", "nested kind");
+      deepEqual(deeper.attrs, { depth: 2 }, "nested attrs");
+      const leaf = await deeper.open("leaf");
+      equal(leaf.path, "nested/deeper/leaf", "leaf path");
+      const viaStore = await open(new FetchStore(`${ctx.base}/v3.zarr/`), { path: "/nested/deeper/leaf/" });
+      equal(viaStore.path, "nested/deeper/leaf", "path normalised");
+      const viaUrl = await open(new URL(`${ctx.base}/v3.zarr`), { path: "layouts/scalar" });
+      deepEqual((await viaUrl.get()).shape, [], "scalar shape");
+      equal((await viaUrl.get()).data[0], 7, "scalar value");
+    },
+  },
+  {
+    name: "missing nodes, bad metadata and unsupported features reject with errors naming the URL",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const bad = `${ctx.base}/bad.zarr`;
+      await rejects(open(bad, { path: "no/such/node" }), "NotFoundError", [/bad\.zarr\/no\/such\/node\/zarr\.json/], "missing");
+      await rejects(open(bad, { path: "not_json" }), "MetadataError", [/not_json\/zarr\.json/, /not valid JSON/], "not JSON");
+      await rejects(open(bad, { path: "not_zarr" }), "MetadataError", [/not_zarr\/zarr\.json/, /zarr_format/], "not Zarr");
+      await rejects(open(bad, { path: "unknown_codec" }), "UnsupportedError", [/unknown_codec\/zarr\.json/, /codec "frobnicate"/], "codec");
+      await rejects(open(bad, { path: "unknown_dtype" }), "UnsupportedError", [/unknown_dtype\/zarr\.json/, /uint7/], "dtype");
+      await rejects(open(bad, { path: "../escape" }), "SelectionError", [/period/], "path escape");
+      await rejects(open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`), "StoreError", [/500/, /__status\/500\/tests\/fixtures\/v3\.zarr\/zarr\.json/], "HTTP 500");
+    },
+  },
+  {
+    name: "corrupt chunks reject with the codec and the chunk URL; other chunks still read",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      for (const [name, codec, problem] of [
+        ["truncated_gzip", "gzip", /truncated/],
+        ["corrupt_gzip", "gzip", /DEFLATE|CRC|gzip/],
+        ["wrong_size", "bytes", /35 bytes, expected 32/],
+      ]) {
+        const arr = await open(`${ctx.base}/bad.zarr`, { path: name });
+        await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem], name);
+        equal((await arr.getChunk([1, 1])).data.length, 16, `${name}: an intact chunk`);
+      }
+    },
+  },
+  {
+    name: "bad selections reject with SelectionError",
+    async run(ctx) {
+      const { slice } = ctx.zarr;
+      const arr = await openArray(ctx, "dtypes/uint16");
+      await rejects(arr.get([13]), "SelectionError", [/index 13 is out of bounds for dimension 0 of length 13/], "index");
+      await rejects(arr.get([-14]), "SelectionError", [/out of bounds/], "negative index");
+      await rejects(arr.get([0, 0, 0]), "SelectionError", [/3 dimensions selected, the array has 2/], "rank");
+      await rejects(arr.get([1.5]), "SelectionError", [/integer/], "fraction");
+      await rejects(arr.get([slice(0, 5, -1)]), "SelectionError", [/step/], "negative step");
+      await rejects(arr.get(["x"]), "SelectionError", [/number/], "string");
+      await rejects(arr.getChunk([3, 0]), "SelectionError", [/outside the chunk grid/], "chunk");
+    },
+  },
+  {
+    name: "after every kind of failure the same module instance still reads good data",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const failures = [
+        open(`${ctx.base}/bad.zarr`, { path: "not_json" }),
+        open(`${ctx.base}/bad.zarr`, { path: "corrupt_gzip" }).then((a) => a.get()),
+        open(`${ctx.base}/bad.zarr`, { path: "truncated_gzip" }).then((a) => a.get()),
+        open(`${ctx.base}/bad.zarr`, { path: "wrong_size" }).then((a) => a.get()),
+        open(`${ctx.origin}/__status/500/x.zarr`),
+        openArray(ctx, "dtypes/int8").then((a) => a.get([99])),
+      ];
+      for (const f of await Promise.allSettled(failures)) equal(f.status, "rejected", "each failure rejects");
+      const arr = await openArray(ctx, "dtypes/float64");
+      sameBytes(bytesOf((await arr.get()).data), await ctx.bytes("v3.expected/dtypes__float64.bin"), "values after failures");
+    },
+  },
+];
+
+/** Every case, given the fixtures' manifest (tests/fixtures/v3.expected.json). */
+export function readCases(manifest) {
+  return [...manifest.arrays.map(wholeArrayCase), ...cases];
+}

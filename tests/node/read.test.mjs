@@ -1,0 +1,20 @@
+// The shared read cases, in Node, against the built package imported by its name.
+import { after, before, test } from "node:test";
+import { readFileSync } from "node:fs";
+import * as zarr from "zarr-wasm";
+import { startServer } from "../support/server.mjs";
+import { makeContext } from "../cases/context.mjs";
+import { readCases } from "../cases/read.mjs";
+
+const repo = new URL("../../", import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
+let server;
+let ctx;
+
+before(async () => {
+  server = await startServer({ mounts: { "/": repo } });
+  ctx = makeContext(zarr, server.url);
+});
+after(() => server.close());
+
+for (const c of readCases(manifest)) test(c.name, () => c.run(ctx));

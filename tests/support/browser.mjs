@@ -1,0 +1,34 @@
+// Launches the system's Chromium (Debian's package; Playwright's own browser download is not used).
+import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chromium } from "playwright-core";
+
+function chromiumPath() {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"]).toString().trim();
+  } catch {
+    throw new Error("no Chromium found: run scripts/setup.sh (installs Debian's chromium) or set CHROMIUM_PATH");
+  }
+}
+
+export async function launchChromium() {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    // No sandbox as root; no background traffic to hosts this machine cannot reach.
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  });
+}
+
+/** Opens `url` in a new page and collects its console errors and uncaught exceptions. */
+export async function openPage(browser, url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(`uncaught: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(url);
+  return { page, errors };
+}
