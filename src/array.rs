@@ -12,8 +12,11 @@ use crate::store::ReadableStore;
 use futures_util::stream::{self, StreamExt};
 use std::rc::Rc;
 
-/// How many chunk requests one read keeps in flight.
-const DEFAULT_CONCURRENCY: usize = 16;
+/// How many chunk requests one read keeps in flight. Browsers queue beyond their own per-host limit,
+/// and HTTP/2 servers take many streams; measured with `npm run bench`, 16 left the reader waiting
+/// on round trips (66 ms vs 49 ms for 64 chunks). Results are consumed as they arrive, so the window
+/// holds encoded bytes in flight, not 64 decoded chunks.
+const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Elements in C order and native byte order, with their shape.
 #[derive(Debug, Clone, PartialEq, Eq)]

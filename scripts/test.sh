@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, builds pkg/ and the demo, then runs the native core tests
+# (cargo test), the Node tests and the headless Chromium tests. Every suite runs even if an earlier
+# one fails; the exit status is non-zero if any failed, and the last line counts them all.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+bash scripts/build.sh || exit 1
+node scripts/build-www.mjs || exit 1
+export PATH="$HOME/.cargo/bin:$PATH"
+
+mkdir -p target
+status=0
+echo "== native core tests (cargo test)"
+cargo test --all-targets 2>&1 | tee target/test-native.log || status=1
+echo "== Node and headless Chromium tests (node --test)"
+node --test --test-reporter=spec tests/node/*.test.mjs tests/browser/*.test.mjs 2>&1 | tee target/test-js.log || status=1
+
+sum() { awk -v key="$2" '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ "^" key) s += $i } END { print s + 0 }' "$1"; }
+native_pass=$(grep '^test result:' target/test-native.log | sum /dev/stdin passed)
+native_fail=$(grep '^test result:' target/test-native.log | sum /dev/stdin failed)
+js_pass=$(awk '/^ℹ pass /{ print $3 }' target/test-js.log | tail -1)
+js_fail=$(awk '/^ℹ fail /{ print $3 }' target/test-js.log | tail -1)
+passed=$((native_pass + ${js_pass:-0}))
+failed=$((native_fail + ${js_fail:-0}))
+echo "native: ${native_pass} passed, ${native_fail} failed; node+chromium: ${js_pass:-0} passed, ${js_fail:-0} failed"
+if [ "$passed" -eq 0 ] || [ -z "${js_pass:-}" ]; then status=1; fi
+echo "${passed} passed, ${failed} failed"
+exit $status
