@@ -3,7 +3,7 @@
 use crate::buffer::try_zeroed;
 use crate::codecs::{ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
-use crate::error::{Result, ZarrError};
+use crate::error::{CodecError, Result, ZarrError};
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
 use crate::region::{copy_box, fill_box, Placement};
@@ -68,7 +68,7 @@ impl Array {
         let esize = self.data_type().size();
         let mut bytes = alloc_elements(&counts, esize)?;
         let projections = chunk_projections(&self.metadata.chunk_grid, &ranges);
-        let mut arrivals = stream::iter(projections.into_iter().map(|p| async move {
+        let mut arrivals = stream::iter(projections.map(|p| async move {
             let chunk = self.read_chunk(&p.coords).await;
             (p, chunk)
         }))
@@ -104,10 +104,14 @@ impl Array {
         let key = self.chunk_key(coords);
         let Some(encoded) = self.store.get(&key).await? else { return Ok(None) };
         let repr = ChunkRepr { shape: self.metadata.chunk_grid.chunk_shape(coords), data_type: self.data_type() };
-        self.pipeline
-            .decode(encoded, &repr)
-            .map(Some)
-            .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))
+        let decoded = self.pipeline.decode(encoded, &repr).map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
+        // Region copies index by the chunk's shape; a pipeline that produced another size is an error
+        // here rather than an out-of-bounds panic there.
+        if Some(decoded.len()) != repr.num_bytes() {
+            let reason = format!("decoded chunk has {} bytes, its shape {:?} needs {:?}", decoded.len(), repr.shape, repr.num_bytes());
+            return Err(ZarrError::codec(&self.store.locate(&key), CodecError::new("pipeline", reason)));
+        }
+        Ok(Some(decoded))
     }
 
     /// Puts one chunk's share of the selection into `out` (shape `counts`), or the fill value when

@@ -107,30 +107,39 @@ pub struct ChunkProjection {
     pub parts: Vec<DimChunkPart>,
 }
 
-/// Every chunk a resolved selection touches, in C order of chunk coordinates.
-pub fn chunk_projections(grid: &ChunkGrid, ranges: &[DimRange]) -> Vec<ChunkProjection> {
+/// Every chunk a resolved selection touches, in C order of chunk coordinates. Lazy: a read may touch
+/// millions of chunks, and only a window of them is in flight at once.
+pub fn chunk_projections(grid: &ChunkGrid, ranges: &[DimRange]) -> ChunkProjections {
     let per_dim: Vec<Vec<DimChunkPart>> = ranges.iter().enumerate().map(|(d, r)| dim_chunk_parts(grid, d, r)).collect();
-    if per_dim.iter().any(Vec::is_empty) && !per_dim.is_empty() {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut odometer = vec![0usize; per_dim.len()];
-    loop {
-        let parts: Vec<DimChunkPart> = odometer.iter().enumerate().map(|(d, &i)| per_dim[d][i]).collect();
-        out.push(ChunkProjection { coords: parts.iter().map(|p| p.chunk).collect(), parts });
-        // Advance the last dimension fastest; done when every digit has wrapped.
-        let mut d = per_dim.len();
-        loop {
-            if d == 0 {
-                return out;
-            }
-            d -= 1;
-            odometer[d] += 1;
-            if odometer[d] < per_dim[d].len() {
+    let done = per_dim.iter().any(Vec::is_empty);
+    ChunkProjections { odometer: vec![0; per_dim.len()], per_dim, done }
+}
+
+pub struct ChunkProjections {
+    per_dim: Vec<Vec<DimChunkPart>>,
+    odometer: Vec<usize>,
+    done: bool,
+}
+
+impl Iterator for ChunkProjections {
+    type Item = ChunkProjection;
+
+    fn next(&mut self) -> Option<ChunkProjection> {
+        if self.done {
+            return None;
+        }
+        let parts: Vec<DimChunkPart> = self.odometer.iter().enumerate().map(|(d, &i)| self.per_dim[d][i]).collect();
+        // Advance the last dimension fastest; done once every digit has wrapped.
+        self.done = true;
+        for d in (0..self.per_dim.len()).rev() {
+            self.odometer[d] += 1;
+            if self.odometer[d] < self.per_dim[d].len() {
+                self.done = false;
                 break;
             }
-            odometer[d] = 0;
+            self.odometer[d] = 0;
         }
+        Some(ChunkProjection { coords: parts.iter().map(|p| p.chunk).collect(), parts })
     }
 }
 
@@ -160,7 +169,7 @@ mod tests {
     fn projection_covers_each_selected_element_once() {
         let grid = ChunkGrid::regular(vec![4, 3]).unwrap();
         let ranges = resolve(&[slice(Some(1), Some(11), Some(2)), DimSelection::Index(4)], &[10, 7]).unwrap();
-        let projections = chunk_projections(&grid, &ranges);
+        let projections: Vec<_> = chunk_projections(&grid, &ranges).collect();
         let mut seen = vec![];
         for p in &projections {
             let d0 = p.parts[0];
@@ -176,9 +185,9 @@ mod tests {
     #[test]
     fn zero_dimensional_and_empty_selections() {
         let grid = ChunkGrid::regular(vec![]).unwrap();
-        assert_eq!(chunk_projections(&grid, &[]).len(), 1);
+        assert_eq!(chunk_projections(&grid, &[]).count(), 1);
         let grid = ChunkGrid::regular(vec![2]).unwrap();
         let ranges = resolve(&[slice(Some(3), Some(3), None)], &[5]).unwrap();
-        assert!(chunk_projections(&grid, &ranges).is_empty());
+        assert_eq!(chunk_projections(&grid, &ranges).count(), 0);
     }
 }

@@ -55,7 +55,7 @@ pub struct CodecPipeline {
 }
 
 /// Largest decoded chunk when nothing says its size: beyond this a chunk is treated as hostile.
-const MAX_UNKNOWN_DECODED_SIZE: usize = 1 << 31;
+const MAX_UNKNOWN_DECODED_SIZE: usize = 1 << 30;
 
 impl CodecPipeline {
     /// Builds the pipeline from the `codecs` list of an array whose elements are `data_type`.

@@ -1,4 +1,6 @@
 //! Test support: a store over a directory of the committed fixtures.
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
 
 use async_trait::async_trait;
 use std::path::PathBuf;

@@ -1,0 +1,143 @@
+//! Bad input must give errors, never panics (a panic in wasm kills the module for every caller).
+//! Real fixtures are mutated thousands of ways (bytes flipped, cut, extended; metadata numbers
+//! replaced with extreme values) and read through the whole core.
+
+mod common;
+
+use common::fixture_path;
+use futures_executor::block_on;
+use serde_json::{json, Value};
+use std::rc::Rc;
+use zarr_wasm::store::memory::MemoryStore;
+use zarr_wasm::{open, DimSelection, Node};
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The files of one fixture array, keyed as in the store.
+fn array_files(path: &str) -> Vec<(String, Vec<u8>)> {
+    let root = fixture_path("v3.zarr").join(path);
+    let mut files = vec![];
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let key = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                files.push((key, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn mutate_bytes(rng: &mut Rng, bytes: &mut Vec<u8>) {
+    match rng.below(4) {
+        0 => {
+            for _ in 0..1 + rng.below(8) {
+                if !bytes.is_empty() {
+                    let i = rng.below(bytes.len());
+                    bytes[i] ^= 1 << rng.below(8);
+                }
+            }
+        }
+        1 => bytes.truncate(rng.below(bytes.len() + 1)),
+        2 => bytes.extend((0..rng.below(64)).map(|_| rng.next() as u8)),
+        _ => {
+            if !bytes.is_empty() {
+                let i = rng.below(bytes.len());
+                bytes[i] = rng.next() as u8;
+            }
+        }
+    }
+}
+
+const EXTREMES: &[i128] = &[0, 1, -1, 255, 65536, 1 << 31, 1 << 32, 1 << 40, 1 << 53, i64::MAX as i128, u64::MAX as i128, -(1 << 63)];
+
+/// Replaces one number somewhere in the document with an extreme value.
+fn mutate_json(rng: &mut Rng, doc: &mut Value) {
+    fn numbers(v: &mut Value, out: &mut Vec<*mut Value>) {
+        match v {
+            Value::Number(_) => out.push(v as *mut Value),
+            Value::Array(a) => a.iter_mut().for_each(|x| numbers(x, out)),
+            Value::Object(o) => o.values_mut().for_each(|x| numbers(x, out)),
+            _ => {}
+        }
+    }
+    let mut slots = vec![];
+    numbers(doc, &mut slots);
+    if slots.is_empty() {
+        return;
+    }
+    let slot = slots[rng.below(slots.len())];
+    let value = EXTREMES[rng.below(EXTREMES.len())];
+    let new = if let Ok(i) = i64::try_from(value) { json!(i) } else { json!(value as u64) };
+    // SAFETY: the pointers were taken from `doc`, which is not otherwise touched until here.
+    unsafe { *slot = new };
+}
+
+fn read_everything(store: MemoryStore) {
+    let store = Rc::new(store);
+    let Ok(Node::Array(arr)) = block_on(open(store, "")) else { return };
+    let _ = block_on(arr.get(&[]));
+    let _ = block_on(arr.get(&[DimSelection::Slice { start: Some(1), stop: None, step: Some(3) }]));
+    let _ = block_on(arr.get_chunk(&vec![0; arr.shape().len()]));
+}
+
+#[test]
+fn mutated_fixtures_give_errors_not_panics() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for path in ["dtypes/uint16", "dtypes/float64", "layouts/d3", "big_endian/int64", "sparse/int_fill", "layouts/scalar"] {
+        let files = array_files(path);
+        let meta: Value = serde_json::from_slice(&files.iter().find(|(k, _)| k == "zarr.json").unwrap().1).unwrap();
+        for round in 0..400 {
+            let mut store = MemoryStore::new();
+            let victim = rng.below(files.len());
+            for (i, (key, bytes)) in files.iter().enumerate() {
+                let mut bytes = bytes.clone();
+                if i == victim || round % 7 == 0 {
+                    if key == "zarr.json" && round % 2 == 0 {
+                        let mut doc = meta.clone();
+                        mutate_json(&mut rng, &mut doc);
+                        bytes = doc.to_string().into_bytes();
+                    } else {
+                        mutate_bytes(&mut rng, &mut bytes);
+                    }
+                }
+                store.insert(key.clone(), bytes);
+            }
+            read_everything(store);
+        }
+    }
+}
+
+#[test]
+fn absurd_shapes_are_refused_without_allocating() {
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [1u64 << 40, 1u64 << 40], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1u64 << 35, 1]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]
+    });
+    let mut store = MemoryStore::new();
+    store.insert("zarr.json", meta.to_string());
+    store.insert("c/0/0", vec![0u8; 16]);
+    let Ok(Node::Array(arr)) = block_on(open(Rc::new(store), "")) else { panic!("should open") };
+    let err = block_on(arr.get(&[])).unwrap_err();
+    assert!(err.message.contains("too large"), "{err}");
+    let err = block_on(arr.get_chunk(&[0, 0])).unwrap_err();
+    assert!(err.message.contains("bytes"), "{err}");
+}
