@@ -36,7 +36,7 @@ pub struct Array {
 impl Array {
     /// `location` names the metadata document in errors.
     pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: ArrayMetadata, location: &str) -> Result<Array> {
-        let pipeline = CodecPipeline::from_v3(&metadata.codecs, metadata.data_type, location)?;
+        let pipeline = CodecPipeline::from_v3(&metadata.codecs, metadata.data_type, metadata.shape.len(), location)?;
         Ok(Array { store, path, metadata, pipeline })
     }
 
@@ -81,9 +81,9 @@ impl Array {
 
     /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
     pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
-        let grid_shape = self.metadata.chunk_grid.grid_shape(self.shape());
-        if coords.len() != grid_shape.len() || coords.iter().zip(&grid_shape).any(|(c, n)| c >= n) {
-            return Err(ZarrError::selection(format!("chunk {coords:?} is outside the chunk grid of shape {grid_shape:?}")));
+        let grid = &self.metadata.chunk_grid;
+        if !grid.contains(coords) {
+            return Err(ZarrError::selection(format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape())));
         }
         let shape = self.metadata.chunk_grid.chunk_shape(coords);
         let bytes = match self.read_chunk(coords).await? {

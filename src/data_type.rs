@@ -1,5 +1,6 @@
 //! Data types of array elements. Decoded chunks hold elements in the machine's native byte order
-//! (little endian on wasm32), so a data type only needs its size and how to read a fill value.
+//! (little endian on wasm32), so a data type says its size, the unit that byte order applies to,
+//! and how to read a fill value.
 
 use std::fmt;
 
@@ -14,8 +15,15 @@ pub enum DataType {
     UInt16,
     UInt32,
     UInt64,
+    Float16,
     Float32,
     Float64,
+    /// Two float32: real, then imaginary.
+    Complex64,
+    /// Two float64: real, then imaginary.
+    Complex128,
+    /// `r<bits>`: opaque bytes, `bits / 8` per element.
+    Raw { bytes: usize },
 }
 
 impl DataType {
@@ -31,13 +39,34 @@ impl DataType {
             "uint16" => DataType::UInt16,
             "uint32" => DataType::UInt32,
             "uint64" => DataType::UInt64,
+            "float16" => DataType::Float16,
             "float32" => DataType::Float32,
             "float64" => DataType::Float64,
-            _ => return None,
+            "complex64" => DataType::Complex64,
+            "complex128" => DataType::Complex128,
+            _ => {
+                // r8, r16, ...: a positive multiple of 8 bits, written without sign or leading zeros.
+                let digits = name.strip_prefix('r')?;
+                if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let bits: usize = digits.parse().ok()?;
+                if bits % 8 != 0 {
+                    return None;
+                }
+                DataType::Raw { bytes: bits / 8 }
+            }
         })
     }
 
-    pub fn v3_name(self) -> &'static str {
+    pub fn v3_name(self) -> String {
+        match self {
+            DataType::Raw { bytes } => format!("r{}", bytes * 8),
+            other => other.fixed_name().to_string(),
+        }
+    }
+
+    fn fixed_name(self) -> &'static str {
         match self {
             DataType::Bool => "bool",
             DataType::Int8 => "int8",
@@ -48,8 +77,12 @@ impl DataType {
             DataType::UInt16 => "uint16",
             DataType::UInt32 => "uint32",
             DataType::UInt64 => "uint64",
+            DataType::Float16 => "float16",
             DataType::Float32 => "float32",
             DataType::Float64 => "float64",
+            DataType::Complex64 => "complex64",
+            DataType::Complex128 => "complex128",
+            DataType::Raw { .. } => "r*",
         }
     }
 
@@ -57,15 +90,43 @@ impl DataType {
     pub fn size(self) -> usize {
         match self {
             DataType::Bool | DataType::Int8 | DataType::UInt8 => 1,
-            DataType::Int16 | DataType::UInt16 => 2,
+            DataType::Int16 | DataType::UInt16 | DataType::Float16 => 2,
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
-            DataType::Int64 | DataType::UInt64 | DataType::Float64 => 8,
+            DataType::Int64 | DataType::UInt64 | DataType::Float64 | DataType::Complex64 => 8,
+            DataType::Complex128 => 16,
+            DataType::Raw { bytes } => bytes,
+        }
+    }
+
+    /// The unit that byte order applies to (a complex number's components are swapped one by one),
+    /// or `None` where byte order does not apply (single bytes, raw bytes).
+    pub fn byte_order_unit(self) -> Option<usize> {
+        match self {
+            DataType::Bool | DataType::Int8 | DataType::UInt8 | DataType::Raw { .. } => None,
+            DataType::Complex64 => Some(4),
+            DataType::Complex128 => Some(8),
+            other => Some(other.size()),
         }
     }
 }
 
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.v3_name())
+        f.write_str(&self.v3_name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_type_names() {
+        assert_eq!(DataType::from_v3_name("r24"), Some(DataType::Raw { bytes: 3 }));
+        for bad in ["r", "r0", "r12", "r08", "r-8", "rx"] {
+            assert_eq!(DataType::from_v3_name(bad), None, "{bad}");
+        }
+        assert_eq!(DataType::Raw { bytes: 2 }.v3_name(), "r16");
+        assert_eq!(DataType::Complex64.byte_order_unit(), Some(4));
     }
 }

@@ -2,6 +2,7 @@
 //! filling a missing chunk is a byte-pattern copy whatever the data type.
 
 use crate::data_type::DataType;
+use half::f16;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,13 +10,15 @@ pub struct FillValue {
     bytes: Vec<u8>,
 }
 
-/// A fill value as a plain scalar, for showing it to users.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A fill value as a plain value, for showing it to users.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
     Bool(bool),
     Int(i64),
     UInt(u64),
     Float(f64),
+    Complex(f64, f64),
+    Raw(Vec<u8>),
 }
 
 impl FillValue {
@@ -43,47 +46,71 @@ impl FillValue {
             DataType::UInt16 => int_fill::<u16>(value, data_type)?.to_ne_bytes().to_vec(),
             DataType::UInt32 => int_fill::<u32>(value, data_type)?.to_ne_bytes().to_vec(),
             DataType::UInt64 => int_fill::<u64>(value, data_type)?.to_ne_bytes().to_vec(),
-            DataType::Float32 => match float_fill_bits(value, 4)? {
-                FloatFill::Bits(bits) => (bits as u32).to_ne_bytes().to_vec(),
-                FloatFill::Value(v) => (v as f32).to_ne_bytes().to_vec(),
-            },
-            DataType::Float64 => match float_fill_bits(value, 8)? {
-                FloatFill::Bits(bits) => bits.to_ne_bytes().to_vec(),
-                FloatFill::Value(v) => v.to_ne_bytes().to_vec(),
-            },
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => float_bytes(value, data_type.size())?,
+            DataType::Complex64 | DataType::Complex128 => {
+                let parts = value
+                    .as_array()
+                    .filter(|a| a.len() == 2)
+                    .ok_or_else(|| format!("fill_value {value} is not a [real, imaginary] pair"))?;
+                let half = data_type.size() / 2;
+                [float_bytes(&parts[0], half)?, float_bytes(&parts[1], half)?].concat()
+            }
+            DataType::Raw { bytes } => {
+                let list = value
+                    .as_array()
+                    .filter(|a| a.len() == bytes)
+                    .ok_or_else(|| format!("fill_value {value} is not a list of {bytes} bytes"))?;
+                list.iter()
+                    .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                    .collect::<Option<Vec<u8>>>()
+                    .ok_or_else(|| format!("fill_value {value} has an entry that is not an integer from 0 to 255"))?
+            }
         };
         Ok(FillValue { bytes })
     }
 
     pub fn to_scalar(&self, data_type: DataType) -> Scalar {
-        let b = &self.bytes;
-        // Sizes match the data type by construction; `get` keeps this total anyway.
-        let arr = |n: usize| -> [u8; 8] {
-            let mut out = [0u8; 8];
-            if let Some(src) = b.get(..n) {
-                out[..n].copy_from_slice(src);
-            }
-            out
-        };
-        let a = arr(data_type.size());
+        let b = self.bytes.as_slice();
         match data_type {
-            DataType::Bool => Scalar::Bool(a[0] != 0),
-            DataType::Int8 => Scalar::Int(i8::from_ne_bytes([a[0]]) as i64),
-            DataType::Int16 => Scalar::Int(i16::from_ne_bytes([a[0], a[1]]) as i64),
-            DataType::Int32 => Scalar::Int(i32::from_ne_bytes([a[0], a[1], a[2], a[3]]) as i64),
-            DataType::Int64 => Scalar::Int(i64::from_ne_bytes(a)),
-            DataType::UInt8 => Scalar::UInt(a[0] as u64),
-            DataType::UInt16 => Scalar::UInt(u16::from_ne_bytes([a[0], a[1]]) as u64),
-            DataType::UInt32 => Scalar::UInt(u32::from_ne_bytes([a[0], a[1], a[2], a[3]]) as u64),
-            DataType::UInt64 => Scalar::UInt(u64::from_ne_bytes(a)),
-            DataType::Float32 => Scalar::Float(f32::from_ne_bytes([a[0], a[1], a[2], a[3]]) as f64),
-            DataType::Float64 => Scalar::Float(f64::from_ne_bytes(a)),
+            DataType::Bool => Scalar::Bool(b.first().is_some_and(|&x| x != 0)),
+            DataType::Int8 => Scalar::Int(i8::from_ne_bytes(fixed(b)) as i64),
+            DataType::Int16 => Scalar::Int(i16::from_ne_bytes(fixed(b)) as i64),
+            DataType::Int32 => Scalar::Int(i32::from_ne_bytes(fixed(b)) as i64),
+            DataType::Int64 => Scalar::Int(i64::from_ne_bytes(fixed(b))),
+            DataType::UInt8 => Scalar::UInt(u8::from_ne_bytes(fixed(b)) as u64),
+            DataType::UInt16 => Scalar::UInt(u16::from_ne_bytes(fixed(b)) as u64),
+            DataType::UInt32 => Scalar::UInt(u32::from_ne_bytes(fixed(b)) as u64),
+            DataType::UInt64 => Scalar::UInt(u64::from_ne_bytes(fixed(b))),
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => Scalar::Float(float_value(b)),
+            DataType::Complex64 | DataType::Complex128 => {
+                let (re, im) = b.split_at(b.len() / 2);
+                Scalar::Complex(float_value(re), float_value(im))
+            }
+            DataType::Raw { .. } => Scalar::Raw(b.to_vec()),
         }
+    }
+}
+
+/// The first `N` bytes (zero-padded; sizes match the data type by construction).
+fn fixed<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let n = b.len().min(N);
+    out[..n].copy_from_slice(&b[..n]);
+    out
+}
+
+/// A native-order float of 2, 4 or 8 bytes, widened to f64.
+fn float_value(b: &[u8]) -> f64 {
+    match b.len() {
+        2 => f16::from_bits(u16::from_ne_bytes(fixed(b))).to_f64(),
+        4 => f32::from_ne_bytes(fixed(b)) as f64,
+        _ => f64::from_ne_bytes(fixed(b)),
     }
 }
 
 fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(value: &Value, data_type: DataType) -> Result<T, String> {
     let out_of_range = || format!("fill_value {value} is out of range for {data_type}");
+    let not_integer = || format!("fill_value {value} is not an integer, as {data_type} requires");
     match value {
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
@@ -91,39 +118,40 @@ fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(value: &Value, data_type: DataType) 
             } else if let Some(u) = n.as_u64() {
                 T::try_from(u).map_err(|_| out_of_range())
             } else {
-                Err(format!("fill_value {value} is not an integer, as {data_type} requires"))
+                Err(not_integer())
             }
         }
-        _ => Err(format!("fill_value {value} is not an integer, as {data_type} requires")),
+        _ => Err(not_integer()),
     }
 }
 
-enum FloatFill {
-    /// An exact bit pattern from the "0x..." form (keeps NaN payloads).
-    Bits(u64),
-    Value(f64),
-}
-
-fn float_fill_bits(value: &Value, size: usize) -> Result<FloatFill, String> {
+/// One float of `size` bytes (2, 4 or 8) in native order, from a number, "NaN", "Infinity",
+/// "-Infinity" or an exact "0x..." bit pattern (which keeps NaN payloads).
+fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
+    let from_f64 = |v: f64| match size {
+        2 => f16::from_f64(v).to_bits().to_ne_bytes().to_vec(),
+        4 => (v as f32).to_ne_bytes().to_vec(),
+        _ => v.to_ne_bytes().to_vec(),
+    };
     match value {
-        Value::Number(n) => n
-            .as_f64()
-            .map(FloatFill::Value)
-            .ok_or_else(|| format!("fill_value {value} is not a number")),
+        Value::Number(n) => n.as_f64().map(from_f64).ok_or_else(|| format!("fill_value {value} is not a number")),
         Value::String(s) => match s.as_str() {
-            "NaN" => Ok(FloatFill::Value(f64::NAN)),
-            "Infinity" => Ok(FloatFill::Value(f64::INFINITY)),
-            "-Infinity" => Ok(FloatFill::Value(f64::NEG_INFINITY)),
+            "NaN" => Ok(from_f64(f64::NAN)),
+            "Infinity" => Ok(from_f64(f64::INFINITY)),
+            "-Infinity" => Ok(from_f64(f64::NEG_INFINITY)),
             _ => {
-                let hex = s
-                    .strip_prefix("0x")
-                    .ok_or_else(|| format!("fill_value {value} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\""))?;
-                if hex.len() != size * 2 {
-                    return Err(format!("fill_value {value} must have exactly {} hex digits", size * 2));
+                let hex = s.strip_prefix("0x").ok_or_else(|| {
+                    format!("fill_value {value} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"")
+                })?;
+                if hex.len() != size * 2 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(format!("fill_value {value} must be \"0x\" and exactly {} hex digits", size * 2));
                 }
-                u64::from_str_radix(hex, 16)
-                    .map(FloatFill::Bits)
-                    .map_err(|_| format!("fill_value {value} is not valid hexadecimal"))
+                let bits = u64::from_str_radix(hex, 16).map_err(|_| format!("fill_value {value} is not valid hexadecimal"))?;
+                Ok(match size {
+                    2 => (bits as u16).to_ne_bytes().to_vec(),
+                    4 => (bits as u32).to_ne_bytes().to_vec(),
+                    _ => bits.to_ne_bytes().to_vec(),
+                })
             }
         },
         _ => Err(format!("fill_value {value} is not a number or a string")),
@@ -162,7 +190,31 @@ mod tests {
         let f = FillValue::from_v3_json(&json!("0x7fc00001"), DataType::Float32).unwrap();
         assert_eq!(f.as_bytes(), 0x7fc0_0001u32.to_ne_bytes());
         assert!(FillValue::from_v3_json(&json!("0x7fc0"), DataType::Float32).is_err());
+        assert!(FillValue::from_v3_json(&json!("0x+7fc0000"), DataType::Float32).is_err());
         assert!(FillValue::from_v3_json(&json!("nan"), DataType::Float32).is_err());
+    }
+
+    #[test]
+    fn float16_rounds_to_nearest_and_keeps_bit_patterns() {
+        let f = FillValue::from_v3_json(&json!(1.0), DataType::Float16).unwrap();
+        assert_eq!(f.as_bytes(), 0x3c00u16.to_ne_bytes());
+        let f = FillValue::from_v3_json(&json!(65520.0), DataType::Float16).unwrap(); // rounds up to inf
+        assert_eq!(f.as_bytes(), 0x7c00u16.to_ne_bytes());
+        let f = FillValue::from_v3_json(&json!("0x7e01"), DataType::Float16).unwrap();
+        assert_eq!(f.as_bytes(), 0x7e01u16.to_ne_bytes());
+        assert_eq!(parse(json!(-2.5), DataType::Float16), Ok(Scalar::Float(-2.5)));
+    }
+
+    #[test]
+    fn complex_pairs_and_raw_bytes() {
+        assert_eq!(parse(json!([1.5, "-Infinity"]), DataType::Complex64), Ok(Scalar::Complex(1.5, f64::NEG_INFINITY)));
+        let f = FillValue::from_v3_json(&json!(["0x7ff8000000000001", 2]), DataType::Complex128).unwrap();
+        assert_eq!(&f.as_bytes()[..8], 0x7ff8_0000_0000_0001u64.to_ne_bytes());
+        assert!(parse(json!([1]), DataType::Complex64).is_err());
+        assert!(parse(json!(1), DataType::Complex64).is_err());
+        assert_eq!(parse(json!([1, 255]), DataType::Raw { bytes: 2 }), Ok(Scalar::Raw(vec![1, 255])));
+        assert!(parse(json!([1, 256]), DataType::Raw { bytes: 2 }).is_err());
+        assert!(parse(json!([1]), DataType::Raw { bytes: 2 }).is_err());
     }
 
     #[test]

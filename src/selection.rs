@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn projection_covers_each_selected_element_once() {
-        let grid = ChunkGrid::regular(vec![4, 3]).unwrap();
+        let grid = ChunkGrid::regular(vec![4, 3], &[10, 7]).unwrap();
         let ranges = resolve(&[slice(Some(1), Some(11), Some(2)), DimSelection::Index(4)], &[10, 7]).unwrap();
         let projections: Vec<_> = chunk_projections(&grid, &ranges).collect();
         let mut seen = vec![];
@@ -184,9 +184,9 @@ mod tests {
 
     #[test]
     fn zero_dimensional_and_empty_selections() {
-        let grid = ChunkGrid::regular(vec![]).unwrap();
+        let grid = ChunkGrid::regular(vec![], &[]).unwrap();
         assert_eq!(chunk_projections(&grid, &[]).count(), 1);
-        let grid = ChunkGrid::regular(vec![2]).unwrap();
+        let grid = ChunkGrid::regular(vec![2], &[5]).unwrap();
         let ranges = resolve(&[slice(Some(3), Some(3), None)], &[5]).unwrap();
         assert_eq!(chunk_projections(&grid, &ranges).count(), 0);
     }

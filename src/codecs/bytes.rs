@@ -23,7 +23,7 @@ pub struct BytesCodec {
 impl BytesCodec {
     pub fn from_configuration(config: &Map<String, Value>, data_type: DataType) -> Result<BytesCodec, String> {
         let endian = match config.get("endian") {
-            None | Some(Value::Null) if data_type.size() == 1 => None,
+            None | Some(Value::Null) if data_type.byte_order_unit().is_none() => None,
             None | Some(Value::Null) => return Err(format!("\"endian\" is required for {data_type}")),
             Some(Value::String(s)) if s == "little" => Some(Endian::Little),
             Some(Value::String(s)) if s == "big" => Some(Endian::Big),
@@ -55,10 +55,11 @@ impl ArrayToBytesCodec for BytesCodec {
                 format!("chunk has {} bytes, expected {expected} for shape {:?} of {}", encoded.len(), repr.shape, repr.data_type),
             ));
         }
-        let size = repr.data_type.size();
-        if size > 1 && self.endian.is_some_and(|e| e != Endian::NATIVE) {
-            for element in encoded.chunks_exact_mut(size) {
-                element.reverse();
+        if let Some(unit) = repr.data_type.byte_order_unit() {
+            if self.endian.is_some_and(|e| e != Endian::NATIVE) {
+                for value in encoded.chunks_exact_mut(unit) {
+                    value.reverse();
+                }
             }
         }
         Ok(encoded)

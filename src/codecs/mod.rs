@@ -1,10 +1,12 @@
 //! Codecs and the pipeline that chains them. A chunk is decoded by running the bytes-to-bytes codecs
-//! in reverse order, then the single array-to-bytes codec, which yields the chunk's elements in
-//! native byte order and C order.
+//! in reverse order, then the single array-to-bytes codec, which yields elements in native byte
+//! order and C order of its (possibly permuted) shape, then the array-to-array codecs in reverse.
 
 pub mod bytes;
+pub mod crc32c;
 pub mod gzip;
 mod inflate;
+pub mod transpose;
 
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
@@ -29,6 +31,14 @@ impl ChunkRepr {
     }
 }
 
+pub trait ArrayToArrayCodec {
+    fn name(&self) -> &'static str;
+    /// What a chunk of `decoded` becomes when encoded.
+    fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr;
+    /// Decodes to a chunk of `decoded`, elements in C order.
+    fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+}
+
 pub trait ArrayToBytesCodec {
     fn name(&self) -> &'static str;
     /// The encoded size for a chunk of `repr`, where it is fixed.
@@ -49,50 +59,78 @@ pub trait BytesToBytesCodec {
 }
 
 pub struct CodecPipeline {
+    /// In metadata (encoding) order, as are the others.
+    array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_bytes: Box<dyn ArrayToBytesCodec>,
-    /// In metadata (encoding) order.
     bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>>,
 }
 
 /// Largest decoded chunk when nothing says its size: beyond this a chunk is treated as hostile.
 const MAX_UNKNOWN_DECODED_SIZE: usize = 1 << 30;
 
+/// One codec of the list, built, by the kind of thing it transforms.
+enum Built {
+    ArrayToArray(Box<dyn ArrayToArrayCodec>),
+    ArrayToBytes(Box<dyn ArrayToBytesCodec>),
+    BytesToBytes(Box<dyn BytesToBytesCodec>),
+}
+
+/// Builds one codec from its metadata, or `None` when the name is not one this reader knows.
+fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<Built, String>> {
+    let config = &codec.configuration;
+    Some(match codec.registered_name() {
+        "bytes" => bytes::BytesCodec::from_configuration(config, data_type).map(|c| Built::ArrayToBytes(Box::new(c))),
+        "transpose" => transpose::TransposeCodec::from_configuration(config, ndim).map(|c| Built::ArrayToArray(Box::new(c))),
+        "gzip" => gzip::GzipCodec::from_configuration(config).map(|c| Built::BytesToBytes(Box::new(c))),
+        "crc32c" => Ok(Built::BytesToBytes(Box::new(crc32c::Crc32cCodec))),
+        _ => return None,
+    })
+}
+
 impl CodecPipeline {
-    /// Builds the pipeline from the `codecs` list of an array whose elements are `data_type`.
+    /// Builds the pipeline from the `codecs` list of an array of `data_type` with `ndim` dimensions.
     /// `location` names the metadata document in errors.
-    pub fn from_v3(codecs: &[Extension], data_type: DataType, location: &str) -> Result<CodecPipeline> {
+    pub fn from_v3(codecs: &[Extension], data_type: DataType, ndim: usize, location: &str) -> Result<CodecPipeline> {
+        let mut array_to_array = Vec::new();
         let mut array_to_bytes: Option<Box<dyn ArrayToBytesCodec>> = None;
-        let mut bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>> = Vec::new();
+        let mut bytes_to_bytes = Vec::new();
         for codec in codecs {
-            let invalid = |reason: String| ZarrError::metadata(location, format!("codec {}: {reason}", codec.name));
-            match codec.name.as_str() {
-                "bytes" => {
-                    if array_to_bytes.is_some() {
-                        return Err(invalid("more than one array-to-bytes codec".into()));
-                    }
-                    array_to_bytes = Some(Box::new(bytes::BytesCodec::from_configuration(&codec.configuration, data_type).map_err(invalid)?));
+            let invalid = |reason: String| ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name));
+            let built = match build(codec, data_type, ndim) {
+                Some(built) => built.map_err(invalid)?,
+                // The spec lets readers ignore what is marked `must_understand: false`.
+                None if !codec.must_understand => continue,
+                None => return Err(ZarrError::unsupported(location, format!("codec \"{}\"", codec.name))),
+            };
+            match (built, array_to_bytes.is_some()) {
+                (Built::ArrayToArray(c), false) => array_to_array.push(c),
+                (Built::ArrayToBytes(c), false) => array_to_bytes = Some(c),
+                (Built::BytesToBytes(c), true) => bytes_to_bytes.push(c),
+                (Built::ArrayToArray(_) | Built::ArrayToBytes(_), true) => {
+                    return Err(invalid("comes after the array-to-bytes codec; array codecs must come first".into()))
                 }
-                "gzip" => {
-                    if array_to_bytes.is_none() {
-                        return Err(invalid("a bytes-to-bytes codec comes before the array-to-bytes codec".into()));
-                    }
-                    bytes_to_bytes.push(Box::new(gzip::GzipCodec::from_configuration(&codec.configuration).map_err(invalid)?));
-                }
-                other => {
-                    return Err(ZarrError::unsupported(location, format!("unsupported codec \"{other}\"")));
+                (Built::BytesToBytes(_), false) => {
+                    return Err(invalid("a bytes-to-bytes codec comes before the array-to-bytes codec".into()))
                 }
             }
         }
         let array_to_bytes = array_to_bytes
             .ok_or_else(|| ZarrError::metadata(location, "codecs has no array-to-bytes codec (such as \"bytes\")"))?;
-        Ok(CodecPipeline { array_to_bytes, bytes_to_bytes })
+        Ok(CodecPipeline { array_to_array, array_to_bytes, bytes_to_bytes })
     }
 
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order).
     pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        // What the chunk is before each array-to-array codec, and what reaches the array-to-bytes one.
+        let mut reprs = vec![repr.clone()];
+        for codec in &self.array_to_array {
+            let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
+            reprs.push(next);
+        }
+        let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
         // Sizes before each bytes-to-bytes codec, where fixed, so that decoders can be held to them.
         let mut sizes = Vec::with_capacity(self.bytes_to_bytes.len());
-        let mut size = self.array_to_bytes.encoded_size(repr);
+        let mut size = self.array_to_bytes.encoded_size(&array_repr);
         for codec in &self.bytes_to_bytes {
             sizes.push(size);
             size = size.and_then(|s| codec.encoded_size(s));
@@ -101,7 +139,11 @@ impl CodecPipeline {
         for (codec, decoded_size) in self.bytes_to_bytes.iter().zip(sizes).rev() {
             bytes = codec.decode(bytes, decoded_size)?;
         }
-        self.array_to_bytes.decode(bytes, repr)
+        let mut elements = self.array_to_bytes.decode(bytes, &array_repr)?;
+        for (codec, decoded) in self.array_to_array.iter().zip(reprs).rev() {
+            elements = codec.decode(elements, &decoded)?;
+        }
+        Ok(elements)
     }
 }
 

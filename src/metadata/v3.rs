@@ -106,7 +106,7 @@ fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
     let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
-    let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, shape.len(), location)?;
+    let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
     let chunk_key_encoding = parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
     let fill_value = FillValue::from_v3_json(required(obj, "fill_value", location)?, data_type)
         .map_err(|e| ZarrError::metadata(location, e))?;
@@ -156,31 +156,36 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
 
 fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
     let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?;
-    match DataType::from_v3_name(&ext.name) {
+    match DataType::from_v3_name(ext.registered_name()) {
         Some(t) if ext.configuration.is_empty() => Ok(t),
         _ => Err(ZarrError::unsupported(location, format!("data type {value}"))),
     }
 }
 
-fn parse_chunk_grid(value: &Value, ndim: usize, location: &str) -> Result<ChunkGrid> {
+fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<ChunkGrid> {
     let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))?;
-    match ext.name.as_str() {
+    let config = &ext.configuration;
+    let grid = match ext.registered_name() {
         "regular" => {
-            let chunk_shape = ext
-                .configuration
+            let chunk_shape = config
                 .get("chunk_shape")
                 .ok_or_else(|| ZarrError::metadata(location, "regular chunk_grid has no \"chunk_shape\""))?;
-            let chunk_shape = u64_list(chunk_shape, "chunk_shape", location)?;
-            if chunk_shape.len() != ndim {
-                return Err(ZarrError::metadata(
-                    location,
-                    format!("chunk_shape {chunk_shape:?} has {} dimensions, the array has {ndim}", chunk_shape.len()),
-                ));
-            }
-            ChunkGrid::regular(chunk_shape).map_err(|e| ZarrError::metadata(location, e))
+            ChunkGrid::regular(u64_list(chunk_shape, "chunk_shape", location)?, shape)
         }
-        other => Err(ZarrError::unsupported(location, format!("chunk grid \"{other}\""))),
-    }
+        "rectilinear" => {
+            match config.get("kind").and_then(Value::as_str) {
+                Some("inline") => {}
+                Some(other) => return Err(ZarrError::unsupported(location, format!("rectilinear chunk grid kind \"{other}\""))),
+                None => return Err(ZarrError::metadata(location, "rectilinear chunk_grid has no \"kind\"")),
+            }
+            let chunk_shapes = config
+                .get("chunk_shapes")
+                .ok_or_else(|| ZarrError::metadata(location, "rectilinear chunk_grid has no \"chunk_shapes\""))?;
+            ChunkGrid::rectilinear(chunk_shapes, shape)
+        }
+        _ => return Err(ZarrError::unsupported(location, format!("chunk grid \"{}\"", ext.name))),
+    };
+    grid.map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))
 }
 
 fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEncoding> {
@@ -193,10 +198,10 @@ fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEnc
             Some(other) => Err(ZarrError::metadata(location, format!("chunk key separator {other} is not a string"))),
         }
     };
-    match ext.name.as_str() {
+    match ext.registered_name() {
         "default" => Ok(ChunkKeyEncoding::Default(separator(Separator::Slash)?)),
         "v2" => Ok(ChunkKeyEncoding::V2(separator(Separator::Dot)?)),
-        other => Err(ZarrError::unsupported(location, format!("chunk key encoding \"{other}\""))),
+        _ => Err(ZarrError::unsupported(location, format!("chunk key encoding \"{}\"", ext.name))),
     }
 }
 
@@ -248,7 +253,7 @@ mod tests {
 
         let mut doc = array_doc();
         doc["chunk_grid"]["configuration"]["chunk_shape"] = json!([5]);
-        assert!(parse_value(&doc).unwrap_err().message.contains("dimensions"));
+        assert!(parse_value(&doc).unwrap_err().message.contains("dimensions"), "{:?}", parse_value(&doc));
 
         assert!(parse_value(&json!({"node_type": "array"})).unwrap_err().message.contains("zarr_format"));
         assert!(parse_value(&json!([1, 2])).is_err());
