@@ -59,6 +59,11 @@ export class ZarrArray extends Node {
   getChunk(coords) {
     return handles.get(this).getChunk(coords);
   }
+
+  /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
+  chunkExtent(coords) {
+    return handles.get(this).chunkExtent(coords);
+  }
 }
 
 /** A Zarr group. */

@@ -3,22 +3,33 @@
 
 Run with `bash scripts/make_fixtures.sh` (makes a pinned venv). Outputs:
   tests/fixtures/v3.zarr/            a v3 hierarchy written by zarr-python (numcodecs' C codecs)
-  tests/fixtures/v3.expected.json    per array: path, dtype, shape, chunks, fill value, attrs, data file
-  tests/fixtures/v3.expected/*.bin   each array's values, little endian, C order (bool as 0/1 bytes)
+  tests/fixtures/consolidated.zarr/  a v3 hierarchy with zarr-python's consolidated metadata
+  tests/fixtures/tensorstore.zarr/   arrays written by tensorstore's zarr3 driver (a second writer)
+  tests/fixtures/handmade.zarr/      what no writer produces yet: rectilinear grids, r* raw types
+                                     (written here byte by byte, following the specs)
+  tests/fixtures/v3.expected.json    per array: store, path, dtype, shape, chunks, fill value, attrs,
+                                     writer and data file
+  tests/fixtures/v3.expected/*.bin   each array's values, little endian, C order (bool as 0/1 bytes,
+                                     complex as (re, im) pairs, raw as bytes)
   tests/fixtures/bad.zarr/           corrupt or unsupported variants, each derived from a real array
   www/data/sample.zarr/              the demo page's image
   bench/data/bench.zarr/             2048x2048 uint16 images for `npm run bench`
 Everything is seeded, so values are the same on every run (gzip headers carry a timestamp, so
 compressed bytes may differ).
 """
+import gzip
 import json
 import math
 import shutil
 from pathlib import Path
 
 import numpy as np
+import tensorstore as ts
+from importlib.metadata import version as package_version
+
+TENSORSTORE = f"tensorstore {package_version('tensorstore')}"
 import zarr
-from zarr.codecs import BytesCodec, GzipCodec
+from zarr.codecs import BytesCodec, Crc32cCodec, GzipCodec, TransposeCodec
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -27,6 +38,10 @@ RNG = np.random.default_rng(20261122)
 
 def fill_json(value, dtype):
     """The fill value in the form zarr.json uses, for the expected-values manifest."""
+    if dtype.kind == "c":
+        return [fill_json(value.real, np.dtype("f8")), fill_json(value.imag, np.dtype("f8"))]
+    if dtype.kind == "V":
+        return list(bytes(value))
     if dtype.kind == "f":
         if math.isnan(value):
             return "NaN"
@@ -35,6 +50,8 @@ def fill_json(value, dtype):
         return float(value)
     if dtype.kind == "b":
         return bool(value)
+    if dtype.itemsize == 8:
+        return str(int(value))  # JSON numbers lose 64-bit precision in JavaScript
     return int(value)
 
 
@@ -47,19 +64,49 @@ def values_for(dtype, shape):
         info = np.iinfo(dtype)
         data = RNG.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
         data[:2] = [info.min, info.max]
+    elif dtype.kind == "c":
+        data = (RNG.standard_normal(n) * 1e3 + 1j * RNG.standard_normal(n) * 1e3).astype(dtype)
+        data[:3] = [complex(np.nan, 1), complex(np.inf, -np.inf), complex(-0.0, 0.5)]
     else:
-        data = (RNG.standard_normal(n) * 1e3).astype(dtype)
+        data = (RNG.standard_normal(n) * (10 if dtype.itemsize == 2 else 1e3)).astype(dtype)
         data[:4] = [np.nan, np.inf, -np.inf, -0.0]
     return data.reshape(shape)
 
 
+def expected_bytes(data):
+    """Values as the manifest stores them: little endian, C order."""
+    out = np.ascontiguousarray(data)
+    if out.dtype.kind == "b":
+        return out.astype(np.uint8).tobytes()
+    if out.dtype.kind == "V":
+        return out.tobytes()
+    return out.astype(out.dtype.newbyteorder("<")).tobytes()
+
+
+EXPECTED = []
+
+
+def record(store, name, data, chunks, fill_value, writer, attrs=None, dimension_names=None, dtype_name=None):
+    """Writes the expected values of one array and adds it to the manifest."""
+    file = f"{store.removesuffix('.zarr')}__{name.replace('/', '__')}.bin"
+    (FIXTURES / "v3.expected").mkdir(exist_ok=True)
+    (FIXTURES / "v3.expected" / file).write_bytes(expected_bytes(data))
+    EXPECTED.append({
+        "store": store, "path": name, "writer": writer, "dtype": dtype_name or data.dtype.name,
+        "shape": list(data.shape), "chunks": list(chunks) if chunks is not None else None,
+        "fill_value": fill_json(fill_value, data.dtype), "data": f"v3.expected/{file}",
+        "attrs": attrs or {}, "dimension_names": dimension_names,
+    })
+
+
 class Writer:
-    def __init__(self, path):
-        self.path = path
-        shutil.rmtree(path, ignore_errors=True)
-        self.root = zarr.open_group(path, mode="w", zarr_format=3,
-                                    attributes={"title": "zarr-wasm v3 fixtures", "writer": f"zarr-python {zarr.__version__}"})
-        self.expected = []
+    """Writes arrays into one zarr-python v3 hierarchy and records them."""
+
+    def __init__(self, store, attributes):
+        self.store = store
+        self.path = FIXTURES / store
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.root = zarr.open_group(self.path, mode="w", zarr_format=3, attributes=attributes)
 
     def array(self, name, data, chunks, fill_value=0, compressors=None, serializer="auto", write=None, **kw):
         arr = self.root.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype,
@@ -74,34 +121,30 @@ class Writer:
                 expected[region] = data[region]
             data = expected
         assert np.array_equal(arr[...], data, equal_nan=True), name
-        file = name.replace("/", "__") + ".bin"
-        out = np.ascontiguousarray(data)
-        out = out.astype(out.dtype.newbyteorder("<")) if out.dtype.kind != "b" else out.astype(np.uint8)
-        (self.path.parent / "v3.expected").mkdir(exist_ok=True)
-        (self.path.parent / "v3.expected" / file).write_bytes(out.tobytes())
-        self.expected.append({
-            "path": name, "dtype": data.dtype.name, "shape": list(data.shape), "chunks": list(chunks),
-            "fill_value": fill_json(fill_value, data.dtype), "data": f"v3.expected/{file}",
-            "attrs": dict(arr.attrs), "dimension_names": list(arr.metadata.dimension_names) if arr.metadata.dimension_names else None,
-        })
+        names = arr.metadata.dimension_names
+        record(self.store, name, data, chunks, fill_value, f"zarr-python {zarr.__version__}",
+               attrs=dict(arr.attrs), dimension_names=list(names) if names else None)
         return arr
 
 
 def write_v3():
     shutil.rmtree(FIXTURES / "v3.expected", ignore_errors=True)
-    w = Writer(FIXTURES / "v3.zarr")
+    w = Writer("v3.zarr", {"title": "zarr-wasm v3 fixtures", "writer": f"zarr-python {zarr.__version__}"})
     w.root.create_group("dtypes", attributes={"about": "every core numeric type, gzip, edge chunks"})
-    for name in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]:
+    for name in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float16", "float32", "float64", "complex64", "complex128"]:
         dtype = np.dtype(name)
         fill = False if name == "bool" else 0
         w.array(f"dtypes/{name}", values_for(dtype, (13, 11)), (5, 4), fill_value=fill, compressors=[GzipCodec(level=1)])
     w.root.create_group("big_endian")
-    for name in ["uint16", "int32", "float64", "int64"]:
+    for name in ["uint16", "int32", "float64", "int64", "float16", "complex64", "complex128"]:
         w.array(f"big_endian/{name}", values_for(np.dtype(name), (9, 7)), (4, 4), serializer=BytesCodec(endian="big"))
     w.root.create_group("layouts")
     w.array("layouts/d3", values_for(np.dtype("int32"), (7, 6, 5)), (3, 4, 2), compressors=[GzipCodec(level=5)])
     w.array("layouts/d1", values_for(np.dtype("float32"), (100,)), (16,))
     w.array("layouts/scalar", np.array(7, dtype="int32"), ())
+    w.array("layouts/empty_rows", np.zeros((0, 5), dtype="int16"), (2, 2))
+    w.array("layouts/empty_cols", np.zeros((3, 0, 2), dtype="float32"), (2, 2, 2), fill_value=1.5)
     w.array("layouts/dot_separator", values_for(np.dtype("uint8"), (10, 10)), (3, 3),
             chunk_key_encoding={"name": "default", "separator": "."})
     w.array("layouts/v2_keys", values_for(np.dtype("uint8"), (10, 10)), (3, 3),
@@ -111,28 +154,163 @@ def write_v3():
     w.array("layouts/named", values_for(np.dtype("int16"), (6, 8)), (3, 3), dimension_names=["y", "x"],
             attributes={"units": "counts", "scale": [0.5, 0.25]})
     w.array("layouts/many_chunks", values_for(np.dtype("uint8"), (64, 64)), (4, 4), compressors=[GzipCodec(level=1)])
+    w.root.create_group("codecs")
+    w.array("codecs/transpose_2d", values_for(np.dtype("uint16"), (9, 14)), (4, 5), filters=[TransposeCodec(order=[1, 0])],
+            compressors=[GzipCodec(level=1)])
+    w.array("codecs/transpose_3d", values_for(np.dtype("float64"), (5, 6, 7)), (3, 4, 5),
+            filters=[TransposeCodec(order=[2, 0, 1])], serializer=BytesCodec(endian="big"))
+    w.array("codecs/crc32c", values_for(np.dtype("int32"), (10, 10)), (4, 4), compressors=[Crc32cCodec()])
+    w.array("codecs/gzip_crc32c", values_for(np.dtype("complex64"), (10, 10)), (4, 4),
+            filters=[TransposeCodec(order=[1, 0])], compressors=[GzipCodec(level=3), Crc32cCodec()])
     w.root.create_group("sparse")
     w.array("sparse/nan_fill", values_for(np.dtype("float64"), (40, 40)), (10, 10), fill_value=float("nan"),
             write=[np.s_[0:10, 0:10], np.s_[25:33, 12:18]])
     w.array("sparse/int_fill", values_for(np.dtype("int16"), (40, 40)), (10, 10), fill_value=42,
             compressors=[GzipCodec(level=1)], write=[np.s_[5:15, 30:40]])
+    w.array("sparse/complex_fill", values_for(np.dtype("complex128"), (20, 20)), (10, 10), fill_value=complex(1.5, -2),
+            write=[np.s_[0:5, 0:5]])
+    w.array("sparse/float16_nan", values_for(np.dtype("float16"), (20, 20)), (10, 10), fill_value=float("nan"),
+            write=[np.s_[12:20, 0:3]])
+    w.array("sparse/uint64_max", values_for(np.dtype("uint64"), (20, 20)), (10, 10), fill_value=np.iinfo("uint64").max,
+            write=[np.s_[0:2, 0:2]])
     w.root.create_group("nested").create_group("deeper", attributes={"depth": 2})
     w.array("nested/deeper/leaf", values_for(np.dtype("uint16"), (5, 5)), (5, 5))
-    manifest = {"writer": f"zarr-python {zarr.__version__}", "arrays": w.expected,
-                "groups": {"": dict(w.root.attrs), "nested/deeper": {"depth": 2}}}
-    (FIXTURES / "v3.expected.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def write_consolidated():
+    w = Writer("consolidated.zarr", {"consolidated": True})
+    w.root.create_group("images", attributes={"kind": "images"})
+    w.array("images/raw", values_for(np.dtype("uint16"), (16, 16)), (8, 8), compressors=[GzipCodec(level=1)])
+    w.array("images/labels", values_for(np.dtype("uint8"), (16, 16)), (8, 8))
+    w.root.create_group("images/more").create_group("deep")
+    w.array("table", values_for(np.dtype("float32"), (10,)), (5,), attributes={"column": "x"})
+    zarr.consolidate_metadata(w.path)
+
+
+def write_tensorstore():
+    """A second writer: tensorstore's zarr3 driver (its own C++ codecs)."""
+    store = "tensorstore.zarr"
+    root = FIXTURES / store
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
+    (root / "zarr.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {"writer": TENSORSTORE}}))
+    arrays = [
+        ("uint16_gzip", "uint16", (30, 20), (8, 8), [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 6}}], None),
+        ("int32_transposed_big", "int32", (6, 7, 8), (4, 4, 4), [{"name": "transpose", "configuration": {"order": [2, 1, 0]}}, {"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 1}}], None),
+        ("float64_crc32c", "float64", (12, 12), (5, 5), [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}], None),
+        ("bool_v2_keys", "bool", (9, 9), (4, 4), [{"name": "bytes"}], {"name": "v2", "configuration": {"separator": "."}}),
+        ("complex128", "complex128", (7, 5), (3, 3), [{"name": "bytes", "configuration": {"endian": "little"}}], None),
+        ("float16", "float16", (7, 5), (3, 3), [{"name": "bytes", "configuration": {"endian": "big"}}], None),
+        ("int8_sparse", "int8", (20, 20), (5, 5), [{"name": "bytes"}], None),
+    ]
+    for name, dtype, shape, chunks, codecs, key_encoding in arrays:
+        metadata = {"shape": list(shape), "data_type": dtype, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+                    "codecs": codecs}
+        if key_encoding:
+            metadata["chunk_key_encoding"] = key_encoding
+        fill = 0
+        if name == "int8_sparse":
+            metadata["fill_value"] = fill = -7
+        arr = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(root / name)}, "metadata": metadata},
+                      create=True, delete_existing=True).result()
+        data = values_for(np.dtype(dtype), shape)
+        if name == "int8_sparse":
+            expected = np.full(shape, fill, dtype=dtype)
+            expected[3:8, 11:14] = data[3:8, 11:14]
+            arr[3:8, 11:14].write(data[3:8, 11:14]).result()
+            data = expected
+        else:
+            arr.write(data).result()
+        assert np.array_equal(arr.read().result(), data, equal_nan=True)
+        record(store, name, data, chunks, np.zeros((), dtype=dtype)[()] if fill == 0 else fill, TENSORSTORE)
+
+
+def write_chunk(path, key, raw, compress):
+    path = path / key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(raw, mtime=0) if compress else raw)
+
+
+def write_handmade():
+    """Arrays no writer produces yet, written byte by byte from the specs: rectilinear chunk grids
+    (the spec's example forms, overflow chunks, a missing chunk) and r* raw data types."""
+    store = "handmade.zarr"
+    root = FIXTURES / store
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
+    (root / "zarr.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {"writer": "scripts/make_fixtures.py"}}))
+
+    def rectilinear(name, dtype, shape, chunk_shapes, edges, fill, compress, missing=()):
+        data = values_for(np.dtype(dtype), shape)
+        meta = {"zarr_format": 3, "node_type": "array", "shape": list(shape), "data_type": dtype,
+                "chunk_grid": {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": chunk_shapes}},
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                "fill_value": fill_json(np.array(fill, dtype)[()], np.dtype(dtype)),
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}] + ([{"name": "gzip", "configuration": {"level": 1}}] if compress else []),
+                "attributes": {"edges": edges}}
+        (root / name).mkdir()
+        (root / name / "zarr.json").write_text(json.dumps(meta, indent=1))
+        expected = data.copy()
+        starts = [np.concatenate([[0], np.cumsum(e)[:-1]]) for e in edges]
+        for coords in np.ndindex(*[len(e) for e in edges]):
+            region = tuple(slice(int(starts[d][c]), int(starts[d][c] + edges[d][c])) for d, c in enumerate(coords))
+            if coords in missing:
+                expected[tuple(slice(r.start, min(r.stop, shape[d])) for d, r in enumerate(region))] = fill
+                continue
+            chunk = np.full([edges[d][c] for d, c in enumerate(coords)], fill, dtype=dtype)
+            inside = tuple(slice(0, max(0, min(r.stop, shape[d]) - r.start)) for d, r in enumerate(region))
+            chunk[inside] = data[tuple(slice(r.start, min(r.stop, shape[d])) for d, r in enumerate(region))]
+            write_chunk(root / name, "c/" + "/".join(map(str, coords)), chunk.astype(np.dtype(dtype).newbyteorder("<")).tobytes(), compress)
+        record(store, name, expected, None, np.array(fill, dtype)[()], "scripts/make_fixtures.py (by hand)", attrs={"edges": edges})
+
+    # The spec's example: integer, explicit list, run-length, mixed, and an explicit list with overflow.
+    rectilinear("spec_example", "int16", (6, 6, 6, 6, 6), [4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]],
+                [[4, 4], [1, 2, 3], [4, 4], [1, 1, 1, 3], [4, 4]], 0, False)
+    rectilinear("irregular_2d", "float32", (10, 9), [[3, 1, [2, 2], 2], [[4, 2], 9]],
+                [[3, 1, 2, 2, 2], [4, 4, 9]], -1.0, True, missing={(1, 2), (4, 0)})
+    # r16: two opaque bytes per element, no byte order.
+    raw = RNG.integers(0, 256, (5, 4, 2), dtype=np.uint8)
+    (root / "raw16").mkdir()
+    (root / "raw16" / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [5, 4], "data_type": "r16",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": [170, 187],
+        "codecs": [{"name": "bytes"}], "attributes": {}}, indent=1))
+    expected = raw.copy()
+    expected[4, 3] = [170, 187]  # chunk (2, 1) is missing: rows 4..5, cols 3..5
+    for ci in range(3):
+        for cj in range(2):
+            if (ci, cj) == (2, 1):
+                continue
+            chunk = np.tile(np.array([170, 187], np.uint8), (2, 3, 1))
+            part = raw[2 * ci:2 * ci + 2, 3 * cj:3 * cj + 3]
+            chunk[:part.shape[0], :part.shape[1]] = part
+            write_chunk(root / "raw16", f"c/{ci}/{cj}", chunk.tobytes(), False)
+    EXPECTED.append({"store": store, "path": "raw16", "writer": "scripts/make_fixtures.py (by hand)", "dtype": "r16",
+                     "shape": [5, 4], "chunks": [2, 3], "fill_value": [170, 187], "data": "v3.expected/handmade__raw16.bin",
+                     "attrs": {}, "dimension_names": None})
+    (FIXTURES / "v3.expected" / "handmade__raw16.bin").write_bytes(expected.tobytes())
+
+
+def write_manifest():
+    groups = {"v3.zarr": {"": {"title": "zarr-wasm v3 fixtures", "writer": f"zarr-python {zarr.__version__}"},
+                          "nested/deeper": {"depth": 2}}}
+    (FIXTURES / "v3.expected.json").write_text(json.dumps({"arrays": EXPECTED, "groups": groups}, indent=1) + "\n")
 
 
 def write_bad():
     """Corrupt and unsupported stores. Writers never produce these, so each starts from a real
-    zarr-python array and breaks exactly one thing."""
+    zarr-python array and breaks (or extends) exactly one thing."""
     bad = FIXTURES / "bad.zarr"
     shutil.rmtree(bad, ignore_errors=True)
     root = zarr.open_group(bad, mode="w", zarr_format=3)
     data = values_for(np.dtype("uint16"), (8, 8))
+    plain = ["wrong_size", "unknown_codec", "ignorable_codec", "unknown_dtype", "bad_fill", "nan_int_fill", "unknown_grid",
+             "unknown_key_encoding", "storage_transformer", "unknown_field", "ignorable_field"]
     for name, compressors in [("truncated_gzip", [GzipCodec(level=1)]), ("corrupt_gzip", [GzipCodec(level=1)]),
-                              ("wrong_size", None), ("unknown_codec", None), ("unknown_dtype", None)]:
+                              ("crc32c_mismatch", [Crc32cCodec()])] + [(n, None) for n in plain]:
         root.create_array(name, shape=data.shape, chunks=(4, 4), dtype=data.dtype, compressors=compressors)[...] = data
+    (FIXTURES / "bad.expected.bin").write_bytes(expected_bytes(data))
     chunk = bad / "truncated_gzip" / "c" / "0" / "0"
     chunk.write_bytes(chunk.read_bytes()[:len(chunk.read_bytes()) // 2])
     chunk = bad / "corrupt_gzip" / "c" / "0" / "0"
@@ -140,10 +318,25 @@ def write_bad():
     for i in range(12, len(raw) - 8, 3):
         raw[i] ^= 0x5A
     chunk.write_bytes(bytes(raw))
+    chunk = bad / "crc32c_mismatch" / "c" / "0" / "0"
+    raw = bytearray(chunk.read_bytes())
+    raw[5] ^= 0x01  # a data byte; the checksum at the end no longer matches
+    chunk.write_bytes(bytes(raw))
     chunk = bad / "wrong_size" / "c" / "0" / "0"
     chunk.write_bytes(chunk.read_bytes() + b"\0\0\0")
-    for name, edit in [("unknown_codec", lambda m: m["codecs"].append({"name": "frobnicate", "configuration": {}})),
-                       ("unknown_dtype", lambda m: m.update(data_type="uint7"))]:
+    edits = {
+        "unknown_codec": lambda m: m["codecs"].append({"name": "frobnicate", "configuration": {}}),
+        "ignorable_codec": lambda m: m["codecs"].append({"name": "frobnicate", "must_understand": False}),
+        "unknown_dtype": lambda m: m.update(data_type="uint7"),
+        "bad_fill": lambda m: m.update(fill_value=70000),
+        "nan_int_fill": lambda m: m.update(fill_value="NaN"),
+        "unknown_grid": lambda m: m.update(chunk_grid={"name": "hexagonal", "configuration": {"size": 4}}),
+        "unknown_key_encoding": lambda m: m.update(chunk_key_encoding={"name": "morton"}),
+        "storage_transformer": lambda m: m.update(storage_transformers=[{"name": "chunk-manifest-json", "configuration": {}}]),
+        "unknown_field": lambda m: m.update(future_field={"anything": 1}),
+        "ignorable_field": lambda m: m.update(future_field={"must_understand": False, "anything": 1}),
+    }
+    for name, edit in edits.items():
         meta_path = bad / name / "zarr.json"
         meta = json.loads(meta_path.read_text())
         edit(meta)
@@ -185,6 +378,10 @@ def write_bench():
 
 if __name__ == "__main__":
     write_v3()
+    write_consolidated()
+    write_tensorstore()
+    write_handmade()
+    write_manifest()
     write_bad()
     write_sample()
     write_bench()

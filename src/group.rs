@@ -1,21 +1,62 @@
-//! A Zarr group: attributes, and the way to its children.
+//! A Zarr group: attributes, its children where the hierarchy lists them, and the way to them.
 
-use crate::error::Result;
-use crate::metadata::GroupMetadata;
-use crate::node::{open, Node};
+use crate::error::{Result, ZarrError};
+use crate::metadata::{v3, GroupMetadata};
+use crate::node::{node_from_metadata, open, Node};
 use crate::node_path::NodePath;
 use crate::store::ReadableStore;
+use serde_json::{Map, Value};
 use std::rc::Rc;
+
+/// Consolidated metadata found in the group at `root`: every node below it, by path relative to it.
+pub struct Consolidated {
+    root: NodePath,
+    nodes: Map<String, Value>,
+}
+
+impl Consolidated {
+    /// The document of the node at `path`, if `path` is below the root and listed.
+    fn document(&self, path: &NodePath) -> Option<&Value> {
+        self.relative(path).and_then(|rel| self.nodes.get(rel))
+    }
+
+    fn relative<'a>(&self, path: &'a NodePath) -> Option<&'a str> {
+        let (root, p) = (self.root.as_str(), path.as_str());
+        if root.is_empty() {
+            Some(p)
+        } else if p == root {
+            Some("")
+        } else {
+            p.strip_prefix(root).and_then(|rest| rest.strip_prefix('/'))
+        }
+    }
+}
+
+/// A direct child of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Child {
+    pub name: String,
+    pub path: String,
+    /// "array" or "group".
+    pub kind: String,
+}
 
 pub struct Group {
     store: Rc<dyn ReadableStore>,
     path: NodePath,
     metadata: GroupMetadata,
+    /// Consolidated metadata of this group or of an ancestor, where there is some.
+    consolidated: Option<Rc<Consolidated>>,
 }
 
 impl Group {
-    pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: GroupMetadata) -> Group {
-        Group { store, path, metadata }
+    pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: GroupMetadata, inherited: Option<Rc<Consolidated>>) -> Group {
+        // An ancestor's listing wins: zarr-python stores child groups' own listings empty.
+        let consolidated = inherited.or_else(|| {
+            let nodes = metadata.consolidated.clone()?;
+            Some(Rc::new(Consolidated { root: path.clone(), nodes }))
+        });
+        Group { store, path, metadata, consolidated }
     }
 
     pub fn path(&self) -> &NodePath {
@@ -26,8 +67,36 @@ impl Group {
         &self.metadata
     }
 
-    /// Opens the node at `relative` below this group.
+    /// Opens the node at `relative` below this group. With consolidated metadata this makes no
+    /// request, and a path it does not list is not found.
     pub async fn open(&self, relative: &str) -> Result<Node> {
-        open(self.store.clone(), self.path.join(relative)?.as_str()).await
+        let path = self.path.join(relative)?;
+        let Some(consolidated) = &self.consolidated else {
+            return open(self.store.clone(), path.as_str()).await;
+        };
+        let location = format!("{} (consolidated metadata)", self.store.locate(&path.key("zarr.json")));
+        let doc = consolidated.document(&path).ok_or_else(|| ZarrError::not_found(&location))?;
+        let metadata = v3::parse_document(doc, &location)?;
+        node_from_metadata(self.store.clone(), path, metadata, &location, Some(consolidated.clone()))
+    }
+
+    /// The direct children, where the hierarchy lists them (consolidated metadata); else `None`.
+    pub fn children(&self) -> Option<Vec<Child>> {
+        let consolidated = self.consolidated.as_ref()?;
+        let own = consolidated.relative(&self.path)?;
+        let mut children: Vec<Child> = consolidated
+            .nodes
+            .iter()
+            .filter_map(|(key, doc)| {
+                let rest = if own.is_empty() { key.as_str() } else { key.strip_prefix(own)?.strip_prefix('/')? };
+                if rest.is_empty() || rest.contains('/') {
+                    return None;
+                }
+                let kind = doc.get("node_type").and_then(Value::as_str).unwrap_or("unknown").to_string();
+                Some(Child { name: rest.to_string(), path: self.path.join(rest).ok()?.as_str().to_string(), kind })
+            })
+            .collect();
+        children.sort_by(|a, b| a.name.cmp(&b.name));
+        Some(children)
     }
 }

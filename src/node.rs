@@ -2,7 +2,7 @@
 
 use crate::array::Array;
 use crate::error::{Result, ZarrError};
-use crate::group::Group;
+use crate::group::{Consolidated, Group};
 use crate::metadata::{v3, NodeMetadata};
 use crate::node_path::NodePath;
 use crate::store::ReadableStore;
@@ -19,8 +19,20 @@ pub async fn open(store: Rc<dyn ReadableStore>, path: &str) -> Result<Node> {
     let key = path.key("zarr.json");
     let location = store.locate(&key);
     let bytes = store.get(&key).await?.ok_or_else(|| ZarrError::not_found(&location))?;
-    match v3::parse(&bytes, &location)? {
-        NodeMetadata::Array(meta) => Ok(Node::Array(Array::new(store, path, meta, &location)?)),
-        NodeMetadata::Group(meta) => Ok(Node::Group(Group::new(store, path, meta))),
-    }
+    let metadata = v3::parse(&bytes, &location)?;
+    node_from_metadata(store, path, metadata, &location, None)
+}
+
+/// The node for metadata already read; `consolidated` is what an ancestor group listed.
+pub fn node_from_metadata(
+    store: Rc<dyn ReadableStore>,
+    path: NodePath,
+    metadata: NodeMetadata,
+    location: &str,
+    consolidated: Option<Rc<Consolidated>>,
+) -> Result<Node> {
+    Ok(match metadata {
+        NodeMetadata::Array(meta) => Node::Array(Array::new(store, path, meta, location)?),
+        NodeMetadata::Group(meta) => Node::Group(Group::new(store, path, meta, consolidated)),
+    })
 }

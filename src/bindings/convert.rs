@@ -46,6 +46,8 @@ fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
         Scalar::Int(i) => JsValue::from_f64(i as f64),
         Scalar::UInt(u) => JsValue::from_f64(u as f64),
         Scalar::Float(f) => JsValue::from_f64(f),
+        Scalar::Complex(re, im) => [re, im].iter().map(|&v| JsValue::from_f64(v)).collect::<JsArray>().into(),
+        Scalar::Raw(bytes) => Uint8Array::from(bytes.as_slice()).into(),
     }
 }
 
@@ -57,6 +59,8 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
     set(&obj, "zarrFormat", 3)?;
     set(&obj, "shape", numbers(&meta.shape))?;
     set(&obj, "chunks", meta.chunk_grid.regular_chunk_shape().map_or(JsValue::NULL, numbers))?;
+    set(&obj, "chunkGrid", if meta.chunk_grid.regular_chunk_shape().is_some() { "regular" } else { "rectilinear" })?;
+    set(&obj, "gridShape", numbers(&meta.chunk_grid.grid_shape()))?;
     set(&obj, "dtype", meta.data_type.v3_name())?;
     set(&obj, "fillValue", fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type))?;
     set(&obj, "attrs", json(&meta.attributes)?)?;
@@ -70,17 +74,57 @@ pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
     set(&obj, "path", group.path().as_str())?;
     set(&obj, "zarrFormat", 3)?;
     set(&obj, "attrs", json(&group.metadata().attributes)?)?;
+    let children = group.children().map(|list| {
+        list.iter()
+            .map(|c| {
+                let child = Object::new();
+                set(&child, "name", c.name.as_str())?;
+                set(&child, "path", c.path.as_str())?;
+                set(&child, "kind", c.kind.as_str())?;
+                Ok(JsValue::from(child))
+            })
+            .collect::<Result<JsArray, JsValue>>()
+    });
+    set(&obj, "children", children.transpose()?.map_or(JsValue::NULL, JsValue::from))?;
     Ok(obj.into())
 }
 
-/// `{ data, shape, stride }` with `data` the typed array for the data type.
+/// `{ origin, shape }` of one chunk, in array coordinates.
+pub fn chunk_extent(origin: &[u64], shape: &[u64]) -> Result<JsValue, JsValue> {
+    let obj = Object::new();
+    set(&obj, "origin", numbers(origin))?;
+    set(&obj, "shape", numbers(shape))?;
+    Ok(obj.into())
+}
+
+/// A typed array from the global scope by name, if this runtime has it (Float16Array is recent).
+fn global_typed_array(name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValue> {
+    let ctor = Reflect::get(&js_sys::global(), &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    Reflect::construct(&ctor, &JsArray::of1(buffer)).ok()
+}
+
+/// float16 elements (native order) as a Float32Array of the same values, for runtimes without Float16Array.
+fn float16_as_float32(bytes: &[u8]) -> JsValue {
+    let values: Vec<f32> = bytes.chunks_exact(2).map(|b| half::f16::from_ne_bytes([b[0], b[1]]).to_f32()).collect();
+    js_sys::Float32Array::from(values.as_slice()).into()
+}
+
+/// `{ data, shape, stride }` with `data` the typed array for the data type: complex numbers as
+/// interleaved (re, im) floats, raw types as bytes, float16 as Float16Array where the runtime has
+/// one and otherwise as a Float32Array of the same values.
 pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
+    if data.data_type == DataType::Float16 && Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) {
+        return with_shape(float16_as_float32(&data.bytes), &data.shape);
+    }
     // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
     let bytes = Uint8Array::new_with_length(data.bytes.len() as u32);
     bytes.copy_from(&data.bytes);
     let buffer = bytes.buffer();
     let typed: JsValue = match data.data_type {
-        DataType::Bool | DataType::UInt8 => bytes.into(),
+        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => bytes.into(),
+        DataType::Float16 => global_typed_array("Float16Array", &buffer).ok_or("Float16Array could not be constructed")?,
+        DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
+        DataType::Complex128 => js_sys::Float64Array::new(&buffer).into(),
         DataType::Int8 => js_sys::Int8Array::new(&buffer).into(),
         DataType::Int16 => js_sys::Int16Array::new(&buffer).into(),
         DataType::Int32 => js_sys::Int32Array::new(&buffer).into(),
@@ -91,10 +135,14 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
         DataType::Float32 => js_sys::Float32Array::new(&buffer).into(),
         DataType::Float64 => js_sys::Float64Array::new(&buffer).into(),
     };
+    with_shape(typed, &data.shape)
+}
+
+fn with_shape(typed: JsValue, shape: &[u64]) -> Result<JsValue, JsValue> {
     let obj = Object::new();
     set(&obj, "data", typed)?;
-    set(&obj, "shape", numbers(&data.shape))?;
-    set(&obj, "stride", numbers(&c_strides(&data.shape)))?;
+    set(&obj, "shape", numbers(shape))?;
+    set(&obj, "stride", numbers(&c_strides(shape)))?;
     Ok(obj.into())
 }
 

@@ -10,7 +10,7 @@ use crate::group::Group;
 use crate::node::{open, Node};
 use crate::store::http::HttpStore;
 use crate::store::ReadableStore;
-use convert::{array_data_to_js, array_info, group_info, js_error, parse_coords, parse_selection};
+use convert::{array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection};
 use fetch::FetchClient;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -55,6 +55,18 @@ impl WasmArray {
             let data = array.get(&selection).await.map_err(js_error)?;
             array_data_to_js(&data)
         })
+    }
+
+    /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).
+    #[wasm_bindgen(js_name = chunkExtent)]
+    pub fn chunk_extent(&self, coords: JsValue) -> Result<JsValue, JsValue> {
+        let coords = parse_coords(&coords).map_err(js_error)?;
+        let grid = &self.inner.metadata().chunk_grid;
+        if !grid.contains(&coords) {
+            let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
+            return Err(js_error(crate::error::ZarrError::selection(reason)));
+        }
+        chunk_extent(&grid.chunk_origin(&coords), &grid.chunk_shape(&coords))
     }
 
     /// Reads one whole chunk by its grid coordinates.

@@ -23,6 +23,9 @@ pub struct ArrayMetadata {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupMetadata {
     pub attributes: Map<String, Value>,
+    /// zarr-python's consolidated metadata: every descendant's document, keyed by its path
+    /// relative to this group. `None` when the group has none.
+    pub consolidated: Option<Map<String, Value>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +53,11 @@ const GROUP_KEYS: &[&str] = &["zarr_format", "node_type", "attributes", "consoli
 /// Parses the bytes of a `zarr.json`; `location` names it in errors.
 pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
     let doc: Value = serde_json::from_slice(bytes).map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))?;
+    parse_document(&doc, location)
+}
+
+/// Parses a `zarr.json` document already read as JSON (e.g. one held in consolidated metadata).
+pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
     let obj = doc
         .as_object()
         .ok_or_else(|| ZarrError::metadata(location, "the document is not a JSON object"))?;
@@ -65,7 +73,10 @@ pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
         }
         Some("group") => {
             check_unknown_keys(obj, GROUP_KEYS, location)?;
-            Ok(NodeMetadata::Group(GroupMetadata { attributes: attributes(obj, location)? }))
+            Ok(NodeMetadata::Group(GroupMetadata {
+                attributes: attributes(obj, location)?,
+                consolidated: consolidated(obj, location)?,
+            }))
         }
         Some(other) => Err(ZarrError::metadata(location, format!("node_type \"{other}\" is neither \"array\" nor \"group\""))),
         None => Err(ZarrError::metadata(location, "\"node_type\" is missing or not a string")),
@@ -84,6 +95,19 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
         }
     }
     Ok(())
+}
+
+/// The inline consolidated metadata of a group document. Other kinds are marked
+/// `must_understand: false` by their writer, so a reader that does not know them goes without.
+fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Map<String, Value>>> {
+    let Some(Value::Object(c)) = obj.get("consolidated_metadata") else { return Ok(None) };
+    if c.get("kind").and_then(Value::as_str) != Some("inline") {
+        return Ok(None);
+    }
+    match c.get("metadata") {
+        Some(Value::Object(nodes)) => Ok(Some(nodes.clone())),
+        _ => Err(ZarrError::metadata(location, "consolidated_metadata has no \"metadata\" object")),
+    }
 }
 
 fn attributes(obj: &Map<String, Value>, location: &str) -> Result<Map<String, Value>> {

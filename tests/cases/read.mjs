@@ -2,11 +2,35 @@
 // Chromium (tests/browser). Each case is `{ name, run(ctx) }`; ctx comes from context.mjs.
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 
+// float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
   bool: Uint8Array, int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
   uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-  float32: Float32Array, float64: Float64Array,
+  float16: globalThis.Float16Array ?? Float32Array, float32: Float32Array, float64: Float64Array,
+  complex64: Float32Array, complex128: Float64Array,
 };
+const typedFor = (dtype) => TYPED[dtype] ?? (/^r\d+$/.test(dtype) ? Uint8Array : undefined);
+
+/** An IEEE binary16 bit pattern as a number, decoded here independently of the library. */
+function halfToNumber(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** Compares values with the expected little-endian bytes; float16 read as Float32Array compares values. */
+function sameValues(data, expected, dtype, what) {
+  if (dtype === "float16" && data instanceof Float32Array) {
+    const bits = new Uint16Array(expected.buffer, expected.byteOffset, expected.byteLength / 2);
+    equal(data.length, bits.length, `${what}: length`);
+    bits.forEach((b, i) => ok(Object.is(data[i], halfToNumber(b)) || (Number.isNaN(data[i]) && Number.isNaN(halfToNumber(b))), `${what}: element ${i} is ${data[i]}, expected ${halfToNumber(b)}`));
+    return;
+  }
+  sameBytes(bytesOf(data), expected, what);
+}
 
 function cStrides(shape) {
   const s = shape.map(() => 1);
@@ -14,37 +38,49 @@ function cStrides(shape) {
   return s;
 }
 
-async function openArray(ctx, path) {
-  const node = await ctx.zarr.open(`${ctx.base}/v3.zarr`, { path });
+async function openArray(ctx, path, store = "v3.zarr") {
+  const node = await ctx.zarr.open(`${ctx.base}/${store}`, { path });
   equal(node.kind, "array", `${path} kind`);
   return node;
 }
 
 function expectedFill(entry) {
+  const number = (f) => ({ NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity })[f] ?? f;
   const f = entry.fill_value;
-  if (f === "NaN") return NaN;
   if (entry.dtype === "int64" || entry.dtype === "uint64") return BigInt(f);
-  return f;
+  if (Array.isArray(f)) return f.map(number);
+  return number(f);
+}
+
+function sameFill(actual, expected, what) {
+  if (Array.isArray(expected)) {
+    const got = Array.from(actual);
+    equal(got.length, expected.length, `${what} length`);
+    expected.forEach((e, i) => ok(Object.is(got[i], e), `${what}[${i}]: expected ${e}, got ${got[i]}`));
+  } else {
+    equal(actual, expected, what);
+  }
 }
 
 function wholeArrayCase(entry) {
   return {
-    name: `reads ${entry.path} (${entry.dtype}, shape [${entry.shape}]) byte for byte`,
+    name: `reads ${entry.store}/${entry.path} (${entry.dtype}, shape [${entry.shape}], ${entry.writer}) byte for byte`,
     async run(ctx) {
-      const arr = await openArray(ctx, entry.path);
+      const arr = await openArray(ctx, entry.path, entry.store);
       equal(arr.path, entry.path, "path");
       equal(arr.zarrFormat, 3, "zarrFormat");
       equal(arr.dtype, entry.dtype, "dtype");
       deepEqual(arr.shape, entry.shape, "shape");
       deepEqual(arr.chunks, entry.chunks, "chunks");
-      equal(arr.fillValue, expectedFill(entry), "fillValue");
+      equal(arr.chunkGrid, entry.chunks ? "regular" : "rectilinear", "chunkGrid");
+      sameFill(arr.fillValue, expectedFill(entry), "fillValue");
       deepEqual(arr.attrs, entry.attrs, "attrs");
       deepEqual(arr.dimensionNames, entry.dimension_names, "dimensionNames");
       const { data, shape, stride } = await arr.get();
-      equal(data.constructor, TYPED[entry.dtype], "typed array type");
+      equal(data.constructor, typedFor(entry.dtype), "typed array type");
       deepEqual(shape, entry.shape, "result shape");
       deepEqual(stride, cStrides(entry.shape), "result stride");
-      sameBytes(bytesOf(data), await ctx.bytes(entry.data), "values");
+      sameValues(data, await ctx.bytes(entry.data), entry.dtype, "values");
     },
   };
 }
@@ -105,7 +141,7 @@ const cases = [
     name: "getChunk returns stored chunks whole, and missing chunks as the fill value",
     async run(ctx) {
       const arr = await openArray(ctx, "dtypes/uint16");
-      const expected = new Uint16Array((await ctx.bytes("v3.expected/dtypes__uint16.bin")).buffer);
+      const expected = new Uint16Array((await ctx.bytes("v3.expected/v3__dtypes__uint16.bin")).buffer);
       const edge = await arr.getChunk([2, 2]); // rows 10..14, cols 8..11 of a 13x11 array
       deepEqual(edge.shape, [5, 4], "edge chunk keeps the stored shape");
       deepEqual(edge.stride, [4, 1], "stride");
@@ -193,10 +229,82 @@ const cases = [
       ];
       for (const f of await Promise.allSettled(failures)) equal(f.status, "rejected", "each failure rejects");
       const arr = await openArray(ctx, "dtypes/float64");
-      sameBytes(bytesOf((await arr.get()).data), await ctx.bytes("v3.expected/dtypes__float64.bin"), "values after failures");
+      sameBytes(bytesOf((await arr.get()).data), await ctx.bytes("v3.expected/v3__dtypes__float64.bin"), "values after failures");
     },
   },
 ];
+
+cases.push(
+  {
+    name: "consolidated metadata opens the whole hierarchy with one request and lists children",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      await ctx.clearLog();
+      const root = await open(`${ctx.base}/consolidated.zarr`);
+      deepEqual(root.children, [
+        { name: "images", path: "images", kind: "group" },
+        { name: "table", path: "table", kind: "array" },
+      ], "root children");
+      const images = await root.open("images");
+      deepEqual(images.attrs, { kind: "images" }, "child attrs");
+      deepEqual(images.children.map((c) => c.name), ["labels", "more", "raw"], "grandchildren");
+      const raw = await images.open("raw");
+      deepEqual(raw.shape, [16, 16], "array from consolidated metadata");
+      const deep = await images.open("more/deep");
+      equal(deep.kind, "group", "deep group");
+      deepEqual(deep.children, [], "leaf group has no children");
+      await rejects(root.open("images/nope"), "NotFoundError", [/consolidated metadata/, /images\/nope/], "unlisted");
+      const log = await ctx.requests();
+      deepEqual(log.map((r) => r.path), ["/tests/fixtures/consolidated.zarr/zarr.json"], "one request in all");
+      const plain = await open(`${ctx.base}/v3.zarr`);
+      equal(plain.children, null, "without consolidated metadata, children are unknown");
+    },
+  },
+  {
+    name: "rectilinear grids expose each chunk's extent and read missing chunks as fill",
+    async run(ctx) {
+      const { slice } = ctx.zarr;
+      const arr = await openArray(ctx, "irregular_2d", "handmade.zarr");
+      equal(arr.chunks, null, "no regular chunk shape");
+      deepEqual(arr.gridShape, [5, 3], "grid shape");
+      deepEqual(arr.chunkExtent([2, 1]), { origin: [4, 4], shape: [2, 4] }, "extent of chunk 2,1");
+      deepEqual(arr.chunkExtent([4, 2]), { origin: [8, 8], shape: [2, 9] }, "overflowing last chunk");
+      const missing = await arr.getChunk([1, 2]);
+      deepEqual(missing.shape, [1, 9], "missing chunk shape");
+      ok(missing.data.every((v) => v === -1), "missing chunk is fill");
+      const whole = (await arr.get()).data;
+      const part = await arr.get([slice(2, 9, 3), slice(3, 9, 2)]);
+      deepEqual(Array.from(part.data), [2, 5, 8].flatMap((i) => [3, 5, 7].map((j) => whole[i * 9 + j])), "strided selection across chunks");
+      await rejects(Promise.resolve().then(() => arr.chunkExtent([5, 0])), "SelectionError", [/outside the chunk grid/], "extent outside");
+    },
+  },
+  {
+    name: "strict extensions: unknown grids, key encodings, transformers and fields are refused; must_understand false is ignored",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const bad = `${ctx.base}/bad.zarr`;
+      for (const [path, pattern] of [["unknown_grid", /chunk grid "hexagonal"/], ["unknown_key_encoding", /chunk key encoding "morton"/],
+        ["storage_transformer", /storage transformers.*chunk-manifest-json/], ["unknown_field", /unknown metadata field "future_field"/]]) {
+        await rejects(open(bad, { path }), "UnsupportedError", [pattern, new RegExp(`${path}/zarr\\.json`)], path);
+      }
+      const expected = await ctx.bytes("bad.expected.bin");
+      for (const path of ["ignorable_codec", "ignorable_field"]) {
+        const arr = await open(bad, { path });
+        sameBytes(bytesOf((await arr.get()).data), expected, `${path} reads as if the extension were absent`);
+      }
+      await rejects(open(bad, { path: "bad_fill" }), "MetadataError", [/out of range for uint16/, /bad_fill\/zarr\.json/], "bad fill");
+      await rejects(open(bad, { path: "nan_int_fill" }), "MetadataError", [/not an integer/], "NaN fill for an integer type");
+    },
+  },
+  {
+    name: "a crc32c mismatch is a CodecError naming the chunk",
+    async run(ctx) {
+      const arr = await ctx.zarr.open(`${ctx.base}/bad.zarr`, { path: "crc32c_mismatch" });
+      await rejects(arr.get(), "CodecError", [/codec crc32c/, /checksum mismatch/, /crc32c_mismatch\/c\/0\/0/], "crc32c");
+      equal((await arr.getChunk([1, 0])).data.length, 16, "the other chunks are intact");
+    },
+  },
+);
 
 /** Every case, given the fixtures' manifest (tests/fixtures/v3.expected.json). */
 export function readCases(manifest) {
