@@ -7,7 +7,7 @@ let loading = null;
 function loadWasm() {
   loading ??= (async () => {
     const url = new URL("./zarr_wasm_bg.wasm", import.meta.url);
-    if (url.protocol === "file:") {
+    if (url.protocol === "file:" && globalThis.process?.versions?.node) {
       // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import alone.
       const { readFile } = await import(/* webpackIgnore: true */ "node:fs/promises");
       await initWasm({ module_or_path: await readFile(url) });
@@ -21,12 +21,12 @@ function loadWasm() {
   return loading;
 }
 
-/** A selection along one dimension, Python style: `slice(stop)` or `slice(start, stop, step)`. */
-export function slice(start, stop, step = null) {
-  if (stop === undefined) {
-    stop = start;
-    start = null;
-  }
+/**
+ * A selection along one dimension, Python style: `slice(stop)` or `slice(start, stop, step)`;
+ * `null` or `undefined` bounds mean the ends (so `slice(5, undefined)` is `5:`).
+ */
+export function slice(...args) {
+  const [start, stop, step] = args.length === 1 ? [null, args[0], null] : args;
   return { start: start ?? null, stop: stop ?? null, step: step ?? null };
 }
 

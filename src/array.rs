@@ -63,11 +63,11 @@ impl Array {
 
     /// Reads `selection` (see `DimSelection`); the result drops dimensions selected by an index.
     pub async fn get(&self, selection: &[DimSelection]) -> Result<ArrayData> {
-        let ranges = resolve(selection, self.shape())?;
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
         let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
         let esize = self.data_type().size();
-        let mut bytes = alloc_elements(&counts, esize)?;
-        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges);
+        let mut bytes = alloc_elements(&counts, esize).map_err(|e| self.in_this_array(e))?;
+        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges).map_err(|e| self.in_this_array(e))?;
         let mut arrivals = stream::iter(projections.map(|p| async move {
             let chunk = self.read_chunk(&p.coords).await;
             (p, chunk)
@@ -83,7 +83,8 @@ impl Array {
     pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
         let grid = &self.metadata.chunk_grid;
         if !grid.contains(coords) {
-            return Err(ZarrError::selection(format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape())));
+            let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
+            return Err(self.in_this_array(ZarrError::selection(reason)));
         }
         let shape = self.metadata.chunk_grid.chunk_shape(coords);
         let bytes = match self.read_chunk(coords).await? {
@@ -97,6 +98,12 @@ impl Array {
             }
         };
         Ok(ArrayData { data_type: self.data_type(), shape, bytes })
+    }
+
+    /// `err` with this array's location added, for errors that arise before any key is read.
+    fn in_this_array(&self, err: ZarrError) -> ZarrError {
+        let location = self.store.locate(&self.path.key("zarr.json"));
+        ZarrError::new(err.kind, format!("{} (array {location})", err.message))
     }
 
     /// The decoded chunk at `coords`, or `None` when the store has no such chunk.

@@ -136,7 +136,12 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
     match value {
         Value::Number(n) => n.as_f64().map(from_f64).ok_or_else(|| format!("fill_value {value} is not a number")),
         Value::String(s) => match s.as_str() {
-            "NaN" => Ok(from_f64(f64::NAN)),
+            // The spec's NaN: sign 0, mantissa MSB 1, the rest 0, at each width (a cast may not keep it).
+            "NaN" => Ok(match size {
+                2 => 0x7e00u16.to_ne_bytes().to_vec(),
+                4 => 0x7fc0_0000u32.to_ne_bytes().to_vec(),
+                _ => 0x7ff8_0000_0000_0000u64.to_ne_bytes().to_vec(),
+            }),
             "Infinity" => Ok(from_f64(f64::INFINITY)),
             "-Infinity" => Ok(from_f64(f64::NEG_INFINITY)),
             _ => {

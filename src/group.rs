@@ -41,6 +41,7 @@ pub struct Child {
     pub kind: String,
 }
 
+#[derive(Clone)]
 pub struct Group {
     store: Rc<dyn ReadableStore>,
     path: NodePath,
@@ -71,6 +72,9 @@ impl Group {
     /// request, and a path it does not list is not found.
     pub async fn open(&self, relative: &str) -> Result<Node> {
         let path = self.path.join(relative)?;
+        if path == self.path {
+            return Ok(Node::Group(self.clone()));
+        }
         let Some(consolidated) = &self.consolidated else {
             return open(self.store.clone(), path.as_str()).await;
         };

@@ -5,7 +5,7 @@
 pub fn c_strides(shape: &[u64]) -> Vec<u64> {
     let mut strides = vec![1u64; shape.len()];
     for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
+        strides[d] = strides[d + 1].saturating_mul(shape[d + 1]);
     }
     strides
 }

@@ -84,11 +84,17 @@ pub struct DimChunkPart {
     pub out_start: u64,
 }
 
-/// Splits one resolved dimension into the chunks it touches, in order.
-pub fn dim_chunk_parts(grid: &ChunkGrid, dim: usize, range: &DimRange) -> Vec<DimChunkPart> {
-    let mut parts = Vec::new();
+/// Splits one resolved dimension into the chunks it touches, in order. Fails rather than aborts
+/// when the list cannot be held (a selection over billions of tiny chunks).
+pub fn dim_chunk_parts(grid: &ChunkGrid, dim: usize, range: &DimRange) -> Result<Vec<DimChunkPart>> {
+    let mut parts: Vec<DimChunkPart> = Vec::new();
     let mut k = 0u64;
     while k < range.count {
+        if parts.len() == parts.capacity() {
+            parts.try_reserve(parts.len().max(16)).map_err(|_| {
+                ZarrError::selection(format!("the selection touches too many chunks along dimension {dim} to list"))
+            })?;
+        }
         let index = range.start + k * range.step;
         let chunk = grid.dim_chunk_of(dim, index);
         let (origin, len) = grid.dim_chunk_span(dim, chunk);
@@ -97,7 +103,7 @@ pub fn dim_chunk_parts(grid: &ChunkGrid, dim: usize, range: &DimRange) -> Vec<Di
         parts.push(DimChunkPart { chunk, start_in_chunk: index - origin, step: range.step, count, out_start: k });
         k += count;
     }
-    parts
+    Ok(parts)
 }
 
 /// One chunk's share of a selection, all dimensions at once.
@@ -109,10 +115,13 @@ pub struct ChunkProjection {
 
 /// Every chunk a resolved selection touches, in C order of chunk coordinates. Lazy: a read may touch
 /// millions of chunks, and only a window of them is in flight at once.
-pub fn chunk_projections(grid: &ChunkGrid, ranges: &[DimRange]) -> ChunkProjections {
-    let per_dim: Vec<Vec<DimChunkPart>> = ranges.iter().enumerate().map(|(d, r)| dim_chunk_parts(grid, d, r)).collect();
-    let done = per_dim.iter().any(Vec::is_empty);
-    ChunkProjections { odometer: vec![0; per_dim.len()], per_dim, done }
+pub fn chunk_projections(grid: &ChunkGrid, ranges: &[DimRange]) -> Result<ChunkProjections> {
+    // An empty selection touches no chunk, however many the other axes would list.
+    if ranges.iter().any(|r| r.count == 0) {
+        return Ok(ChunkProjections { per_dim: Vec::new(), odometer: Vec::new(), done: true });
+    }
+    let per_dim = ranges.iter().enumerate().map(|(d, r)| dim_chunk_parts(grid, d, r)).collect::<Result<Vec<_>>>()?;
+    Ok(ChunkProjections { odometer: vec![0; per_dim.len()], per_dim, done: false })
 }
 
 pub struct ChunkProjections {
@@ -169,7 +178,7 @@ mod tests {
     fn projection_covers_each_selected_element_once() {
         let grid = ChunkGrid::regular(vec![4, 3], &[10, 7]).unwrap();
         let ranges = resolve(&[slice(Some(1), Some(11), Some(2)), DimSelection::Index(4)], &[10, 7]).unwrap();
-        let projections: Vec<_> = chunk_projections(&grid, &ranges).collect();
+        let projections: Vec<_> = chunk_projections(&grid, &ranges).unwrap().collect();
         let mut seen = vec![];
         for p in &projections {
             let d0 = p.parts[0];
@@ -185,9 +194,13 @@ mod tests {
     #[test]
     fn zero_dimensional_and_empty_selections() {
         let grid = ChunkGrid::regular(vec![], &[]).unwrap();
-        assert_eq!(chunk_projections(&grid, &[]).count(), 1);
+        assert_eq!(chunk_projections(&grid, &[]).unwrap().count(), 1);
         let grid = ChunkGrid::regular(vec![2], &[5]).unwrap();
         let ranges = resolve(&[slice(Some(3), Some(3), None)], &[5]).unwrap();
-        assert_eq!(chunk_projections(&grid, &ranges).count(), 0);
+        assert_eq!(chunk_projections(&grid, &ranges).unwrap().count(), 0);
+        // An empty axis ends the read before the huge one is listed.
+        let grid = ChunkGrid::regular(vec![1, 1], &[0, 1 << 62]).unwrap();
+        let ranges = resolve(&[], &[0, 1 << 62]).unwrap();
+        assert_eq!(chunk_projections(&grid, &ranges).unwrap().count(), 0);
     }
 }

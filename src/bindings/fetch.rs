@@ -1,6 +1,7 @@
 //! `HttpClient` over the global `fetch` (browsers, workers and Node >= 18 all have one).
 
 use crate::store::http::{HttpClient, HttpRequest, HttpResponse, Method};
+use crate::buffer::try_zeroed;
 use crate::store::ByteRange;
 use async_trait::async_trait;
 use js_sys::{Promise, Uint8Array};
@@ -30,7 +31,8 @@ fn describe(err: JsValue) -> String {
 
 fn range_header(range: ByteRange) -> String {
     match range {
-        ByteRange::Span { offset, length } => format!("bytes={offset}-{}", offset + length.max(1) - 1),
+        // Zero-length spans never get here (the store answers them itself).
+        ByteRange::Span { offset, length } => format!("bytes={offset}-{}", offset.saturating_add(length.max(1) - 1)),
         ByteRange::From(offset) => format!("bytes={offset}-"),
         ByteRange::Suffix(n) => format!("bytes=-{n}"),
     }
@@ -59,7 +61,11 @@ impl HttpClient for FetchClient {
         let body = match request.method {
             Method::Get => {
                 let buffer = JsFuture::from(response.array_buffer().map_err(describe)?).await.map_err(describe)?;
-                Uint8Array::new(&buffer).to_vec()
+                let view = Uint8Array::new(&buffer);
+                // A failed allocation must be an error, not an abort: the body's size is the server's.
+                let mut body = try_zeroed(view.length() as usize).map_err(|e| format!("response body: {e}"))?;
+                view.copy_to(&mut body);
+                body
             }
             Method::Head => Vec::new(),
         };

@@ -51,7 +51,7 @@ impl WasmArray {
     pub fn get(&self, selection: JsValue) -> js_sys::Promise {
         let array = self.inner.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let selection = parse_selection(&selection).map_err(js_error)?;
+            let selection = parse_selection(&selection, array.shape().len()).map_err(js_error)?;
             let data = array.get(&selection).await.map_err(js_error)?;
             array_data_to_js(&data)
         })
@@ -60,7 +60,7 @@ impl WasmArray {
     /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).
     #[wasm_bindgen(js_name = chunkExtent)]
     pub fn chunk_extent(&self, coords: JsValue) -> Result<JsValue, JsValue> {
-        let coords = parse_coords(&coords).map_err(js_error)?;
+        let coords = parse_coords(&coords, self.inner.shape().len()).map_err(js_error)?;
         let grid = &self.inner.metadata().chunk_grid;
         if !grid.contains(&coords) {
             let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
@@ -74,7 +74,7 @@ impl WasmArray {
     pub fn get_chunk(&self, coords: JsValue) -> js_sys::Promise {
         let array = self.inner.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let coords = parse_coords(&coords).map_err(js_error)?;
+            let coords = parse_coords(&coords, array.shape().len()).map_err(js_error)?;
             let data = array.get_chunk(&coords).await.map_err(js_error)?;
             array_data_to_js(&data)
         })

@@ -85,7 +85,8 @@ pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
             return Err(format!("gzip CRC-32 mismatch: trailer says {crc:08x}, data has {actual:08x}"));
         }
         pos += trailer_at + 8;
-        if pos == data.len() {
+        // Zero bytes after the last member are padding (tape-era writers); gzip tools skip them.
+        if data[pos..].iter().all(|&b| b == 0) {
             return Ok(out);
         }
     }
@@ -151,5 +152,7 @@ mod tests {
         assert!(GzipCodec.decode(b"not gzip at all".to_vec(), None).unwrap_err().reason.contains("not gzip"));
         assert!(GzipCodec.decode(good.clone(), Some(data.len() + 1)).unwrap_err().reason.contains("expected"));
         assert!(GzipCodec.decode(vec![], None).is_err());
+        let padded = [good.clone(), vec![0; 5]].concat();
+        assert_eq!(GzipCodec.decode(padded, Some(data.len())).unwrap(), data);
     }
 }

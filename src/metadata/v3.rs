@@ -34,6 +34,8 @@ pub enum NodeMetadata {
     Group(GroupMetadata),
 }
 
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 const ARRAY_KEYS: &[&str] = &[
     "zarr_format",
     "node_type",
@@ -129,6 +131,10 @@ fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
 
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
+    // Indices reach JavaScript as numbers, which are exact only up to 2^53 - 1.
+    if let Some(len) = shape.iter().find(|&&n| n > MAX_SAFE_INTEGER) {
+        return Err(ZarrError::unsupported(location, format!("shape has a dimension of {len}, beyond 2^53 - 1")));
+    }
     let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
     let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
     let chunk_key_encoding = parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;

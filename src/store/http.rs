@@ -43,6 +43,8 @@ pub struct HttpStore<C> {
 
 impl<C: HttpClient> HttpStore<C> {
     pub fn new(url: &str, client: C) -> Self {
+        // A fragment is never sent to the server; keys go before it, so drop it.
+        let url = url.split_once('#').map_or(url, |(u, _)| u);
         let (path, query) = match url.split_once('?') {
             Some((p, q)) => (p, Some(q.to_string())),
             None => (url, None),
@@ -85,6 +87,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        if matches!(range, ByteRange::Span { length: 0, .. } | ByteRange::Suffix(0)) {
+            // HTTP cannot ask for zero bytes; whether the key exists is then unknown, and unneeded.
+            return Ok(Some(Vec::new()));
+        }
         let Some(response) = self.send(key, Some(range)).await? else { return Ok(None) };
         let url = || self.url(key);
         if response.status == 206 {
@@ -115,13 +121,15 @@ fn check_partial(response: &HttpResponse, range: ByteRange) -> std::result::Resu
         };
     };
     let (start, end, total) = parse_content_range(header).ok_or_else(|| format!("malformed Content-Range \"{header}\""))?;
-    if end + 1 - start != len {
+    // parse_content_range guarantees start <= end < total (or end < u64::MAX with no total).
+    let end_exclusive = end + 1;
+    if end_exclusive - start != len {
         return Err(format!("Content-Range \"{header}\" does not match the {len} bytes received"));
     }
     let expected = total.map(|t| range.resolve(t));
     let ok = match (range, expected) {
-        (_, Some(r)) => r.start == start && r.end == end + 1,
-        (ByteRange::Span { offset, length }, None) => offset == start && end + 1 - start <= length,
+        (_, Some(r)) => r.start == start && r.end == end_exclusive,
+        (ByteRange::Span { offset, length }, None) => offset == start && end_exclusive - start <= length,
         (ByteRange::From(offset), None) => offset == start,
         (ByteRange::Suffix(_), None) => true,
     };
@@ -141,7 +149,7 @@ fn parse_content_range(header: &str) -> Option<(u64, u64, Option<u64>)> {
         "*" => None,
         t => Some(t.parse().ok()?),
     };
-    if end < start || total.is_some_and(|t| end >= t) {
+    if end < start || end == u64::MAX || total.is_some_and(|t| end >= t) {
         return None;
     }
     Some((start, end, total))
@@ -186,6 +194,8 @@ mod tests {
     fn urls_keep_the_query_and_escape_keys() {
         let s = store(|_| HttpResponse::default());
         assert_eq!(s.url("a b/zarr.json"), "http://h/data.zarr/a%20b/zarr.json?sig=1");
+        let s = HttpStore::new("http://h/x.zarr#view", FakeClient { answer: Box::new(|_| HttpResponse::default()), seen: RefCell::new(vec![]) });
+        assert_eq!(s.url("zarr.json"), "http://h/x.zarr/zarr.json");
     }
 
     #[test]
@@ -215,5 +225,8 @@ mod tests {
         assert!(block_on(store(partial).get_range("k", ByteRange::Suffix(2))).is_err());
         let tail = |_: &HttpRequest| HttpResponse { status: 206, body: vec![1, 2], content_range: Some("bytes 98-99/100".into()) };
         assert!(block_on(store(tail).get_range("k", ByteRange::Suffix(2))).is_ok());
+        let huge = |_: &HttpRequest| HttpResponse { status: 206, body: vec![], content_range: Some("bytes 0-18446744073709551615/*".into()) };
+        assert!(block_on(store(huge).get_range("k", ByteRange::From(0))).is_err());
+        assert_eq!(block_on(store(huge).get_range("k", ByteRange::Span { offset: 5, length: 0 })).unwrap(), Some(vec![]));
     }
 }

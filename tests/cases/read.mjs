@@ -133,6 +133,8 @@ const cases = [
       await check([slice(2, 4), slice(1, 3), 0], [at(2, 1, 0), at(2, 2, 0), at(3, 1, 0), at(3, 2, 0)], [2, 2], "across chunks");
       await check([slice(5, 2)], [], [0, 6, 5], "an empty slice");
       await check([null, slice(100, 200)], [], [7, 0, 5], "a slice past the end");
+      await check([slice(5, undefined), 0, 0], [at(5, 0, 0), at(6, 0, 0)], [2], "slice(5, undefined) is 5:");
+      await check([slice(2), 0, 0], [at(0, 0, 0), at(1, 0, 0)], [2], "slice(2) is :2");
       const full = await arr.get([null, null, null]);
       deepEqual(Array.from(full.data), Array.from(whole), "nulls read everything");
     },
@@ -212,7 +214,11 @@ const cases = [
       await rejects(arr.get([1.5]), "SelectionError", [/integer/], "fraction");
       await rejects(arr.get([slice(0, 5, -1)]), "SelectionError", [/step/], "negative step");
       await rejects(arr.get(["x"]), "SelectionError", [/number/], "string");
-      await rejects(arr.getChunk([3, 0]), "SelectionError", [/outside the chunk grid/], "chunk");
+      await rejects(arr.getChunk([3, 0]), "SelectionError", [/outside the chunk grid/, /dtypes\/uint16\/zarr\.json/], "chunk");
+      await rejects(arr.getChunk([0]), "SelectionError", [/1 chunk coordinates given, the array has 2/], "chunk rank");
+      await rejects(arr.get([[1, 2]]), "SelectionError", [/is a list/], "a list is not a slice");
+      await rejects(arr.get([{ begin: 1 }]), "SelectionError", [/key "begin"/], "unknown slice key");
+      await rejects(arr.get(new Array(2 ** 32 - 1)), "SelectionError", [/4294967295 dimensions selected/], "an enormous empty array");
     },
   },
   {
@@ -256,6 +262,7 @@ cases.push(
       await rejects(root.open("images/nope"), "NotFoundError", [/consolidated metadata/, /images\/nope/], "unlisted");
       const log = await ctx.requests();
       deepEqual(log.map((r) => r.path), ["/tests/fixtures/consolidated.zarr/zarr.json"], "one request in all");
+      equal((await root.open("")).kind, "group", "opening '' is the group itself");
       const plain = await open(`${ctx.base}/v3.zarr`);
       equal(plain.children, null, "without consolidated metadata, children are unknown");
     },
