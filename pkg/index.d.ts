@@ -12,15 +12,22 @@ export type Selection = ReadonlyArray<number | Slice | null>;
 export function slice(stop: number | null): Slice;
 export function slice(start: number | null, stop: number | null, step?: number | null): Slice;
 
-/** Zarr v3 core data type names. */
+/** Zarr v3 core data type names (`r8`, `r16`, ... are raw types of that many bits). */
 export type DataType =
   | "bool" | "int8" | "int16" | "int32" | "int64"
-  | "uint8" | "uint16" | "uint32" | "uint64" | "float32" | "float64";
+  | "uint8" | "uint16" | "uint32" | "uint64"
+  | "float16" | "float32" | "float64" | "complex64" | "complex128"
+  | `r${number}`;
 
-/** The typed array a data type is returned as (`bool` as 0/1 bytes). */
+/**
+ * The typed array a data type is returned as: `bool` and `r*` as bytes (0/1, or N/8 bytes per
+ * element), `float16` as a Float16Array where the runtime has one and otherwise a Float32Array of
+ * the same values, `complex64`/`complex128` as interleaved (re, im) Float32Array/Float64Array.
+ */
 export type TypedArray =
   | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array
-  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array
+  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F } ? F : never);
 
 export interface Chunk<T extends TypedArray = TypedArray> {
   /** Elements in C order. */
@@ -43,17 +50,32 @@ export class ZarrArray {
   readonly path: string;
   readonly zarrFormat: 3;
   readonly shape: number[];
-  /** The regular chunk shape. */
-  readonly chunks: number[];
+  /** The chunk shape of a regular grid; `null` for a rectilinear grid (see `chunkExtent`). */
+  readonly chunks: number[] | null;
+  readonly chunkGrid: "regular" | "rectilinear";
+  /** The number of chunks along each dimension that cover the array. */
+  readonly gridShape: number[];
   readonly dtype: DataType;
-  /** `bigint` for 64-bit integer types, `boolean` for bool, else a number (NaN and infinities included). */
-  readonly fillValue: number | bigint | boolean;
+  /**
+   * `bigint` for 64-bit integer types, `boolean` for bool, `[re, im]` for complex types, a
+   * Uint8Array for `r*`, else a number (NaN and infinities included).
+   */
+  readonly fillValue: number | bigint | boolean | [number, number] | Uint8Array;
   readonly attrs: Attributes;
   readonly dimensionNames: (string | null)[] | null;
   /** Reads a selection; no argument reads everything. Missing chunks read as the fill value. */
   get(selection?: Selection): Promise<Chunk>;
   /** Reads one whole stored chunk (edge chunks keep the full chunk shape). */
   getChunk(coords: number[]): Promise<Chunk>;
+  /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
+  chunkExtent(coords: number[]): { origin: number[]; shape: number[] };
+}
+
+export interface Child {
+  name: string;
+  /** Path from the hierarchy's root. */
+  path: string;
+  kind: "array" | "group";
 }
 
 export class Group {
@@ -61,7 +83,9 @@ export class Group {
   readonly path: string;
   readonly zarrFormat: 3;
   readonly attrs: Attributes;
-  /** Opens a node below this group. */
+  /** Direct children, where the hierarchy lists them (consolidated metadata); else `null`. */
+  readonly children: Child[] | null;
+  /** Opens a node below this group (no request when consolidated metadata lists it). */
   open(path: string): Promise<ZarrArray | Group>;
 }
 
