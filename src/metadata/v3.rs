@@ -149,10 +149,18 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
     };
     match obj.get("storage_transformers") {
         None => {}
-        Some(Value::Array(list)) if list.is_empty() => {}
         Some(Value::Array(list)) => {
-            let names: Vec<String> = list.iter().map(|t| Extension::parse(t).map(|e| e.name).unwrap_or_else(|_| t.to_string())).collect();
-            return Err(ZarrError::unsupported(location, format!("storage transformers {names:?}")));
+            // A transformer changes keys and bytes, so only those marked ignorable may be skipped.
+            let mut required = Vec::new();
+            for t in list {
+                let ext = Extension::parse(t).map_err(|e| ZarrError::metadata(location, format!("storage_transformers: {e}")))?;
+                if ext.must_understand {
+                    required.push(ext.name);
+                }
+            }
+            if !required.is_empty() {
+                return Err(ZarrError::unsupported(location, format!("storage transformers {required:?}")));
+            }
         }
         Some(other) => return Err(ZarrError::metadata(location, format!("\"storage_transformers\" is not a list: {other}"))),
     }
@@ -287,6 +295,16 @@ mod tests {
 
         assert!(parse_value(&json!({"node_type": "array"})).unwrap_err().message.contains("zarr_format"));
         assert!(parse_value(&json!([1, 2])).is_err());
+    }
+
+    #[test]
+    fn storage_transformers_fail_unless_they_may_be_ignored() {
+        let mut doc = array_doc();
+        doc["storage_transformers"] = json!([{"name": "sidecar", "must_understand": false}]);
+        assert!(parse_value(&doc).is_ok());
+        doc["storage_transformers"] = json!([{"name": "sidecar", "must_understand": false}, "chunk-manifest"]);
+        let err = parse_value(&doc).unwrap_err();
+        assert!(err.message.contains("chunk-manifest") && !err.message.contains("sidecar"), "{err}");
     }
 
     #[test]
