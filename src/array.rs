@@ -79,14 +79,20 @@ impl Array {
         Ok(ArrayData { data_type: self.data_type(), shape: result_shape(&ranges), bytes })
     }
 
-    /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
-    pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
+    /// Where the chunk at `coords` starts in the array, and its stored shape (which may reach past
+    /// the array's edge).
+    pub fn chunk_extent(&self, coords: &[u64]) -> Result<(Vec<u64>, Vec<u64>)> {
         let grid = &self.metadata.chunk_grid;
         if !grid.contains(coords) {
             let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
             return Err(self.in_this_array(ZarrError::selection(reason)));
         }
-        let shape = self.metadata.chunk_grid.chunk_shape(coords);
+        Ok((grid.chunk_origin(coords), grid.chunk_shape(coords)))
+    }
+
+    /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
+    pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
+        let (_, shape) = self.chunk_extent(coords)?;
         let bytes = match self.read_chunk(coords).await? {
             Some(decoded) => decoded,
             None => {

@@ -61,12 +61,8 @@ impl WasmArray {
     #[wasm_bindgen(js_name = chunkExtent)]
     pub fn chunk_extent(&self, coords: JsValue) -> Result<JsValue, JsValue> {
         let coords = parse_coords(&coords, self.inner.shape().len()).map_err(js_error)?;
-        let grid = &self.inner.metadata().chunk_grid;
-        if !grid.contains(&coords) {
-            let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
-            return Err(js_error(crate::error::ZarrError::selection(reason)));
-        }
-        chunk_extent(&grid.chunk_origin(&coords), &grid.chunk_shape(&coords))
+        let (origin, shape) = self.inner.chunk_extent(&coords).map_err(js_error)?;
+        chunk_extent(&origin, &shape)
     }
 
     /// Reads one whole chunk by its grid coordinates.
