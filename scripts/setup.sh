@@ -25,7 +25,8 @@ mkdir -p target
 
 # --- 1. Rust for wasm32 ------------------------------------------------------------------------
 rustup_has_wasm() {
-  command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown
+  # grep without -q reads all its input, so rustup never dies of SIGPIPE under pipefail.
+  command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -x wasm32-unknown-unknown >/dev/null
 }
 debian_has_wasm() {
   [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] && [ -x /usr/bin/rust-lld ] &&
