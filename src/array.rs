@@ -1,7 +1,7 @@
 //! A Zarr array opened from a store: reads selections and single chunks.
 
 use crate::buffer::try_zeroed;
-use crate::codecs::{ChunkRepr, CodecPipeline};
+use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::metadata::ArrayMetadata;
@@ -96,10 +96,9 @@ impl Array {
         let bytes = match self.read_chunk(coords).await? {
             Some(decoded) => decoded,
             None => {
-                let mut filled = alloc_elements(&shape, self.data_type().size())?;
-                let start = vec![0; shape.len()];
-                let step = vec![1; shape.len()];
-                fill_box(self.metadata.fill_value.as_bytes(), &mut filled, &Placement { shape: &shape, start: &start, step: &step }, &shape);
+                let fill = self.metadata.fill_value.as_bytes();
+                let mut filled = alloc_elements(&shape, fill.len())?;
+                filled.chunks_exact_mut(fill.len()).for_each(|element| element.copy_from_slice(fill));
                 filled
             }
         };
@@ -151,7 +150,6 @@ impl Array {
 /// A zeroed buffer for `shape` elements of `esize` bytes, refusing sizes that cannot exist here.
 fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
     let too_large = || ZarrError::selection(format!("a result of shape {shape:?} is too large for memory"));
-    let n = shape.iter().try_fold(esize as u64, |acc, &d| acc.checked_mul(d)).ok_or_else(too_large)?;
-    let n = usize::try_from(n).map_err(|_| too_large())?;
+    let n = elements_size(shape, esize).ok_or_else(too_large)?;
     try_zeroed(n).map_err(|_| too_large())
 }

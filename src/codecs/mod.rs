@@ -20,15 +20,16 @@ pub struct ChunkRepr {
 }
 
 impl ChunkRepr {
-    pub fn num_elements(&self) -> Option<u64> {
-        self.shape.iter().try_fold(1u64, |acc, &n| acc.checked_mul(n))
-    }
-
     /// Size in bytes of the decoded chunk, if it fits in memory at all.
     pub fn num_bytes(&self) -> Option<usize> {
-        let n = self.num_elements()?.checked_mul(self.data_type.size() as u64)?;
-        usize::try_from(n).ok()
+        elements_size(&self.shape, self.data_type.size())
     }
+}
+
+/// Bytes taken by `shape` elements of `esize` bytes each, if that fits in a `usize`.
+pub fn elements_size(shape: &[u64], esize: usize) -> Option<usize> {
+    let n = shape.iter().try_fold(esize as u64, |acc, &d| acc.checked_mul(d))?;
+    usize::try_from(n).ok()
 }
 
 pub trait ArrayToArrayCodec {

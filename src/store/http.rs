@@ -98,8 +98,7 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
             return Ok(Some(response.body));
         }
         // A server may ignore Range and send the whole value: legal HTTP, so cut the range out.
-        let r = range.resolve(response.body.len() as u64);
-        Ok(Some(response.body[r.start as usize..r.end as usize].to_vec()))
+        Ok(Some(range.cut(&response.body).to_vec()))
     }
 
     fn locate(&self, key: &str) -> String {

@@ -27,10 +27,7 @@ impl ReadableStore for MemoryStore {
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        Ok(self.values.get(key).map(|v| {
-            let r = range.resolve(v.len() as u64);
-            v[r.start as usize..r.end as usize].to_vec()
-        }))
+        Ok(self.values.get(key).map(|v| range.cut(v).to_vec()))
     }
 
     fn locate(&self, key: &str) -> String {

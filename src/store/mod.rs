@@ -26,6 +26,12 @@ impl ByteRange {
             ByteRange::Suffix(n) => len.saturating_sub(n)..len,
         }
     }
+
+    /// This range of `value`, clamped to it.
+    pub fn cut(self, value: &[u8]) -> &[u8] {
+        let r = self.resolve(value.len() as u64);
+        &value[r.start as usize..r.end as usize]
+    }
 }
 
 #[async_trait(?Send)]
