@@ -35,9 +35,24 @@ pub struct Array {
 
 impl Array {
     /// `location` names the metadata document in errors.
-    pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: ArrayMetadata, location: &str) -> Result<Array> {
-        let pipeline = CodecPipeline::from_v3(&metadata.codecs, metadata.data_type, metadata.shape.len(), location)?;
-        Ok(Array { store, path, metadata, pipeline })
+    pub fn new(
+        store: Rc<dyn ReadableStore>,
+        path: NodePath,
+        metadata: ArrayMetadata,
+        location: &str,
+    ) -> Result<Array> {
+        let pipeline = CodecPipeline::from_v3(
+            &metadata.codecs,
+            metadata.data_type,
+            metadata.shape.len(),
+            location,
+        )?;
+        Ok(Array {
+            store,
+            path,
+            metadata,
+            pipeline,
+        })
     }
 
     pub fn path(&self) -> &NodePath {
@@ -58,7 +73,8 @@ impl Array {
 
     /// The store key of the chunk at `coords`.
     pub fn chunk_key(&self, coords: &[u64]) -> String {
-        self.path.key(&self.metadata.chunk_key_encoding.encode(coords))
+        self.path
+            .key(&self.metadata.chunk_key_encoding.encode(coords))
     }
 
     /// Reads `selection` (see `DimSelection`); the result drops dimensions selected by an index.
@@ -67,7 +83,8 @@ impl Array {
         let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
         let esize = self.data_type().size();
         let mut bytes = alloc_elements(&counts, esize).map_err(|e| self.in_this_array(e))?;
-        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges).map_err(|e| self.in_this_array(e))?;
+        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
+            .map_err(|e| self.in_this_array(e))?;
         let mut arrivals = stream::iter(projections.map(|p| async move {
             let chunk = self.read_chunk(&p.coords).await;
             (p, chunk)
@@ -76,7 +93,11 @@ impl Array {
         while let Some((projection, chunk)) = arrivals.next().await {
             self.place(&projection, chunk?.as_deref(), &mut bytes, &counts);
         }
-        Ok(ArrayData { data_type: self.data_type(), shape: result_shape(&ranges), bytes })
+        Ok(ArrayData {
+            data_type: self.data_type(),
+            shape: result_shape(&ranges),
+            bytes,
+        })
     }
 
     /// Where the chunk at `coords` starts in the array, and its stored shape (which may reach past
@@ -84,7 +105,10 @@ impl Array {
     pub fn chunk_extent(&self, coords: &[u64]) -> Result<(Vec<u64>, Vec<u64>)> {
         let grid = &self.metadata.chunk_grid;
         if !grid.contains(coords) {
-            let reason = format!("chunk {coords:?} is outside the chunk grid of shape {:?}", grid.grid_shape());
+            let reason = format!(
+                "chunk {coords:?} is outside the chunk grid of shape {:?}",
+                grid.grid_shape()
+            );
             return Err(self.in_this_array(ZarrError::selection(reason)));
         }
         Ok((grid.chunk_origin(coords), grid.chunk_shape(coords)))
@@ -98,11 +122,17 @@ impl Array {
             None => {
                 let fill = self.metadata.fill_value.as_bytes();
                 let mut filled = alloc_elements(&shape, fill.len())?;
-                filled.chunks_exact_mut(fill.len()).for_each(|element| element.copy_from_slice(fill));
+                filled
+                    .chunks_exact_mut(fill.len())
+                    .for_each(|element| element.copy_from_slice(fill));
                 filled
             }
         };
-        Ok(ArrayData { data_type: self.data_type(), shape, bytes })
+        Ok(ArrayData {
+            data_type: self.data_type(),
+            shape,
+            bytes,
+        })
     }
 
     /// `err` with this array's location added, for errors that arise before any key is read.
@@ -114,32 +144,62 @@ impl Array {
     /// The decoded chunk at `coords`, or `None` when the store has no such chunk.
     async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
         let key = self.chunk_key(coords);
-        let Some(encoded) = self.store.get(&key).await? else { return Ok(None) };
-        let repr = ChunkRepr { shape: self.metadata.chunk_grid.chunk_shape(coords), data_type: self.data_type() };
-        let decoded = self.pipeline.decode(encoded, &repr).map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
+        let Some(encoded) = self.store.get(&key).await? else {
+            return Ok(None);
+        };
+        let repr = ChunkRepr {
+            shape: self.metadata.chunk_grid.chunk_shape(coords),
+            data_type: self.data_type(),
+        };
+        let decoded = self
+            .pipeline
+            .decode(encoded, &repr)
+            .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
         // Region copies index by the chunk's shape; a pipeline that produced another size is an error
         // here rather than an out-of-bounds panic there.
         if Some(decoded.len()) != repr.num_bytes() {
-            let reason = format!("decoded chunk has {} bytes, its shape {:?} needs {:?}", decoded.len(), repr.shape, repr.num_bytes());
-            return Err(ZarrError::codec(&self.store.locate(&key), CodecError::new("pipeline", reason)));
+            let reason = format!(
+                "decoded chunk has {} bytes, its shape {:?} needs {:?}",
+                decoded.len(),
+                repr.shape,
+                repr.num_bytes()
+            );
+            return Err(ZarrError::codec(
+                &self.store.locate(&key),
+                CodecError::new("pipeline", reason),
+            ));
         }
         Ok(Some(decoded))
     }
 
     /// Puts one chunk's share of the selection into `out` (shape `counts`), or the fill value when
     /// the chunk is missing.
-    fn place(&self, projection: &ChunkProjection, chunk: Option<&[u8]>, out: &mut [u8], counts: &[u64]) {
+    fn place(
+        &self,
+        projection: &ChunkProjection,
+        chunk: Option<&[u8]>,
+        out: &mut [u8],
+        counts: &[u64],
+    ) {
         let parts = &projection.parts;
         let part_counts: Vec<u64> = parts.iter().map(|p| p.count).collect();
         let out_start: Vec<u64> = parts.iter().map(|p| p.out_start).collect();
         let ones = vec![1u64; parts.len()];
-        let to = Placement { shape: counts, start: &out_start, step: &ones };
+        let to = Placement {
+            shape: counts,
+            start: &out_start,
+            step: &ones,
+        };
         match chunk {
             Some(src) => {
                 let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
                 let start: Vec<u64> = parts.iter().map(|p| p.start_in_chunk).collect();
                 let step: Vec<u64> = parts.iter().map(|p| p.step).collect();
-                let from = Placement { shape: &chunk_shape, start: &start, step: &step };
+                let from = Placement {
+                    shape: &chunk_shape,
+                    start: &start,
+                    step: &step,
+                };
                 copy_box(src, &from, out, &to, &part_counts, self.data_type().size());
             }
             None => fill_box(self.metadata.fill_value.as_bytes(), out, &to, &part_counts),
@@ -149,7 +209,11 @@ impl Array {
 
 /// A zeroed buffer for `shape` elements of `esize` bytes, refusing sizes that cannot exist here.
 fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
-    let too_large = || ZarrError::selection(format!("a result of shape {shape:?} is too large for memory"));
+    let too_large = || {
+        ZarrError::selection(format!(
+            "a result of shape {shape:?} is too large for memory"
+        ))
+    };
     let n = elements_size(shape, esize).ok_or_else(too_large)?;
     try_zeroed(n).map_err(|_| too_large())
 }

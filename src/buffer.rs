@@ -3,7 +3,11 @@
 
 /// No buffer may exceed wasm32's whole address space; native builds keep the same ceiling so that
 /// they fail where the wasm build fails (and tests cannot ask the host for terabytes).
-pub const MAX_BUFFER: usize = if usize::BITS > 32 { 1 << 32 } else { usize::MAX };
+pub const MAX_BUFFER: usize = if usize::BITS > 32 {
+    1 << 32
+} else {
+    usize::MAX
+};
 
 /// A zeroed buffer of `len` bytes, or an error naming the size.
 pub fn try_zeroed(len: usize) -> Result<Vec<u8>, String> {
@@ -15,10 +19,13 @@ pub fn try_zeroed(len: usize) -> Result<Vec<u8>, String> {
 /// Grows `v` to `len` zeroed bytes, or an error naming the size.
 pub fn try_grow(v: &mut Vec<u8>, len: usize) -> Result<(), String> {
     if len > MAX_BUFFER {
-        return Err(format!("cannot allocate {len} bytes (more than {MAX_BUFFER})"));
+        return Err(format!(
+            "cannot allocate {len} bytes (more than {MAX_BUFFER})"
+        ));
     }
     if len > v.len() {
-        v.try_reserve_exact(len - v.len()).map_err(|_| format!("cannot allocate {len} bytes"))?;
+        v.try_reserve_exact(len - v.len())
+            .map_err(|_| format!("cannot allocate {len} bytes"))?;
         v.resize(len, 0);
     }
     Ok(())

@@ -34,21 +34,42 @@ impl Axis {
             if count == 0 {
                 continue;
             }
-            runs.push(Run { first_chunk, origin, edge, count });
-            let extent = edge.checked_mul(count).ok_or("chunk edges add up past 2^64")?;
-            origin = origin.checked_add(extent).ok_or("chunk edges add up past 2^64")?;
+            runs.push(Run {
+                first_chunk,
+                origin,
+                edge,
+                count,
+            });
+            let extent = edge
+                .checked_mul(count)
+                .ok_or("chunk edges add up past 2^64")?;
+            origin = origin
+                .checked_add(extent)
+                .ok_or("chunk edges add up past 2^64")?;
             first_chunk = first_chunk.checked_add(count).ok_or("too many chunks")?;
         }
         if origin < len {
-            return Err(format!("chunk edges add up to {origin}, less than the array's length {len}"));
+            return Err(format!(
+                "chunk edges add up to {origin}, less than the array's length {len}"
+            ));
         }
-        let mut axis = Axis { runs, chunk_count: 0 };
-        axis.chunk_count = if len == 0 { 0 } else { axis.chunk_of(len - 1) + 1 };
+        let mut axis = Axis {
+            runs,
+            chunk_count: 0,
+        };
+        axis.chunk_count = if len == 0 {
+            0
+        } else {
+            axis.chunk_of(len - 1) + 1
+        };
         Ok(axis)
     }
 
     fn chunk_of(&self, index: u64) -> u64 {
-        let i = self.runs.partition_point(|r| r.origin <= index).saturating_sub(1);
+        let i = self
+            .runs
+            .partition_point(|r| r.origin <= index)
+            .saturating_sub(1);
         match self.runs.get(i) {
             Some(r) => r.first_chunk + (index - r.origin.min(index)) / r.edge,
             None => 0,
@@ -56,9 +77,16 @@ impl Axis {
     }
 
     fn span(&self, chunk: u64) -> (u64, u64) {
-        let i = self.runs.partition_point(|r| r.first_chunk <= chunk).saturating_sub(1);
+        let i = self
+            .runs
+            .partition_point(|r| r.first_chunk <= chunk)
+            .saturating_sub(1);
         match self.runs.get(i) {
-            Some(r) => (r.origin.saturating_add((chunk - r.first_chunk.min(chunk)).saturating_mul(r.edge)), r.edge),
+            Some(r) => (
+                r.origin
+                    .saturating_add((chunk - r.first_chunk.min(chunk)).saturating_mul(r.edge)),
+                r.edge,
+            ),
             None => (0, 1),
         }
     }
@@ -78,14 +106,21 @@ impl ChunkGrid {
             return Err(format!("chunk_shape {chunk_shape:?} has a zero length"));
         }
         if chunk_shape.len() != shape.len() {
-            return Err(format!("chunk_shape {chunk_shape:?} has {} dimensions, the array has {}", chunk_shape.len(), shape.len()));
+            return Err(format!(
+                "chunk_shape {chunk_shape:?} has {} dimensions, the array has {}",
+                chunk_shape.len(),
+                shape.len()
+            ));
         }
         let axes = chunk_shape
             .iter()
             .zip(shape)
             .map(|(&edge, &len)| Axis::from_runs([(edge, len.div_ceil(edge))], len))
             .collect::<Result<_, _>>()?;
-        Ok(ChunkGrid { axes, regular: Some(chunk_shape) })
+        Ok(ChunkGrid {
+            axes,
+            regular: Some(chunk_shape),
+        })
     }
 
     /// A rectilinear grid from its `chunk_shapes` (one entry per axis: an integer, or a list of
@@ -94,17 +129,26 @@ impl ChunkGrid {
         let per_axis = chunk_shapes
             .as_array()
             .filter(|a| a.len() == shape.len())
-            .ok_or_else(|| format!("chunk_shapes must list one entry per dimension ({}), not {chunk_shapes}", shape.len()))?;
+            .ok_or_else(|| {
+                format!(
+                    "chunk_shapes must list one entry per dimension ({}), not {chunk_shapes}",
+                    shape.len()
+                )
+            })?;
         let axes = per_axis
             .iter()
             .zip(shape)
             .enumerate()
             .map(|(dim, (spec, &len))| {
-                let pairs = axis_runs(spec, len).map_err(|e| format!("chunk_shapes[{dim}]: {e}"))?;
+                let pairs =
+                    axis_runs(spec, len).map_err(|e| format!("chunk_shapes[{dim}]: {e}"))?;
                 Axis::from_runs(pairs, len).map_err(|e| format!("chunk_shapes[{dim}]: {e}"))
             })
             .collect::<Result<_, _>>()?;
-        Ok(ChunkGrid { axes, regular: None })
+        Ok(ChunkGrid {
+            axes,
+            regular: None,
+        })
     }
 
     pub fn ndim(&self) -> usize {
@@ -134,23 +178,38 @@ impl ChunkGrid {
 
     /// The stored shape of the chunk at `coords`.
     pub fn chunk_shape(&self, coords: &[u64]) -> Vec<u64> {
-        coords.iter().enumerate().map(|(dim, &c)| self.dim_chunk_span(dim, c).1).collect()
+        coords
+            .iter()
+            .enumerate()
+            .map(|(dim, &c)| self.dim_chunk_span(dim, c).1)
+            .collect()
     }
 
     /// Where the chunk at `coords` starts in the array.
     pub fn chunk_origin(&self, coords: &[u64]) -> Vec<u64> {
-        coords.iter().enumerate().map(|(dim, &c)| self.dim_chunk_span(dim, c).0).collect()
+        coords
+            .iter()
+            .enumerate()
+            .map(|(dim, &c)| self.dim_chunk_span(dim, c).0)
+            .collect()
     }
 
     /// Whether `coords` names a chunk that covers part of the array.
     pub fn contains(&self, coords: &[u64]) -> bool {
-        coords.len() == self.axes.len() && coords.iter().zip(&self.axes).all(|(&c, a)| c < a.chunk_count)
+        coords.len() == self.axes.len()
+            && coords
+                .iter()
+                .zip(&self.axes)
+                .all(|(&c, a)| c < a.chunk_count)
     }
 }
 
 /// The (edge, count) runs of one rectilinear axis entry.
 fn axis_runs(spec: &Value, len: u64) -> Result<Vec<(u64, u64)>, String> {
-    let int = |v: &Value| v.as_u64().ok_or_else(|| format!("{v} is not a non-negative integer"));
+    let int = |v: &Value| {
+        v.as_u64()
+            .ok_or_else(|| format!("{v} is not a non-negative integer"))
+    };
     match spec {
         // One edge, repeated until the array's length is covered.
         Value::Number(_) => {
@@ -168,7 +227,9 @@ fn axis_runs(spec: &Value, len: u64) -> Result<Vec<(u64, u64)>, String> {
                 other => Ok((int(other)?, 1)),
             })
             .collect(),
-        other => Err(format!("{other} is neither an edge length nor a list of them")),
+        other => Err(format!(
+            "{other} is neither an edge length nor a list of them"
+        )),
     }
 }
 
@@ -181,30 +242,50 @@ mod tests {
     fn regular_grid_matches_the_spec_example() {
         let grid = ChunkGrid::regular(vec![5, 20, 400], &[10, 200, 3000]).unwrap();
         assert_eq!(grid.grid_shape(), vec![2, 10, 8]);
-        let coords: Vec<u64> = [7u64, 150, 900].iter().enumerate().map(|(d, &i)| grid.dim_chunk_of(d, i)).collect();
+        let coords: Vec<u64> = [7u64, 150, 900]
+            .iter()
+            .enumerate()
+            .map(|(d, &i)| grid.dim_chunk_of(d, i))
+            .collect();
         assert_eq!(coords, vec![1, 7, 2]);
         assert_eq!(grid.dim_chunk_span(2, 7), (2800, 400));
         assert!(ChunkGrid::regular(vec![3, 0], &[3, 3]).is_err());
-        assert_eq!(ChunkGrid::regular(vec![4], &[0]).unwrap().grid_shape(), vec![0]);
+        assert_eq!(
+            ChunkGrid::regular(vec![4], &[0]).unwrap().grid_shape(),
+            vec![0]
+        );
     }
 
     #[test]
     fn rectilinear_forms_from_the_spec_example() {
-        let grid = ChunkGrid::rectilinear(&json!([4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]]), &[6, 6, 6, 6, 6]).unwrap();
+        let grid = ChunkGrid::rectilinear(
+            &json!([4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]]),
+            &[6, 6, 6, 6, 6],
+        )
+        .unwrap();
         assert_eq!(grid.grid_shape(), vec![2, 3, 2, 4, 2]);
         assert_eq!(grid.regular_chunk_shape(), None);
-        let edges = |dim: usize| (0..grid.grid_shape()[dim]).map(|c| grid.dim_chunk_span(dim, c)).collect::<Vec<_>>();
+        let edges = |dim: usize| {
+            (0..grid.grid_shape()[dim])
+                .map(|c| grid.dim_chunk_span(dim, c))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(edges(1), vec![(0, 1), (1, 2), (3, 3)]);
         assert_eq!(edges(3), vec![(0, 1), (1, 1), (2, 1), (3, 3)]);
         // Overflow chunks past the shape are allowed; the third [4] is never needed.
         assert_eq!(edges(4), vec![(0, 4), (4, 4)]);
-        assert_eq!((0..6).map(|i| grid.dim_chunk_of(3, i)).collect::<Vec<_>>(), vec![0, 1, 2, 3, 3, 3]);
+        assert_eq!(
+            (0..6).map(|i| grid.dim_chunk_of(3, i)).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3, 3, 3]
+        );
         assert_eq!(grid.chunk_shape(&[1, 2, 0, 3, 1]), vec![4, 3, 4, 3, 4]);
     }
 
     #[test]
     fn rectilinear_errors_and_huge_runs() {
-        assert!(ChunkGrid::rectilinear(&json!([[1, 2]]), &[6]).unwrap_err().contains("less than"));
+        assert!(ChunkGrid::rectilinear(&json!([[1, 2]]), &[6])
+            .unwrap_err()
+            .contains("less than"));
         assert!(ChunkGrid::rectilinear(&json!([[0, 6]]), &[6]).is_err());
         assert!(ChunkGrid::rectilinear(&json!([[[2, 1, 1]]]), &[6]).is_err());
         assert!(ChunkGrid::rectilinear(&json!([3, 3]), &[6]).is_err());

@@ -60,11 +60,23 @@ mod tests {
 
     #[test]
     fn keys_follow_the_spec_examples() {
-        assert_eq!(ChunkKeyEncoding::Default(Separator::Slash).encode(&[1, 23, 45]), "c/1/23/45");
-        assert_eq!(ChunkKeyEncoding::Default(Separator::Dot).encode(&[1, 23, 45]), "c.1.23.45");
+        assert_eq!(
+            ChunkKeyEncoding::Default(Separator::Slash).encode(&[1, 23, 45]),
+            "c/1/23/45"
+        );
+        assert_eq!(
+            ChunkKeyEncoding::Default(Separator::Dot).encode(&[1, 23, 45]),
+            "c.1.23.45"
+        );
         assert_eq!(ChunkKeyEncoding::Default(Separator::Slash).encode(&[]), "c");
-        assert_eq!(ChunkKeyEncoding::V2(Separator::Dot).encode(&[1, 23, 45]), "1.23.45");
-        assert_eq!(ChunkKeyEncoding::V2(Separator::Slash).encode(&[1, 23, 45]), "1/23/45");
+        assert_eq!(
+            ChunkKeyEncoding::V2(Separator::Dot).encode(&[1, 23, 45]),
+            "1.23.45"
+        );
+        assert_eq!(
+            ChunkKeyEncoding::V2(Separator::Slash).encode(&[1, 23, 45]),
+            "1/23/45"
+        );
         assert_eq!(ChunkKeyEncoding::V2(Separator::Dot).encode(&[]), "0");
     }
 }

@@ -23,7 +23,9 @@ pub enum DataType {
     /// Two float64: real, then imaginary.
     Complex128,
     /// `r<bits>`: opaque bytes, `bits / 8` per element.
-    Raw { bytes: usize },
+    Raw {
+        bytes: usize,
+    },
 }
 
 impl DataType {
@@ -47,7 +49,10 @@ impl DataType {
             _ => {
                 // r8, r16, ...: a positive multiple of 8 bits, written without sign or leading zeros.
                 let digits = name.strip_prefix('r')?;
-                if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                if digits.is_empty()
+                    || digits.starts_with('0')
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
                     return None;
                 }
                 let bits: usize = digits.parse().ok()?;
@@ -122,7 +127,10 @@ mod tests {
 
     #[test]
     fn raw_type_names() {
-        assert_eq!(DataType::from_v3_name("r24"), Some(DataType::Raw { bytes: 3 }));
+        assert_eq!(
+            DataType::from_v3_name("r24"),
+            Some(DataType::Raw { bytes: 3 })
+        );
         for bad in ["r", "r0", "r12", "r08", "r-8", "rx"] {
             assert_eq!(DataType::from_v3_name(bad), None, "{bad}");
         }

@@ -30,7 +30,10 @@ pub type Result<T, E = ZarrError> = std::result::Result<T, E>;
 
 impl ZarrError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        ZarrError { kind, message: message.into() }
+        ZarrError {
+            kind,
+            message: message.into(),
+        }
     }
 
     pub fn not_found(location: &str) -> Self {
@@ -38,15 +41,24 @@ impl ZarrError {
     }
 
     pub fn metadata(location: &str, reason: impl fmt::Display) -> Self {
-        Self::new(ErrorKind::Metadata, format!("invalid metadata in {location}: {reason}"))
+        Self::new(
+            ErrorKind::Metadata,
+            format!("invalid metadata in {location}: {reason}"),
+        )
     }
 
     pub fn unsupported(location: &str, reason: impl fmt::Display) -> Self {
-        Self::new(ErrorKind::Unsupported, format!("unsupported in {location}: {reason}"))
+        Self::new(
+            ErrorKind::Unsupported,
+            format!("unsupported in {location}: {reason}"),
+        )
     }
 
     pub fn store(location: &str, reason: impl fmt::Display) -> Self {
-        Self::new(ErrorKind::Store, format!("cannot read {location}: {reason}"))
+        Self::new(
+            ErrorKind::Store,
+            format!("cannot read {location}: {reason}"),
+        )
     }
 
     pub fn selection(reason: impl fmt::Display) -> Self {
@@ -57,7 +69,10 @@ impl ZarrError {
     pub fn codec(location: &str, err: CodecError) -> Self {
         Self::new(
             ErrorKind::Codec,
-            format!("codec {} failed to decode {location}: {}", err.codec, err.reason),
+            format!(
+                "codec {} failed to decode {location}: {}",
+                err.codec, err.reason
+            ),
         )
     }
 }
@@ -79,7 +94,10 @@ pub struct CodecError {
 
 impl CodecError {
     pub fn new(codec: &'static str, reason: impl Into<String>) -> Self {
-        CodecError { codec, reason: reason.into() }
+        CodecError {
+            codec,
+            reason: reason.into(),
+        }
     }
 }
 

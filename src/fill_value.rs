@@ -46,7 +46,9 @@ impl FillValue {
             DataType::UInt16 => int_fill::<u16>(value, data_type)?.to_ne_bytes().to_vec(),
             DataType::UInt32 => int_fill::<u32>(value, data_type)?.to_ne_bytes().to_vec(),
             DataType::UInt64 => int_fill::<u64>(value, data_type)?.to_ne_bytes().to_vec(),
-            DataType::Float16 | DataType::Float32 | DataType::Float64 => float_bytes(value, data_type.size())?,
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+                float_bytes(value, data_type.size())?
+            }
             DataType::Complex64 | DataType::Complex128 => {
                 let parts = value
                     .as_array()
@@ -63,7 +65,11 @@ impl FillValue {
                 list.iter()
                     .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
                     .collect::<Option<Vec<u8>>>()
-                    .ok_or_else(|| format!("fill_value {value} has an entry that is not an integer from 0 to 255"))?
+                    .ok_or_else(|| {
+                        format!(
+                            "fill_value {value} has an entry that is not an integer from 0 to 255"
+                        )
+                    })?
             }
         };
         Ok(FillValue { bytes })
@@ -81,7 +87,9 @@ impl FillValue {
             DataType::UInt16 => Scalar::UInt(u16::from_ne_bytes(fixed(b)) as u64),
             DataType::UInt32 => Scalar::UInt(u32::from_ne_bytes(fixed(b)) as u64),
             DataType::UInt64 => Scalar::UInt(u64::from_ne_bytes(fixed(b))),
-            DataType::Float16 | DataType::Float32 | DataType::Float64 => Scalar::Float(float_value(b)),
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+                Scalar::Float(float_value(b))
+            }
             DataType::Complex64 | DataType::Complex128 => {
                 let (re, im) = b.split_at(b.len() / 2);
                 Scalar::Complex(float_value(re), float_value(im))
@@ -108,7 +116,10 @@ fn float_value(b: &[u8]) -> f64 {
     }
 }
 
-fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(value: &Value, data_type: DataType) -> Result<T, String> {
+fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(
+    value: &Value,
+    data_type: DataType,
+) -> Result<T, String> {
     let out_of_range = || format!("fill_value {value} is out of range for {data_type}");
     let not_integer = || format!("fill_value {value} is not an integer, as {data_type} requires");
     match value {
@@ -134,7 +145,10 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
         _ => v.to_ne_bytes().to_vec(),
     };
     match value {
-        Value::Number(n) => n.as_f64().map(from_f64).ok_or_else(|| format!("fill_value {value} is not a number")),
+        Value::Number(n) => n
+            .as_f64()
+            .map(from_f64)
+            .ok_or_else(|| format!("fill_value {value} is not a number")),
         Value::String(s) => match s.as_str() {
             // The spec's NaN: sign 0, mantissa MSB 1, the rest 0, at each width (a cast may not keep it).
             "NaN" => Ok(match size {
@@ -149,9 +163,13 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                     format!("fill_value {value} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"")
                 })?;
                 if hex.len() != size * 2 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(format!("fill_value {value} must be \"0x\" and exactly {} hex digits", size * 2));
+                    return Err(format!(
+                        "fill_value {value} must be \"0x\" and exactly {} hex digits",
+                        size * 2
+                    ));
                 }
-                let bits = u64::from_str_radix(hex, 16).map_err(|_| format!("fill_value {value} is not valid hexadecimal"))?;
+                let bits = u64::from_str_radix(hex, 16)
+                    .map_err(|_| format!("fill_value {value} is not valid hexadecimal"))?;
                 Ok(match size {
                     2 => (bits as u16).to_ne_bytes().to_vec(),
                     4 => (bits as u32).to_ne_bytes().to_vec(),
@@ -177,8 +195,14 @@ mod tests {
         assert_eq!(parse(json!(-128), DataType::Int8), Ok(Scalar::Int(-128)));
         assert!(parse(json!(128), DataType::Int8).is_err());
         assert!(parse(json!(-1), DataType::UInt8).is_err());
-        assert_eq!(parse(json!(u64::MAX), DataType::UInt64), Ok(Scalar::UInt(u64::MAX)));
-        assert_eq!(parse(json!(i64::MIN), DataType::Int64), Ok(Scalar::Int(i64::MIN)));
+        assert_eq!(
+            parse(json!(u64::MAX), DataType::UInt64),
+            Ok(Scalar::UInt(u64::MAX))
+        );
+        assert_eq!(
+            parse(json!(i64::MIN), DataType::Int64),
+            Ok(Scalar::Int(i64::MIN))
+        );
         assert!(parse(json!(1.5), DataType::Int32).is_err());
         assert!(parse(json!("1"), DataType::Int32).is_err());
     }
@@ -186,7 +210,10 @@ mod tests {
     #[test]
     fn floats_in_every_form() {
         assert_eq!(parse(json!(0.5), DataType::Float32), Ok(Scalar::Float(0.5)));
-        assert_eq!(parse(json!("-Infinity"), DataType::Float64), Ok(Scalar::Float(f64::NEG_INFINITY)));
+        assert_eq!(
+            parse(json!("-Infinity"), DataType::Float64),
+            Ok(Scalar::Float(f64::NEG_INFINITY))
+        );
         match parse(json!("NaN"), DataType::Float32) {
             Ok(Scalar::Float(v)) => assert!(v.is_nan()),
             other => panic!("{other:?}"),
@@ -207,17 +234,27 @@ mod tests {
         assert_eq!(f.as_bytes(), 0x7c00u16.to_ne_bytes());
         let f = FillValue::from_v3_json(&json!("0x7e01"), DataType::Float16).unwrap();
         assert_eq!(f.as_bytes(), 0x7e01u16.to_ne_bytes());
-        assert_eq!(parse(json!(-2.5), DataType::Float16), Ok(Scalar::Float(-2.5)));
+        assert_eq!(
+            parse(json!(-2.5), DataType::Float16),
+            Ok(Scalar::Float(-2.5))
+        );
     }
 
     #[test]
     fn complex_pairs_and_raw_bytes() {
-        assert_eq!(parse(json!([1.5, "-Infinity"]), DataType::Complex64), Ok(Scalar::Complex(1.5, f64::NEG_INFINITY)));
-        let f = FillValue::from_v3_json(&json!(["0x7ff8000000000001", 2]), DataType::Complex128).unwrap();
+        assert_eq!(
+            parse(json!([1.5, "-Infinity"]), DataType::Complex64),
+            Ok(Scalar::Complex(1.5, f64::NEG_INFINITY))
+        );
+        let f = FillValue::from_v3_json(&json!(["0x7ff8000000000001", 2]), DataType::Complex128)
+            .unwrap();
         assert_eq!(&f.as_bytes()[..8], 0x7ff8_0000_0000_0001u64.to_ne_bytes());
         assert!(parse(json!([1]), DataType::Complex64).is_err());
         assert!(parse(json!(1), DataType::Complex64).is_err());
-        assert_eq!(parse(json!([1, 255]), DataType::Raw { bytes: 2 }), Ok(Scalar::Raw(vec![1, 255])));
+        assert_eq!(
+            parse(json!([1, 255]), DataType::Raw { bytes: 2 }),
+            Ok(Scalar::Raw(vec![1, 255]))
+        );
         assert!(parse(json!([1, 256]), DataType::Raw { bytes: 2 }).is_err());
         assert!(parse(json!([1]), DataType::Raw { bytes: 2 }).is_err());
     }

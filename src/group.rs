@@ -51,13 +51,26 @@ pub struct Group {
 }
 
 impl Group {
-    pub fn new(store: Rc<dyn ReadableStore>, path: NodePath, metadata: GroupMetadata, inherited: Option<Rc<Consolidated>>) -> Group {
+    pub fn new(
+        store: Rc<dyn ReadableStore>,
+        path: NodePath,
+        metadata: GroupMetadata,
+        inherited: Option<Rc<Consolidated>>,
+    ) -> Group {
         // An ancestor's listing wins: zarr-python stores child groups' own listings empty.
         let consolidated = inherited.or_else(|| {
             let nodes = metadata.consolidated.clone()?;
-            Some(Rc::new(Consolidated { root: path.clone(), nodes }))
+            Some(Rc::new(Consolidated {
+                root: path.clone(),
+                nodes,
+            }))
         });
-        Group { store, path, metadata, consolidated }
+        Group {
+            store,
+            path,
+            metadata,
+            consolidated,
+        }
     }
 
     pub fn path(&self) -> &NodePath {
@@ -78,10 +91,21 @@ impl Group {
         let Some(consolidated) = &self.consolidated else {
             return open(self.store.clone(), path.as_str()).await;
         };
-        let location = format!("{} (consolidated metadata)", self.store.locate(&path.key("zarr.json")));
-        let doc = consolidated.document(&path).ok_or_else(|| ZarrError::not_found(&location))?;
+        let location = format!(
+            "{} (consolidated metadata)",
+            self.store.locate(&path.key("zarr.json"))
+        );
+        let doc = consolidated
+            .document(&path)
+            .ok_or_else(|| ZarrError::not_found(&location))?;
         let metadata = v3::parse_document(doc, &location)?;
-        node_from_metadata(self.store.clone(), path, metadata, &location, Some(consolidated.clone()))
+        node_from_metadata(
+            self.store.clone(),
+            path,
+            metadata,
+            &location,
+            Some(consolidated.clone()),
+        )
     }
 
     /// The direct children, where the hierarchy lists them (consolidated metadata); else `None`.
@@ -92,12 +116,24 @@ impl Group {
             .nodes
             .iter()
             .filter_map(|(key, doc)| {
-                let rest = if own.is_empty() { key.as_str() } else { key.strip_prefix(own)?.strip_prefix('/')? };
+                let rest = if own.is_empty() {
+                    key.as_str()
+                } else {
+                    key.strip_prefix(own)?.strip_prefix('/')?
+                };
                 if rest.is_empty() || rest.contains('/') {
                     return None;
                 }
-                let kind = doc.get("node_type").and_then(Value::as_str).unwrap_or("unknown").to_string();
-                Some(Child { name: rest.to_string(), path: self.path.join(rest).ok()?.as_str().to_string(), kind })
+                let kind = doc
+                    .get("node_type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown")
+                    .to_string();
+                Some(Child {
+                    name: rest.to_string(),
+                    path: self.path.join(rest).ok()?.as_str().to_string(),
+                    kind,
+                })
             })
             .collect();
         children.sort_by(|a, b| a.name.cmp(&b.name));

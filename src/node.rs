@@ -18,7 +18,10 @@ pub async fn open(store: Rc<dyn ReadableStore>, path: &str) -> Result<Node> {
     let path = NodePath::parse(path)?;
     let key = path.key("zarr.json");
     let location = store.locate(&key);
-    let bytes = store.get(&key).await?.ok_or_else(|| ZarrError::not_found(&location))?;
+    let bytes = store
+        .get(&key)
+        .await?
+        .ok_or_else(|| ZarrError::not_found(&location))?;
     let metadata = v3::parse(&bytes, &location)?;
     node_from_metadata(store, path, metadata, &location, None)
 }

@@ -32,10 +32,14 @@ impl NodePath {
                 None
             };
             if let Some(problem) = problem {
-                return Err(ZarrError::selection(format!("node path \"{path}\" {problem}")));
+                return Err(ZarrError::selection(format!(
+                    "node path \"{path}\" {problem}"
+                )));
             }
         }
-        Ok(NodePath { path: trimmed.to_string() })
+        Ok(NodePath {
+            path: trimmed.to_string(),
+        })
     }
 
     pub fn as_str(&self) -> &str {
@@ -48,7 +52,9 @@ impl NodePath {
         Ok(match (self.path.is_empty(), child.path.is_empty()) {
             (true, _) => child,
             (false, true) => self.clone(),
-            (false, false) => NodePath { path: format!("{}/{}", self.path, child.path) },
+            (false, false) => NodePath {
+                path: format!("{}/{}", self.path, child.path),
+            },
         })
     }
 
@@ -68,9 +74,15 @@ mod tests {
 
     #[test]
     fn paths_normalise_and_refuse_escapes() {
-        assert_eq!(NodePath::parse("/a/b/").unwrap().key("zarr.json"), "a/b/zarr.json");
+        assert_eq!(
+            NodePath::parse("/a/b/").unwrap().key("zarr.json"),
+            "a/b/zarr.json"
+        );
         assert_eq!(NodePath::parse("").unwrap().key("zarr.json"), "zarr.json");
-        assert_eq!(NodePath::parse("a").unwrap().join("b/c").unwrap().as_str(), "a/b/c");
+        assert_eq!(
+            NodePath::parse("a").unwrap().join("b/c").unwrap().as_str(),
+            "a/b/c"
+        );
         for bad in ["a//b", "a/../b", ".", "a/__x"] {
             assert!(NodePath::parse(bad).is_err(), "{bad}");
         }

@@ -54,7 +54,14 @@ fn for_each_row(counts: &[u64], mut row: impl FnMut(&[u64])) {
 
 /// Copies `counts` elements of `esize` bytes from `src` (at `from`) to `dst` (at `to`).
 /// The caller guarantees that both boxes lie inside their buffers.
-pub fn copy_box(src: &[u8], from: &Placement, dst: &mut [u8], to: &Placement, counts: &[u64], esize: usize) {
+pub fn copy_box(
+    src: &[u8],
+    from: &Placement,
+    dst: &mut [u8],
+    to: &Placement,
+    counts: &[u64],
+    esize: usize,
+) {
     let src_strides = c_strides(from.shape);
     let dst_strides = c_strides(to.shape);
     let last = counts.len().checked_sub(1);
@@ -66,12 +73,16 @@ pub fn copy_box(src: &[u8], from: &Placement, dst: &mut [u8], to: &Placement, co
             return;
         };
         let n = counts[last] as usize;
-        let (ss, ts) = (from.step[last] as usize * esize, to.step[last] as usize * esize);
+        let (ss, ts) = (
+            from.step[last] as usize * esize,
+            to.step[last] as usize * esize,
+        );
         if ss == esize && ts == esize {
             dst[t..t + n * esize].copy_from_slice(&src[s..s + n * esize]);
         } else {
             for i in 0..n {
-                dst[t + i * ts..t + i * ts + esize].copy_from_slice(&src[s + i * ss..s + i * ss + esize]);
+                dst[t + i * ts..t + i * ts + esize]
+                    .copy_from_slice(&src[s + i * ss..s + i * ss + esize]);
             }
         }
     });
@@ -103,8 +114,16 @@ mod tests {
         // 4x5 source of u8 0..20; take rows 1,3 and columns 0,2,4 into a 3x4 destination at (1,1).
         let src: Vec<u8> = (0..20).collect();
         let mut dst = vec![0u8; 12];
-        let from = Placement { shape: &[4, 5], start: &[1, 0], step: &[2, 2] };
-        let to = Placement { shape: &[3, 4], start: &[1, 1], step: &[1, 1] };
+        let from = Placement {
+            shape: &[4, 5],
+            start: &[1, 0],
+            step: &[2, 2],
+        };
+        let to = Placement {
+            shape: &[3, 4],
+            start: &[1, 1],
+            step: &[1, 1],
+        };
         copy_box(&src, &from, &mut dst, &to, &[2, 3], 1);
         assert_eq!(dst, vec![0, 0, 0, 0, 0, 5, 7, 9, 0, 15, 17, 19]);
     }
@@ -112,10 +131,34 @@ mod tests {
     #[test]
     fn fills_multi_byte_elements_and_zero_dimensional_boxes() {
         let mut dst = vec![0u8; 8];
-        fill_box(&[1, 2], &mut dst, &Placement { shape: &[2, 2], start: &[1, 0], step: &[1, 1] }, &[1, 2]);
+        fill_box(
+            &[1, 2],
+            &mut dst,
+            &Placement {
+                shape: &[2, 2],
+                start: &[1, 0],
+                step: &[1, 1],
+            },
+            &[1, 2],
+        );
         assert_eq!(dst, vec![0, 0, 0, 0, 1, 2, 1, 2]);
         let mut scalar = vec![0u8; 4];
-        copy_box(&[9, 9, 9, 9], &Placement { shape: &[], start: &[], step: &[] }, &mut scalar, &Placement { shape: &[], start: &[], step: &[] }, &[], 4);
+        copy_box(
+            &[9, 9, 9, 9],
+            &Placement {
+                shape: &[],
+                start: &[],
+                step: &[],
+            },
+            &mut scalar,
+            &Placement {
+                shape: &[],
+                start: &[],
+                step: &[],
+            },
+            &[],
+            4,
+        );
         assert_eq!(scalar, vec![9; 4]);
     }
 }

@@ -12,7 +12,11 @@ pub enum DimSelection {
     /// One index (negative counts from the end); the dimension is dropped from the result.
     Index(i64),
     /// Python-style slice; missing bounds mean the ends, negative ones count from the end.
-    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    Slice {
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: Option<i64>,
+    },
 }
 
 /// A resolved dimension: elements `start, start+step, ...`, `count` of them.
@@ -37,32 +41,68 @@ pub fn resolve(selection: &[DimSelection], shape: &[u64]) -> Result<Vec<DimRange
     shape
         .iter()
         .enumerate()
-        .map(|(dim, &len)| resolve_dim(selection.get(dim).copied().unwrap_or(DimSelection::All), len, dim))
+        .map(|(dim, &len)| {
+            resolve_dim(
+                selection.get(dim).copied().unwrap_or(DimSelection::All),
+                len,
+                dim,
+            )
+        })
         .collect()
 }
 
 fn resolve_dim(sel: DimSelection, len: u64, dim: usize) -> Result<DimRange> {
-    let ilen = i64::try_from(len).map_err(|_| ZarrError::selection(format!("dimension {dim} is too long")))?;
+    let ilen = i64::try_from(len)
+        .map_err(|_| ZarrError::selection(format!("dimension {dim} is too long")))?;
     match sel {
-        DimSelection::All => Ok(DimRange { start: 0, step: 1, count: len, keep: true }),
+        DimSelection::All => Ok(DimRange {
+            start: 0,
+            step: 1,
+            count: len,
+            keep: true,
+        }),
         DimSelection::Index(i) => {
             let j = if i < 0 { i + ilen } else { i };
             if j < 0 || j >= ilen {
-                return Err(ZarrError::selection(format!("index {i} is out of bounds for dimension {dim} of length {len}")));
+                return Err(ZarrError::selection(format!(
+                    "index {i} is out of bounds for dimension {dim} of length {len}"
+                )));
             }
-            Ok(DimRange { start: j as u64, step: 1, count: 1, keep: false })
+            Ok(DimRange {
+                start: j as u64,
+                step: 1,
+                count: 1,
+                keep: false,
+            })
         }
         DimSelection::Slice { start, stop, step } => {
             let step = step.unwrap_or(1);
             if step < 1 {
-                return Err(ZarrError::selection(format!("slice step {step} in dimension {dim}: only positive steps are supported")));
+                return Err(ZarrError::selection(format!(
+                    "slice step {step} in dimension {dim}: only positive steps are supported"
+                )));
             }
             // Python's rules for positive steps: negative bounds count from the end, then clamp.
-            let clamp = |b: i64| if b < 0 { (b + ilen).max(0) } else { b.min(ilen) };
+            let clamp = |b: i64| {
+                if b < 0 {
+                    (b + ilen).max(0)
+                } else {
+                    b.min(ilen)
+                }
+            };
             let start = start.map_or(0, clamp);
             let stop = stop.map_or(ilen, clamp);
-            let count = if stop > start { (stop - start - 1) / step + 1 } else { 0 };
-            Ok(DimRange { start: start as u64, step: step as u64, count: count as u64, keep: true })
+            let count = if stop > start {
+                (stop - start - 1) / step + 1
+            } else {
+                0
+            };
+            Ok(DimRange {
+                start: start as u64,
+                step: step as u64,
+                count: count as u64,
+                keep: true,
+            })
         }
     }
 }
@@ -86,13 +126,19 @@ pub struct DimChunkPart {
 
 /// Splits one resolved dimension into the chunks it touches, in order. Fails rather than aborts
 /// when the list cannot be held (a selection over billions of tiny chunks).
-pub fn dim_chunk_parts(grid: &ChunkGrid, dim: usize, range: &DimRange) -> Result<Vec<DimChunkPart>> {
+pub fn dim_chunk_parts(
+    grid: &ChunkGrid,
+    dim: usize,
+    range: &DimRange,
+) -> Result<Vec<DimChunkPart>> {
     let mut parts: Vec<DimChunkPart> = Vec::new();
     let mut k = 0u64;
     while k < range.count {
         if parts.len() == parts.capacity() {
             parts.try_reserve(parts.len().max(16)).map_err(|_| {
-                ZarrError::selection(format!("the selection touches too many chunks along dimension {dim} to list"))
+                ZarrError::selection(format!(
+                    "the selection touches too many chunks along dimension {dim} to list"
+                ))
             })?;
         }
         let index = range.start + k * range.step;
@@ -100,7 +146,13 @@ pub fn dim_chunk_parts(grid: &ChunkGrid, dim: usize, range: &DimRange) -> Result
         let (origin, len) = grid.dim_chunk_span(dim, chunk);
         let last_in_chunk = origin + len - 1;
         let count = ((last_in_chunk - index) / range.step + 1).min(range.count - k);
-        parts.push(DimChunkPart { chunk, start_in_chunk: index - origin, step: range.step, count, out_start: k });
+        parts.push(DimChunkPart {
+            chunk,
+            start_in_chunk: index - origin,
+            step: range.step,
+            count,
+            out_start: k,
+        });
         k += count;
     }
     Ok(parts)
@@ -118,10 +170,22 @@ pub struct ChunkProjection {
 pub fn chunk_projections(grid: &ChunkGrid, ranges: &[DimRange]) -> Result<ChunkProjections> {
     // An empty selection touches no chunk, however many the other axes would list.
     if ranges.iter().any(|r| r.count == 0) {
-        return Ok(ChunkProjections { per_dim: Vec::new(), odometer: Vec::new(), done: true });
+        return Ok(ChunkProjections {
+            per_dim: Vec::new(),
+            odometer: Vec::new(),
+            done: true,
+        });
     }
-    let per_dim = ranges.iter().enumerate().map(|(d, r)| dim_chunk_parts(grid, d, r)).collect::<Result<Vec<_>>>()?;
-    Ok(ChunkProjections { odometer: vec![0; per_dim.len()], per_dim, done: false })
+    let per_dim = ranges
+        .iter()
+        .enumerate()
+        .map(|(d, r)| dim_chunk_parts(grid, d, r))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ChunkProjections {
+        odometer: vec![0; per_dim.len()],
+        per_dim,
+        done: false,
+    })
 }
 
 pub struct ChunkProjections {
@@ -137,7 +201,12 @@ impl Iterator for ChunkProjections {
         if self.done {
             return None;
         }
-        let parts: Vec<DimChunkPart> = self.odometer.iter().enumerate().map(|(d, &i)| self.per_dim[d][i]).collect();
+        let parts: Vec<DimChunkPart> = self
+            .odometer
+            .iter()
+            .enumerate()
+            .map(|(d, &i)| self.per_dim[d][i])
+            .collect();
         // Advance the last dimension fastest; done once every digit has wrapped.
         self.done = true;
         for d in (0..self.per_dim.len()).rev() {
@@ -148,7 +217,10 @@ impl Iterator for ChunkProjections {
             }
             self.odometer[d] = 0;
         }
-        Some(ChunkProjection { coords: parts.iter().map(|p| p.chunk).collect(), parts })
+        Some(ChunkProjection {
+            coords: parts.iter().map(|p| p.chunk).collect(),
+            parts,
+        })
     }
 }
 
@@ -170,20 +242,30 @@ mod tests {
         assert_eq!(r.count, 0);
         assert!(resolve(&[slice(None, None, Some(-1))], &[10]).is_err());
         assert!(resolve(&[DimSelection::Index(10)], &[10]).is_err());
-        assert_eq!(resolve(&[DimSelection::Index(-1)], &[10]).unwrap()[0].start, 9);
+        assert_eq!(
+            resolve(&[DimSelection::Index(-1)], &[10]).unwrap()[0].start,
+            9
+        );
         assert!(resolve(&[DimSelection::All, DimSelection::All], &[10]).is_err());
     }
 
     #[test]
     fn projection_covers_each_selected_element_once() {
         let grid = ChunkGrid::regular(vec![4, 3], &[10, 7]).unwrap();
-        let ranges = resolve(&[slice(Some(1), Some(11), Some(2)), DimSelection::Index(4)], &[10, 7]).unwrap();
+        let ranges = resolve(
+            &[slice(Some(1), Some(11), Some(2)), DimSelection::Index(4)],
+            &[10, 7],
+        )
+        .unwrap();
         let projections: Vec<_> = chunk_projections(&grid, &ranges).unwrap().collect();
         let mut seen = vec![];
         for p in &projections {
             let d0 = p.parts[0];
             for k in 0..d0.count {
-                seen.push((d0.out_start + k, p.coords[0] * 4 + d0.start_in_chunk + k * d0.step));
+                seen.push((
+                    d0.out_start + k,
+                    p.coords[0] * 4 + d0.start_in_chunk + k * d0.step,
+                ));
             }
             assert_eq!(p.coords[1], 1);
             assert_eq!(p.parts[1].start_in_chunk, 1);

@@ -36,7 +36,11 @@ fn array_files(path: &str) -> Vec<(String, Vec<u8>)> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                let key = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                let key = p
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 files.push((key, std::fs::read(&p).unwrap()));
             }
         }
@@ -66,7 +70,20 @@ fn mutate_bytes(rng: &mut Rng, bytes: &mut Vec<u8>) {
     }
 }
 
-const EXTREMES: &[i128] = &[0, 1, -1, 255, 65536, 1 << 31, 1 << 32, 1 << 40, 1 << 53, i64::MAX as i128, u64::MAX as i128, -(1 << 63)];
+const EXTREMES: &[i128] = &[
+    0,
+    1,
+    -1,
+    255,
+    65536,
+    1 << 31,
+    1 << 32,
+    1 << 40,
+    1 << 53,
+    i64::MAX as i128,
+    u64::MAX as i128,
+    -(1 << 63),
+];
 
 /// Replaces one number somewhere in the document with an extreme value.
 fn mutate_json(rng: &mut Rng, doc: &mut Value) {
@@ -85,25 +102,44 @@ fn mutate_json(rng: &mut Rng, doc: &mut Value) {
     }
     let slot = slots[rng.below(slots.len())];
     let value = EXTREMES[rng.below(EXTREMES.len())];
-    let new = if let Ok(i) = i64::try_from(value) { json!(i) } else { json!(value as u64) };
+    let new = if let Ok(i) = i64::try_from(value) {
+        json!(i)
+    } else {
+        json!(value as u64)
+    };
     // SAFETY: the pointers were taken from `doc`, which is not otherwise touched until here.
     unsafe { *slot = new };
 }
 
 fn read_everything(store: MemoryStore) {
     let store = Rc::new(store);
-    let Ok(Node::Array(arr)) = block_on(open(store, "")) else { return };
+    let Ok(Node::Array(arr)) = block_on(open(store, "")) else {
+        return;
+    };
     let _ = block_on(arr.get(&[]));
-    let _ = block_on(arr.get(&[DimSelection::Slice { start: Some(1), stop: None, step: Some(3) }]));
+    let _ = block_on(arr.get(&[DimSelection::Slice {
+        start: Some(1),
+        stop: None,
+        step: Some(3),
+    }]));
     let _ = block_on(arr.get_chunk(&vec![0; arr.shape().len()]));
 }
 
 #[test]
 fn mutated_fixtures_give_errors_not_panics() {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
-    for path in ["dtypes/uint16", "dtypes/float64", "layouts/d3", "big_endian/int64", "sparse/int_fill", "layouts/scalar"] {
+    for path in [
+        "dtypes/uint16",
+        "dtypes/float64",
+        "layouts/d3",
+        "big_endian/int64",
+        "sparse/int_fill",
+        "layouts/scalar",
+    ] {
         let files = array_files(path);
-        let meta: Value = serde_json::from_slice(&files.iter().find(|(k, _)| k == "zarr.json").unwrap().1).unwrap();
+        let meta: Value =
+            serde_json::from_slice(&files.iter().find(|(k, _)| k == "zarr.json").unwrap().1)
+                .unwrap();
         for round in 0..400 {
             let mut store = MemoryStore::new();
             let victim = rng.below(files.len());
@@ -135,7 +171,9 @@ fn absurd_shapes_are_refused_without_allocating() {
     let mut store = MemoryStore::new();
     store.insert("zarr.json", meta.to_string());
     store.insert("c/0/0", vec![0u8; 16]);
-    let Ok(Node::Array(arr)) = block_on(open(Rc::new(store), "")) else { panic!("should open") };
+    let Ok(Node::Array(arr)) = block_on(open(Rc::new(store), "")) else {
+        panic!("should open")
+    };
     let err = block_on(arr.get(&[])).unwrap_err();
     assert!(err.message.contains("too large"), "{err}");
     let err = block_on(arr.get_chunk(&[0, 0])).unwrap_err();

@@ -27,14 +27,24 @@ fn open_in(store: Rc<DirStore>, path: &str) -> zarr_wasm::Array {
 /// Compares element bytes, treating NaNs of a float type as equal to each other.
 fn same_values(dtype: &str, got: &[u8], want: &[u8]) -> bool {
     match dtype {
-        "float64" => got.chunks(8).zip(want.chunks(8)).all(|(a, b)| {
-            let (a, b) = (f64::from_le_bytes(a.try_into().unwrap()), f64::from_le_bytes(b.try_into().unwrap()));
-            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-        }) && got.len() == want.len(),
-        "float32" => got.chunks(4).zip(want.chunks(4)).all(|(a, b)| {
-            let (a, b) = (f32::from_le_bytes(a.try_into().unwrap()), f32::from_le_bytes(b.try_into().unwrap()));
-            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-        }) && got.len() == want.len(),
+        "float64" => {
+            got.chunks(8).zip(want.chunks(8)).all(|(a, b)| {
+                let (a, b) = (
+                    f64::from_le_bytes(a.try_into().unwrap()),
+                    f64::from_le_bytes(b.try_into().unwrap()),
+                );
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }) && got.len() == want.len()
+        }
+        "float32" => {
+            got.chunks(4).zip(want.chunks(4)).all(|(a, b)| {
+                let (a, b) = (
+                    f32::from_le_bytes(a.try_into().unwrap()),
+                    f32::from_le_bytes(b.try_into().unwrap()),
+                );
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }) && got.len() == want.len()
+        }
         _ => got == want,
     }
 }
@@ -46,14 +56,29 @@ fn every_fixture_array_reads_whole_and_matches() {
     assert!(arrays.len() >= 50);
     for entry in arrays {
         let path = entry["path"].as_str().unwrap();
-        let arr = open_in(Rc::new(DirStore::fixtures(entry["store"].as_str().unwrap())), path);
-        assert_eq!(arr.data_type().v3_name(), entry["dtype"].as_str().unwrap(), "{path}");
-        let shape: Vec<u64> = entry["shape"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let arr = open_in(
+            Rc::new(DirStore::fixtures(entry["store"].as_str().unwrap())),
+            path,
+        );
+        assert_eq!(
+            arr.data_type().v3_name(),
+            entry["dtype"].as_str().unwrap(),
+            "{path}"
+        );
+        let shape: Vec<u64> = entry["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
         assert_eq!(arr.shape(), &shape[..], "{path}");
         let data = block_on(arr.get(&[])).unwrap();
         assert_eq!(data.shape, shape, "{path}");
         let want = std::fs::read(fixture_path(entry["data"].as_str().unwrap())).unwrap();
-        assert!(same_values(entry["dtype"].as_str().unwrap(), &data.bytes, &want), "{path}: values differ");
+        assert!(
+            same_values(entry["dtype"].as_str().unwrap(), &data.bytes, &want),
+            "{path}: values differ"
+        );
     }
 }
 
@@ -68,9 +93,17 @@ fn slices_and_indices_match_the_whole_read() {
         whole.bytes[off..off + 4].to_vec()
     };
     let sel = [
-        DimSelection::Slice { start: Some(1), stop: Some(7), step: Some(2) },
+        DimSelection::Slice {
+            start: Some(1),
+            stop: Some(7),
+            step: Some(2),
+        },
         DimSelection::Index(-2),
-        DimSelection::Slice { start: None, stop: Some(-1), step: None },
+        DimSelection::Slice {
+            start: None,
+            stop: Some(-1),
+            step: None,
+        },
     ];
     let part = block_on(arr.get(&sel)).unwrap();
     assert_eq!(part.shape, vec![3, 4]);
@@ -89,7 +122,10 @@ fn missing_chunks_are_the_fill_value() {
     let arr = open_array(&store, "sparse/int_fill");
     let chunk = block_on(arr.get_chunk(&[3, 0])).unwrap();
     assert_eq!(chunk.shape, vec![10, 10]);
-    assert!(chunk.bytes.chunks(2).all(|e| i16::from_ne_bytes([e[0], e[1]]) == 42));
+    assert!(chunk
+        .bytes
+        .chunks(2)
+        .all(|e| i16::from_ne_bytes([e[0], e[1]]) == 42));
     let err = block_on(arr.get_chunk(&[4, 0])).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Selection);
 }
@@ -102,16 +138,27 @@ fn broken_stores_fail_with_errors_that_say_where_and_what() {
         Ok(_) => panic!("{p} opened"),
     };
     let e = open_err("not_json");
-    assert!(e.message.contains("not_json/zarr.json") && e.message.contains("not valid JSON"), "{e}");
+    assert!(
+        e.message.contains("not_json/zarr.json") && e.message.contains("not valid JSON"),
+        "{e}"
+    );
     assert!(open_err("not_zarr").message.contains("zarr_format"));
     assert!(open_err("unknown_codec").message.contains("frobnicate"));
     assert!(open_err("unknown_dtype").message.contains("uint7"));
     assert_eq!(open_err("no_such_node").kind, ErrorKind::NotFound);
-    for (name, what) in [("truncated_gzip", "gzip"), ("corrupt_gzip", "gzip"), ("wrong_size", "bytes")] {
+    for (name, what) in [
+        ("truncated_gzip", "gzip"),
+        ("corrupt_gzip", "gzip"),
+        ("wrong_size", "bytes"),
+    ] {
         let arr = open_array(&store, name);
         let e = block_on(arr.get(&[])).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Codec, "{name}: {e}");
-        assert!(e.message.contains(&format!("codec {what}")) && e.message.contains(&format!("{name}/c/0/0")), "{e}");
+        assert!(
+            e.message.contains(&format!("codec {what}"))
+                && e.message.contains(&format!("{name}/c/0/0")),
+            "{e}"
+        );
         // The other chunks are intact.
         assert!(block_on(arr.get_chunk(&[1, 1])).is_ok());
     }

@@ -31,11 +31,17 @@ fn set(obj: &Object, key: &str, value: impl Into<JsValue>) -> Result<(), JsValue
 }
 
 fn numbers(values: &[u64]) -> JsValue {
-    values.iter().map(|&v| JsValue::from_f64(v as f64)).collect::<JsArray>().into()
+    values
+        .iter()
+        .map(|&v| JsValue::from_f64(v as f64))
+        .collect::<JsArray>()
+        .into()
 }
 
 fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(Into::into)
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(Into::into)
 }
 
 fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
@@ -46,7 +52,11 @@ fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
         Scalar::Int(i) => JsValue::from_f64(i as f64),
         Scalar::UInt(u) => JsValue::from_f64(u as f64),
         Scalar::Float(f) => JsValue::from_f64(f),
-        Scalar::Complex(re, im) => [re, im].iter().map(|&v| JsValue::from_f64(v)).collect::<JsArray>().into(),
+        Scalar::Complex(re, im) => [re, im]
+            .iter()
+            .map(|&v| JsValue::from_f64(v))
+            .collect::<JsArray>()
+            .into(),
         Scalar::Raw(bytes) => Uint8Array::from(bytes.as_slice()).into(),
     }
 }
@@ -58,11 +68,29 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
     set(&obj, "path", array.path().as_str())?;
     set(&obj, "zarrFormat", 3)?;
     set(&obj, "shape", numbers(&meta.shape))?;
-    set(&obj, "chunks", meta.chunk_grid.regular_chunk_shape().map_or(JsValue::NULL, numbers))?;
-    set(&obj, "chunkGrid", if meta.chunk_grid.regular_chunk_shape().is_some() { "regular" } else { "rectilinear" })?;
+    set(
+        &obj,
+        "chunks",
+        meta.chunk_grid
+            .regular_chunk_shape()
+            .map_or(JsValue::NULL, numbers),
+    )?;
+    set(
+        &obj,
+        "chunkGrid",
+        if meta.chunk_grid.regular_chunk_shape().is_some() {
+            "regular"
+        } else {
+            "rectilinear"
+        },
+    )?;
     set(&obj, "gridShape", numbers(&meta.chunk_grid.grid_shape()))?;
     set(&obj, "dtype", meta.data_type.v3_name())?;
-    set(&obj, "fillValue", fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type))?;
+    set(
+        &obj,
+        "fillValue",
+        fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type),
+    )?;
     set(&obj, "attrs", json(&meta.attributes)?)?;
     set(&obj, "dimensionNames", json(&meta.dimension_names)?)?;
     Ok(obj.into())
@@ -85,7 +113,11 @@ pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
             })
             .collect::<Result<JsArray, JsValue>>()
     });
-    set(&obj, "children", children.transpose()?.map_or(JsValue::NULL, JsValue::from))?;
+    set(
+        &obj,
+        "children",
+        children.transpose()?.map_or(JsValue::NULL, JsValue::from),
+    )?;
     Ok(obj.into())
 }
 
@@ -99,13 +131,19 @@ pub fn chunk_extent(origin: &[u64], shape: &[u64]) -> Result<JsValue, JsValue> {
 
 /// A typed array from the global scope by name, if this runtime has it (Float16Array is recent).
 fn global_typed_array(name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValue> {
-    let ctor = Reflect::get(&js_sys::global(), &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    let ctor = Reflect::get(&js_sys::global(), &name.into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
     Reflect::construct(&ctor, &JsArray::of1(buffer)).ok()
 }
 
 /// float16 elements (native order) as a Float32Array of the same values, for runtimes without Float16Array.
 fn float16_as_float32(bytes: &[u8]) -> JsValue {
-    let values: Vec<f32> = bytes.chunks_exact(2).map(|b| half::f16::from_ne_bytes([b[0], b[1]]).to_f32()).collect();
+    let values: Vec<f32> = bytes
+        .chunks_exact(2)
+        .map(|b| half::f16::from_ne_bytes([b[0], b[1]]).to_f32())
+        .collect();
     js_sys::Float32Array::from(values.as_slice()).into()
 }
 
@@ -113,7 +151,9 @@ fn float16_as_float32(bytes: &[u8]) -> JsValue {
 /// interleaved (re, im) floats, raw types as bytes, float16 as Float16Array where the runtime has
 /// one and otherwise as a Float32Array of the same values.
 pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
-    if data.data_type == DataType::Float16 && Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) {
+    if data.data_type == DataType::Float16
+        && Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true)
+    {
         return with_shape(float16_as_float32(&data.bytes), &data.shape);
     }
     // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
@@ -122,7 +162,8 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
     let buffer = bytes.buffer();
     let typed: JsValue = match data.data_type {
         DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => bytes.into(),
-        DataType::Float16 => global_typed_array("Float16Array", &buffer).ok_or("Float16Array could not be constructed")?,
+        DataType::Float16 => global_typed_array("Float16Array", &buffer)
+            .ok_or("Float16Array could not be constructed")?,
         DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
         DataType::Complex128 => js_sys::Float64Array::new(&buffer).into(),
         DataType::Int8 => js_sys::Int8Array::new(&buffer).into(),
@@ -149,10 +190,17 @@ fn with_shape(typed: JsValue, shape: &[u64]) -> Result<JsValue, JsValue> {
 fn integer(value: &JsValue, what: &str) -> Result<i64, ZarrError> {
     let n = value
         .as_f64()
-        .or_else(|| value.dyn_ref::<js_sys::BigInt>().and_then(|b| i64::try_from(b.clone()).ok()).map(|i| i as f64))
+        .or_else(|| {
+            value
+                .dyn_ref::<js_sys::BigInt>()
+                .and_then(|b| i64::try_from(b.clone()).ok())
+                .map(|i| i as f64)
+        })
         .ok_or_else(|| ZarrError::selection(format!("{what} must be a number, not {value:?}")))?;
     if n.fract() != 0.0 || !n.is_finite() || n.abs() > 9.007_199_254_740_991e15 {
-        return Err(ZarrError::selection(format!("{what} must be an integer, not {n}")));
+        return Err(ZarrError::selection(format!(
+            "{what} must be an integer, not {n}"
+        )));
     }
     Ok(n as i64)
 }
@@ -174,12 +222,15 @@ pub fn parse_selection(value: &JsValue, ndim: usize) -> Result<Vec<DimSelection>
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
-    let list = value
-        .dyn_ref::<JsArray>()
-        .ok_or_else(|| ZarrError::selection("a selection must be an array with one entry per dimension"))?;
+    let list = value.dyn_ref::<JsArray>().ok_or_else(|| {
+        ZarrError::selection("a selection must be an array with one entry per dimension")
+    })?;
     // Checked before walking it: `new Array(2 ** 32 - 1)` is a valid, enormous, empty array.
     if list.length() as usize > ndim {
-        return Err(ZarrError::selection(format!("{} dimensions selected, the array has {ndim}", list.length())));
+        return Err(ZarrError::selection(format!(
+            "{} dimensions selected, the array has {ndim}",
+            list.length()
+        )));
     }
     list.iter()
         .enumerate()
@@ -188,11 +239,19 @@ pub fn parse_selection(value: &JsValue, ndim: usize) -> Result<Vec<DimSelection>
             if v.is_null() || v.is_undefined() {
                 Ok(DimSelection::All)
             } else if JsArray::is_array(&v) {
-                Err(ZarrError::selection(format!("{what} is a list; only integers, null and slice() are supported")))
+                Err(ZarrError::selection(format!(
+                    "{what} is a list; only integers, null and slice() are supported"
+                )))
             } else if v.is_object() && !v.is_bigint() {
                 let keys = Object::keys(v.unchecked_ref::<Object>());
-                if let Some(k) = keys.iter().filter_map(|k| k.as_string()).find(|k| !SLICE_KEYS.contains(&k.as_str())) {
-                    return Err(ZarrError::selection(format!("{what} has the key \"{k}\"; a slice has start, stop and step")));
+                if let Some(k) = keys
+                    .iter()
+                    .filter_map(|k| k.as_string())
+                    .find(|k| !SLICE_KEYS.contains(&k.as_str()))
+                {
+                    return Err(ZarrError::selection(format!(
+                        "{what} has the key \"{k}\"; a slice has start, stop and step"
+                    )));
                 }
                 Ok(DimSelection::Slice {
                     start: optional_integer(&v, "start", &what)?,
@@ -212,13 +271,18 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
         .dyn_ref::<JsArray>()
         .ok_or_else(|| ZarrError::selection("chunk coordinates must be an array of integers"))?;
     if list.length() as usize != ndim {
-        return Err(ZarrError::selection(format!("{} chunk coordinates given, the array has {ndim} dimensions", list.length())));
+        return Err(ZarrError::selection(format!(
+            "{} chunk coordinates given, the array has {ndim} dimensions",
+            list.length()
+        )));
     }
     list.iter()
         .enumerate()
         .map(|(dim, v)| {
             let i = integer(&v, &format!("chunk coordinate {dim}"))?;
-            u64::try_from(i).map_err(|_| ZarrError::selection(format!("chunk coordinate {dim} is negative ({i})")))
+            u64::try_from(i).map_err(|_| {
+                ZarrError::selection(format!("chunk coordinate {dim} is negative ({i})"))
+            })
         })
         .collect()
 }

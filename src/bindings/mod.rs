@@ -10,7 +10,9 @@ use crate::group::Group;
 use crate::node::{open, Node};
 use crate::store::http::HttpStore;
 use crate::store::ReadableStore;
-use convert::{array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection};
+use convert::{
+    array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
+};
 use fetch::FetchClient;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -91,6 +93,8 @@ impl WasmGroup {
     /// Opens a node below this group.
     pub fn open(&self, path: String) -> js_sys::Promise {
         let group = self.inner.clone();
-        wasm_bindgen_futures::future_to_promise(async move { group.open(&path).await.map(node_to_js).map_err(js_error) })
+        wasm_bindgen_futures::future_to_promise(async move {
+            group.open(&path).await.map(node_to_js).map_err(js_error)
+        })
     }
 }

@@ -12,7 +12,11 @@ pub enum Endian {
 }
 
 impl Endian {
-    pub const NATIVE: Endian = if cfg!(target_endian = "little") { Endian::Little } else { Endian::Big };
+    pub const NATIVE: Endian = if cfg!(target_endian = "little") {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
 }
 
 pub struct BytesCodec {
@@ -21,13 +25,22 @@ pub struct BytesCodec {
 }
 
 impl BytesCodec {
-    pub fn from_configuration(config: &Map<String, Value>, data_type: DataType) -> Result<BytesCodec, String> {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+    ) -> Result<BytesCodec, String> {
         let endian = match config.get("endian") {
             None | Some(Value::Null) if data_type.byte_order_unit().is_none() => None,
-            None | Some(Value::Null) => return Err(format!("\"endian\" is required for {data_type}")),
+            None | Some(Value::Null) => {
+                return Err(format!("\"endian\" is required for {data_type}"))
+            }
             Some(Value::String(s)) if s == "little" => Some(Endian::Little),
             Some(Value::String(s)) if s == "big" => Some(Endian::Big),
-            Some(other) => return Err(format!("\"endian\" must be \"little\" or \"big\", not {other}")),
+            Some(other) => {
+                return Err(format!(
+                    "\"endian\" must be \"little\" or \"big\", not {other}"
+                ))
+            }
         };
         if let Some(key) = config.keys().find(|k| *k != "endian") {
             return Err(format!("unknown configuration key \"{key}\""));
@@ -46,13 +59,21 @@ impl ArrayToBytesCodec for BytesCodec {
     }
 
     fn decode(&self, mut encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let expected = repr
-            .num_bytes()
-            .ok_or_else(|| CodecError::new("bytes", format!("chunk shape {:?} is too large", repr.shape)))?;
+        let expected = repr.num_bytes().ok_or_else(|| {
+            CodecError::new(
+                "bytes",
+                format!("chunk shape {:?} is too large", repr.shape),
+            )
+        })?;
         if encoded.len() != expected {
             return Err(CodecError::new(
                 "bytes",
-                format!("chunk has {} bytes, expected {expected} for shape {:?} of {}", encoded.len(), repr.shape, repr.data_type),
+                format!(
+                    "chunk has {} bytes, expected {expected} for shape {:?} of {}",
+                    encoded.len(),
+                    repr.shape,
+                    repr.data_type
+                ),
             ));
         }
         if let Some(unit) = repr.data_type.byte_order_unit() {
@@ -77,10 +98,18 @@ mod tests {
 
     #[test]
     fn big_endian_is_swapped_and_sizes_are_checked() {
-        let codec = BytesCodec::from_configuration(&config(json!({"endian": "big"})), DataType::UInt16).unwrap();
-        let repr = ChunkRepr { shape: vec![2], data_type: DataType::UInt16 };
+        let codec =
+            BytesCodec::from_configuration(&config(json!({"endian": "big"})), DataType::UInt16)
+                .unwrap();
+        let repr = ChunkRepr {
+            shape: vec![2],
+            data_type: DataType::UInt16,
+        };
         let out = codec.decode(vec![0x01, 0x02, 0x03, 0x04], &repr).unwrap();
-        assert_eq!(out, [0x0102u16.to_ne_bytes(), 0x0304u16.to_ne_bytes()].concat());
+        assert_eq!(
+            out,
+            [0x0102u16.to_ne_bytes(), 0x0304u16.to_ne_bytes()].concat()
+        );
         let err = codec.decode(vec![1, 2, 3], &repr).unwrap_err();
         assert!(err.reason.contains("3 bytes, expected 4"), "{}", err.reason);
     }
@@ -89,6 +118,10 @@ mod tests {
     fn endian_is_optional_only_for_single_bytes() {
         assert!(BytesCodec::from_configuration(&Map::new(), DataType::UInt8).is_ok());
         assert!(BytesCodec::from_configuration(&Map::new(), DataType::Int32).is_err());
-        assert!(BytesCodec::from_configuration(&config(json!({"endian": "middle"})), DataType::Int32).is_err());
+        assert!(BytesCodec::from_configuration(
+            &config(json!({"endian": "middle"})),
+            DataType::Int32
+        )
+        .is_err());
     }
 }

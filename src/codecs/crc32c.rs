@@ -14,15 +14,25 @@ impl BytesToBytesCodec for Crc32cCodec {
         decoded_size.checked_add(4)
     }
 
-    fn decode(&self, mut encoded: Vec<u8>, _decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
-        let n = encoded
-            .len()
-            .checked_sub(4)
-            .ok_or_else(|| CodecError::new("crc32c", format!("{} bytes are too few to hold a checksum", encoded.len())))?;
-        let stored = u32::from_le_bytes([encoded[n], encoded[n + 1], encoded[n + 2], encoded[n + 3]]);
+    fn decode(
+        &self,
+        mut encoded: Vec<u8>,
+        _decoded_size: Option<usize>,
+    ) -> Result<Vec<u8>, CodecError> {
+        let n = encoded.len().checked_sub(4).ok_or_else(|| {
+            CodecError::new(
+                "crc32c",
+                format!("{} bytes are too few to hold a checksum", encoded.len()),
+            )
+        })?;
+        let stored =
+            u32::from_le_bytes([encoded[n], encoded[n + 1], encoded[n + 2], encoded[n + 3]]);
         let actual = crc32c::crc32c(&encoded[..n]);
         if stored != actual {
-            return Err(CodecError::new("crc32c", format!("checksum mismatch: stored {stored:08x}, data has {actual:08x}")));
+            return Err(CodecError::new(
+                "crc32c",
+                format!("checksum mismatch: stored {stored:08x}, data has {actual:08x}"),
+            ));
         }
         encoded.truncate(n);
         Ok(encoded)
@@ -42,7 +52,11 @@ mod tests {
         assert_eq!(Crc32cCodec.decode(encoded.clone(), None).unwrap(), data);
         let mut bad = encoded;
         bad[0] ^= 1;
-        assert!(Crc32cCodec.decode(bad, None).unwrap_err().reason.contains("mismatch"));
+        assert!(Crc32cCodec
+            .decode(bad, None)
+            .unwrap_err()
+            .reason
+            .contains("mismatch"));
         assert!(Crc32cCodec.decode(vec![1, 2], None).is_err());
     }
 }

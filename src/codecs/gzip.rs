@@ -12,7 +12,11 @@ impl GzipCodec {
     pub fn from_configuration(config: &Map<String, Value>) -> Result<GzipCodec, String> {
         match config.get("level") {
             Some(Value::Number(n)) if n.as_u64().is_some_and(|l| l <= 9) => {}
-            Some(other) => return Err(format!("\"level\" must be an integer from 0 to 9, not {other}")),
+            Some(other) => {
+                return Err(format!(
+                    "\"level\" must be an integer from 0 to 9, not {other}"
+                ))
+            }
             // Decoding does not depend on the level, so a writer that left it out is still read.
             None => {}
         }
@@ -31,7 +35,10 @@ fn header_len(data: &[u8]) -> Result<usize, String> {
     let truncated = || "gzip header is truncated".to_string();
     let fixed = data.get(..10).ok_or_else(truncated)?;
     if fixed[0] != 0x1f || fixed[1] != 0x8b {
-        return Err(format!("not gzip data (starts with {:02x} {:02x}, expected 1f 8b)", fixed[0], fixed[1]));
+        return Err(format!(
+            "not gzip data (starts with {:02x} {:02x}, expected 1f 8b)",
+            fixed[0], fixed[1]
+        ));
     }
     if fixed[2] != 8 {
         return Err(format!("unknown gzip compression method {}", fixed[2]));
@@ -78,11 +85,16 @@ pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
         let produced = &out[member_start..];
         if produced.len() as u32 != size {
-            return Err(format!("gzip size mismatch: trailer says {size} bytes, decoded {}", produced.len()));
+            return Err(format!(
+                "gzip size mismatch: trailer says {size} bytes, decoded {}",
+                produced.len()
+            ));
         }
         let actual = crc32fast::hash(produced);
         if actual != crc {
-            return Err(format!("gzip CRC-32 mismatch: trailer says {crc:08x}, data has {actual:08x}"));
+            return Err(format!(
+                "gzip CRC-32 mismatch: trailer says {crc:08x}, data has {actual:08x}"
+            ));
         }
         pos += trailer_at + 8;
         // Zero bytes after the last member are padding (tape-era writers); gzip tools skip them.
@@ -98,11 +110,13 @@ impl BytesToBytesCodec for GzipCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
-        let out = gunzip(&encoded, decoded_size_limit(decoded_size)).map_err(|e| CodecError::new("gzip", e))?;
+        let out = gunzip(&encoded, decoded_size_limit(decoded_size))
+            .map_err(|e| CodecError::new("gzip", e))?;
         match decoded_size {
-            Some(n) if out.len() != n => {
-                Err(CodecError::new("gzip", format!("decoded {} bytes, expected {n}", out.len())))
-            }
+            Some(n) if out.len() != n => Err(CodecError::new(
+                "gzip",
+                format!("decoded {} bytes, expected {n}", out.len()),
+            )),
             _ => Ok(out),
         }
     }
@@ -146,11 +160,23 @@ mod tests {
         let mut bad_crc = good.clone();
         let n = bad_crc.len();
         bad_crc[n - 8] ^= 1;
-        assert!(GzipCodec.decode(bad_crc, Some(data.len())).unwrap_err().reason.contains("CRC-32 mismatch"));
+        assert!(GzipCodec
+            .decode(bad_crc, Some(data.len()))
+            .unwrap_err()
+            .reason
+            .contains("CRC-32 mismatch"));
         let truncated = good[..good.len() - 3].to_vec();
         assert!(GzipCodec.decode(truncated, Some(data.len())).is_err());
-        assert!(GzipCodec.decode(b"not gzip at all".to_vec(), None).unwrap_err().reason.contains("not gzip"));
-        assert!(GzipCodec.decode(good.clone(), Some(data.len() + 1)).unwrap_err().reason.contains("expected"));
+        assert!(GzipCodec
+            .decode(b"not gzip at all".to_vec(), None)
+            .unwrap_err()
+            .reason
+            .contains("not gzip"));
+        assert!(GzipCodec
+            .decode(good.clone(), Some(data.len() + 1))
+            .unwrap_err()
+            .reason
+            .contains("expected"));
         assert!(GzipCodec.decode(vec![], None).is_err());
         let padded = [good.clone(), vec![0; 5]].concat();
         assert_eq!(GzipCodec.decode(padded, Some(data.len())).unwrap(), data);

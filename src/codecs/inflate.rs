@@ -1,4 +1,4 @@
-//! Bounded DEFLATE decoding on top of miniz_oxide, shared by the gzip (and later zlib) codecs.
+//! Bounded DEFLATE decoding on top of miniz_oxide, shared by the gzip and zlib codecs and Blosc's zlib blocks.
 //! The output never grows past a limit, so a small hostile stream cannot claim gigabytes.
 
 use crate::buffer::try_grow;
@@ -14,45 +14,93 @@ pub enum Wrapper {
 
 /// Inflates one stream from the start of `input`, appending to `out` but never letting `out` grow
 /// past `limit` bytes in total. Returns how many input bytes the stream used.
-pub fn inflate_append(input: &[u8], out: &mut Vec<u8>, limit: usize, wrapper: Wrapper) -> Result<usize, String> {
+pub fn inflate_append(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+    wrapper: Wrapper,
+) -> Result<usize, String> {
     let start = out.len();
     let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
     if wrapper == Wrapper::Zlib {
-        flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER | inflate_flags::TINFL_FLAG_COMPUTE_ADLER32;
+        flags |=
+            inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER | inflate_flags::TINFL_FLAG_COMPUTE_ADLER32;
     }
     let mut state = Box::<DecompressorOxide>::default();
     // One byte of headroom past the limit tells "exactly at the limit" from "more than allowed".
     let cap = limit.saturating_add(1);
-    let first = start.saturating_add(input.len().saturating_mul(4).max(4096)).min(cap);
+    let first = start
+        .saturating_add(input.len().saturating_mul(4).max(4096))
+        .min(cap);
     try_grow(out, first)?;
     let (mut in_pos, mut out_pos) = (0usize, 0usize);
     loop {
-        let (status, used_in, used_out) = decompress(&mut state, &input[in_pos..], &mut out[start..], out_pos, flags);
+        let (status, used_in, used_out) = decompress(
+            &mut state,
+            &input[in_pos..],
+            &mut out[start..],
+            out_pos,
+            flags,
+        );
         in_pos += used_in;
         out_pos += used_out;
         match status {
             TINFLStatus::Done => {
                 if start + out_pos > limit {
-                    return Err(format!("decoded data is larger than the expected {limit} bytes"));
+                    return Err(format!(
+                        "decoded data is larger than the expected {limit} bytes"
+                    ));
                 }
                 out.truncate(start + out_pos);
                 return Ok(in_pos);
             }
             TINFLStatus::HasMoreOutput => {
                 if out.len() >= cap {
-                    return Err(format!("decoded data is larger than the expected {limit} bytes"));
+                    return Err(format!(
+                        "decoded data is larger than the expected {limit} bytes"
+                    ));
                 }
                 let next = out.len().saturating_mul(2).min(cap);
                 try_grow(out, next)?;
             }
             TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
-                return Err(format!("DEFLATE stream is truncated: its {} input bytes end before its final block", input.len()));
+                return Err(format!(
+                    "DEFLATE stream is truncated: its {} input bytes end before its final block",
+                    input.len()
+                ));
             }
-            TINFLStatus::Adler32Mismatch => return Err("zlib Adler-32 checksum mismatch".to_string()),
+            TINFLStatus::Adler32Mismatch => {
+                return Err("zlib Adler-32 checksum mismatch".to_string())
+            }
             _ => {
                 return Err(format!("invalid DEFLATE data at input byte {in_pos}"));
             }
         }
+    }
+}
+
+/// Inflates one whole stream from `input` into `out`, which it may fill but not overflow. Returns how
+/// many bytes it wrote. Used where the decoded size is known exactly (Blosc blocks).
+pub fn inflate_into(input: &[u8], out: &mut [u8], wrapper: Wrapper) -> Result<usize, String> {
+    let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    if wrapper == Wrapper::Zlib {
+        flags |=
+            inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER | inflate_flags::TINFL_FLAG_COMPUTE_ADLER32;
+    }
+    let mut state = Box::<DecompressorOxide>::default();
+    let (status, used_in, used_out) = decompress(&mut state, input, out, 0, flags);
+    match status {
+        TINFLStatus::Done => Ok(used_out),
+        TINFLStatus::HasMoreOutput => Err(format!(
+            "decoded data is larger than the expected {} bytes",
+            out.len()
+        )),
+        TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => Err(format!(
+            "DEFLATE stream is truncated: its {} input bytes end before its final block",
+            input.len()
+        )),
+        TINFLStatus::Adler32Mismatch => Err("zlib Adler-32 checksum mismatch".to_string()),
+        _ => Err(format!("invalid DEFLATE data at input byte {used_in}")),
     }
 }
 
@@ -84,9 +132,17 @@ mod tests {
         let data = vec![7u8; 10_000];
         let stream = deflate(&data);
         let mut out = Vec::new();
-        assert!(inflate_append(&stream[..stream.len() / 2], &mut out, data.len(), Wrapper::Raw).is_err());
+        assert!(inflate_append(
+            &stream[..stream.len() / 2],
+            &mut out,
+            data.len(),
+            Wrapper::Raw
+        )
+        .is_err());
         for seed in 0..200u32 {
-            let junk: Vec<u8> = (0..64u32).map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed * 7919) >> 13) as u8).collect();
+            let junk: Vec<u8> = (0..64u32)
+                .map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed * 7919) >> 13) as u8)
+                .collect();
             let mut out = Vec::new();
             let _ = inflate_append(&junk, &mut out, 1 << 20, Wrapper::Raw);
             assert!(out.len() <= (1 << 20) + 1);

@@ -2,11 +2,22 @@
 //! in reverse order, then the single array-to-bytes codec, which yields elements in native byte
 //! order and C order of its (possibly permuted) shape, then the array-to-array codecs in reverse.
 
+pub mod astype;
+pub mod bitround;
+pub mod blosc;
 pub mod bytes;
+pub mod checksum32;
 pub mod crc32c;
+pub mod delta;
+pub mod fixed_scale_offset;
 pub mod gzip;
 mod inflate;
+pub mod lz4;
+pub mod numeric;
+pub mod shuffle;
 pub mod transpose;
+pub mod zlib;
+pub mod zstd;
 
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
@@ -28,7 +39,9 @@ impl ChunkRepr {
 
 /// Bytes taken by `shape` elements of `esize` bytes each, if that fits in a `usize`.
 pub fn elements_size(shape: &[u64], esize: usize) -> Option<usize> {
-    let n = shape.iter().try_fold(esize as u64, |acc, &d| acc.checked_mul(d))?;
+    let n = shape
+        .iter()
+        .try_fold(esize as u64, |acc, &d| acc.checked_mul(d))?;
     usize::try_from(n).ok()
 }
 
@@ -77,13 +90,62 @@ enum Built {
 }
 
 /// Builds one codec from its metadata, or `None` when the name is not one this reader knows.
+/// `numcodecs.*` are the names zarr-python gives numcodecs' codecs in v3 metadata.
 fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<Built, String>> {
+    use checksum32::{Checksum, Checksum32Codec};
     let config = &codec.configuration;
+    macro_rules! a2a {
+        ($built:expr) => {
+            $built.map(|c| Built::ArrayToArray(Box::new(c)))
+        };
+    }
+    macro_rules! b2b {
+        ($built:expr) => {
+            $built.map(|c| Built::BytesToBytes(Box::new(c)))
+        };
+    }
     Some(match codec.registered_name() {
-        "bytes" => bytes::BytesCodec::from_configuration(config, data_type).map(|c| Built::ArrayToBytes(Box::new(c))),
-        "transpose" => transpose::TransposeCodec::from_configuration(config, ndim).map(|c| Built::ArrayToArray(Box::new(c))),
-        "gzip" => gzip::GzipCodec::from_configuration(config).map(|c| Built::BytesToBytes(Box::new(c))),
+        "bytes" => bytes::BytesCodec::from_configuration(config, data_type)
+            .map(|c| Built::ArrayToBytes(Box::new(c))),
+        "transpose" => a2a!(transpose::TransposeCodec::from_configuration(config, ndim)),
+        "gzip" | "numcodecs.gzip" => b2b!(gzip::GzipCodec::from_configuration(config)),
         "crc32c" => Ok(Built::BytesToBytes(Box::new(crc32c::Crc32cCodec))),
+        "blosc" | "numcodecs.blosc" => b2b!(blosc::BloscCodec::from_configuration(config)),
+        "zstd" | "numcodecs.zstd" => b2b!(zstd::ZstdCodec::from_configuration(config)),
+        "numcodecs.lz4" => b2b!(lz4::Lz4Codec::from_configuration(config)),
+        "numcodecs.zlib" => b2b!(zlib::ZlibCodec::from_configuration(config)),
+        "numcodecs.shuffle" => {
+            b2b!(shuffle::ShuffleCodec::from_configuration(
+                config,
+                data_type.size()
+            ))
+        }
+        "numcodecs.crc32" => b2b!(Checksum32Codec::from_configuration(config, Checksum::Crc32)),
+        "numcodecs.crc32c" => b2b!(Checksum32Codec::from_configuration(
+            config,
+            Checksum::Crc32c
+        )),
+        "numcodecs.adler32" => {
+            b2b!(Checksum32Codec::from_configuration(
+                config,
+                Checksum::Adler32
+            ))
+        }
+        "numcodecs.delta" => a2a!(delta::DeltaCodec::from_configuration(config, data_type)),
+        "numcodecs.fixedscaleoffset" => {
+            a2a!(fixed_scale_offset::FixedScaleOffsetCodec::from_configuration(config, data_type))
+        }
+        "numcodecs.bitround" => a2a!(bitround::BitRoundCodec::from_configuration(
+            config, data_type
+        )),
+        "numcodecs.quantize" => {
+            a2a!(astype::AsTypeCodec::from_quantize_configuration(
+                config, data_type
+            ))
+        }
+        "numcodecs.astype" => a2a!(astype::AsTypeCodec::from_astype_configuration(
+            config, data_type
+        )),
         _ => return None,
     })
 }
@@ -91,33 +153,57 @@ fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<B
 impl CodecPipeline {
     /// Builds the pipeline from the `codecs` list of an array of `data_type` with `ndim` dimensions.
     /// `location` names the metadata document in errors.
-    pub fn from_v3(codecs: &[Extension], data_type: DataType, ndim: usize, location: &str) -> Result<CodecPipeline> {
+    pub fn from_v3(
+        codecs: &[Extension],
+        data_type: DataType,
+        ndim: usize,
+        location: &str,
+    ) -> Result<CodecPipeline> {
         let mut array_to_array = Vec::new();
         let mut array_to_bytes: Option<Box<dyn ArrayToBytesCodec>> = None;
         let mut bytes_to_bytes = Vec::new();
         for codec in codecs {
-            let invalid = |reason: String| ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name));
+            let invalid = |reason: String| {
+                ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
+            };
             let built = match build(codec, data_type, ndim) {
                 Some(built) => built.map_err(invalid)?,
                 // The spec lets readers ignore what is marked `must_understand: false`.
                 None if !codec.must_understand => continue,
-                None => return Err(ZarrError::unsupported(location, format!("codec \"{}\"", codec.name))),
+                None => {
+                    return Err(ZarrError::unsupported(
+                        location,
+                        format!("codec \"{}\"", codec.name),
+                    ))
+                }
             };
             match (built, array_to_bytes.is_some()) {
                 (Built::ArrayToArray(c), false) => array_to_array.push(c),
                 (Built::ArrayToBytes(c), false) => array_to_bytes = Some(c),
                 (Built::BytesToBytes(c), true) => bytes_to_bytes.push(c),
                 (Built::ArrayToArray(_) | Built::ArrayToBytes(_), true) => {
-                    return Err(invalid("comes after the array-to-bytes codec; array codecs must come first".into()))
+                    return Err(invalid(
+                        "comes after the array-to-bytes codec; array codecs must come first".into(),
+                    ))
                 }
                 (Built::BytesToBytes(_), false) => {
-                    return Err(invalid("a bytes-to-bytes codec comes before the array-to-bytes codec".into()))
+                    return Err(invalid(
+                        "a bytes-to-bytes codec comes before the array-to-bytes codec".into(),
+                    ))
                 }
             }
         }
-        let array_to_bytes = array_to_bytes
-            .ok_or_else(|| ZarrError::metadata(location, "codecs has no array-to-bytes codec (such as \"bytes\")"))?;
-        Ok(CodecPipeline { array_to_array, array_to_bytes, bytes_to_bytes })
+        let array_to_bytes = array_to_bytes.ok_or_else(|| {
+            ZarrError::metadata(
+                location,
+                "codecs has no array-to-bytes codec (such as \"bytes\")",
+            )
+        })?;
+        Ok(CodecPipeline {
+            array_to_array,
+            array_to_bytes,
+            bytes_to_bytes,
+        })
     }
 
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order).

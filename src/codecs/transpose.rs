@@ -13,23 +13,40 @@ pub struct TransposeCodec {
 }
 
 impl TransposeCodec {
-    pub fn from_configuration(config: &Map<String, Value>, ndim: usize) -> Result<TransposeCodec, String> {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        ndim: usize,
+    ) -> Result<TransposeCodec, String> {
         let order = match config.get("order") {
             Some(Value::Array(list)) => list
                 .iter()
                 .map(|v| v.as_u64().and_then(|i| usize::try_from(i).ok()))
                 .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| format!("\"order\" {} is not a list of axis numbers", Value::Array(list.clone())))?,
+                .ok_or_else(|| {
+                    format!(
+                        "\"order\" {} is not a list of axis numbers",
+                        Value::Array(list.clone())
+                    )
+                })?,
             // Drafts of the spec allowed "C" and "F"; writers of that time still exist.
             Some(Value::String(s)) if s == "C" => (0..ndim).collect(),
             Some(Value::String(s)) if s == "F" => (0..ndim).rev().collect(),
-            Some(other) => return Err(format!("\"order\" must be a permutation of the axes, not {other}")),
+            Some(other) => {
+                return Err(format!(
+                    "\"order\" must be a permutation of the axes, not {other}"
+                ))
+            }
             None => return Err("\"order\" is required".to_string()),
         };
         let mut seen = vec![false; ndim];
-        let is_permutation = order.len() == ndim && order.iter().all(|&i| i < ndim && !std::mem::replace(&mut seen[i], true));
+        let is_permutation = order.len() == ndim
+            && order
+                .iter()
+                .all(|&i| i < ndim && !std::mem::replace(&mut seen[i], true));
         if !is_permutation {
-            return Err(format!("\"order\" {order:?} is not a permutation of 0..{ndim}"));
+            return Err(format!(
+                "\"order\" {order:?} is not a permutation of 0..{ndim}"
+            ));
         }
         Ok(TransposeCodec { order })
     }
@@ -41,7 +58,10 @@ impl ArrayToArrayCodec for TransposeCodec {
     }
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
-        ChunkRepr { shape: self.order.iter().map(|&i| decoded.shape[i]).collect(), data_type: decoded.data_type }
+        ChunkRepr {
+            shape: self.order.iter().map(|&i| decoded.shape[i]).collect(),
+            data_type: decoded.data_type,
+        }
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
@@ -49,9 +69,20 @@ impl ArrayToArrayCodec for TransposeCodec {
         if ndim < 2 || self.order.iter().enumerate().all(|(i, &o)| i == o) {
             return Ok(encoded);
         }
-        let size = decoded.num_bytes().filter(|&n| n == encoded.len()).ok_or_else(|| {
-            CodecError::new("transpose", format!("input has {} bytes, shape {:?} needs {:?}", encoded.len(), decoded.shape, decoded.num_bytes()))
-        })?;
+        let size = decoded
+            .num_bytes()
+            .filter(|&n| n == encoded.len())
+            .ok_or_else(|| {
+                CodecError::new(
+                    "transpose",
+                    format!(
+                        "input has {} bytes, shape {:?} needs {:?}",
+                        encoded.len(),
+                        decoded.shape,
+                        decoded.num_bytes()
+                    ),
+                )
+            })?;
         let esize = decoded.data_type.size();
         let mut out = try_zeroed(size).map_err(|e| CodecError::new("transpose", e))?;
         if size == 0 {
@@ -105,16 +136,25 @@ mod tests {
     fn decodes_a_stored_transpose_back_to_c_order() {
         // Decoded A is 2x3: [[0,1,2],[3,4,5]]; with order [1,0] the stored B is its 3x2 transpose.
         let c = codec(json!([1, 0]), 2).unwrap();
-        let repr = ChunkRepr { shape: vec![2, 3], data_type: DataType::UInt8 };
+        let repr = ChunkRepr {
+            shape: vec![2, 3],
+            data_type: DataType::UInt8,
+        };
         assert_eq!(c.encoded_repr(&repr).shape, vec![3, 2]);
-        assert_eq!(c.decode(vec![0, 3, 1, 4, 2, 5], &repr).unwrap(), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(
+            c.decode(vec![0, 3, 1, 4, 2, 5], &repr).unwrap(),
+            vec![0, 1, 2, 3, 4, 5]
+        );
     }
 
     #[test]
     fn three_axes_with_wide_elements() {
         // A has shape [2, 3, 4]; order [2, 0, 1] stores B with shape [4, 2, 3], B[k, i, j] = A[i, j, k].
         let c = codec(json!([2, 0, 1]), 3).unwrap();
-        let repr = ChunkRepr { shape: vec![2, 3, 4], data_type: DataType::UInt16 };
+        let repr = ChunkRepr {
+            shape: vec![2, 3, 4],
+            data_type: DataType::UInt16,
+        };
         let a = |i: u16, j: u16, k: u16| i * 100 + j * 10 + k;
         let mut b = vec![];
         for k in 0..4 {
@@ -143,6 +183,14 @@ mod tests {
         assert!(codec(json!([0]), 2).is_err());
         assert!(codec(json!("F"), 3).is_ok());
         let c = codec(json!([1, 0]), 2).unwrap();
-        assert!(c.decode(vec![1, 2, 3], &ChunkRepr { shape: vec![2, 2], data_type: DataType::UInt8 }).is_err());
+        assert!(c
+            .decode(
+                vec![1, 2, 3],
+                &ChunkRepr {
+                    shape: vec![2, 2],
+                    data_type: DataType::UInt8
+                }
+            )
+            .is_err());
     }
 }

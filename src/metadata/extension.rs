@@ -26,7 +26,11 @@ impl Extension {
 
     pub fn parse(value: &Value) -> Result<Extension, String> {
         match value {
-            Value::String(name) => Ok(Extension { name: name.clone(), configuration: Map::new(), must_understand: true }),
+            Value::String(name) => Ok(Extension {
+                name: name.clone(),
+                configuration: Map::new(),
+                must_understand: true,
+            }),
             Value::Object(obj) => {
                 let name = match obj.get("name") {
                     Some(Value::String(s)) => s.clone(),
@@ -36,16 +40,30 @@ impl Extension {
                 let configuration = match obj.get("configuration") {
                     None => Map::new(),
                     Some(Value::Object(c)) => c.clone(),
-                    Some(other) => return Err(format!("configuration of \"{name}\" is not an object: {other}")),
+                    Some(other) => {
+                        return Err(format!(
+                            "configuration of \"{name}\" is not an object: {other}"
+                        ))
+                    }
                 };
                 let must_understand = match obj.get("must_understand") {
                     None => true,
                     Some(Value::Bool(b)) => *b,
-                    Some(other) => return Err(format!("must_understand of \"{name}\" is not a boolean: {other}")),
+                    Some(other) => {
+                        return Err(format!(
+                            "must_understand of \"{name}\" is not a boolean: {other}"
+                        ))
+                    }
                 };
-                Ok(Extension { name, configuration, must_understand })
+                Ok(Extension {
+                    name,
+                    configuration,
+                    must_understand,
+                })
             }
-            other => Err(format!("{other} is neither an extension name nor an extension object")),
+            other => Err(format!(
+                "{other} is neither an extension name nor an extension object"
+            )),
         }
     }
 }
@@ -61,7 +79,12 @@ mod tests {
         assert_eq!((e.registered_name(), e.must_understand), ("gzip", true));
         let e = Extension::parse(&json!({"name": "https://purl.org/zarr/spec/codec/gzip/1.0", "configuration": {"level": 1}})).unwrap();
         assert_eq!(e.registered_name(), "gzip");
-        assert_eq!(Extension::parse(&json!({"name": "https://purl.org/zarr/spec/codecs/crc32c"})).unwrap().registered_name(), "crc32c");
+        assert_eq!(
+            Extension::parse(&json!({"name": "https://purl.org/zarr/spec/codecs/crc32c"}))
+                .unwrap()
+                .registered_name(),
+            "crc32c"
+        );
         let e = Extension::parse(&json!({"name": "x", "must_understand": false})).unwrap();
         assert!(!e.must_understand);
         assert!(Extension::parse(&json!({"configuration": {}})).is_err());

@@ -50,11 +50,17 @@ const ARRAY_KEYS: &[&str] = &[
     "dimension_names",
 ];
 // zarr-python writes `consolidated_metadata` into group documents (null when absent).
-const GROUP_KEYS: &[&str] = &["zarr_format", "node_type", "attributes", "consolidated_metadata"];
+const GROUP_KEYS: &[&str] = &[
+    "zarr_format",
+    "node_type",
+    "attributes",
+    "consolidated_metadata",
+];
 
 /// Parses the bytes of a `zarr.json`; `location` names it in errors.
 pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
-    let doc: Value = serde_json::from_slice(bytes).map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))?;
+    let doc: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))?;
     parse_document(&doc, location)
 }
 
@@ -65,8 +71,18 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         .ok_or_else(|| ZarrError::metadata(location, "the document is not a JSON object"))?;
     match obj.get("zarr_format") {
         Some(Value::Number(n)) if n.as_u64() == Some(3) => {}
-        Some(other) => return Err(ZarrError::unsupported(location, format!("zarr_format {other} (expected 3)"))),
-        None => return Err(ZarrError::metadata(location, "\"zarr_format\" is missing: this is not Zarr metadata")),
+        Some(other) => {
+            return Err(ZarrError::unsupported(
+                location,
+                format!("zarr_format {other} (expected 3)"),
+            ))
+        }
+        None => {
+            return Err(ZarrError::metadata(
+                location,
+                "\"zarr_format\" is missing: this is not Zarr metadata",
+            ))
+        }
     }
     match obj.get("node_type").and_then(Value::as_str) {
         Some("array") => {
@@ -80,8 +96,14 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
                 consolidated: consolidated(obj, location)?,
             }))
         }
-        Some(other) => Err(ZarrError::metadata(location, format!("node_type \"{other}\" is neither \"array\" nor \"group\""))),
-        None => Err(ZarrError::metadata(location, "\"node_type\" is missing or not a string")),
+        Some(other) => Err(ZarrError::metadata(
+            location,
+            format!("node_type \"{other}\" is neither \"array\" nor \"group\""),
+        )),
+        None => Err(ZarrError::metadata(
+            location,
+            "\"node_type\" is missing or not a string",
+        )),
     }
 }
 
@@ -93,7 +115,10 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
         }
         let ignorable = value.get("must_understand").and_then(Value::as_bool) == Some(false);
         if !ignorable {
-            return Err(ZarrError::unsupported(location, format!("unknown metadata field \"{key}\" that must be understood")));
+            return Err(ZarrError::unsupported(
+                location,
+                format!("unknown metadata field \"{key}\" that must be understood"),
+            ));
         }
     }
     Ok(())
@@ -102,13 +127,18 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
 /// The inline consolidated metadata of a group document. Other kinds are marked
 /// `must_understand: false` by their writer, so a reader that does not know them goes without.
 fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Map<String, Value>>> {
-    let Some(Value::Object(c)) = obj.get("consolidated_metadata") else { return Ok(None) };
+    let Some(Value::Object(c)) = obj.get("consolidated_metadata") else {
+        return Ok(None);
+    };
     if c.get("kind").and_then(Value::as_str) != Some("inline") {
         return Ok(None);
     }
     match c.get("metadata") {
         Some(Value::Object(nodes)) => Ok(Some(nodes.clone())),
-        _ => Err(ZarrError::metadata(location, "consolidated_metadata has no \"metadata\" object")),
+        _ => Err(ZarrError::metadata(
+            location,
+            "consolidated_metadata has no \"metadata\" object",
+        )),
     }
 }
 
@@ -116,36 +146,62 @@ fn attributes(obj: &Map<String, Value>, location: &str) -> Result<Map<String, Va
     match obj.get("attributes") {
         None => Ok(Map::new()),
         Some(Value::Object(a)) => Ok(a.clone()),
-        Some(other) => Err(ZarrError::metadata(location, format!("\"attributes\" is not an object: {other}"))),
+        Some(other) => Err(ZarrError::metadata(
+            location,
+            format!("\"attributes\" is not an object: {other}"),
+        )),
     }
 }
 
 fn required<'a>(obj: &'a Map<String, Value>, key: &str, location: &str) -> Result<&'a Value> {
-    obj.get(key).ok_or_else(|| ZarrError::metadata(location, format!("\"{key}\" is missing")))
+    obj.get(key)
+        .ok_or_else(|| ZarrError::metadata(location, format!("\"{key}\" is missing")))
 }
 
 fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
-    let bad = || ZarrError::metadata(location, format!("{what} must be a list of non-negative integers, not {value}"));
-    value.as_array().ok_or_else(bad)?.iter().map(|v| v.as_u64().ok_or_else(bad)).collect()
+    let bad = || {
+        ZarrError::metadata(
+            location,
+            format!("{what} must be a list of non-negative integers, not {value}"),
+        )
+    };
+    value
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|v| v.as_u64().ok_or_else(bad))
+        .collect()
 }
 
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
     // Indices reach JavaScript as numbers, which are exact only up to 2^53 - 1.
     if let Some(len) = shape.iter().find(|&&n| n > MAX_SAFE_INTEGER) {
-        return Err(ZarrError::unsupported(location, format!("shape has a dimension of {len}, beyond 2^53 - 1")));
+        return Err(ZarrError::unsupported(
+            location,
+            format!("shape has a dimension of {len}, beyond 2^53 - 1"),
+        ));
     }
     let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
     let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
-    let chunk_key_encoding = parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
+    let chunk_key_encoding =
+        parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
     let fill_value = FillValue::from_v3_json(required(obj, "fill_value", location)?, data_type)
         .map_err(|e| ZarrError::metadata(location, e))?;
     let codecs = match required(obj, "codecs", location)? {
         Value::Array(list) if !list.is_empty() => list
             .iter()
-            .map(|c| Extension::parse(c).map_err(|e| ZarrError::metadata(location, format!("codecs: {e}"))))
+            .map(|c| {
+                Extension::parse(c)
+                    .map_err(|e| ZarrError::metadata(location, format!("codecs: {e}")))
+            })
             .collect::<Result<Vec<_>>>()?,
-        other => return Err(ZarrError::metadata(location, format!("\"codecs\" must be a non-empty list, not {other}"))),
+        other => {
+            return Err(ZarrError::metadata(
+                location,
+                format!("\"codecs\" must be a non-empty list, not {other}"),
+            ))
+        }
     };
     match obj.get("storage_transformers") {
         None => {}
@@ -153,16 +209,26 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
             // A transformer changes keys and bytes, so only those marked ignorable may be skipped.
             let mut required = Vec::new();
             for t in list {
-                let ext = Extension::parse(t).map_err(|e| ZarrError::metadata(location, format!("storage_transformers: {e}")))?;
+                let ext = Extension::parse(t).map_err(|e| {
+                    ZarrError::metadata(location, format!("storage_transformers: {e}"))
+                })?;
                 if ext.must_understand {
                     required.push(ext.name);
                 }
             }
             if !required.is_empty() {
-                return Err(ZarrError::unsupported(location, format!("storage transformers {required:?}")));
+                return Err(ZarrError::unsupported(
+                    location,
+                    format!("storage transformers {required:?}"),
+                ));
             }
         }
-        Some(other) => return Err(ZarrError::metadata(location, format!("\"storage_transformers\" is not a list: {other}"))),
+        Some(other) => {
+            return Err(ZarrError::metadata(
+                location,
+                format!("\"storage_transformers\" is not a list: {other}"),
+            ))
+        }
     }
     let dimension_names = match obj.get("dimension_names") {
         None => None,
@@ -172,12 +238,21 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                 .map(|n| match n {
                     Value::Null => Ok(None),
                     Value::String(s) => Ok(Some(s.clone())),
-                    other => Err(ZarrError::metadata(location, format!("dimension name {other} is not a string or null"))),
+                    other => Err(ZarrError::metadata(
+                        location,
+                        format!("dimension name {other} is not a string or null"),
+                    )),
                 })
                 .collect::<Result<Vec<_>>>()?,
         ),
         Some(other) => {
-            return Err(ZarrError::metadata(location, format!("\"dimension_names\" must list {} strings or nulls, not {other}", shape.len())))
+            return Err(ZarrError::metadata(
+                location,
+                format!(
+                    "\"dimension_names\" must list {} strings or nulls, not {other}",
+                    shape.len()
+                ),
+            ))
         }
     };
     Ok(ArrayMetadata {
@@ -193,53 +268,84 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
 }
 
 fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
-    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?;
+    let ext = Extension::parse(value)
+        .map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?;
     match DataType::from_v3_name(ext.registered_name()) {
         Some(t) if ext.configuration.is_empty() => Ok(t),
-        _ => Err(ZarrError::unsupported(location, format!("data type {value}"))),
+        _ => Err(ZarrError::unsupported(
+            location,
+            format!("data type {value}"),
+        )),
     }
 }
 
 fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<ChunkGrid> {
-    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))?;
+    let ext = Extension::parse(value)
+        .map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))?;
     let config = &ext.configuration;
     let grid = match ext.registered_name() {
         "regular" => {
-            let chunk_shape = config
-                .get("chunk_shape")
-                .ok_or_else(|| ZarrError::metadata(location, "regular chunk_grid has no \"chunk_shape\""))?;
+            let chunk_shape = config.get("chunk_shape").ok_or_else(|| {
+                ZarrError::metadata(location, "regular chunk_grid has no \"chunk_shape\"")
+            })?;
             ChunkGrid::regular(u64_list(chunk_shape, "chunk_shape", location)?, shape)
         }
         "rectilinear" => {
             match config.get("kind").and_then(Value::as_str) {
                 Some("inline") => {}
-                Some(other) => return Err(ZarrError::unsupported(location, format!("rectilinear chunk grid kind \"{other}\""))),
-                None => return Err(ZarrError::metadata(location, "rectilinear chunk_grid has no \"kind\"")),
+                Some(other) => {
+                    return Err(ZarrError::unsupported(
+                        location,
+                        format!("rectilinear chunk grid kind \"{other}\""),
+                    ))
+                }
+                None => {
+                    return Err(ZarrError::metadata(
+                        location,
+                        "rectilinear chunk_grid has no \"kind\"",
+                    ))
+                }
             }
-            let chunk_shapes = config
-                .get("chunk_shapes")
-                .ok_or_else(|| ZarrError::metadata(location, "rectilinear chunk_grid has no \"chunk_shapes\""))?;
+            let chunk_shapes = config.get("chunk_shapes").ok_or_else(|| {
+                ZarrError::metadata(location, "rectilinear chunk_grid has no \"chunk_shapes\"")
+            })?;
             ChunkGrid::rectilinear(chunk_shapes, shape)
         }
-        _ => return Err(ZarrError::unsupported(location, format!("chunk grid \"{}\"", ext.name))),
+        _ => {
+            return Err(ZarrError::unsupported(
+                location,
+                format!("chunk grid \"{}\"", ext.name),
+            ))
+        }
     };
     grid.map_err(|e| ZarrError::metadata(location, format!("chunk_grid: {e}")))
 }
 
 fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEncoding> {
-    let ext = Extension::parse(value).map_err(|e| ZarrError::metadata(location, format!("chunk_key_encoding: {e}")))?;
+    let ext = Extension::parse(value)
+        .map_err(|e| ZarrError::metadata(location, format!("chunk_key_encoding: {e}")))?;
     let separator = |default: Separator| -> Result<Separator> {
         match ext.configuration.get("separator") {
             None => Ok(default),
-            Some(Value::String(s)) => Separator::parse(s)
-                .ok_or_else(|| ZarrError::metadata(location, format!("chunk key separator \"{s}\" is neither \"/\" nor \".\""))),
-            Some(other) => Err(ZarrError::metadata(location, format!("chunk key separator {other} is not a string"))),
+            Some(Value::String(s)) => Separator::parse(s).ok_or_else(|| {
+                ZarrError::metadata(
+                    location,
+                    format!("chunk key separator \"{s}\" is neither \"/\" nor \".\""),
+                )
+            }),
+            Some(other) => Err(ZarrError::metadata(
+                location,
+                format!("chunk key separator {other} is not a string"),
+            )),
         }
     };
     match ext.registered_name() {
         "default" => Ok(ChunkKeyEncoding::Default(separator(Separator::Slash)?)),
         "v2" => Ok(ChunkKeyEncoding::V2(separator(Separator::Dot)?)),
-        _ => Err(ZarrError::unsupported(location, format!("chunk key encoding \"{}\"", ext.name))),
+        _ => Err(ZarrError::unsupported(
+            location,
+            format!("chunk key encoding \"{}\"", ext.name),
+        )),
     }
 }
 
@@ -265,10 +371,15 @@ mod tests {
 
     #[test]
     fn a_complete_array_document() {
-        let NodeMetadata::Array(a) = parse_value(&array_doc()).unwrap() else { panic!("not an array") };
+        let NodeMetadata::Array(a) = parse_value(&array_doc()).unwrap() else {
+            panic!("not an array")
+        };
         assert_eq!(a.shape, vec![10, 20]);
         assert_eq!(a.data_type, DataType::UInt16);
-        assert_eq!(a.chunk_key_encoding, ChunkKeyEncoding::Default(Separator::Slash));
+        assert_eq!(
+            a.chunk_key_encoding,
+            ChunkKeyEncoding::Default(Separator::Slash)
+        );
         assert_eq!(a.dimension_names, Some(vec![Some("y".into()), None]));
         assert_eq!(a.attributes["a"], json!(1));
     }
@@ -277,7 +388,10 @@ mod tests {
     fn errors_name_the_document_and_the_problem() {
         let err = parse(b"{not json", "http://h/x/zarr.json").unwrap_err();
         assert_eq!(err.kind, ErrorKind::Metadata);
-        assert!(err.message.contains("http://h/x/zarr.json") && err.message.contains("not valid JSON"), "{err}");
+        assert!(
+            err.message.contains("http://h/x/zarr.json") && err.message.contains("not valid JSON"),
+            "{err}"
+        );
 
         let mut doc = array_doc();
         doc["data_type"] = json!("uint7");
@@ -287,13 +401,26 @@ mod tests {
 
         let mut doc = array_doc();
         doc["fill_value"] = json!(70000);
-        assert!(parse_value(&doc).unwrap_err().message.contains("out of range"));
+        assert!(parse_value(&doc)
+            .unwrap_err()
+            .message
+            .contains("out of range"));
 
         let mut doc = array_doc();
         doc["chunk_grid"]["configuration"]["chunk_shape"] = json!([5]);
-        assert!(parse_value(&doc).unwrap_err().message.contains("dimensions"), "{:?}", parse_value(&doc));
+        assert!(
+            parse_value(&doc)
+                .unwrap_err()
+                .message
+                .contains("dimensions"),
+            "{:?}",
+            parse_value(&doc)
+        );
 
-        assert!(parse_value(&json!({"node_type": "array"})).unwrap_err().message.contains("zarr_format"));
+        assert!(parse_value(&json!({"node_type": "array"}))
+            .unwrap_err()
+            .message
+            .contains("zarr_format"));
         assert!(parse_value(&json!([1, 2])).is_err());
     }
 
@@ -302,9 +429,13 @@ mod tests {
         let mut doc = array_doc();
         doc["storage_transformers"] = json!([{"name": "sidecar", "must_understand": false}]);
         assert!(parse_value(&doc).is_ok());
-        doc["storage_transformers"] = json!([{"name": "sidecar", "must_understand": false}, "chunk-manifest"]);
+        doc["storage_transformers"] =
+            json!([{"name": "sidecar", "must_understand": false}, "chunk-manifest"]);
         let err = parse_value(&doc).unwrap_err();
-        assert!(err.message.contains("chunk-manifest") && !err.message.contains("sidecar"), "{err}");
+        assert!(
+            err.message.contains("chunk-manifest") && !err.message.contains("sidecar"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -49,7 +49,11 @@ impl<C: HttpClient> HttpStore<C> {
             Some((p, q)) => (p, Some(q.to_string())),
             None => (url, None),
         };
-        HttpStore { base: path.trim_end_matches('/').to_string(), query, client }
+        HttpStore {
+            base: path.trim_end_matches('/').to_string(),
+            query,
+            client,
+        }
     }
 
     pub fn url(&self, key: &str) -> String {
@@ -69,7 +73,11 @@ impl<C: HttpClient> HttpStore<C> {
         let url = self.url(key);
         let response = self
             .client
-            .send(HttpRequest { method: Method::Get, url: url.clone(), range })
+            .send(HttpRequest {
+                method: Method::Get,
+                url: url.clone(),
+                range,
+            })
             .await
             .map_err(|e| ZarrError::store(&url, e))?;
         match response.status {
@@ -87,11 +95,16 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        if matches!(range, ByteRange::Span { length: 0, .. } | ByteRange::Suffix(0)) {
+        if matches!(
+            range,
+            ByteRange::Span { length: 0, .. } | ByteRange::Suffix(0)
+        ) {
             // HTTP cannot ask for zero bytes; whether the key exists is then unknown, and unneeded.
             return Ok(Some(Vec::new()));
         }
-        let Some(response) = self.send(key, Some(range)).await? else { return Ok(None) };
+        let Some(response) = self.send(key, Some(range)).await? else {
+            return Ok(None);
+        };
         let url = || self.url(key);
         if response.status == 206 {
             check_partial(&response, range).map_err(|e| ZarrError::store(&url(), e))?;
@@ -112,28 +125,37 @@ fn check_partial(response: &HttpResponse, range: ByteRange) -> std::result::Resu
     let Some(header) = &response.content_range else {
         // Browsers hide Content-Range unless the server exposes it; the length is all we can check.
         return match range {
-            ByteRange::Span { length, .. } if length != len => {
-                Err(format!("asked for {length} bytes, got {len} without a Content-Range"))
+            ByteRange::Span { length, .. } if length != len => Err(format!(
+                "asked for {length} bytes, got {len} without a Content-Range"
+            )),
+            ByteRange::Suffix(n) if len > n => {
+                Err(format!("asked for the last {n} bytes, got {len}"))
             }
-            ByteRange::Suffix(n) if len > n => Err(format!("asked for the last {n} bytes, got {len}")),
             _ => Ok(()),
         };
     };
-    let (start, end, total) = parse_content_range(header).ok_or_else(|| format!("malformed Content-Range \"{header}\""))?;
+    let (start, end, total) = parse_content_range(header)
+        .ok_or_else(|| format!("malformed Content-Range \"{header}\""))?;
     // parse_content_range guarantees start <= end < total (or end < u64::MAX with no total).
     let end_exclusive = end + 1;
     if end_exclusive - start != len {
-        return Err(format!("Content-Range \"{header}\" does not match the {len} bytes received"));
+        return Err(format!(
+            "Content-Range \"{header}\" does not match the {len} bytes received"
+        ));
     }
     let expected = total.map(|t| range.resolve(t));
     let ok = match (range, expected) {
         (_, Some(r)) => r.start == start && r.end == end_exclusive,
-        (ByteRange::Span { offset, length }, None) => offset == start && end_exclusive - start <= length,
+        (ByteRange::Span { offset, length }, None) => {
+            offset == start && end_exclusive - start <= length
+        }
         (ByteRange::From(offset), None) => offset == start,
         (ByteRange::Suffix(_), None) => true,
     };
     if !ok {
-        return Err(format!("Content-Range \"{header}\" is not the range asked for ({range:?})"));
+        return Err(format!(
+            "Content-Range \"{header}\" is not the range asked for ({range:?})"
+        ));
     }
     Ok(())
 }
@@ -186,46 +208,127 @@ mod tests {
     }
 
     fn store(answer: impl Fn(&HttpRequest) -> HttpResponse + 'static) -> HttpStore<FakeClient> {
-        HttpStore::new("http://h/data.zarr/?sig=1", FakeClient { answer: Box::new(answer), seen: RefCell::new(vec![]) })
+        HttpStore::new(
+            "http://h/data.zarr/?sig=1",
+            FakeClient {
+                answer: Box::new(answer),
+                seen: RefCell::new(vec![]),
+            },
+        )
     }
 
     #[test]
     fn urls_keep_the_query_and_escape_keys() {
         let s = store(|_| HttpResponse::default());
-        assert_eq!(s.url("a b/zarr.json"), "http://h/data.zarr/a%20b/zarr.json?sig=1");
-        let s = HttpStore::new("http://h/x.zarr#view", FakeClient { answer: Box::new(|_| HttpResponse::default()), seen: RefCell::new(vec![]) });
+        assert_eq!(
+            s.url("a b/zarr.json"),
+            "http://h/data.zarr/a%20b/zarr.json?sig=1"
+        );
+        let s = HttpStore::new(
+            "http://h/x.zarr#view",
+            FakeClient {
+                answer: Box::new(|_| HttpResponse::default()),
+                seen: RefCell::new(vec![]),
+            },
+        );
         assert_eq!(s.url("zarr.json"), "http://h/x.zarr/zarr.json");
     }
 
     #[test]
     fn statuses_map_to_values_missing_and_errors() {
         let s = store(|r| match r.url.as_str() {
-            u if u.contains("/ok") => HttpResponse { status: 200, body: b"hi".to_vec(), content_range: None },
-            u if u.contains("/gone") => HttpResponse { status: 404, ..Default::default() },
-            _ => HttpResponse { status: 500, ..Default::default() },
+            u if u.contains("/ok") => HttpResponse {
+                status: 200,
+                body: b"hi".to_vec(),
+                content_range: None,
+            },
+            u if u.contains("/gone") => HttpResponse {
+                status: 404,
+                ..Default::default()
+            },
+            _ => HttpResponse {
+                status: 500,
+                ..Default::default()
+            },
         });
         assert_eq!(block_on(s.get("ok")).unwrap(), Some(b"hi".to_vec()));
         assert_eq!(block_on(s.get("gone")).unwrap(), None);
         let err = block_on(s.get("broken")).unwrap_err();
-        assert!(err.message.contains("http://h/data.zarr/broken?sig=1") && err.message.contains("500"), "{err}");
+        assert!(
+            err.message.contains("http://h/data.zarr/broken?sig=1") && err.message.contains("500"),
+            "{err}"
+        );
     }
 
     #[test]
     fn ranges_are_checked_or_cut_from_a_whole_body() {
-        let whole = |_: &HttpRequest| HttpResponse { status: 200, body: (0u8..100).collect(), content_range: None };
+        let whole = |_: &HttpRequest| HttpResponse {
+            status: 200,
+            body: (0u8..100).collect(),
+            content_range: None,
+        };
         let s = store(whole);
-        assert_eq!(block_on(s.get_range("k", ByteRange::Suffix(3))).unwrap(), Some(vec![97, 98, 99]));
-        assert_eq!(block_on(s.get_range("k", ByteRange::Span { offset: 10, length: 2 })).unwrap(), Some(vec![10, 11]));
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(3))).unwrap(),
+            Some(vec![97, 98, 99])
+        );
+        assert_eq!(
+            block_on(s.get_range(
+                "k",
+                ByteRange::Span {
+                    offset: 10,
+                    length: 2
+                }
+            ))
+            .unwrap(),
+            Some(vec![10, 11])
+        );
 
-        let partial = |_: &HttpRequest| HttpResponse { status: 206, body: vec![1, 2], content_range: Some("bytes 10-11/100".into()) };
-        assert!(block_on(store(partial).get_range("k", ByteRange::Span { offset: 10, length: 2 })).is_ok());
-        let err = block_on(store(partial).get_range("k", ByteRange::Span { offset: 20, length: 2 })).unwrap_err();
+        let partial = |_: &HttpRequest| HttpResponse {
+            status: 206,
+            body: vec![1, 2],
+            content_range: Some("bytes 10-11/100".into()),
+        };
+        assert!(block_on(store(partial).get_range(
+            "k",
+            ByteRange::Span {
+                offset: 10,
+                length: 2
+            }
+        ))
+        .is_ok());
+        let err = block_on(store(partial).get_range(
+            "k",
+            ByteRange::Span {
+                offset: 20,
+                length: 2,
+            },
+        ))
+        .unwrap_err();
         assert!(err.message.contains("not the range asked for"), "{err}");
         assert!(block_on(store(partial).get_range("k", ByteRange::Suffix(2))).is_err());
-        let tail = |_: &HttpRequest| HttpResponse { status: 206, body: vec![1, 2], content_range: Some("bytes 98-99/100".into()) };
+        let tail = |_: &HttpRequest| HttpResponse {
+            status: 206,
+            body: vec![1, 2],
+            content_range: Some("bytes 98-99/100".into()),
+        };
         assert!(block_on(store(tail).get_range("k", ByteRange::Suffix(2))).is_ok());
-        let huge = |_: &HttpRequest| HttpResponse { status: 206, body: vec![], content_range: Some("bytes 0-18446744073709551615/*".into()) };
+        let huge = |_: &HttpRequest| HttpResponse {
+            status: 206,
+            body: vec![],
+            content_range: Some("bytes 0-18446744073709551615/*".into()),
+        };
         assert!(block_on(store(huge).get_range("k", ByteRange::From(0))).is_err());
-        assert_eq!(block_on(store(huge).get_range("k", ByteRange::Span { offset: 5, length: 0 })).unwrap(), Some(vec![]));
+        assert_eq!(
+            block_on(store(huge).get_range(
+                "k",
+                ByteRange::Span {
+                    offset: 5,
+                    length: 0
+                }
+            ))
+            .unwrap(),
+            Some(vec![])
+        );
     }
 }

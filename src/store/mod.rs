@@ -21,7 +21,9 @@ impl ByteRange {
     /// Where this range lies in a value of `len` bytes, clamped to the value.
     pub fn resolve(self, len: u64) -> std::ops::Range<u64> {
         match self {
-            ByteRange::Span { offset, length } => offset.min(len)..offset.saturating_add(length).min(len),
+            ByteRange::Span { offset, length } => {
+                offset.min(len)..offset.saturating_add(length).min(len)
+            }
             ByteRange::From(offset) => offset.min(len)..len,
             ByteRange::Suffix(n) => len.saturating_sub(n)..len,
         }

@@ -13,7 +13,11 @@ pub struct DirStore {
 
 impl DirStore {
     pub fn fixtures(name: &str) -> DirStore {
-        DirStore { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name) }
+        DirStore {
+            root: PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(name),
+        }
     }
 }
 
@@ -33,5 +37,7 @@ impl ReadableStore for DirStore {
 }
 
 pub fn fixture_path(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }

@@ -1,0 +1,106 @@
+//! Filters whose decoding is a type conversion: numcodecs' `AsType` (v3 `numcodecs.astype`, stored
+//! as `encode_dtype`) and `Quantize` (v3 `numcodecs.quantize`: values rounded to some decimal
+//! digits when written, stored as `astype`). Decoding converts stored elements to the array's type.
+
+use super::numeric;
+use super::{ArrayToArrayCodec, ChunkRepr};
+use crate::buffer::try_zeroed;
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct AsTypeCodec {
+    name: &'static str,
+    stored: DataType,
+}
+
+/// The dtype string under `key`, or `None` when it is absent.
+fn dtype_of(config: &Map<String, Value>, key: &str) -> Result<Option<DataType>, String> {
+    match config.get(key) {
+        Some(Value::String(s)) => numeric::parse_numpy_dtype(s).map(Some),
+        Some(Value::Null) | None => Ok(None),
+        Some(other) => Err(format!("\"{key}\" must be a dtype string, not {other}")),
+    }
+}
+
+/// Checks that a configuration's own idea of the array's type matches the array.
+fn check_decoded(
+    config: &Map<String, Value>,
+    key: &str,
+    data_type: DataType,
+) -> Result<(), String> {
+    if !numeric::is_real(data_type) {
+        return Err(format!("cannot apply to {data_type} data"));
+    }
+    match dtype_of(config, key)? {
+        Some(dt) if dt != data_type => Err(format!(
+            "\"{key}\" is {dt}, but the array's type is {data_type}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl AsTypeCodec {
+    pub fn from_astype_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+    ) -> Result<AsTypeCodec, String> {
+        check_decoded(config, "decode_dtype", data_type)?;
+        let stored = dtype_of(config, "encode_dtype")?.ok_or("\"encode_dtype\" is required")?;
+        Ok(AsTypeCodec {
+            name: "numcodecs.astype",
+            stored,
+        })
+    }
+
+    pub fn from_quantize_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+    ) -> Result<AsTypeCodec, String> {
+        check_decoded(config, "dtype", data_type)?;
+        if !config.get("digits").is_some_and(|d| d.as_i64().is_some()) {
+            return Err("\"digits\" must be an integer".into());
+        }
+        let stored = dtype_of(config, "astype")?.unwrap_or(data_type);
+        Ok(AsTypeCodec {
+            name: "numcodecs.quantize",
+            stored,
+        })
+    }
+}
+
+impl ArrayToArrayCodec for AsTypeCodec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
+        ChunkRepr {
+            shape: decoded.shape.clone(),
+            data_type: self.stored,
+        }
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new(self.name, e);
+        let dt = decoded.data_type;
+        if self.stored == dt {
+            return Ok(encoded);
+        }
+        let n = encoded.len() / self.stored.size();
+        let size = decoded
+            .num_bytes()
+            .filter(|&s| s == n * dt.size() && encoded.len() % self.stored.size() == 0)
+            .ok_or_else(|| {
+                err(format!(
+                    "input has {} bytes, not {:?} elements of {}",
+                    encoded.len(),
+                    decoded.shape,
+                    self.stored
+                ))
+            })?;
+        let mut out = try_zeroed(size).map_err(err)?;
+        numeric::convert(self.stored, dt, &encoded, &mut out);
+        Ok(out)
+    }
+}

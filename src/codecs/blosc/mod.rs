@@ -1,0 +1,404 @@
+//! The `blosc` codec: c-blosc 1.x chunks (format version 2), decoded by our own Rust code on top of
+//! pure-Rust compressors. The layout is summarised in the module's comments; every rule was checked
+//! against chunks written by the C library (numcodecs' bundled c-blosc).
+//!
+//! A chunk is a 16-byte header, a table of block offsets, then the blocks. Each block is one
+//! compressed stream, or `typesize` streams (one per byte position) when the encoder split it. After
+//! decompression a block is unshuffled (bytes or bits) if the header says so.
+
+pub mod blosclz;
+pub mod shuffle;
+pub mod snappy;
+
+use super::inflate::{inflate_into, Wrapper};
+use super::{decoded_size_limit, BytesToBytesCodec};
+use crate::buffer::try_zeroed;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+const HEADER_LEN: usize = 16;
+const FLAG_SHUFFLE: u8 = 0x01;
+const FLAG_MEMCPYED: u8 = 0x02;
+const FLAG_BITSHUFFLE: u8 = 0x04;
+const FLAG_RESERVED: u8 = 0x08;
+const FLAG_DONT_SPLIT: u8 = 0x10;
+/// Encoders split blocks into per-byte streams only for types up to this size...
+const MAX_SPLITS: usize = 16;
+/// ...and only when a block holds at least this many elements.
+const MIN_SPLIT_ELEMENTS: usize = 128;
+
+/// The compressor the header names (bits 5-7 of the flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compressor {
+    BloscLz,
+    Lz4,
+    Snappy,
+    Zlib,
+    Zstd,
+}
+
+impl Compressor {
+    fn from_code(code: u8) -> Result<Compressor, String> {
+        Ok(match code {
+            0 => Compressor::BloscLz,
+            1 => Compressor::Lz4,
+            2 => Compressor::Snappy,
+            3 => Compressor::Zlib,
+            4 => Compressor::Zstd,
+            other => return Err(format!("unknown Blosc compressor code {other}")),
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Compressor::BloscLz => "blosclz",
+            Compressor::Lz4 => "lz4",
+            Compressor::Snappy => "snappy",
+            Compressor::Zlib => "zlib",
+            Compressor::Zstd => "zstd",
+        }
+    }
+
+    /// Decompresses one stream into `out`, which it must fill exactly.
+    fn decompress_into(self, input: &[u8], out: &mut [u8]) -> Result<(), String> {
+        let written = match self {
+            Compressor::BloscLz => blosclz::decompress(input, out)?,
+            Compressor::Lz4 => lz4_flex::block::decompress_into(input, out)
+                .map_err(|e| format!("LZ4 data is invalid: {e}"))?,
+            Compressor::Snappy => snappy::decompress(input, out)?,
+            Compressor::Zlib => inflate_into(input, out, Wrapper::Zlib)?,
+            Compressor::Zstd => super::zstd::decompress_into(input, out)?,
+        };
+        if written != out.len() {
+            return Err(format!(
+                "decoded to {written} bytes, expected {}",
+                out.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The 16-byte chunk header.
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    flags: u8,
+    typesize: usize,
+    nbytes: usize,
+    blocksize: usize,
+    cbytes: usize,
+}
+
+impl Header {
+    fn parse(data: &[u8]) -> Result<Header, String> {
+        let h = data.get(..HEADER_LEN).ok_or_else(|| {
+            format!(
+                "Blosc chunk is {} bytes, shorter than its 16-byte header",
+                data.len()
+            )
+        })?;
+        let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]) as usize;
+        let (version, version_lz, flags, typesize) = (h[0], h[1], h[2], h[3] as usize);
+        if !(1..=2).contains(&version) {
+            return Err(format!("Blosc format version {version} is not supported (Zarr uses Blosc 1 chunks, format version 2; Blosc 2 chunks are not read)"));
+        }
+        if version_lz != 1 {
+            return Err(format!(
+                "Blosc compressor format version {version_lz} is not supported (expected 1)"
+            ));
+        }
+        if flags & FLAG_RESERVED != 0 {
+            return Err(format!(
+                "Blosc header flags {flags:#04x} set the reserved bit 0x08"
+            ));
+        }
+        if typesize == 0 {
+            return Err("Blosc header has typesize 0".into());
+        }
+        Ok(Header {
+            flags,
+            typesize,
+            nbytes: u32_at(4),
+            blocksize: u32_at(8),
+            cbytes: u32_at(12),
+        })
+    }
+}
+
+pub struct BloscCodec;
+
+impl BloscCodec {
+    /// The v3 `blosc` configuration. Decoding needs none of it (the chunk header says everything),
+    /// but a configuration that is not what the spec allows is reported.
+    pub fn from_configuration(config: &Map<String, Value>) -> Result<BloscCodec, String> {
+        if let Some(cname) = config.get("cname") {
+            let known = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+            if !cname.as_str().is_some_and(|c| known.contains(&c)) {
+                return Err(format!("\"cname\" must be one of {known:?}, not {cname}"));
+            }
+        }
+        if let Some(shuffle) = config.get("shuffle") {
+            // The v3 spec names the modes; numcodecs' own configuration numbers them (-1 is "auto").
+            let named = shuffle
+                .as_str()
+                .is_some_and(|s| ["noshuffle", "shuffle", "bitshuffle"].contains(&s));
+            let numbered = shuffle.as_i64().is_some_and(|n| (-1..=2).contains(&n));
+            if !named && !numbered {
+                return Err(format!("\"shuffle\" must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", not {shuffle}"));
+            }
+        }
+        for key in ["clevel", "typesize", "blocksize"] {
+            if let Some(v) = config.get(key) {
+                if v.as_u64().is_none() {
+                    return Err(format!("\"{key}\" must be a non-negative integer, not {v}"));
+                }
+            }
+        }
+        Ok(BloscCodec)
+    }
+}
+
+impl BytesToBytesCodec for BloscCodec {
+    fn name(&self) -> &'static str {
+        "blosc"
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        decompress(&encoded, decoded_size).map_err(|reason| CodecError::new("blosc", reason))
+    }
+}
+
+/// Decodes a whole Blosc chunk. `expected` is the exact decoded size where the caller knows it;
+/// otherwise the header's size is believed up to the general limit.
+pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, String> {
+    let header = Header::parse(data)?;
+    let Header {
+        flags,
+        typesize,
+        nbytes,
+        blocksize,
+        cbytes,
+    } = header;
+    if cbytes > data.len() {
+        return Err(format!(
+            "Blosc chunk is truncated: the header says {cbytes} bytes, there are {}",
+            data.len()
+        ));
+    }
+    if cbytes < HEADER_LEN {
+        return Err(format!(
+            "Blosc header says the chunk is {cbytes} bytes, less than the header itself"
+        ));
+    }
+    match expected {
+        Some(size) if size != nbytes => {
+            return Err(format!(
+                "Blosc header says {nbytes} decoded bytes, the chunk should have {size}"
+            ));
+        }
+        None if nbytes > decoded_size_limit(None) => {
+            return Err(format!(
+                "Blosc header says {nbytes} decoded bytes, more than allowed"
+            ));
+        }
+        _ => {}
+    }
+    let data = &data[..cbytes];
+    if nbytes == 0 {
+        return Ok(Vec::new());
+    }
+    if flags & FLAG_MEMCPYED != 0 {
+        // Stored as is: no block table, and no unshuffle even when shuffle bits are set.
+        if cbytes != nbytes + HEADER_LEN {
+            return Err(format!("Blosc chunk is flagged as stored uncompressed, but is {cbytes} bytes for {nbytes} decoded"));
+        }
+        return Ok(data[HEADER_LEN..].to_vec());
+    }
+    if blocksize == 0 {
+        return Err("Blosc header has blocksize 0".into());
+    }
+    let compressor = Compressor::from_code(flags >> 5)?;
+    let nblocks = nbytes.div_ceil(blocksize);
+    let table_end = nblocks
+        .checked_mul(4)
+        .and_then(|t| t.checked_add(HEADER_LEN))
+        .filter(|&end| end <= cbytes)
+        .ok_or_else(|| format!("Blosc chunk of {cbytes} bytes is too short for the offsets of its {nblocks} blocks"))?;
+    let mut out = try_zeroed(nbytes)?;
+    let shuffles = flags & (FLAG_SHUFFLE | FLAG_BITSHUFFLE) != 0;
+    let mut scratch = if shuffles {
+        try_zeroed(blocksize.min(nbytes))?
+    } else {
+        Vec::new()
+    };
+    for (b, block_out) in out.chunks_mut(blocksize).enumerate() {
+        let at = HEADER_LEN + 4 * b;
+        let start = i32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+        let context = |e: String| {
+            format!(
+                "block {b} of {nblocks} ({} compressor): {e}",
+                compressor.name()
+            )
+        };
+        let start = usize::try_from(start)
+            .ok()
+            .filter(|&s| s >= table_end && s < cbytes)
+            .ok_or_else(|| {
+                context(format!(
+                    "its offset {start} is outside the chunk's data ({table_end}..{cbytes})"
+                ))
+            })?;
+        let block = &data[start..];
+        let leftover = block_out.len() < blocksize;
+        let unshuffle = shuffle_kind(flags, typesize, block_out.len());
+        match unshuffle {
+            Unshuffle::None => decode_block(
+                compressor, block, block_out, typesize, blocksize, leftover, flags,
+            ),
+            _ => {
+                let tmp = &mut scratch[..block_out.len()];
+                decode_block(compressor, block, tmp, typesize, blocksize, leftover, flags)?;
+                match unshuffle {
+                    Unshuffle::Bytes => shuffle::unshuffle(typesize, tmp, block_out),
+                    _ => shuffle::bitunshuffle(typesize, tmp, block_out),
+                }
+                Ok(())
+            }
+        }
+        .map_err(context)?;
+    }
+    Ok(out)
+}
+
+enum Unshuffle {
+    None,
+    Bytes,
+    Bits,
+}
+
+/// How a block of `bsize` bytes is unshuffled, as c-blosc decides it.
+fn shuffle_kind(flags: u8, typesize: usize, bsize: usize) -> Unshuffle {
+    if flags & FLAG_SHUFFLE != 0 && typesize > 1 {
+        Unshuffle::Bytes
+    } else if flags & FLAG_BITSHUFFLE != 0 && bsize >= typesize {
+        Unshuffle::Bits
+    } else {
+        Unshuffle::None
+    }
+}
+
+/// Decodes one block's streams from the start of `block` into `out` (the block's decoded bytes).
+fn decode_block(
+    compressor: Compressor,
+    block: &[u8],
+    out: &mut [u8],
+    typesize: usize,
+    blocksize: usize,
+    leftover: bool,
+    flags: u8,
+) -> Result<(), String> {
+    let split = flags & FLAG_DONT_SPLIT == 0
+        && typesize <= MAX_SPLITS
+        && blocksize / typesize >= MIN_SPLIT_ELEMENTS
+        && !leftover;
+    let nstreams = if split { typesize } else { 1 };
+    if out.len() % nstreams != 0 {
+        return Err(format!(
+            "its {} bytes do not split into {nstreams} streams",
+            out.len()
+        ));
+    }
+    let stream_len = out.len() / nstreams;
+    let mut pos = 0usize;
+    for (s, stream_out) in out.chunks_mut(stream_len).enumerate() {
+        let size_bytes = block
+            .get(pos..pos + 4)
+            .ok_or_else(|| format!("stream {s} size is past the end of the chunk"))?;
+        let csize =
+            i32::from_le_bytes([size_bytes[0], size_bytes[1], size_bytes[2], size_bytes[3]]);
+        pos += 4;
+        let csize = usize::try_from(csize)
+            .map_err(|_| format!("stream {s} has a negative size {csize}"))?;
+        let payload = block
+            .get(pos..pos.saturating_add(csize))
+            .ok_or_else(|| format!("stream {s} of {csize} bytes runs past the end of the chunk"))?;
+        pos += csize;
+        if csize == stream_len {
+            // An incompressible stream is stored as it is.
+            stream_out.copy_from_slice(payload);
+        } else {
+            compressor
+                .decompress_into(payload, stream_out)
+                .map_err(|e| format!("stream {s}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(flags: u8, typesize: u8, nbytes: u32, blocksize: u32, cbytes: u32) -> Vec<u8> {
+        let mut h = vec![2, 1, flags, typesize];
+        for v in [nbytes, blocksize, cbytes] {
+            h.extend(v.to_le_bytes());
+        }
+        h
+    }
+
+    #[test]
+    fn memcpyed_chunks_are_copied_without_unshuffling() {
+        let mut chunk = header(FLAG_MEMCPYED | FLAG_SHUFFLE, 4, 8, 8, 24);
+        chunk.extend(1..=8u8);
+        assert_eq!(
+            decompress(&chunk, Some(8)).unwrap(),
+            (1..=8u8).collect::<Vec<_>>()
+        );
+        assert!(decompress(&chunk, Some(9))
+            .unwrap_err()
+            .contains("should have 9"));
+        assert!(decompress(&chunk[..20], None)
+            .unwrap_err()
+            .contains("truncated"));
+    }
+
+    #[test]
+    fn stored_streams_and_short_last_blocks_decode() {
+        // Two blocks of 6 and 4 bytes, each one stream stored raw (csize == decoded size).
+        let mut chunk = header(0, 1, 10, 6, 0);
+        let table_end = 16 + 8;
+        chunk.extend((table_end as i32).to_le_bytes());
+        chunk.extend(((table_end + 4 + 6) as i32).to_le_bytes());
+        chunk.extend(6i32.to_le_bytes());
+        chunk.extend([1, 2, 3, 4, 5, 6]);
+        chunk.extend(4i32.to_le_bytes());
+        chunk.extend([7, 8, 9, 10]);
+        let cbytes = chunk.len() as u32;
+        chunk[12..16].copy_from_slice(&cbytes.to_le_bytes());
+        assert_eq!(
+            decompress(&chunk, Some(10)).unwrap(),
+            (1..=10u8).collect::<Vec<_>>()
+        );
+
+        let mut bad = chunk.clone();
+        bad[16..20].copy_from_slice(&1000i32.to_le_bytes());
+        assert!(decompress(&bad, Some(10))
+            .unwrap_err()
+            .contains("block 0 of 2"));
+    }
+
+    #[test]
+    fn unknown_versions_flags_and_compressors_are_errors() {
+        let mut chunk = header(0, 1, 4, 4, 16);
+        chunk[0] = 3;
+        assert!(decompress(&chunk, None).unwrap_err().contains("version 3"));
+        let chunk = header(FLAG_RESERVED, 1, 4, 4, 16);
+        assert!(decompress(&chunk, None).unwrap_err().contains("reserved"));
+        let mut chunk = header(7 << 5, 1, 4, 4, 24);
+        chunk.extend([0; 8]);
+        assert!(decompress(&chunk, None)
+            .unwrap_err()
+            .contains("compressor code 7"));
+    }
+}

@@ -1,0 +1,175 @@
+//! Byte and bit unshuffling, as c-blosc 1.x (Blosc format version 2) does it. Shuffling groups the
+//! n-th byte (or bit) of every element together so that compressors see long runs; decoding undoes
+//! that. The kernels work on whole slices with no per-element bounds checks in the inner loops.
+
+/// Byte unshuffle of `src` into `dst` (same length) for elements of `typesize` bytes:
+/// `dst[i * ts + j] = src[j * n + i]` with `n = len / ts`; the `len % ts` trailing bytes were never
+/// shuffled and are copied as they are.
+pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let ts = typesize;
+    if ts <= 1 || src.len() < ts {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let n = src.len() / ts;
+    let body = n * ts;
+    match ts {
+        2 => unshuffle_fixed::<2>(&src[..body], &mut dst[..body], n),
+        4 => unshuffle_fixed::<4>(&src[..body], &mut dst[..body], n),
+        8 => unshuffle_fixed::<8>(&src[..body], &mut dst[..body], n),
+        16 => unshuffle_fixed::<16>(&src[..body], &mut dst[..body], n),
+        _ => unshuffle_any(ts, &src[..body], &mut dst[..body], n),
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// Unshuffle for a size known at compile time: one output element is written whole per step, so
+/// the compiler keeps it in a register and vectorises the gathers.
+fn unshuffle_fixed<const TS: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let planes: [&[u8]; TS] = std::array::from_fn(|j| &src[j * n..(j + 1) * n]);
+    for (i, out) in dst.chunks_exact_mut(TS).enumerate() {
+        let mut element = [0u8; TS];
+        for j in 0..TS {
+            // `i < n` = every plane's length, which the optimiser sees from the zip of lengths.
+            element[j] = planes[j][i];
+        }
+        out.copy_from_slice(&element);
+    }
+}
+
+fn unshuffle_any(ts: usize, src: &[u8], dst: &mut [u8], n: usize) {
+    for (j, plane) in src.chunks_exact(n).enumerate() {
+        for (i, &byte) in plane.iter().enumerate() {
+            dst[i * ts + j] = byte;
+        }
+    }
+}
+
+/// Byte shuffle, the inverse of `unshuffle`; used by tests and the fuzzers to make inputs.
+pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    let ts = typesize.max(1);
+    let n = src.len() / ts;
+    for i in 0..n {
+        for j in 0..ts {
+            dst[j * n + i] = src[i * ts + j];
+        }
+    }
+    dst[n * ts..].copy_from_slice(&src[n * ts..]);
+}
+
+/// Bit unshuffle of one Blosc block. `n = len / ts` elements: when `n` is a multiple of 8 the
+/// first `n * ts` bytes hold `8 * ts` bit planes of `n / 8` bytes each (plane `8 * j + k` holds bit
+/// `k` of byte `j` of every element) and the trailing bytes are copied. When `n` is not a multiple of
+/// 8, c-blosc stored the block unshuffled (format version 2), so it is copied whole.
+pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let ts = typesize.max(1);
+    let n = src.len() / ts;
+    if n % 8 != 0 || n == 0 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let body = n * ts;
+    let row = n / 8;
+    let (dst_body, dst_tail) = dst.split_at_mut(body);
+    for j in 0..ts {
+        let planes: [&[u8]; 8] =
+            std::array::from_fn(|k| &src[(8 * j + k) * row..(8 * j + k + 1) * row]);
+        for g in 0..row {
+            // Byte k of `x` holds bit k of byte j for elements 8g..8g+8 (element m in bit m).
+            let x = u64::from_le_bytes(std::array::from_fn(|k| planes[k][g]));
+            let t = transpose_bits_8x8(x);
+            // Byte m of `t` is now byte j of element 8g + m.
+            let base = g * 8 * ts + j;
+            for (m, byte) in t.to_le_bytes().into_iter().enumerate() {
+                dst_body[base + m * ts] = byte;
+            }
+        }
+    }
+    dst_tail.copy_from_slice(&src[body..]);
+}
+
+/// Transposes an 8x8 bit matrix held as 8 bytes (bit `8 * r + c` moves to bit `8 * c + r`).
+fn transpose_bits_8x8(mut x: u64) -> u64 {
+    let mut t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^ t ^ (t << 28)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bit layout straight from the format description, one bit at a time.
+    fn bitunshuffle_reference(ts: usize, src: &[u8]) -> Vec<u8> {
+        let n = src.len() / ts;
+        let mut out = src.to_vec();
+        if n % 8 != 0 {
+            return out;
+        }
+        out[..n * ts].fill(0);
+        for i in 0..n {
+            for j in 0..ts {
+                for k in 0..8 {
+                    let p = (j * 8 + k) * n + i;
+                    let bit = (src[p >> 3] >> (p & 7)) & 1;
+                    out[i * ts + j] |= bit << k;
+                }
+            }
+        }
+        out
+    }
+
+    fn pseudo_random(len: usize, seed: u32) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| {
+                (i.wrapping_mul(2_654_435_761)
+                    .wrapping_add(seed.wrapping_mul(40_503))
+                    >> 11) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bitunshuffle_matches_the_bit_by_bit_definition() {
+        for ts in [1, 2, 3, 4, 5, 7, 8, 16, 17] {
+            for len in [
+                0,
+                7,
+                8 * ts,
+                8 * ts + 3,
+                64 * ts,
+                64 * ts + ts - 1,
+                12 * ts,
+                1000,
+            ] {
+                let src = pseudo_random(len, (ts * 1000 + len) as u32);
+                let mut dst = vec![0; len];
+                bitunshuffle(ts, &src, &mut dst);
+                assert_eq!(
+                    dst,
+                    bitunshuffle_reference(ts, &src),
+                    "typesize {ts}, {len} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unshuffle_inverts_shuffle_for_every_size() {
+        for ts in 1..=20 {
+            for len in [0, 1, ts, 3 * ts + 1, 100 * ts + ts / 2] {
+                let data = pseudo_random(len, ts as u32);
+                let mut shuffled = vec![0; len];
+                shuffle(ts, &data, &mut shuffled);
+                let mut back = vec![0; len];
+                unshuffle(ts, &shuffled, &mut back);
+                assert_eq!(back, data, "typesize {ts}, {len} bytes");
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! numcodecs' `Delta` filter (v3 name `numcodecs.delta`): stores differences between consecutive
+//! elements (of the flattened chunk), optionally in a different type (`astype`). Decoding is a
+//! running sum in the array's type: wrapping for integers, as NumPy's `cumsum` does.
+
+use super::numeric;
+use super::{ArrayToArrayCodec, ChunkRepr};
+use crate::buffer::try_zeroed;
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct DeltaCodec {
+    /// The type the differences are stored in.
+    stored: Option<DataType>,
+}
+
+impl DeltaCodec {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+    ) -> Result<DeltaCodec, String> {
+        if !numeric::is_real(data_type) {
+            return Err(format!("cannot apply to {data_type} data"));
+        }
+        if let Some(dtype) = config.get("dtype") {
+            let dt = dtype
+                .as_str()
+                .ok_or_else(|| format!("\"dtype\" must be a string, not {dtype}"))?;
+            if numeric::parse_numpy_dtype(dt)? != data_type {
+                return Err(format!(
+                    "\"dtype\" {dt} is not the array's type {data_type}"
+                ));
+            }
+        }
+        let stored = match config.get("astype") {
+            Some(Value::String(s)) => Some(numeric::parse_numpy_dtype(s)?),
+            Some(Value::Null) | None => None,
+            Some(other) => return Err(format!("\"astype\" must be a dtype string, not {other}")),
+        };
+        Ok(DeltaCodec { stored })
+    }
+}
+
+impl ArrayToArrayCodec for DeltaCodec {
+    fn name(&self) -> &'static str {
+        "numcodecs.delta"
+    }
+
+    fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
+        ChunkRepr {
+            shape: decoded.shape.clone(),
+            data_type: self.stored.unwrap_or(decoded.data_type),
+        }
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new("numcodecs.delta", e);
+        let dt = decoded.data_type;
+        let stored = self.stored.unwrap_or(dt);
+        let n = encoded.len() / stored.size();
+        let size = decoded
+            .num_bytes()
+            .filter(|&s| s == n * dt.size() && encoded.len() % stored.size() == 0)
+            .ok_or_else(|| {
+                err(format!(
+                    "input has {} bytes, not {:?} elements of {stored}",
+                    encoded.len(),
+                    decoded.shape
+                ))
+            })?;
+        let mut out = if stored == dt {
+            encoded
+        } else {
+            let mut converted = try_zeroed(size).map_err(err)?;
+            numeric::convert(stored, dt, &encoded, &mut converted);
+            converted
+        };
+        running_sum(dt, &mut out);
+        Ok(out)
+    }
+}
+
+/// Replaces each element with the sum of it and all before it, in the type's own arithmetic.
+fn running_sum(dt: DataType, data: &mut [u8]) {
+    macro_rules! ints {
+        ($t:ty) => {{
+            let mut acc: $t = 0;
+            for e in data.chunks_exact_mut(std::mem::size_of::<$t>()) {
+                acc = acc.wrapping_add(<$t>::from_ne_bytes(e.try_into().unwrap_or_default()));
+                e.copy_from_slice(&acc.to_ne_bytes());
+            }
+        }};
+    }
+    macro_rules! floats {
+        ($t:ty) => {{
+            let mut acc: $t = 0.0;
+            for e in data.chunks_exact_mut(std::mem::size_of::<$t>()) {
+                acc += <$t>::from_ne_bytes(e.try_into().unwrap_or_default());
+                e.copy_from_slice(&acc.to_ne_bytes());
+            }
+        }};
+    }
+    match dt {
+        DataType::Int8 => ints!(i8),
+        DataType::UInt8 => ints!(u8),
+        DataType::Int16 => ints!(i16),
+        DataType::UInt16 => ints!(u16),
+        DataType::Int32 => ints!(i32),
+        DataType::UInt32 => ints!(u32),
+        DataType::Int64 => ints!(i64),
+        DataType::UInt64 => ints!(u64),
+        DataType::Float32 => floats!(f32),
+        DataType::Float64 => floats!(f64),
+        DataType::Bool => {
+            // NumPy's cumsum of booleans into a bool output is a running "any".
+            let mut any = false;
+            for b in data.iter_mut() {
+                any |= *b != 0;
+                *b = any as u8;
+            }
+        }
+        DataType::Float16 => {
+            let mut acc = half::f16::ZERO;
+            for e in data.chunks_exact_mut(2) {
+                acc += half::f16::from_ne_bytes([e[0], e[1]]);
+                e.copy_from_slice(&acc.to_ne_bytes());
+            }
+        }
+        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_sums_wrap_like_numpy() {
+        let mut data: Vec<u8> = [250u8, 3, 4, 1].to_vec();
+        running_sum(DataType::UInt8, &mut data);
+        assert_eq!(data, [250, 253, 1, 2]);
+        let codec = DeltaCodec {
+            stored: Some(DataType::Int8),
+        };
+        let repr = ChunkRepr {
+            shape: vec![3],
+            data_type: DataType::Int32,
+        };
+        let out = codec.decode(vec![100, 100, 0x9c], &repr).unwrap(); // 100, 100, -100
+        let sums: Vec<i32> = out
+            .chunks(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(sums, [100, 200, 100]);
+    }
+}

@@ -1,0 +1,92 @@
+//! numcodecs' `FixedScaleOffset` filter (v3 name `numcodecs.fixedscaleoffset`): values stored as
+//! `round((x - offset) * scale)` in a smaller type. Decoding computes `stored / scale + offset` in
+//! floating point (float32 when the stored type is float32, as NumPy would) and converts to the
+//! array's type.
+
+use super::numeric::{self, Num};
+use super::{ArrayToArrayCodec, ChunkRepr};
+use crate::buffer::try_zeroed;
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct FixedScaleOffsetCodec {
+    scale: f64,
+    offset: f64,
+    stored: Option<DataType>,
+}
+
+impl FixedScaleOffsetCodec {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+    ) -> Result<FixedScaleOffsetCodec, String> {
+        if !numeric::is_real(data_type) {
+            return Err(format!("cannot apply to {data_type} data"));
+        }
+        let number = |key: &str| match config.get(key) {
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| format!("\"{key}\" must be a number, not {v}")),
+            None => Err(format!("\"{key}\" is required")),
+        };
+        let (scale, offset) = (number("scale")?, number("offset")?);
+        if scale == 0.0 || !scale.is_finite() {
+            return Err(format!(
+                "\"scale\" must be a finite non-zero number, not {scale}"
+            ));
+        }
+        let stored = match config.get("astype") {
+            Some(Value::String(s)) => Some(numeric::parse_numpy_dtype(s)?),
+            Some(Value::Null) | None => None,
+            Some(other) => return Err(format!("\"astype\" must be a dtype string, not {other}")),
+        };
+        Ok(FixedScaleOffsetCodec {
+            scale,
+            offset,
+            stored,
+        })
+    }
+}
+
+impl ArrayToArrayCodec for FixedScaleOffsetCodec {
+    fn name(&self) -> &'static str {
+        "numcodecs.fixedscaleoffset"
+    }
+
+    fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
+        ChunkRepr {
+            shape: decoded.shape.clone(),
+            data_type: self.stored.unwrap_or(decoded.data_type),
+        }
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new("numcodecs.fixedscaleoffset", e);
+        let dt = decoded.data_type;
+        let stored = self.stored.unwrap_or(dt);
+        let n = encoded.len() / stored.size();
+        let size = decoded
+            .num_bytes()
+            .filter(|&s| s == n * dt.size() && encoded.len() % stored.size() == 0)
+            .ok_or_else(|| {
+                err(format!(
+                    "input has {} bytes, not {:?} elements of {stored}",
+                    encoded.len(),
+                    decoded.shape
+                ))
+            })?;
+        let mut out = try_zeroed(size).map_err(err)?;
+        let single = stored == DataType::Float32;
+        for i in 0..n {
+            let x = numeric::read(stored, &encoded, i).as_f64();
+            let value = if single {
+                (x as f32 / self.scale as f32 + self.offset as f32) as f64
+            } else {
+                x / self.scale + self.offset
+            };
+            numeric::write(dt, &mut out, i, Num::F(value));
+        }
+        Ok(out)
+    }
+}

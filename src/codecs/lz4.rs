@@ -1,0 +1,63 @@
+//! numcodecs' `LZ4` (v3 name `numcodecs.lz4`): a 4-byte little-endian decoded size, then one raw
+//! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
+
+use super::{decoded_size_limit, BytesToBytesCodec};
+use crate::buffer::try_zeroed;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct Lz4Codec;
+
+impl Lz4Codec {
+    pub fn from_configuration(config: &Map<String, Value>) -> Result<Lz4Codec, String> {
+        if let Some(accel) = config.get("acceleration") {
+            if accel.as_i64().is_none() {
+                return Err(format!("\"acceleration\" must be an integer, not {accel}"));
+            }
+        }
+        Ok(Lz4Codec)
+    }
+}
+
+impl BytesToBytesCodec for Lz4Codec {
+    fn name(&self) -> &'static str {
+        "numcodecs.lz4"
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        decompress(&encoded, decoded_size).map_err(|e| CodecError::new("numcodecs.lz4", e))
+    }
+}
+
+/// Decodes a size-prefixed LZ4 block; `expected` is the exact decoded size where known.
+pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, String> {
+    let prefix = data.get(..4).ok_or_else(|| {
+        format!(
+            "LZ4 data is {} bytes, shorter than its 4-byte size prefix",
+            data.len()
+        )
+    })?;
+    let size = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+    match expected {
+        Some(e) if e != size => {
+            return Err(format!(
+                "LZ4 size prefix says {size} bytes, the chunk should have {e}"
+            ))
+        }
+        None if size > decoded_size_limit(None) => {
+            return Err(format!(
+                "LZ4 size prefix says {size} bytes, more than allowed"
+            ))
+        }
+        _ => {}
+    }
+    let mut out = try_zeroed(size)?;
+    let written = lz4_flex::block::decompress_into(&data[4..], &mut out)
+        .map_err(|e| format!("LZ4 block is invalid: {e}"))?;
+    if written != size {
+        return Err(format!(
+            "LZ4 block decodes to {written} bytes, its prefix says {size}"
+        ));
+    }
+    Ok(out)
+}

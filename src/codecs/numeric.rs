@@ -1,0 +1,161 @@
+//! Element-wise numeric conversion between real data types with NumPy's `astype` rules (wrapping
+//! between integers, truncation toward zero from floats), and parsing of the NumPy dtype strings
+//! that numcodecs filters carry in their configuration. Shared by the numcodecs filters.
+
+use crate::data_type::DataType;
+use half::f16;
+
+/// One element's value, wide enough for every real type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    I(i64),
+    U(u64),
+    F(f64),
+}
+
+impl Num {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::I(v) => v as f64,
+            Num::U(v) => v as f64,
+            Num::F(v) => v,
+        }
+    }
+}
+
+/// Whether `dt` is a real number type these conversions handle.
+pub fn is_real(dt: DataType) -> bool {
+    !matches!(
+        dt,
+        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. }
+    )
+}
+
+/// Reads element `i` (native byte order) of a buffer of `dt`.
+pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
+    let at = |n: usize| &bytes[i * n..(i + 1) * n];
+    match dt {
+        DataType::Bool => Num::U((at(1)[0] != 0) as u64),
+        DataType::Int8 => Num::I(at(1)[0] as i8 as i64),
+        DataType::UInt8 => Num::U(at(1)[0] as u64),
+        DataType::Int16 => Num::I(i16::from_ne_bytes(at(2).try_into().unwrap_or_default()) as i64),
+        DataType::UInt16 => Num::U(u16::from_ne_bytes(at(2).try_into().unwrap_or_default()) as u64),
+        DataType::Int32 => Num::I(i32::from_ne_bytes(at(4).try_into().unwrap_or_default()) as i64),
+        DataType::UInt32 => Num::U(u32::from_ne_bytes(at(4).try_into().unwrap_or_default()) as u64),
+        DataType::Int64 => Num::I(i64::from_ne_bytes(at(8).try_into().unwrap_or_default())),
+        DataType::UInt64 => Num::U(u64::from_ne_bytes(at(8).try_into().unwrap_or_default())),
+        DataType::Float16 => {
+            Num::F(f16::from_ne_bytes(at(2).try_into().unwrap_or_default()).to_f64())
+        }
+        DataType::Float32 => {
+            Num::F(f32::from_ne_bytes(at(4).try_into().unwrap_or_default()) as f64)
+        }
+        DataType::Float64 => Num::F(f64::from_ne_bytes(at(8).try_into().unwrap_or_default())),
+        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => Num::U(0),
+    }
+}
+
+/// Writes `v` as element `i` of a buffer of `dt`, converting as NumPy's `astype` does.
+pub fn write(dt: DataType, out: &mut [u8], i: usize, v: Num) {
+    let as_i64 = |v: Num| match v {
+        Num::I(x) => x,
+        Num::U(x) => x as i64,
+        // Truncation toward zero; Rust saturates where C (and so NumPy) is undefined.
+        Num::F(x) => x as i64,
+    };
+    let as_u64 = |v: Num| match v {
+        Num::I(x) => x as u64,
+        Num::U(x) => x,
+        Num::F(x) if x < 0.0 => (x as i64) as u64,
+        Num::F(x) => x as u64,
+    };
+    let mut put = |n: usize, bytes: &[u8]| out[i * n..(i + 1) * n].copy_from_slice(bytes);
+    match dt {
+        DataType::Bool => put(1, &[(v.as_f64() != 0.0) as u8]),
+        DataType::Int8 => put(1, &(as_i64(v) as i8).to_ne_bytes()),
+        DataType::UInt8 => put(1, &(as_u64(v) as u8).to_ne_bytes()),
+        DataType::Int16 => put(2, &(as_i64(v) as i16).to_ne_bytes()),
+        DataType::UInt16 => put(2, &(as_u64(v) as u16).to_ne_bytes()),
+        DataType::Int32 => put(4, &(as_i64(v) as i32).to_ne_bytes()),
+        DataType::UInt32 => put(4, &(as_u64(v) as u32).to_ne_bytes()),
+        DataType::Int64 => put(8, &as_i64(v).to_ne_bytes()),
+        DataType::UInt64 => put(8, &as_u64(v).to_ne_bytes()),
+        DataType::Float16 => put(2, &f16::from_f64(v.as_f64()).to_ne_bytes()),
+        DataType::Float32 => put(4, &(v.as_f64() as f32).to_ne_bytes()),
+        DataType::Float64 => put(8, &v.as_f64().to_ne_bytes()),
+        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => {}
+    }
+}
+
+/// Converts a whole buffer of `from` elements to `to` elements.
+pub fn convert(from: DataType, to: DataType, bytes: &[u8], out: &mut [u8]) {
+    if from == to {
+        out.copy_from_slice(bytes);
+        return;
+    }
+    let n = bytes.len() / from.size();
+    for i in 0..n {
+        write(to, out, i, read(from, bytes, i));
+    }
+}
+
+/// A NumPy dtype string as numcodecs writes it (`"<i4"`, `"|u1"`, `"float32"`) for a real type.
+/// Elements reach array-to-array codecs in native byte order, so a little-endian or
+/// order-free type is what a filter can mean; a big-endian one is reported.
+pub fn parse_numpy_dtype(s: &str) -> Result<DataType, String> {
+    if let Some(dt) = DataType::from_v3_name(s).filter(|&d| is_real(d)) {
+        return Ok(dt);
+    }
+    let (order, code) = match s.as_bytes().first() {
+        Some(b'<' | b'>' | b'|' | b'=') => (s.as_bytes()[0], &s[1..]),
+        _ => (b'=', s),
+    };
+    let dt = match code {
+        "b1" | "?" => DataType::Bool,
+        "i1" => DataType::Int8,
+        "i2" => DataType::Int16,
+        "i4" => DataType::Int32,
+        "i8" => DataType::Int64,
+        "u1" => DataType::UInt8,
+        "u2" => DataType::UInt16,
+        "u4" => DataType::UInt32,
+        "u8" => DataType::UInt64,
+        "f2" => DataType::Float16,
+        "f4" => DataType::Float32,
+        "f8" => DataType::Float64,
+        _ => {
+            return Err(format!(
+                "dtype \"{s}\" is not a real number type this filter can use"
+            ))
+        }
+    };
+    if order == b'>' && dt.size() > 1 {
+        return Err(format!(
+            "big-endian dtype \"{s}\" in a filter configuration is not supported"
+        ));
+    }
+    Ok(dt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_follow_numpy_astype() {
+        let mut out = [0u8; 2];
+        write(DataType::Int16, &mut out, 0, Num::F(-3.9));
+        assert_eq!(i16::from_ne_bytes(out), -3);
+        write(DataType::UInt8, &mut out[..1], 0, Num::I(300));
+        assert_eq!(out[0], 44);
+        write(DataType::Int8, &mut out[..1], 0, Num::U(255));
+        assert_eq!(out[0] as i8, -1);
+        let f = 1.5f32.to_ne_bytes();
+        assert_eq!(read(DataType::Float32, &f, 0), Num::F(1.5));
+        assert_eq!(parse_numpy_dtype("<i4"), Ok(DataType::Int32));
+        assert_eq!(parse_numpy_dtype("|u1"), Ok(DataType::UInt8));
+        assert_eq!(parse_numpy_dtype("float32"), Ok(DataType::Float32));
+        assert!(parse_numpy_dtype(">f8").is_err());
+        assert!(parse_numpy_dtype("<c8").is_err());
+    }
+}

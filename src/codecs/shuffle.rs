@@ -1,0 +1,52 @@
+//! numcodecs' `Shuffle` (v3 name `numcodecs.shuffle`): the bytes of `elementsize`-byte elements
+//! regrouped by position, the same byte shuffle Blosc uses. Decoding unshuffles the whole buffer.
+
+use super::blosc::shuffle::unshuffle;
+use super::BytesToBytesCodec;
+use crate::buffer::try_zeroed;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct ShuffleCodec {
+    element_size: usize,
+}
+
+impl ShuffleCodec {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        default_size: usize,
+    ) -> Result<ShuffleCodec, String> {
+        let element_size = match config.get("elementsize") {
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("\"elementsize\" must be a positive integer, not {v}"))?,
+            None => default_size,
+        };
+        Ok(ShuffleCodec { element_size })
+    }
+}
+
+impl BytesToBytesCodec for ShuffleCodec {
+    fn name(&self) -> &'static str {
+        "numcodecs.shuffle"
+    }
+
+    fn encoded_size(&self, decoded_size: usize) -> Option<usize> {
+        Some(decoded_size)
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new("numcodecs.shuffle", e);
+        if let Some(size) = decoded_size.filter(|&s| s != encoded.len()) {
+            return Err(err(format!(
+                "input has {} bytes, expected {size}",
+                encoded.len()
+            )));
+        }
+        let mut out = try_zeroed(encoded.len()).map_err(err)?;
+        unshuffle(self.element_size, &encoded, &mut out);
+        Ok(out)
+    }
+}

@@ -1,0 +1,50 @@
+//! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
+
+use super::inflate::{inflate_append, Wrapper};
+use super::{decoded_size_limit, BytesToBytesCodec};
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+
+pub struct ZlibCodec;
+
+impl ZlibCodec {
+    pub fn from_configuration(config: &Map<String, Value>) -> Result<ZlibCodec, String> {
+        match config.get("level") {
+            Some(level) if !level.as_i64().is_some_and(|l| (-1..=9).contains(&l)) => Err(format!(
+                "\"level\" must be an integer from -1 to 9, not {level}"
+            )),
+            _ => Ok(ZlibCodec),
+        }
+    }
+}
+
+impl BytesToBytesCodec for ZlibCodec {
+    fn name(&self) -> &'static str {
+        "numcodecs.zlib"
+    }
+
+    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new("numcodecs.zlib", e);
+        let mut out = Vec::new();
+        let used = inflate_append(
+            &encoded,
+            &mut out,
+            decoded_size_limit(decoded_size),
+            Wrapper::Zlib,
+        )
+        .map_err(err)?;
+        if used != encoded.len() {
+            return Err(err(format!(
+                "{} bytes follow the end of the zlib stream",
+                encoded.len() - used
+            )));
+        }
+        if let Some(size) = decoded_size.filter(|&s| s != out.len()) {
+            return Err(err(format!(
+                "decoded to {} bytes, expected {size}",
+                out.len()
+            )));
+        }
+        Ok(out)
+    }
+}
