@@ -18,6 +18,7 @@ Everything is seeded, so values are the same on every run (gzip headers carry a 
 compressed bytes may differ).
 """
 import gzip
+from numcodecs import blosc
 import json
 import math
 import shutil
@@ -84,13 +85,17 @@ def expected_bytes(data):
 
 
 EXPECTED = []
+EXPECTED_FILES = {}
 
 
 def record(store, name, data, chunks, fill_value, writer, attrs=None, dimension_names=None, dtype_name=None):
     """Writes the expected values of one array and adds it to the manifest."""
     file = f"{store.removesuffix('.zarr')}__{name.replace('/', '__')}.bin"
+    values = expected_bytes(data)
+    # Arrays written from the same values (one image under many codecs) share one file.
+    file = EXPECTED_FILES.setdefault((data.dtype.str, data.shape, values), file)
     (FIXTURES / "v3.expected").mkdir(exist_ok=True)
-    (FIXTURES / "v3.expected" / file).write_bytes(expected_bytes(data))
+    (FIXTURES / "v3.expected" / file).write_bytes(values)
     EXPECTED.append({
         "store": store, "path": name, "writer": writer, "dtype": dtype_name or data.dtype.name,
         "shape": list(data.shape), "chunks": list(chunks) if chunks is not None else None,
@@ -108,10 +113,14 @@ class Writer:
         shutil.rmtree(self.path, ignore_errors=True)
         self.root = zarr.open_group(self.path, mode="w", zarr_format=3, attributes=attributes)
 
-    def array(self, name, data, chunks, fill_value=0, compressors=None, serializer="auto", write=None, **kw):
+    def array(self, name, data, chunks, fill_value=0, compressors=None, serializer="auto", write=None, lossy=False, **kw):
         arr = self.root.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype,
                                      fill_value=fill_value, compressors=compressors, serializer=serializer, **kw)
-        if write is None:
+        if lossy:
+            # A lossy filter: what zarr-python reads back is what a reader must produce.
+            arr[...] = data
+            data = arr[...]
+        elif write is None:
             arr[...] = data
         else:
             # Only some regions are written: the rest of the chunks never exist in the store.
@@ -175,6 +184,187 @@ def write_v3():
             write=[np.s_[0:2, 0:2]])
     w.root.create_group("nested").create_group("deeper", attributes={"depth": 2})
     w.array("nested/deeper/leaf", values_for(np.dtype("uint16"), (5, 5)), (5, 5))
+
+
+def smooth(dtype, shape, seed):
+    """Compressible values, like real images: a gradient, a few blobs and a little noise."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    t = np.linspace(0, 6 * np.pi, n)
+    wave = np.sin(t) * 0.4 + np.sin(t * 0.05) * 0.4 + rng.normal(0, 0.001, n)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        span = min(float(info.max) - float(info.min), 60000.0)
+        mid = (float(info.max) + float(info.min)) / 2
+        return (mid + wave * span / 2).astype(dtype).reshape(shape)
+    if dtype.kind == "c":
+        return (wave * 100 + 1j * wave[::-1] * 50).astype(dtype).reshape(shape)
+    return (wave * 1000).astype(dtype).reshape(shape)
+
+
+def chunk_files(array_dir):
+    return sorted(p for p in (array_dir / "c").rglob("*") if p.is_file())
+
+
+def blosc_header(chunk):
+    """(typesize, nbytes, blocksize, flags) of a Blosc chunk, to check what the C library wrote."""
+    return chunk[3], int.from_bytes(chunk[4:8], "little"), int.from_bytes(chunk[8:12], "little"), chunk[2]
+
+
+def write_codecs():
+    """Every compressor and filter real data uses, written by numcodecs' C libraries (c-blosc 1.21
+    with its bundled lz4, zlib and zstd; libzstd; liblz4; zlib) through zarr-python, plus chunks
+    re-encoded by the C libraries in forms zarr-python does not choose (zstd frames without a
+    content size, several frames, several gzip members)."""
+    import zstandard
+    from zarr.codecs import BloscCodec, ZstdCodec
+    from zarr.codecs import numcodecs as nc
+
+    w = Writer("codecs.zarr", {"about": "compressors and filters, written by the C libraries"})
+    image = synthetic_image(400, 11)[:260]
+    flags_seen = set()
+
+    def check_blosc(name, typesize=None, nblocks_min=1):
+        for f in chunk_files(w.path / name):
+            ts, nbytes, blocksize, flags = blosc_header(f.read_bytes())
+            if typesize is not None:
+                assert ts == typesize, (name, ts)
+            flags_seen.add(flags)
+            assert nbytes == 0 or -(-nbytes // blocksize) >= nblocks_min, (name, nbytes, blocksize)
+
+    w.root.create_group("blosc", attributes={"about": "c-blosc 1.21 via numcodecs: every compressor and shuffle"})
+    # 170x400 uint16 chunks are 136000 bytes. At clevel 1 c-blosc picks 64 KiB blocks (32 KiB for
+    # zstd): full blocks split into per-byte streams (except zstd) and a short last block.
+    for cname in ["blosclz", "lz4", "lz4hc", "zlib", "zstd"]:
+        for shuffle in ["noshuffle", "shuffle", "bitshuffle"]:
+            name = f"blosc/{cname}_{shuffle}"
+            w.array(name, image, (170, 400), compressors=[BloscCodec(cname=cname, clevel=1, shuffle=shuffle)])
+            check_blosc(name, typesize=2, nblocks_min=3)
+    # Higher levels: c-blosc's larger default blocks over float32 chunks.
+    big = smooth("float32", (256, 256), 12)
+    for cname in ["lz4", "zstd", "blosclz", "zlib"]:
+        w.array(f"blosc/{cname}_clevel9", big, (128, 256), compressors=[BloscCodec(cname=cname, clevel=9, shuffle="shuffle")])
+    w.array("blosc/bitshuffle_float64", smooth("float64", (64, 64), 13), (32, 40),
+            compressors=[BloscCodec(cname="lz4", clevel=7, shuffle="bitshuffle")])
+    # Odd type sizes: the header's typesize is what counts, not the array's (uint8 here). At clevel
+    # 1 the blocks are 64 KiB rounded down to whole elements, so neither the blocks nor the last
+    # one hold a multiple of 8 elements, and each has trailing bytes; 17 and 24 are never split.
+    odd = smooth("uint8", (300001,), 14)
+    for ts in [3, 5, 7, 17, 24]:
+        for shuffle in ["shuffle", "bitshuffle"]:
+            name = f"blosc/typesize{ts}_{shuffle}"
+            w.array(name, odd, (150001,), compressors=[BloscCodec(cname="lz4", clevel=1, shuffle=shuffle, typesize=ts)])
+            check_blosc(name, typesize=ts, nblocks_min=2)
+    # One block of 8000 three-byte elements and a trailing byte: bit-shuffled, tail copied.
+    w.array("blosc/typesize3_bitshuffle_whole", odd[:48002], (24001,),
+            compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle", typesize=3)])
+    # 999 uint16 in one block: not a multiple of 8 elements, so c-blosc stored it unshuffled.
+    w.array("blosc/bitshuffle_999", smooth("uint16", (999 * 3,), 15), (999,),
+            compressors=[BloscCodec(cname="zstd", clevel=3, shuffle="bitshuffle")])
+    # complex128: typesize 16, the largest that is split.
+    w.array("blosc/complex128_shuffle", smooth("complex128", (100, 100), 17), (64, 64),
+            compressors=[BloscCodec(cname="lz4", clevel=1, shuffle="shuffle")])
+    # Stored without compression: clevel 0, and incompressible data.
+    w.array("blosc/clevel0", image[:50, :60], (48, 40), compressors=[BloscCodec(cname="lz4", clevel=0, shuffle="shuffle")])
+    w.array("blosc/incompressible", values_for(np.dtype("uint8"), (64,)), (64,),
+            compressors=[BloscCodec(cname="zstd", clevel=9, shuffle="noshuffle")])
+    w.array("blosc/sparse", image, (170, 400), fill_value=7, write=[np.s_[0:170, 0:400]],
+            compressors=[BloscCodec(cname="lz4hc", clevel=9, shuffle="shuffle")])
+    assert any(f & 0x02 for f in flags_seen), "no memcpyed chunk was written"
+    assert any(f & 0x10 for f in flags_seen) and any(not f & 0x10 for f in flags_seen), "split and unsplit blocks"
+
+    w.root.create_group("zstd")
+    w.array("zstd/level3", image, (100, 160), compressors=[ZstdCodec(level=3)])
+    w.array("zstd/checksum", image, (100, 160), compressors=[ZstdCodec(level=19, checksum=True)])
+    w.array("zstd/numcodecs", image, (100, 160), compressors=[nc.Zstd(level=1)])
+    # Re-encoded by libzstd (python-zstandard): frames without a content size; several frames
+    # (with checksums) one after another, preceded by a skippable frame.
+    for name, mode in [("zstd/no_content_size", "streamed"), ("zstd/multi_frame", "frames")]:
+        w.array(name, image, (100, 160), compressors=[ZstdCodec(level=3)])
+        for f in chunk_files(w.path / name):
+            raw = zstandard.ZstdDecompressor().decompress(f.read_bytes())
+            if mode == "streamed":
+                enc = zstandard.ZstdCompressor(level=3, write_content_size=False).compress(raw)
+                assert zstandard.get_frame_parameters(enc).content_size == zstandard.CONTENTSIZE_UNKNOWN
+            else:
+                third = len(raw) // 3
+                c = zstandard.ZstdCompressor(level=5, write_checksum=True)
+                skippable = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"zw!"
+                enc = skippable + b"".join(c.compress(part) for part in [raw[:third], raw[third:2 * third], raw[2 * third:]])
+            f.write_bytes(enc)
+
+    w.root.create_group("numcodecs", attributes={"about": "numcodecs' codecs under their v3 names"})
+    w.array("numcodecs/lz4", image, (100, 160), compressors=[nc.LZ4(acceleration=1)])
+    w.array("numcodecs/zlib", image, (100, 160), compressors=[nc.Zlib(level=6)])
+    w.array("numcodecs/gzip", image, (100, 160), compressors=[nc.GZip(level=6)])
+    w.array("numcodecs/gzip_multi_member", image, (100, 160), compressors=[nc.GZip(level=6)])
+    for f in chunk_files(w.path / "numcodecs/gzip_multi_member"):
+        raw = gzip.decompress(f.read_bytes())
+        half = len(raw) // 2
+        f.write_bytes(gzip.compress(raw[:half], mtime=0) + gzip.compress(raw[half:], mtime=0))
+    w.array("numcodecs/shuffle_zlib", smooth("float32", (60, 50), 18), (30, 25),
+            compressors=[nc.Shuffle(elementsize=4), nc.Zlib(level=1)])
+    w.array("numcodecs/delta", (np.cumsum(RNG.integers(-5, 6, 4000)) + 100000).astype("int32").reshape(40, 100), (16, 64),
+            filters=[nc.Delta(dtype="<i4")], compressors=[BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")])
+    w.array("numcodecs/delta_astype", (np.cumsum(RNG.integers(-50, 51, 3000)) + 7).astype("int64"), (1000,),
+            filters=[nc.Delta(dtype="<i8", astype="<i2")], compressors=[nc.Zstd(level=1)])
+    w.array("numcodecs/delta_uint8_wraps", values_for(np.dtype("uint8"), (500,)), (128,), filters=[nc.Delta(dtype="|u1")])
+    w.array("numcodecs/fixedscaleoffset", smooth("float64", (50, 40), 19) / 10 + 15, (20, 20), lossy=True,
+            filters=[nc.FixedScaleOffset(offset=15, scale=100, dtype="<f8", astype="<i2")], compressors=[nc.Zlib(level=1)])
+    w.array("numcodecs/bitround", smooth("float32", (50, 40), 20), (20, 20), lossy=True,
+            filters=[nc.BitRound(keepbits=6)], compressors=[BloscCodec(cname="zstd", clevel=3, shuffle="bitshuffle")])
+    w.array("numcodecs/quantize", smooth("float64", (50, 40), 21), (20, 20), lossy=True,
+            filters=[nc.Quantize(digits=2, dtype="<f8")], compressors=[nc.Zlib(level=1)])
+    w.array("numcodecs/astype", smooth("float64", (30, 30), 22), (16, 16), lossy=True,
+            filters=[nc.AsType(encode_dtype="<f4", decode_dtype="<f8")])
+    w.array("numcodecs/crc32", image, (100, 160), compressors=[nc.CRC32()])
+    w.array("numcodecs/crc32c", image, (100, 160), compressors=[nc.Zlib(level=1), nc.CRC32C()])
+    w.array("numcodecs/adler32", image, (100, 160), compressors=[nc.Adler32(location="end")])
+    write_blosc_snappy(w)
+
+
+def write_blosc_snappy(w):
+    """Blosc chunks with the snappy compressor. numcodecs' c-blosc is built without snappy, so the
+    chunks are assembled here following c-blosc's layout, with every stream compressed by
+    libsnappy (Debian's python3-snappy, a C++ library; run with the system Python)."""
+    import subprocess
+    from zarr.codecs import BloscCodec
+    name = "blosc/snappy_shuffle"
+    data = smooth("uint16", (50, 60), 23)
+    arr = w.root.create_array(name, shape=data.shape, chunks=(25, 40), dtype=data.dtype,
+                              compressors=[BloscCodec(cname="lz4", clevel=5, shuffle="shuffle", blocksize=1000)])
+    arr[...] = data
+    meta_path = w.path / name / "zarr.json"
+    meta = json.loads(meta_path.read_text())
+    for codec in meta["codecs"]:
+        if codec["name"] == "blosc":
+            codec["configuration"]["cname"] = "snappy"
+    meta_path.write_text(json.dumps(meta, indent=2))
+    snappy = "import sys, snappy; d = sys.stdin.buffer.read(); sys.stdout.buffer.write(snappy.compress(d))"
+    compress = lambda b: subprocess.run(["/usr/bin/python3", "-c", snappy], input=b, capture_output=True, check=True).stdout
+    for f in chunk_files(w.path / name):
+        raw = blosc.decompress(f.read_bytes())  # c-blosc's own lz4 chunk, decoded by c-blosc
+        typesize, blocksize = 2, 1000
+        blocks = [raw[i:i + blocksize] for i in range(0, len(raw), blocksize)]
+        body, starts = b"", []
+        table_end = 16 + 4 * len(blocks)
+        for block in blocks:
+            arr_u8 = np.frombuffer(block, np.uint8)
+            n = len(block) // typesize
+            shuffled = arr_u8[:n * typesize].reshape(n, typesize).T.tobytes() + block[n * typesize:]
+            leftover = len(block) < blocksize
+            streams = [shuffled[j * n:(j + 1) * n] for j in range(typesize)] if not leftover and blocksize // typesize >= 128 else [shuffled]
+            starts.append(table_end + len(body))
+            for s in streams:
+                c = compress(s)
+                c = s if len(c) >= len(s) else c
+                body += len(c).to_bytes(4, "little") + c
+        flags = 0x01 | (2 << 5)
+        header = bytes([2, 1, flags, typesize]) + len(raw).to_bytes(4, "little") + blocksize.to_bytes(4, "little")
+        chunk = header + (table_end + len(body)).to_bytes(4, "little") + b"".join(s.to_bytes(4, "little") for s in starts) + body
+        f.write_bytes(chunk)
+    record(w.store, name, data, (25, 40), 0, "libsnappy streams in a Blosc chunk assembled by scripts/make_fixtures.py")
 
 
 def write_consolidated():
@@ -378,6 +568,7 @@ def write_bench():
 
 if __name__ == "__main__":
     write_v3()
+    write_codecs()
     write_consolidated()
     write_tensorstore()
     write_handmade()
