@@ -514,6 +514,25 @@ def write_bad():
     chunk.write_bytes(bytes(raw))
     chunk = bad / "wrong_size" / "c" / "0" / "0"
     chunk.write_bytes(chunk.read_bytes() + b"\0\0\0")
+    # Corrupt chunks of the other compressors, each from a real chunk (chunk 0/0 only).
+    from zarr.codecs import BloscCodec, ZstdCodec
+    from zarr.codecs import numcodecs as nc
+    image = synthetic_image(64, 5)
+    corrupt = {
+        "truncated_blosc": ([BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")], lambda b: b[:len(b) * 2 // 3]),
+        "blosc_wrong_nbytes": ([BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")], lambda b: b[:4] + (4096).to_bytes(4, "little") + b[8:]),
+        "blosc_bad_offset": ([BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")], lambda b: b[:16] + (999999).to_bytes(4, "little") + b[20:]),
+        "blosc_version3": ([BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")], lambda b: b"\x03" + b[1:]),
+        "corrupt_blosc_stream": ([BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")], lambda b: b[:40] + bytes(x ^ 0xA5 for x in b[40:])),
+        "truncated_zstd": ([ZstdCodec(level=3)], lambda b: b[:len(b) // 2]),
+        "zstd_checksum_mismatch": ([ZstdCodec(level=3, checksum=True)], lambda b: b[:-4] + bytes(x ^ 0xFF for x in b[-4:])),
+        "truncated_lz4": ([nc.LZ4()], lambda b: b[:len(b) // 2]),
+        "zlib_adler_mismatch": ([nc.Zlib(level=1)], lambda b: b[:-1] + bytes([b[-1] ^ 1])),
+    }
+    for name, (compressors, damage) in corrupt.items():
+        root.create_array(name, shape=image.shape, chunks=(32, 32), dtype=image.dtype, compressors=compressors)[...] = image
+        chunk = bad / name / "c" / "0" / "0"
+        chunk.write_bytes(damage(chunk.read_bytes()))
     edits = {
         "unknown_codec": lambda m: m["codecs"].append({"name": "frobnicate", "configuration": {}}),
         "ignorable_codec": lambda m: m["codecs"].append({"name": "frobnicate", "must_understand": False}),

@@ -163,3 +163,33 @@ fn broken_stores_fail_with_errors_that_say_where_and_what() {
         assert!(block_on(arr.get_chunk(&[1, 1])).is_ok());
     }
 }
+
+#[test]
+fn corrupt_compressed_chunks_name_the_codec_and_the_problem() {
+    let store = Rc::new(DirStore::fixtures("bad.zarr"));
+    for (name, codec, problem) in [
+        ("truncated_blosc", "blosc", "truncated"),
+        (
+            "blosc_wrong_nbytes",
+            "blosc",
+            "header says 4096 decoded bytes, the chunk should have 2048",
+        ),
+        ("blosc_bad_offset", "blosc", "offset 999999 is outside"),
+        ("blosc_version3", "blosc", "format version 3"),
+        ("corrupt_blosc_stream", "blosc", "block 0 of 1 (lz4 compressor): stream 1"),
+        ("truncated_zstd", "zstd", "frame 0 is truncated"),
+        ("zstd_checksum_mismatch", "zstd", "checksum"),
+        ("truncated_lz4", "numcodecs.lz4", "LZ4"),
+        ("zlib_adler_mismatch", "numcodecs.zlib", "Adler-32"),
+    ] {
+        let arr = open_array(&store, name);
+        let e = block_on(arr.get(&[])).unwrap_err();
+        println!("{name}: {e}");
+        assert_eq!(e.kind, ErrorKind::Codec, "{name}: {e}");
+        assert!(e.message.contains(&format!("codec {codec}")), "{name}: {e}");
+        assert!(e.message.contains(&format!("{name}/c/0/0")), "{name}: {e}");
+        assert!(e.message.contains(problem), "{name}: {e}");
+        // The chunks that were not damaged still decode.
+        assert!(block_on(arr.get_chunk(&[1, 1])).is_ok(), "{name}");
+    }
+}

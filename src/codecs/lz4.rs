@@ -51,6 +51,14 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
         }
         _ => {}
     }
+    // Each input byte of an LZ4 block yields at most 255 output bytes: a larger claim is corrupt,
+    // and refusing it early keeps a 5-byte input from allocating gigabytes.
+    let body = data.len() - 4;
+    if size > body.saturating_mul(255).saturating_add(16) {
+        return Err(format!(
+            "LZ4 size prefix says {size} bytes, more than {body} compressed bytes can hold"
+        ));
+    }
     let mut out = try_zeroed(size)?;
     let written = lz4_flex::block::decompress_into(&data[4..], &mut out)
         .map_err(|e| format!("LZ4 block is invalid: {e}"))?;

@@ -133,9 +133,13 @@ fn decode_frames(mut input: &[u8], out: &mut Output) -> Result<(), String> {
         }
         loop {
             let before = out.len();
-            decoder
-                .decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
-                .map_err(|e| format!("frame {frame}: {e}"))?;
+            if let Err(e) = decoder.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)) {
+                return Err(if input.is_empty() {
+                    format!("frame {frame} is truncated: the data ends inside a block ({e})")
+                } else {
+                    format!("frame {frame}: {e}")
+                });
+            }
             out.drain(&mut decoder)
                 .map_err(|e| format!("frame {frame}: {e}"))?;
             if decoder.is_finished() && decoder.can_collect() == 0 {

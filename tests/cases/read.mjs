@@ -204,6 +204,27 @@ const cases = [
     },
   },
   {
+    name: "damaged Blosc, zstd, LZ4 and zlib chunks reject with the codec, the chunk URL and the problem",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      for (const [name, codec, problem] of [
+        ["truncated_blosc", "blosc", /Blosc chunk is truncated: the header says \d+ bytes, there are \d+/],
+        ["blosc_wrong_nbytes", "blosc", /header says 4096 decoded bytes, the chunk should have 2048/],
+        ["blosc_bad_offset", "blosc", /block 0 of 1 \(zstd compressor\): its offset 999999 is outside/],
+        ["blosc_version3", "blosc", /Blosc format version 3 is not supported/],
+        ["corrupt_blosc_stream", "blosc", /block 0 of 1 \(lz4 compressor\): stream 1/],
+        ["truncated_zstd", "zstd", /frame 0 is truncated/],
+        ["zstd_checksum_mismatch", "zstd", /content checksum 0x[0-9a-f]{8} does not match/],
+        ["truncated_lz4", "numcodecs.lz4", /LZ4 block is invalid/],
+        ["zlib_adler_mismatch", "numcodecs.zlib", /Adler-32 checksum mismatch/],
+      ]) {
+        const arr = await open(`${ctx.base}/bad.zarr`, { path: name });
+        await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem], name);
+        equal((await arr.getChunk([1, 1])).data.length, 32 * 32, `${name}: an intact chunk`);
+      }
+    },
+  },
+  {
     name: "bad selections reject with SelectionError",
     async run(ctx) {
       const { slice } = ctx.zarr;

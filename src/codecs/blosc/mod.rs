@@ -251,21 +251,21 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
         let block = &data[start..];
         let leftover = block_out.len() < blocksize;
         let unshuffle = shuffle_kind(flags, typesize, block_out.len());
-        match unshuffle {
+        let decoded = match unshuffle {
             Unshuffle::None => decode_block(
                 compressor, block, block_out, typesize, blocksize, leftover, flags,
             ),
-            _ => {
+            Unshuffle::Bytes | Unshuffle::Bits => {
                 let tmp = &mut scratch[..block_out.len()];
-                decode_block(compressor, block, tmp, typesize, blocksize, leftover, flags)?;
-                match unshuffle {
-                    Unshuffle::Bytes => shuffle::unshuffle(typesize, tmp, block_out),
-                    _ => shuffle::bitunshuffle(typesize, tmp, block_out),
-                }
-                Ok(())
+                decode_block(compressor, block, tmp, typesize, blocksize, leftover, flags).map(
+                    |()| match unshuffle {
+                        Unshuffle::Bytes => shuffle::unshuffle(typesize, tmp, block_out),
+                        _ => shuffle::bitunshuffle(typesize, tmp, block_out),
+                    },
+                )
             }
-        }
-        .map_err(context)?;
+        };
+        decoded.map_err(context)?;
     }
     Ok(out)
 }

@@ -1,0 +1,381 @@
+//! Fuzzing of every decoder, as a property test: real chunks written by the C libraries
+//! (tests/fixtures/codecs.zarr and v3.zarr), mutated at random (bit flips, byte and header-field
+//! overwrites, truncation, splices), and plain random bytes, are fed to each array's codec
+//! pipeline and to the raw decoders. Every input must give `Ok` or `Err`: never a panic, never a
+//! hang, and never an allocation beyond what the chunk's declared size justifies. A counting
+//! allocator measures the peak of each decode.
+//!
+//! `cargo test --test fuzz_codecs` runs a short round (FUZZ_ITERS, default 3000). Long runs:
+//! `FUZZ_ITERS=2000000 FUZZ_SEED=7 cargo test --release --test fuzz_codecs -- --nocapture`.
+//! A failing input is written to target/fuzz-failures/ with the seed and iteration.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use zarr_wasm::codecs::blosc::{blosclz, snappy};
+use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
+use zarr_wasm::metadata::v3::{parse, NodeMetadata};
+
+struct CountingAllocator;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                - layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        } else {
+            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The tests of this binary run one at a time so that the allocation peak is theirs alone.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` and returns its result with the most memory it held at once beyond what was held
+/// before.
+fn measured<T>(f: impl FnOnce() -> T) -> (T, usize, Duration) {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let start = Instant::now();
+    let out = f();
+    let elapsed = start.elapsed();
+    (
+        out,
+        PEAK.load(Ordering::Relaxed).saturating_sub(base),
+        elapsed,
+    )
+}
+
+/// xorshift64*: small, seedable, and the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// One array's decoder and a real chunk of it.
+struct Target {
+    name: String,
+    pipeline: CodecPipeline,
+    repr: ChunkRepr,
+    chunk: Vec<u8>,
+}
+
+fn targets() -> Vec<Target> {
+    let mut out = Vec::new();
+    for store in ["codecs.zarr", "v3.zarr", "tensorstore.zarr"] {
+        let root = common::fixture_path(store);
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if e.path().is_dir() && e.file_name() != "c" {
+                    stack.push(e.path());
+                }
+            }
+            let Ok(bytes) = std::fs::read(dir.join("zarr.json")) else {
+                continue;
+            };
+            let Ok(NodeMetadata::Array(meta)) = parse(&bytes, "fuzz") else {
+                continue;
+            };
+            let Some(shape) = meta.chunk_grid.regular_chunk_shape() else {
+                continue;
+            };
+            let Ok(pipeline) =
+                CodecPipeline::from_v3(&meta.codecs, meta.data_type, shape.len(), "fuzz")
+            else {
+                continue;
+            };
+            let chunk_path = first_chunk(&dir);
+            let Some(chunk) = chunk_path.and_then(|p| std::fs::read(p).ok()) else {
+                continue;
+            };
+            let name = dir.strip_prefix(&root).unwrap().display().to_string();
+            out.push(Target {
+                name: format!("{store}/{name}"),
+                pipeline,
+                repr: ChunkRepr {
+                    shape: shape.to_vec(),
+                    data_type: meta.data_type,
+                },
+                chunk,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+fn first_chunk(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut stack = vec![dir.join("c")];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&d)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_file() {
+                return Some(p);
+            }
+            stack.push(p);
+        }
+    }
+    None
+}
+
+const EXTREMES: [u32; 8] = [
+    0,
+    1,
+    2,
+    16,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0xFFFF_FFFF,
+    0x0001_0000,
+];
+
+/// Applies one to four random edits that real corruption and hostile servers produce.
+fn mutate(rng: &mut Rng, data: &mut Vec<u8>) {
+    for _ in 0..1 + rng.below(4) {
+        let len = data.len();
+        match rng.below(8) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                data[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                data[i] = [0, 0xFF, 0x80, rng.next() as u8][rng.below(4)];
+            }
+            2 => data.truncate(rng.below(len + 1)),
+            3 if len >= 4 => {
+                // A header field or block offset: most formats keep their sizes in the first bytes.
+                let at = if rng.below(2) == 0 {
+                    rng.below(len.min(64) - 3)
+                } else {
+                    rng.below(len - 3)
+                };
+                let v = if rng.below(2) == 0 {
+                    EXTREMES[rng.below(EXTREMES.len())]
+                } else {
+                    rng.next() as u32
+                };
+                data[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            4 if len > 0 => {
+                let (a, b) = (rng.below(len), rng.below(len));
+                let piece = data[a.min(b)..a.max(b)].to_vec();
+                let at = rng.below(len);
+                data.splice(at..at, piece);
+            }
+            5 if len > 0 => {
+                let (a, n) = (rng.below(len), rng.below(64));
+                data.drain(a..(a + n).min(len));
+            }
+            6 => {
+                let at = rng.below(len + 1);
+                let junk: Vec<u8> = (0..rng.below(32)).map(|_| rng.next() as u8).collect();
+                data.splice(at..at, junk);
+            }
+            _ => {
+                for _ in 0..rng.below(16) {
+                    if !data.is_empty() {
+                        let i = rng.below(data.len());
+                        data[i] = rng.next() as u8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn iterations() -> usize {
+    std::env::var("FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000)
+}
+
+fn seed() -> u64 {
+    std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_261_122)
+}
+
+/// Saves an input that broke a rule and fails with where to find it.
+fn fail(what: &str, name: &str, iteration: usize, input: &[u8]) -> ! {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
+    std::fs::create_dir_all(&dir).ok();
+    let file = dir.join(format!("{}-{iteration}.bin", name.replace('/', "_")));
+    std::fs::write(&file, input).ok();
+    panic!(
+        "{what}: {name}, seed {}, iteration {iteration}; input saved to {}",
+        seed(),
+        file.display()
+    );
+}
+
+/// The most a decode may hold at once: the output, one scratch block or conversion copy of it,
+/// the decompressor's fixed tables and window chunk (ruzstd decodes up to 1 MiB at a time), and
+/// copies of the input.
+fn allowed_peak(decoded: usize, input: usize) -> usize {
+    3 * decoded + 2 * input + (8 << 20)
+}
+
+#[test]
+fn mutated_real_chunks_never_panic_hang_or_overallocate() {
+    let _serial = serial();
+    let targets = targets();
+    assert!(
+        targets.len() >= 60,
+        "found only {} fixture arrays",
+        targets.len()
+    );
+    let mut rng = Rng(seed() | 1);
+    let (mut ok, mut errors, mut slowest) = (0usize, 0usize, Duration::ZERO);
+    for iteration in 0..iterations() {
+        let t = &targets[rng.below(targets.len())];
+        let mut input = t.chunk.clone();
+        if iteration % 10 != 0 {
+            mutate(&mut rng, &mut input);
+        }
+        let decoded_size = t.repr.num_bytes().unwrap();
+        let copy = input.clone();
+        let (result, peak, elapsed) = measured(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                t.pipeline.decode(copy, &t.repr)
+            }))
+        });
+        let Ok(result) = result else {
+            fail("panic", &t.name, iteration, &input)
+        };
+        match result {
+            Ok(out) if out.len() != decoded_size => {
+                fail("wrong decoded size", &t.name, iteration, &input)
+            }
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert!(
+                    !e.codec.is_empty() && !e.reason.is_empty(),
+                    "{}: an error without codec or reason",
+                    t.name
+                );
+                errors += 1;
+            }
+        }
+        if peak > allowed_peak(decoded_size, input.len()) {
+            fail(
+                &format!("allocated {peak} bytes for a {decoded_size}-byte chunk"),
+                &t.name,
+                iteration,
+                &input,
+            );
+        }
+        if elapsed > Duration::from_secs(5) {
+            fail("took more than 5 s", &t.name, iteration, &input);
+        }
+        slowest = slowest.max(elapsed);
+    }
+    println!(
+        "{} targets, {} iterations (seed {}): {ok} decoded, {errors} rejected, slowest {:?}",
+        targets.len(),
+        iterations(),
+        seed(),
+        slowest
+    );
+}
+
+#[test]
+fn random_bytes_into_raw_decoders_never_panic() {
+    let _serial = serial();
+    let mut rng = Rng(seed() ^ 0x9E37_79B9_7F4A_7C15);
+    for iteration in 0..iterations() {
+        let len = rng.below(300);
+        let mut input: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if iteration % 3 == 0 && input.len() >= 16 {
+            // A plausible Blosc header over random blocks, to get past the first checks.
+            input[0] = 2;
+            input[1] = 1;
+            input[2] &= 0xF7;
+            let n = rng.below(4096) as u32;
+            input[4..8].copy_from_slice(&n.to_le_bytes());
+            input[12..16].copy_from_slice(&(len as u32).to_le_bytes());
+        }
+        let out_len = rng.below(5000);
+        let mut out = vec![0u8; out_len];
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = blosclz::decompress(&input, &mut out);
+            let _ = snappy::decompress(&input, &mut out);
+            let _ = zarr_wasm::codecs::blosc::decompress(&input, None);
+            let _ = zarr_wasm::codecs::blosc::decompress(&input, Some(out_len));
+            let _ = zarr_wasm::codecs::lz4::decompress(&input, None);
+            let _ = zarr_wasm::codecs::zstd::decompress_into(&input, &mut out);
+        }));
+        if run.is_err() {
+            fail("panic in a raw decoder", "random", iteration, &input);
+        }
+    }
+}
+
+#[test]
+fn hostile_headers_are_refused_before_allocating() {
+    let _serial = serial();
+    // A 16-byte Blosc header that claims 4 GiB, and an LZ4 prefix that claims 4 GiB.
+    let mut blosc = vec![2, 1, 0x01, 2];
+    blosc.extend(u32::MAX.to_le_bytes());
+    blosc.extend(65536u32.to_le_bytes());
+    blosc.extend(16u32.to_le_bytes());
+    let (result, peak, _) = measured(|| zarr_wasm::codecs::blosc::decompress(&blosc, None));
+    assert!(result.unwrap_err().contains("more than allowed"));
+    assert!(peak < 1 << 20, "{peak}");
+    let (result, peak, _) = measured(|| zarr_wasm::codecs::blosc::decompress(&blosc, Some(1000)));
+    assert!(result.unwrap_err().contains("should have 1000"));
+    assert!(peak < 1 << 20, "{peak}");
+    let mut lz4 = u32::MAX.to_le_bytes().to_vec();
+    lz4.extend([0x10, b'a']);
+    let (result, peak, _) = measured(|| zarr_wasm::codecs::lz4::decompress(&lz4, Some(64)));
+    assert!(result.unwrap_err().contains("should have 64"));
+    assert!(peak < 1 << 20, "{peak}");
+}
