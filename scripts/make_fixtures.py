@@ -17,6 +17,7 @@ Run with `bash scripts/make_fixtures.sh` (makes a pinned venv). Outputs:
 Everything is seeded, so values are the same on every run (gzip headers carry a timestamp, so
 compressed bytes may differ).
 """
+import base64
 import gzip
 from numcodecs import blosc
 import json
@@ -39,6 +40,10 @@ RNG = np.random.default_rng(20261122)
 
 def fill_json(value, dtype):
     """The fill value in the form zarr.json uses, for the expected-values manifest."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
     if dtype.kind == "c":
         return [fill_json(value.real, np.dtype("f8")), fill_json(value.imag, np.dtype("f8"))]
     if dtype.kind == "V":
@@ -77,6 +82,10 @@ def values_for(dtype, shape):
 def expected_bytes(data):
     """Values as the manifest stores them: little endian, C order."""
     out = np.ascontiguousarray(data)
+    if out.dtype.kind == "O":
+        # Variable-length items in numcodecs' vlen layout: u32 count, then u32 length + bytes each.
+        items = [v.encode() if isinstance(v, str) else bytes(v) for v in out.reshape(-1)]
+        return len(items).to_bytes(4, "little") + b"".join(len(v).to_bytes(4, "little") + v for v in items)
     if out.dtype.kind == "b":
         return out.astype(np.uint8).tobytes()
     if out.dtype.kind == "V":
@@ -113,8 +122,9 @@ class Writer:
         shutil.rmtree(self.path, ignore_errors=True)
         self.root = zarr.open_group(self.path, mode="w", zarr_format=3, attributes=attributes)
 
-    def array(self, name, data, chunks, fill_value=0, compressors=None, serializer="auto", write=None, lossy=False, **kw):
-        arr = self.root.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype,
+    def array(self, name, data, chunks, fill_value=0, compressors=None, serializer="auto", write=None, lossy=False,
+              dtype=None, dtype_name=None, **kw):
+        arr = self.root.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype or data.dtype,
                                      fill_value=fill_value, compressors=compressors, serializer=serializer, **kw)
         if lossy:
             # A lossy filter: what zarr-python reads back is what a reader must produce.
@@ -125,14 +135,17 @@ class Writer:
         else:
             # Only some regions are written: the rest of the chunks never exist in the store.
             expected = np.full(data.shape, fill_value, dtype=data.dtype)
+            if data.dtype.kind == "O":
+                expected = np.empty(data.shape, dtype=object)
+                expected.fill(fill_value)
             for region in write:
                 arr[region] = data[region]
                 expected[region] = data[region]
             data = expected
-        assert np.array_equal(arr[...], data, equal_nan=True), name
+        assert np.array_equal(arr[...], data, equal_nan=data.dtype.kind != "O"), name
         names = arr.metadata.dimension_names
         record(self.store, name, data, chunks, fill_value, f"zarr-python {zarr.__version__}",
-               attrs=dict(arr.attrs), dimension_names=list(names) if names else None)
+               attrs=dict(arr.attrs), dimension_names=list(names) if names else None, dtype_name=dtype_name)
         return arr
 
 
@@ -322,6 +335,22 @@ def write_codecs():
     w.array("numcodecs/crc32c", image, (100, 160), compressors=[nc.Zlib(level=1), nc.CRC32C()])
     w.array("numcodecs/adler32", image, (100, 160), compressors=[nc.Adler32(location="end")])
     write_blosc_snappy(w)
+
+    w.root.create_group("vlen", attributes={"about": "variable-length strings and bytes"})
+    words = ["", "a", "zarr", "héllo wörld", "日本語のテキスト", "emoji 😀🎉", "tab\tnewline\n", "x" * 300, "\u0000nul"]
+    strings = np.array([words[i % len(words)] + (str(i) if i % 4 else "") for i in range(50)], dtype=object)
+    w.array("vlen/utf8", strings, (16,), dtype=str, dtype_name="string", fill_value="", compressors=[ZstdCodec(level=3)])
+    grid = np.array([f"r{i}c{j}" * (1 + (i * j) % 3) for i in range(7) for j in range(9)], dtype=object).reshape(7, 9)
+    w.array("vlen/utf8_2d_sparse", grid, (3, 4), dtype=str, dtype_name="string", fill_value="∅",
+            compressors=[BloscCodec(cname="lz4", clevel=5, shuffle="noshuffle")], write=[np.s_[0:3, 0:4], np.s_[4:7, 5:9]])
+    blobs = np.empty(20, dtype=object)
+    for i in range(20):
+        blobs[i] = bytes(RNG.integers(0, 256, i % 7, dtype=np.uint8)) + b"\x00" * (i % 3)
+    w.array("vlen/bytes", blobs, (6,), dtype=zarr.core.dtype.VariableLengthBytes(), dtype_name="variable_length_bytes",
+            fill_value=b"", compressors=None)
+    w.array("vlen/bytes_sparse", blobs, (6,), dtype=zarr.core.dtype.VariableLengthBytes(),
+            dtype_name="variable_length_bytes", fill_value=b"\xff\x00fill", compressors=[nc.Zlib(level=1)],
+            write=[np.s_[6:12]])
 
 
 def write_blosc_snappy(w):

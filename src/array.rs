@@ -9,6 +9,7 @@ use crate::node_path::NodePath;
 use crate::region::{copy_box, fill_box, Placement};
 use crate::selection::{chunk_projections, resolve, result_shape, ChunkProjection, DimSelection};
 use crate::store::ReadableStore;
+use crate::variable::Items;
 use futures_util::stream::{self, StreamExt};
 use std::rc::Rc;
 
@@ -18,12 +19,14 @@ use std::rc::Rc;
 /// holds encoded bytes in flight, not 64 decoded chunks.
 const DEFAULT_CONCURRENCY: usize = 64;
 
-/// Elements in C order and native byte order, with their shape.
+/// Elements in C order and native byte order, with their shape. For variable-length types each
+/// element is a handle into `items`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArrayData {
     pub data_type: DataType,
     pub shape: Vec<u64>,
     pub bytes: Vec<u8>,
+    pub items: Option<Items>,
 }
 
 pub struct Array {
@@ -90,14 +93,45 @@ impl Array {
             (p, chunk)
         }))
         .buffer_unordered(DEFAULT_CONCURRENCY);
+        let mut items = self.new_items();
         while let Some((projection, chunk)) = arrivals.next().await {
-            self.place(&projection, chunk?.as_deref(), &mut bytes, &counts);
+            let chunk = self.as_elements(chunk?, &projection.coords, items.as_mut())?;
+            self.place(&projection, chunk.as_deref(), &mut bytes, &counts);
         }
         Ok(ArrayData {
             data_type: self.data_type(),
             shape: result_shape(&ranges),
             bytes,
+            items,
         })
+    }
+
+    /// An empty item list for a variable-length type (holding the fill item), else `None`.
+    fn new_items(&self) -> Option<Items> {
+        self.data_type()
+            .is_variable()
+            .then(|| Items::with_fill(self.metadata.fill_value.item().unwrap_or_default()))
+    }
+
+    /// A decoded chunk as fixed-size elements: itself, or for variable-length types its items moved
+    /// into `items` and handles in their place.
+    fn as_elements(
+        &self,
+        chunk: Option<Vec<u8>>,
+        coords: &[u64],
+        items: Option<&mut Items>,
+    ) -> Result<Option<Vec<u8>>> {
+        match (chunk, items) {
+            (Some(chunk), Some(items)) => {
+                let shape = self.metadata.chunk_grid.chunk_shape(coords);
+                let n = crate::codecs::vlen::element_count(&shape).unwrap_or(usize::MAX);
+                items.push_chunk(&chunk, n).map(Some).map_err(|reason| {
+                    let location = self.store.locate(&self.chunk_key(coords));
+                    ZarrError::codec(&location, CodecError::new("pipeline", reason))
+                })
+            }
+            (chunk, _) => Ok(chunk),
+        }
     }
 
     /// Where the chunk at `coords` starts in the array, and its stored shape (which may reach past
@@ -117,7 +151,8 @@ impl Array {
     /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
     pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
         let (_, shape) = self.chunk_extent(coords)?;
-        let bytes = match self.read_chunk(coords).await? {
+        let mut items = self.new_items();
+        let bytes = match self.as_elements(self.read_chunk(coords).await?, coords, items.as_mut())? {
             Some(decoded) => decoded,
             None => {
                 let fill = self.metadata.fill_value.as_bytes();
@@ -132,6 +167,7 @@ impl Array {
             data_type: self.data_type(),
             shape,
             bytes,
+            items,
         })
     }
 
@@ -156,8 +192,9 @@ impl Array {
             .decode(encoded, &repr)
             .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
         // Region copies index by the chunk's shape; a pipeline that produced another size is an error
-        // here rather than an out-of-bounds panic there.
-        if Some(decoded.len()) != repr.num_bytes() {
+        // here rather than an out-of-bounds panic there. (Variable-length chunks are checked as
+        // their items are taken out.)
+        if !repr.data_type.is_variable() && Some(decoded.len()) != repr.num_bytes() {
             let reason = format!(
                 "decoded chunk has {} bytes, its shape {:?} needs {:?}",
                 decoded.len(),

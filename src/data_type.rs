@@ -26,7 +26,15 @@ pub enum DataType {
     Raw {
         bytes: usize,
     },
+    /// Variable-length UTF-8 strings (`string`, codec `vlen-utf8`).
+    String,
+    /// Variable-length byte strings (`variable_length_bytes`, codec `vlen-bytes`).
+    Bytes,
 }
+
+/// Bytes of one variable-length element in decoded chunks and results: a native-order u64 index
+/// into the items that come with them (see `array::Items`).
+pub const VARIABLE_HANDLE_SIZE: usize = 8;
 
 impl DataType {
     /// The Zarr v3 name (`data_type` in `zarr.json`).
@@ -46,6 +54,8 @@ impl DataType {
             "float64" => DataType::Float64,
             "complex64" => DataType::Complex64,
             "complex128" => DataType::Complex128,
+            "string" => DataType::String,
+            "variable_length_bytes" => DataType::Bytes,
             _ => {
                 // r8, r16, ...: a positive multiple of 8 bits, written without sign or leading zeros.
                 let digits = name.strip_prefix('r')?;
@@ -88,6 +98,8 @@ impl DataType {
             DataType::Complex64 => "complex64",
             DataType::Complex128 => "complex128",
             DataType::Raw { .. } => "r*",
+            DataType::String => "string",
+            DataType::Bytes => "variable_length_bytes",
         }
     }
 
@@ -100,14 +112,26 @@ impl DataType {
             DataType::Int64 | DataType::UInt64 | DataType::Float64 | DataType::Complex64 => 8,
             DataType::Complex128 => 16,
             DataType::Raw { bytes } => bytes,
+            // In memory an element of a variable-length type is a handle: the index of its item.
+            DataType::String | DataType::Bytes => VARIABLE_HANDLE_SIZE,
         }
+    }
+
+    /// Whether elements have no fixed size (strings, byte strings).
+    pub fn is_variable(self) -> bool {
+        matches!(self, DataType::String | DataType::Bytes)
     }
 
     /// The unit that byte order applies to (a complex number's components are swapped one by one),
     /// or `None` where byte order does not apply (single bytes, raw bytes).
     pub fn byte_order_unit(self) -> Option<usize> {
         match self {
-            DataType::Bool | DataType::Int8 | DataType::UInt8 | DataType::Raw { .. } => None,
+            DataType::Bool
+            | DataType::Int8
+            | DataType::UInt8
+            | DataType::Raw { .. }
+            | DataType::String
+            | DataType::Bytes => None,
             DataType::Complex64 => Some(4),
             DataType::Complex128 => Some(8),
             other => Some(other.size()),

@@ -8,6 +8,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillValue {
     bytes: Vec<u8>,
+    /// For variable-length types, the fill item itself (`bytes` is then its handle, item 0).
+    item: Option<Vec<u8>>,
 }
 
 /// A fill value as a plain value, for showing it to users.
@@ -19,11 +21,18 @@ pub enum Scalar {
     Float(f64),
     Complex(f64, f64),
     Raw(Vec<u8>),
+    Str(String),
+    Bytes(Vec<u8>),
 }
 
 impl FillValue {
     pub fn from_native_bytes(bytes: Vec<u8>) -> Self {
-        FillValue { bytes }
+        FillValue { bytes, item: None }
+    }
+
+    /// For a variable-length type, the fill item's bytes (UTF-8 for strings).
+    pub fn item(&self) -> Option<&[u8]> {
+        self.item.as_deref()
     }
 
     /// One element, native byte order.
@@ -71,8 +80,9 @@ impl FillValue {
                         )
                     })?
             }
+            DataType::String | DataType::Bytes => return variable_fill(value, data_type),
         };
-        Ok(FillValue { bytes })
+        Ok(FillValue { bytes, item: None })
     }
 
     pub fn to_scalar(&self, data_type: DataType) -> Scalar {
@@ -95,8 +105,51 @@ impl FillValue {
                 Scalar::Complex(float_value(re), float_value(im))
             }
             DataType::Raw { .. } => Scalar::Raw(b.to_vec()),
+            DataType::String => {
+                Scalar::Str(String::from_utf8_lossy(self.item().unwrap_or_default()).into_owned())
+            }
+            DataType::Bytes => Scalar::Bytes(self.item().unwrap_or_default().to_vec()),
         }
     }
+}
+
+/// The fill value of a variable-length type: a string, or base64 of the bytes.
+fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String> {
+    let bytes = vec![0u8; crate::data_type::VARIABLE_HANDLE_SIZE];
+    let item = match (data_type, value) {
+        (DataType::String, Value::String(s)) => s.as_bytes().to_vec(),
+        (DataType::String, _) => return Err(format!("fill_value {value} is not a string")),
+        (_, Value::String(s)) => base64_decode(s)
+            .ok_or_else(|| format!("fill_value {value} is not base64-encoded bytes"))?,
+        _ => return Err(format!("fill_value {value} is not a base64 string of bytes")),
+    };
+    Ok(FillValue { bytes, item: Some(item) })
+}
+
+/// Standard base64 (RFC 4648, with or without padding), or `None` if `s` is not that.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = acc << 6 | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // Leftover bits must be padding zeros, and a lone sixth of a byte cannot occur.
+    (bits < 6 && acc == 0).then_some(out)
 }
 
 /// The first `N` bytes (zero-padded; sizes match the data type by construction).

@@ -16,6 +16,7 @@ pub mod node_path;
 pub mod region;
 pub mod selection;
 pub mod store;
+pub mod variable;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;

@@ -1,7 +1,8 @@
 //! Conversions between JS values and core types.
 
 use crate::array::{Array, ArrayData};
-use crate::data_type::DataType;
+use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
+use crate::variable::Items;
 use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
 use crate::group::Group;
@@ -57,7 +58,8 @@ fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
             .map(|&v| JsValue::from_f64(v))
             .collect::<JsArray>()
             .into(),
-        Scalar::Raw(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+        Scalar::Raw(bytes) | Scalar::Bytes(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+        Scalar::Str(s) => JsValue::from_str(&s),
     }
 }
 
@@ -151,6 +153,9 @@ fn float16_as_float32(bytes: &[u8]) -> JsValue {
 /// interleaved (re, im) floats, raw types as bytes, float16 as Float16Array where the runtime has
 /// one and otherwise as a Float32Array of the same values.
 pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
+    if let Some(items) = &data.items {
+        return with_shape(variable_to_js(data, items)?, &data.shape);
+    }
     if data.data_type == DataType::Float16
         && Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true)
     {
@@ -162,6 +167,8 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
     let buffer = bytes.buffer();
     let typed: JsValue = match data.data_type {
         DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => bytes.into(),
+        // Returned as arrays of items above.
+        DataType::String | DataType::Bytes => bytes.into(),
         DataType::Float16 => global_typed_array("Float16Array", &buffer)
             .ok_or("Float16Array could not be constructed")?,
         DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
@@ -177,6 +184,21 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
         DataType::Float64 => js_sys::Float64Array::new(&buffer).into(),
     };
     with_shape(typed, &data.shape)
+}
+
+/// Variable-length elements as a JS `Array`: strings for `string`, `Uint8Array`s for bytes.
+fn variable_to_js(data: &ArrayData, items: &Items) -> Result<JsValue, JsValue> {
+    let out = JsArray::new_with_length((data.bytes.len() / VARIABLE_HANDLE_SIZE) as u32);
+    for (i, handle) in data.bytes.chunks_exact(VARIABLE_HANDLE_SIZE).enumerate() {
+        let item = items.resolve(handle).ok_or("a result element refers to no item")?;
+        let value: JsValue = match data.data_type {
+            // Items of a string array were checked as UTF-8 when their chunk was decoded.
+            DataType::String => JsValue::from_str(&String::from_utf8_lossy(item)),
+            _ => Uint8Array::from(item).into(),
+        };
+        out.set(i as u32, value);
+    }
+    Ok(out.into())
 }
 
 fn with_shape(typed: JsValue, shape: &[u64]) -> Result<JsValue, JsValue> {

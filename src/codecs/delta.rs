@@ -126,7 +126,11 @@ fn running_sum(dt: DataType, data: &mut [u8]) {
                 e.copy_from_slice(&acc.to_ne_bytes());
             }
         }
-        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => {}
+        DataType::Complex64
+        | DataType::Complex128
+        | DataType::Raw { .. }
+        | DataType::String
+        | DataType::Bytes => {}
     }
 }
 

@@ -16,6 +16,7 @@ pub mod lz4;
 pub mod numeric;
 pub mod shuffle;
 pub mod transpose;
+pub mod vlen;
 pub mod zlib;
 pub mod zstd;
 
@@ -107,6 +108,10 @@ fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<B
     Some(match codec.registered_name() {
         "bytes" => bytes::BytesCodec::from_configuration(config, data_type)
             .map(|c| Built::ArrayToBytes(Box::new(c))),
+        "vlen-utf8" => vlen::VlenCodec::from_configuration(config, data_type, true)
+            .map(|c| Built::ArrayToBytes(Box::new(c))),
+        "vlen-bytes" => vlen::VlenCodec::from_configuration(config, data_type, false)
+            .map(|c| Built::ArrayToBytes(Box::new(c))),
         "transpose" => a2a!(transpose::TransposeCodec::from_configuration(config, ndim)),
         "gzip" | "numcodecs.gzip" => b2b!(gzip::GzipCodec::from_configuration(config)),
         "crc32c" => Ok(Built::BytesToBytes(Box::new(crc32c::Crc32cCodec))),
@@ -178,6 +183,14 @@ impl CodecPipeline {
                 }
             };
             match (built, array_to_bytes.is_some()) {
+                // Array-to-array codecs work on fixed-size elements; none of them is defined
+                // for variable-length ones.
+                (Built::ArrayToArray(c), false) if data_type.is_variable() => {
+                    return Err(ZarrError::unsupported(
+                        location,
+                        format!("codec \"{}\" on {data_type} data", c.name()),
+                    ))
+                }
                 (Built::ArrayToArray(c), false) => array_to_array.push(c),
                 (Built::ArrayToBytes(c), false) => array_to_bytes = Some(c),
                 (Built::BytesToBytes(c), true) => bytes_to_bytes.push(c),

@@ -51,7 +51,11 @@ pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
             Num::F(f32::from_ne_bytes(at(4).try_into().unwrap_or_default()) as f64)
         }
         DataType::Float64 => Num::F(f64::from_ne_bytes(at(8).try_into().unwrap_or_default())),
-        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => Num::U(0),
+        DataType::Complex64
+        | DataType::Complex128
+        | DataType::Raw { .. }
+        | DataType::String
+        | DataType::Bytes => Num::U(0),
     }
 }
 
@@ -83,7 +87,11 @@ pub fn write(dt: DataType, out: &mut [u8], i: usize, v: Num) {
         DataType::Float16 => put(2, &f16::from_f64(v.as_f64()).to_ne_bytes()),
         DataType::Float32 => put(4, &(v.as_f64() as f32).to_ne_bytes()),
         DataType::Float64 => put(8, &v.as_f64().to_ne_bytes()),
-        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. } => {}
+        DataType::Complex64
+        | DataType::Complex128
+        | DataType::Raw { .. }
+        | DataType::String
+        | DataType::Bytes => {}
     }
 }
 

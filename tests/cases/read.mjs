@@ -9,7 +9,22 @@ const TYPED = {
   float16: globalThis.Float16Array ?? Float32Array, float32: Float32Array, float64: Float64Array,
   complex64: Float32Array, complex128: Float64Array,
 };
-const typedFor = (dtype) => TYPED[dtype] ?? (/^r\d+$/.test(dtype) ? Uint8Array : undefined);
+const typedFor = (dtype) =>
+  TYPED[dtype] ?? (/^r\d+$/.test(dtype) ? Uint8Array : ["string", "variable_length_bytes"].includes(dtype) ? Array : undefined);
+
+/** Items of the manifest's vlen layout (u32 count, then u32 length + bytes each), as strings or bytes. */
+function vlenItems(bytes, asStrings) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const items = [];
+  let pos = 4;
+  for (let i = 0; i < view.getUint32(0, true); i++) {
+    const len = view.getUint32(pos, true);
+    const item = bytes.slice(pos + 4, pos + 4 + len);
+    items.push(asStrings ? new TextDecoder().decode(item) : item);
+    pos += 4 + len;
+  }
+  return items;
+}
 
 /** An IEEE binary16 bit pattern as a number, decoded here independently of the library. */
 function halfToNumber(bits) {
@@ -23,6 +38,13 @@ function halfToNumber(bits) {
 
 /** Compares values with the expected little-endian bytes; float16 read as Float32Array compares values. */
 function sameValues(data, expected, dtype, what) {
+  if (dtype === "string" || dtype === "variable_length_bytes") {
+    const want = vlenItems(expected, dtype === "string");
+    equal(data.length, want.length, `${what}: length`);
+    want.forEach((w, i) =>
+      dtype === "string" ? equal(data[i], w, `${what}: element ${i}`) : sameBytes(data[i], w, `${what}: element ${i}`));
+    return;
+  }
   if (dtype === "float16" && data instanceof Float32Array) {
     const bits = new Uint16Array(expected.buffer, expected.byteOffset, expected.byteLength / 2);
     equal(data.length, bits.length, `${what}: length`);
@@ -47,13 +69,17 @@ async function openArray(ctx, path, store = "v3.zarr") {
 function expectedFill(entry) {
   const number = (f) => ({ NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity })[f] ?? f;
   const f = entry.fill_value;
+  if (entry.dtype === "variable_length_bytes") return Uint8Array.from(atob(f), (c) => c.charCodeAt(0));
+  if (entry.dtype === "string") return f;
   if (entry.dtype === "int64" || entry.dtype === "uint64") return BigInt(f);
   if (Array.isArray(f)) return f.map(number);
   return number(f);
 }
 
 function sameFill(actual, expected, what) {
-  if (Array.isArray(expected)) {
+  if (expected instanceof Uint8Array) {
+    sameBytes(actual, expected, what);
+  } else if (Array.isArray(expected)) {
     const got = Array.from(actual);
     equal(got.length, expected.length, `${what} length`);
     expected.forEach((e, i) => ok(Object.is(got[i], e), `${what}[${i}]: expected ${e}, got ${got[i]}`));

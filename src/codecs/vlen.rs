@@ -1,0 +1,124 @@
+//! The `vlen-utf8` and `vlen-bytes` codecs (array-to-bytes) for variable-length strings and byte
+//! strings, in numcodecs' layout: a little-endian u32 element count, then each element as a u32
+//! byte length and its bytes. Decoding validates the layout (and UTF-8 for strings) and keeps it:
+//! the array layer turns each element into an item of the result (see `variable::Items`).
+
+use super::{ArrayToBytesCodec, ChunkRepr};
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+pub struct VlenCodec {
+    name: &'static str,
+    utf8: bool,
+}
+
+impl VlenCodec {
+    pub fn from_configuration(
+        _config: &Map<String, Value>,
+        data_type: DataType,
+        utf8: bool,
+    ) -> Result<VlenCodec, String> {
+        let wanted = if utf8 { DataType::String } else { DataType::Bytes };
+        if data_type != wanted {
+            return Err(format!("encodes {wanted} data, not {data_type}"));
+        }
+        let name = if utf8 { "vlen-utf8" } else { "vlen-bytes" };
+        Ok(VlenCodec { name, utf8 })
+    }
+}
+
+impl ArrayToBytesCodec for VlenCodec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn encoded_size(&self, _repr: &ChunkRepr) -> Option<usize> {
+        None
+    }
+
+    fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let err = |e: String| CodecError::new(self.name, e);
+        let n = element_count(&repr.shape).ok_or_else(|| err("the chunk has too many elements".into()))?;
+        let ranges = item_ranges(&encoded, n).map_err(err)?;
+        if self.utf8 {
+            for (i, r) in ranges.iter().enumerate() {
+                if let Err(e) = std::str::from_utf8(&encoded[r.clone()]) {
+                    return Err(err(format!("element {i} is not valid UTF-8 ({e})")));
+                }
+            }
+        }
+        Ok(encoded)
+    }
+}
+
+/// Elements in a chunk of `shape`, if that count fits in memory at all.
+pub fn element_count(shape: &[u64]) -> Option<usize> {
+    let n = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
+    usize::try_from(n).ok()
+}
+
+/// Where each of the `n` elements of an encoded chunk lies in it.
+pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String> {
+    let u32_at = |at: usize| -> Option<usize> {
+        let b = encoded.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let count = u32_at(0).ok_or_else(|| format!("{} bytes is too short for the element count", encoded.len()))?;
+    if count != n {
+        return Err(format!("the chunk holds {count} elements, its shape has {n}"));
+    }
+    // Each element takes at least its 4-byte length, which bounds the list before allocating it.
+    if n > (encoded.len() - 4) / 4 {
+        return Err(format!("{n} elements cannot fit in {} bytes", encoded.len()));
+    }
+    let mut ranges = Vec::with_capacity(n);
+    let mut pos = 4usize;
+    for i in 0..n {
+        let len = u32_at(pos).ok_or_else(|| format!("element {i}'s length is past the end of the data"))?;
+        let start = pos + 4;
+        let end = start
+            .checked_add(len)
+            .filter(|&e| e <= encoded.len())
+            .ok_or_else(|| format!("element {i} of {len} bytes runs past the end of the data"))?;
+        ranges.push(start..end);
+        pos = end;
+    }
+    if pos != encoded.len() {
+        return Err(format!("{} bytes follow the last element", encoded.len() - pos));
+    }
+    Ok(ranges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(items: &[&[u8]]) -> Vec<u8> {
+        let mut out = (items.len() as u32).to_le_bytes().to_vec();
+        for item in items {
+            out.extend((item.len() as u32).to_le_bytes());
+            out.extend(*item);
+        }
+        out
+    }
+
+    #[test]
+    fn layouts_are_validated() {
+        let chunk = encode(&[b"ab", b"", "é".as_bytes()]);
+        assert_eq!(item_ranges(&chunk, 3).unwrap(), vec![8..10, 14..14, 18..20]);
+        assert!(item_ranges(&chunk, 4).unwrap_err().contains("holds 3 elements"));
+        assert!(item_ranges(&chunk[..chunk.len() - 1], 3).unwrap_err().contains("element 2"));
+        let mut long = chunk.clone();
+        long.push(0);
+        assert!(item_ranges(&long, 3).unwrap_err().contains("1 bytes follow"));
+        let mut huge = u32::MAX.to_le_bytes().to_vec();
+        huge.extend([0; 8]);
+        assert!(item_ranges(&huge, u32::MAX as usize).unwrap_err().contains("cannot fit"));
+        let codec = VlenCodec::from_configuration(&Map::new(), DataType::String, true).unwrap();
+        let repr = ChunkRepr { shape: vec![1], data_type: DataType::String };
+        let e = codec.decode(encode(&[&[0xff, 0xfe]]), &repr).unwrap_err();
+        assert!(e.reason.contains("not valid UTF-8"), "{e}");
+    }
+}

@@ -1,0 +1,58 @@
+//! Results of variable-length types (strings, byte strings). Elements cannot be copied as fixed-size
+//! bytes, so each element of a decoded chunk or result is a handle: a native-order u64 index into
+//! `Items`, which holds every item's bytes. Selections, fill values and region copies then work on
+//! handles exactly as on numbers. Item 0 is the fill value.
+
+use crate::codecs::vlen::item_ranges;
+use crate::data_type::VARIABLE_HANDLE_SIZE;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Items {
+    data: Vec<u8>,
+    /// Item `i` is `data[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+}
+
+impl Items {
+    /// A list holding only the fill item, handle 0.
+    pub fn with_fill(fill: &[u8]) -> Items {
+        Items { data: fill.to_vec(), ends: vec![fill.len()] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of item `i`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.data.get(start..end)
+    }
+
+    /// The item a handle element (`VARIABLE_HANDLE_SIZE` native-order bytes) refers to.
+    pub fn resolve(&self, handle: &[u8]) -> Option<&[u8]> {
+        let index = u64::from_ne_bytes(handle.try_into().ok()?);
+        self.get(usize::try_from(index).ok()?)
+    }
+
+    /// Adds the `n` elements of a chunk in vlen layout and returns the chunk as handles.
+    pub fn push_chunk(&mut self, chunk: &[u8], n: usize) -> Result<Vec<u8>, String> {
+        let ranges = item_ranges(chunk, n)?;
+        let mut handles = Vec::new();
+        handles
+            .try_reserve_exact(n * VARIABLE_HANDLE_SIZE)
+            .map_err(|_| format!("cannot allocate handles for {n} elements"))?;
+        self.data.try_reserve(chunk.len()).map_err(|_| format!("cannot allocate {} bytes", chunk.len()))?;
+        for r in ranges {
+            handles.extend((self.ends.len() as u64).to_ne_bytes());
+            self.data.extend_from_slice(&chunk[r]);
+            self.ends.push(self.data.len());
+        }
+        Ok(handles)
+    }
+}
