@@ -1,9 +1,13 @@
 // `npm run bench`: whole-array reads of the same 2048x2048 uint16 image (bench/data/bench.zarr,
-// written by zarr-python) with zarr-wasm and with zarrita.js, in this one Node process, over the
-// same local HTTP server, one array per codec. Runs alternate between the readers; medians are
-// reported, with decoded MB/s and the speed ratio. Both readers' results must be identical.
-// The table goes to stdout and to bench/RESULTS.md.
-import { writeFileSync, readFileSync } from "node:fs";
+// written by zarr-python with numcodecs' C codecs) with zarr-wasm and with zarrita.js +
+// numcodecs.js, in this one Node process, over the same local HTTP server, one array per codec.
+// Runs alternate between the readers; medians are reported, with decoded MB/s and the speed
+// ratio. Both readers' results must be identical. The native ceiling is the same Rust decoders
+// compiled for this machine (examples/decode_bench.rs: decoding only, no HTTP). The table goes to
+// stdout and to bench/RESULTS.md.
+import { execFileSync } from "node:child_process";
+import { writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
 import * as zarrita from "zarrita";
@@ -11,10 +15,7 @@ import { startServer } from "../tests/support/server.mjs";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const CODECS = [
-  ["raw", "bytes only (no compression)"],
-  ["gzip", "gzip level 5"],
-];
+const CODECS = JSON.parse(readFileSync(new URL("data/bench.json", import.meta.url)));
 
 const here = new URL(".", import.meta.url).pathname;
 const server = await startServer({ mounts: { "/": `${here}/data` } });
@@ -63,27 +64,84 @@ for (const [path, label] of CODECS) {
   }
   const bytes = a.data.byteLength;
   const m = Object.fromEntries(Object.entries(times).map(([n, t]) => [n, median(t)]));
-  rows.push({ label, bytes, ms: m });
+  rows.push({ path, label, bytes, ms: m });
 }
 await server.close();
 
+// The ceiling: the same decoders compiled natively (release build of examples/decode_bench.rs).
+const native = JSON.parse(
+  execFileSync("cargo", ["run", "--quiet", "--release", "--example", "decode_bench", "--", `${here}/data/bench.zarr`, String(RUNS)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }),
+);
+
+// The platform's own inflate, alone: every chunk of the gzip array through DecompressionStream.
+async function decompressionStreamMs() {
+  const dir = `${here}/data/bench.zarr/gzip/c`;
+  const files = readdirSync(dir, { recursive: true }).map((f) => `${dir}/${f}`).filter((f) => statSync(f).isFile());
+  const chunks = files.map((f) => readFileSync(f));
+  const once = () =>
+    Promise.all(chunks.map((c) => new Response(new Blob([c]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()));
+  const times = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const t0 = performance.now();
+    await once();
+    if (i >= WARMUP) times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+const platformGzipMs = await decompressionStreamMs();
+
 const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1e3)).toFixed(0);
-const header = "| codec | zarr-wasm median | zarrita.js median | zarr-wasm MB/s | zarrita.js MB/s | speed ratio (zarrita time / zarr-wasm time) |";
-const lines = rows.map(({ label, bytes, ms }) =>
-  `| ${label} | ${ms["zarr-wasm"].toFixed(1)} ms | ${ms["zarrita.js"].toFixed(1)} ms | ${mbps(bytes, ms["zarr-wasm"])} | ${mbps(bytes, ms["zarrita.js"])} | ${(ms["zarrita.js"] / ms["zarr-wasm"]).toFixed(2)}x |`);
-const wasmSize = readFileSync(new URL("../pkg/zarr_wasm_bg.wasm", import.meta.url)).length;
+const header =
+  "| codec | zarr-wasm median | zarrita.js median | zarr-wasm MB/s | zarrita.js MB/s | speed ratio (zarrita time / zarr-wasm time) | native Rust decode only, MB/s |";
+const lines = rows.map(({ path, label, bytes, ms }) => {
+  const n = native[path];
+  return `| ${label} | ${ms["zarr-wasm"].toFixed(1)} ms | ${ms["zarrita.js"].toFixed(1)} ms | ${mbps(bytes, ms["zarr-wasm"])} | ${mbps(bytes, ms["zarrita.js"])} | ${(ms["zarrita.js"] / ms["zarr-wasm"]).toFixed(2)}x | ${n ? mbps(n.bytes, n.ms) : "n/a"} |`;
+});
+
+// Download size: our module against numcodecs.js's codec modules (wasm embedded as base64 in JS).
+const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
+const wasm = readFileSync(new URL("../pkg/zarr_wasm_bg.wasm", import.meta.url));
+const numcodecsDir = new URL("../node_modules/numcodecs/dist/", import.meta.url);
+const numcodecsVersion = JSON.parse(readFileSync(new URL("../package.json", numcodecsDir))).version;
+const peerModules = ["blosc.js", "zstd.js", "lz4.js"].map((f) => {
+  const js = readFileSync(new URL(f, numcodecsDir));
+  const b64 = /base64,([A-Za-z0-9+/=]+)/.exec(js.toString("latin1"));
+  const wasmBytes = b64 ? Buffer.from(b64[1], "base64") : Buffer.alloc(0);
+  return { f, js: js.length, jsGz: gzipSync(js, { level: 9 }).length, wasm: wasmBytes.length, wasmGz: gzipSync(wasmBytes, { level: 9 }).length };
+});
+const sum = (k) => peerModules.reduce((a, m) => a + m[k], 0);
+const sizeLines = [
+  `| zarr-wasm (\`zarr_wasm_bg.wasm\`: every codec, metadata, selections, HTTP) | ${kib(wasm.length)} | ${kib(gzipSync(wasm, { level: 9 }).length)} |`,
+  ...peerModules.map((m) => `| numcodecs.js ${numcodecsVersion} \`${m.f}\` (wasm inside: ${kib(m.wasm)}, gzipped ${kib(m.wasmGz)}) | ${kib(m.js)} | ${kib(m.jsGz)} |`),
+  `| numcodecs.js blosc + zstd + lz4 together | ${kib(sum("js"))} | ${kib(sum("jsGz"))} |`,
+];
+
 const report = [
-  "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js",
+  "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js + numcodecs.js",
   "",
-  `Image: 2048 x 2048 uint16 (${(rows[0].bytes / 2 ** 20).toFixed(0)} MiB decoded), 256 x 256 chunks, written by zarr-python;`,
-  `served over HTTP on 127.0.0.1 by the test server. Node ${process.versions.node}, ${os.cpus()[0]?.model ?? "unknown CPU"},`,
-  `${os.cpus().length} cores. ${RUNS} timed runs per reader after ${WARMUP} warm-up runs, alternating readers; medians.`,
-  `zarrita.js ${JSON.parse(readFileSync(new URL("../node_modules/zarrita/package.json", import.meta.url))).version} decodes gzip with the platform's DecompressionStream (native zlib).`,
-  `zarr-wasm module: ${(wasmSize / 1024).toFixed(0)} KiB. Generated ${new Date().toISOString().slice(0, 10)} by \`npm run bench\`.`,
+  `Image: 2048 x 2048 uint16 (${(rows[0].bytes / 2 ** 20).toFixed(0)} MiB decoded), 256 x 256 chunks (64 chunks), written by`,
+  `zarr-python with numcodecs' C codecs; served over HTTP on 127.0.0.1 by the test server. Node ${process.versions.node},`,
+  `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores. ${RUNS} timed runs per reader after ${WARMUP} warm-up runs,`,
+  `alternating readers; medians. zarrita.js ${JSON.parse(readFileSync(new URL("../node_modules/zarrita/package.json", import.meta.url))).version}`,
+  `decodes gzip and zlib with the platform's DecompressionStream (native zlib) and blosc, zstd and lz4 with numcodecs.js`,
+  `${numcodecsVersion} (C compiled by emscripten). The native column decodes the same chunks with the same Rust code compiled`,
+  `for this CPU (no HTTP, no JavaScript): the ceiling. Generated ${new Date().toISOString().slice(0, 10)} by \`npm run bench\`.`,
   "",
   header,
-  "|---|---|---|---|---|---|",
+  "|---|---|---|---|---|---|---|",
   ...lines,
+  "",
+  `The platform's DecompressionStream alone inflates the 64 gzip chunks (all at once) in ${platformGzipMs.toFixed(1)} ms`,
+  `(${mbps(rows[0].bytes, platformGzipMs)} MB/s), without HTTP or assembly.`,
+  "",
+  "## Download size",
+  "",
+  "| module | raw | gzip -9 |",
+  "|---|---|---|",
+  ...sizeLines,
   "",
 ].join("\n");
 console.log(report);

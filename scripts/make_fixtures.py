@@ -605,13 +605,37 @@ def write_sample():
                       dimension_names=["y", "x"], attributes={"contrast_limits": [300, 3000]})
 
 
+BENCH_CODECS = {
+    # name: (compressors, what the benchmark table calls it)
+    "raw": (None, "bytes only (no compression)"),
+    "gzip": ("GzipCodec(level=5)", "gzip level 5"),
+    "zlib": ("nc.Zlib(level=5)", "numcodecs.zlib level 5"),
+    "zstd": ("ZstdCodec(level=3)", "zstd level 3"),
+    "lz4": ("nc.LZ4(acceleration=1)", "numcodecs.lz4"),
+    "blosc_lz4_shuffle": ('BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")', "blosc lz4 shuffle"),
+    "blosc_lz4_bitshuffle": ('BloscCodec(cname="lz4", clevel=5, shuffle="bitshuffle")', "blosc lz4 bitshuffle"),
+    "blosc_zstd_shuffle": ('BloscCodec(cname="zstd", clevel=5, shuffle="shuffle")', "blosc zstd shuffle"),
+    "blosc_zstd_bitshuffle": ('BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")', "blosc zstd bitshuffle"),
+    "blosc_zlib_shuffle": ('BloscCodec(cname="zlib", clevel=5, shuffle="shuffle")', "blosc zlib shuffle"),
+    "blosc_blosclz_shuffle": ('BloscCodec(cname="blosclz", clevel=5, shuffle="shuffle")', "blosc blosclz shuffle"),
+    "blosc_blosclz_bitshuffle": ('BloscCodec(cname="blosclz", clevel=5, shuffle="bitshuffle")', "blosc blosclz bitshuffle"),
+}
+
+
 def write_bench():
+    """The 2048x2048 uint16 image under every codec the benchmark compares, with bench.json
+    naming them in table order."""
+    from zarr.codecs import BloscCodec, ZstdCodec
+    from zarr.codecs import numcodecs as nc
     path = ROOT / "bench" / "data" / "bench.zarr"
     shutil.rmtree(path, ignore_errors=True)
     image = synthetic_image(2048, 2)
     root = zarr.open_group(path, mode="w", zarr_format=3)
-    root.create_array("raw", data=image, chunks=(256, 256), compressors=None)
-    root.create_array("gzip", data=image, chunks=(256, 256), compressors=[GzipCodec(level=5)])
+    for name, (compressor, _) in BENCH_CODECS.items():
+        compressors = [eval(compressor)] if compressor else None
+        root.create_array(name, data=image, chunks=(256, 256), compressors=compressors)
+    (ROOT / "bench" / "data" / "bench.json").write_text(
+        json.dumps([[name, label] for name, (_, label) in BENCH_CODECS.items()], indent=1) + "\n")
 
 
 if __name__ == "__main__":
