@@ -29,7 +29,10 @@ fn chunk_files(dir: &Path) -> Vec<PathBuf> {
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
-    let root = PathBuf::from(args.get(1).ok_or("usage: decode_bench <bench.zarr> [runs]")?);
+    let root = PathBuf::from(
+        args.get(1)
+            .ok_or("usage: decode_bench <bench.zarr> [runs]")?,
+    );
     let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(15);
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .map_err(|e| format!("{}: {e}", root.display()))?
@@ -42,19 +45,34 @@ fn main() -> Result<(), String> {
     for name in names {
         let dir = root.join(&name);
         let doc = std::fs::read(dir.join("zarr.json")).map_err(|e| e.to_string())?;
-        let NodeMetadata::Array(meta) = parse(&doc, &name).map_err(|e| e.to_string())? else { continue };
-        let shape = meta.chunk_grid.regular_chunk_shape().ok_or("bench arrays have regular grids")?.to_vec();
-        let pipeline =
-            CodecPipeline::from_v3(&meta.codecs, meta.data_type, shape.len(), &name).map_err(|e| e.to_string())?;
-        let repr = ChunkRepr { shape, data_type: meta.data_type };
-        let chunks: Vec<Vec<u8>> = chunk_files(&dir).iter().map(|p| std::fs::read(p).unwrap_or_default()).collect();
+        let NodeMetadata::Array(meta) = parse(&doc, &name).map_err(|e| e.to_string())? else {
+            continue;
+        };
+        let shape = meta
+            .chunk_grid
+            .regular_chunk_shape()
+            .ok_or("bench arrays have regular grids")?
+            .to_vec();
+        let pipeline = CodecPipeline::from_v3(&meta.codecs, meta.data_type, shape.len(), &name)
+            .map_err(|e| e.to_string())?;
+        let repr = ChunkRepr {
+            shape,
+            data_type: meta.data_type,
+        };
+        let chunks: Vec<Vec<u8>> = chunk_files(&dir)
+            .iter()
+            .map(|p| std::fs::read(p).unwrap_or_default())
+            .collect();
         let mut times = Vec::with_capacity(runs);
         let mut decoded = 0usize;
         for _ in 0..runs + 2 {
             let start = Instant::now();
             decoded = 0;
             for chunk in &chunks {
-                decoded += pipeline.decode(chunk.clone(), &repr).map_err(|e| format!("{name}: {e}"))?.len();
+                decoded += pipeline
+                    .decode(chunk.clone(), &repr)
+                    .map_err(|e| format!("{name}: {e}"))?
+                    .len();
             }
             times.push(start.elapsed().as_secs_f64() * 1e3);
         }

@@ -152,17 +152,18 @@ impl Array {
     pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
         let (_, shape) = self.chunk_extent(coords)?;
         let mut items = self.new_items();
-        let bytes = match self.as_elements(self.read_chunk(coords).await?, coords, items.as_mut())? {
-            Some(decoded) => decoded,
-            None => {
-                let fill = self.metadata.fill_value.as_bytes();
-                let mut filled = alloc_elements(&shape, fill.len())?;
-                filled
-                    .chunks_exact_mut(fill.len())
-                    .for_each(|element| element.copy_from_slice(fill));
-                filled
-            }
-        };
+        let bytes =
+            match self.as_elements(self.read_chunk(coords).await?, coords, items.as_mut())? {
+                Some(decoded) => decoded,
+                None => {
+                    let fill = self.metadata.fill_value.as_bytes();
+                    let mut filled = alloc_elements(&shape, fill.len())?;
+                    filled
+                        .chunks_exact_mut(fill.len())
+                        .for_each(|element| element.copy_from_slice(fill));
+                    filled
+                }
+            };
         Ok(ArrayData {
             data_type: self.data_type(),
             shape,

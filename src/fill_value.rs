@@ -121,9 +121,16 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
         (DataType::String, _) => return Err(format!("fill_value {value} is not a string")),
         (_, Value::String(s)) => base64_decode(s)
             .ok_or_else(|| format!("fill_value {value} is not base64-encoded bytes"))?,
-        _ => return Err(format!("fill_value {value} is not a base64 string of bytes")),
+        _ => {
+            return Err(format!(
+                "fill_value {value} is not a base64 string of bytes"
+            ))
+        }
     };
-    Ok(FillValue { bytes, item: Some(item) })
+    Ok(FillValue {
+        bytes,
+        item: Some(item),
+    })
 }
 
 /// Standard base64 (RFC 4648, with or without padding), or `None` if `s` is not that.

@@ -16,7 +16,10 @@ pub struct Items {
 impl Items {
     /// A list holding only the fill item, handle 0.
     pub fn with_fill(fill: &[u8]) -> Items {
-        Items { data: fill.to_vec(), ends: vec![fill.len()] }
+        Items {
+            data: fill.to_vec(),
+            ends: vec![fill.len()],
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -47,7 +50,9 @@ impl Items {
         handles
             .try_reserve_exact(n * VARIABLE_HANDLE_SIZE)
             .map_err(|_| format!("cannot allocate handles for {n} elements"))?;
-        self.data.try_reserve(chunk.len()).map_err(|_| format!("cannot allocate {} bytes", chunk.len()))?;
+        self.data
+            .try_reserve(chunk.len())
+            .map_err(|_| format!("cannot allocate {} bytes", chunk.len()))?;
         for r in ranges {
             handles.extend((self.ends.len() as u64).to_ne_bytes());
             self.data.extend_from_slice(&chunk[r]);

@@ -299,7 +299,12 @@ fn mutated_real_chunks_never_panic_hang_or_overallocate() {
             Ok(out) if variable => {
                 let n = t.repr.shape.iter().product::<u64>() as usize;
                 if Items::default().push_chunk(&out, n).is_err() {
-                    fail("accepted a vlen chunk it cannot take apart", &t.name, iteration, &input)
+                    fail(
+                        "accepted a vlen chunk it cannot take apart",
+                        &t.name,
+                        iteration,
+                        &input,
+                    )
                 }
                 ok += 1;
             }

@@ -189,7 +189,11 @@ fn corrupt_compressed_chunks_name_the_codec_and_the_problem() {
         ),
         ("blosc_bad_offset", "blosc", "offset 999999 is outside"),
         ("blosc_version3", "blosc", "format version 3"),
-        ("corrupt_blosc_stream", "blosc", "block 0 of 1 (lz4 compressor): stream 1"),
+        (
+            "corrupt_blosc_stream",
+            "blosc",
+            "block 0 of 1 (lz4 compressor): stream 1",
+        ),
         ("truncated_zstd", "zstd", "frame 0 is truncated"),
         ("zstd_checksum_mismatch", "zstd", "checksum"),
         ("truncated_lz4", "numcodecs.lz4", "LZ4"),

@@ -2,12 +2,12 @@
 
 use crate::array::{Array, ArrayData};
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
-use crate::variable::Items;
 use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
 use crate::group::Group;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
+use crate::variable::Items;
 use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -190,7 +190,9 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
 fn variable_to_js(data: &ArrayData, items: &Items) -> Result<JsValue, JsValue> {
     let out = JsArray::new_with_length((data.bytes.len() / VARIABLE_HANDLE_SIZE) as u32);
     for (i, handle) in data.bytes.chunks_exact(VARIABLE_HANDLE_SIZE).enumerate() {
-        let item = items.resolve(handle).ok_or("a result element refers to no item")?;
+        let item = items
+            .resolve(handle)
+            .ok_or("a result element refers to no item")?;
         let value: JsValue = match data.data_type {
             // Items of a string array were checked as UTF-8 when their chunk was decoded.
             DataType::String => JsValue::from_str(&String::from_utf8_lossy(item)),

@@ -30,7 +30,9 @@ impl BytesCodec {
         data_type: DataType,
     ) -> Result<BytesCodec, String> {
         if data_type.is_variable() {
-            return Err(format!("cannot encode {data_type} data (its codec is vlen-utf8 or vlen-bytes)"));
+            return Err(format!(
+                "cannot encode {data_type} data (its codec is vlen-utf8 or vlen-bytes)"
+            ));
         }
         let endian = match config.get("endian") {
             None | Some(Value::Null) if data_type.byte_order_unit().is_none() => None,

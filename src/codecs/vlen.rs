@@ -20,7 +20,11 @@ impl VlenCodec {
         data_type: DataType,
         utf8: bool,
     ) -> Result<VlenCodec, String> {
-        let wanted = if utf8 { DataType::String } else { DataType::Bytes };
+        let wanted = if utf8 {
+            DataType::String
+        } else {
+            DataType::Bytes
+        };
         if data_type != wanted {
             return Err(format!("encodes {wanted} data, not {data_type}"));
         }
@@ -40,7 +44,8 @@ impl ArrayToBytesCodec for VlenCodec {
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new(self.name, e);
-        let n = element_count(&repr.shape).ok_or_else(|| err("the chunk has too many elements".into()))?;
+        let n = element_count(&repr.shape)
+            .ok_or_else(|| err("the chunk has too many elements".into()))?;
         let ranges = item_ranges(&encoded, n).map_err(err)?;
         if self.utf8 {
             for (i, r) in ranges.iter().enumerate() {
@@ -65,18 +70,25 @@ pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String
         let b = encoded.get(at..at.checked_add(4)?)?;
         Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
     };
-    let count = u32_at(0).ok_or_else(|| format!("{} bytes is too short for the element count", encoded.len()))?;
+    let count = u32_at(0)
+        .ok_or_else(|| format!("{} bytes is too short for the element count", encoded.len()))?;
     if count != n {
-        return Err(format!("the chunk holds {count} elements, its shape has {n}"));
+        return Err(format!(
+            "the chunk holds {count} elements, its shape has {n}"
+        ));
     }
     // Each element takes at least its 4-byte length, which bounds the list before allocating it.
     if n > (encoded.len() - 4) / 4 {
-        return Err(format!("{n} elements cannot fit in {} bytes", encoded.len()));
+        return Err(format!(
+            "{n} elements cannot fit in {} bytes",
+            encoded.len()
+        ));
     }
     let mut ranges = Vec::with_capacity(n);
     let mut pos = 4usize;
     for i in 0..n {
-        let len = u32_at(pos).ok_or_else(|| format!("element {i}'s length is past the end of the data"))?;
+        let len = u32_at(pos)
+            .ok_or_else(|| format!("element {i}'s length is past the end of the data"))?;
         let start = pos + 4;
         let end = start
             .checked_add(len)
@@ -86,7 +98,10 @@ pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String
         pos = end;
     }
     if pos != encoded.len() {
-        return Err(format!("{} bytes follow the last element", encoded.len() - pos));
+        return Err(format!(
+            "{} bytes follow the last element",
+            encoded.len() - pos
+        ));
     }
     Ok(ranges)
 }
@@ -108,16 +123,27 @@ mod tests {
     fn layouts_are_validated() {
         let chunk = encode(&[b"ab", b"", "é".as_bytes()]);
         assert_eq!(item_ranges(&chunk, 3).unwrap(), vec![8..10, 14..14, 18..20]);
-        assert!(item_ranges(&chunk, 4).unwrap_err().contains("holds 3 elements"));
-        assert!(item_ranges(&chunk[..chunk.len() - 1], 3).unwrap_err().contains("element 2"));
+        assert!(item_ranges(&chunk, 4)
+            .unwrap_err()
+            .contains("holds 3 elements"));
+        assert!(item_ranges(&chunk[..chunk.len() - 1], 3)
+            .unwrap_err()
+            .contains("element 2"));
         let mut long = chunk.clone();
         long.push(0);
-        assert!(item_ranges(&long, 3).unwrap_err().contains("1 bytes follow"));
+        assert!(item_ranges(&long, 3)
+            .unwrap_err()
+            .contains("1 bytes follow"));
         let mut huge = u32::MAX.to_le_bytes().to_vec();
         huge.extend([0; 8]);
-        assert!(item_ranges(&huge, u32::MAX as usize).unwrap_err().contains("cannot fit"));
+        assert!(item_ranges(&huge, u32::MAX as usize)
+            .unwrap_err()
+            .contains("cannot fit"));
         let codec = VlenCodec::from_configuration(&Map::new(), DataType::String, true).unwrap();
-        let repr = ChunkRepr { shape: vec![1], data_type: DataType::String };
+        let repr = ChunkRepr {
+            shape: vec![1],
+            data_type: DataType::String,
+        };
         let e = codec.decode(encode(&[&[0xff, 0xfe]]), &repr).unwrap_err();
         assert!(e.reason.contains("not valid UTF-8"), "{e}");
     }

@@ -133,7 +133,9 @@ fn decode_frames(mut input: &[u8], out: &mut Output) -> Result<(), String> {
         }
         loop {
             let before = out.len();
-            if let Err(e) = decoder.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)) {
+            if let Err(e) =
+                decoder.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
+            {
                 return Err(if input.is_empty() {
                     format!("frame {frame} is truncated: the data ends inside a block ({e})")
                 } else {
