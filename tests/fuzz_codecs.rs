@@ -11,6 +11,7 @@
 
 mod common;
 
+use common::Rng;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -69,25 +70,6 @@ fn measured<T>(f: impl FnOnce() -> T) -> (T, usize, Duration) {
         PEAK.load(Ordering::Relaxed).saturating_sub(base),
         elapsed,
     )
-}
-
-/// xorshift64*: small, seedable, and the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
 }
 
 /// One array's decoder and a real chunk of it.

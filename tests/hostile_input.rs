@@ -5,25 +5,12 @@
 mod common;
 
 use common::fixture_path;
+use common::Rng;
 use futures_executor::block_on;
 use serde_json::{json, Value};
 use std::rc::Rc;
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::{open, DimSelection, Node};
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// The files of one fixture array, keyed as in the store.
 fn array_files(path: &str) -> Vec<(String, Vec<u8>)> {

@@ -14,15 +14,6 @@ pub struct AsTypeCodec {
     stored: DataType,
 }
 
-/// The dtype string under `key`, or `None` when it is absent.
-fn dtype_of(config: &Map<String, Value>, key: &str) -> Result<Option<DataType>, String> {
-    match config.get(key) {
-        Some(Value::String(s)) => numeric::parse_numpy_dtype(s).map(Some),
-        Some(Value::Null) | None => Ok(None),
-        Some(other) => Err(format!("\"{key}\" must be a dtype string, not {other}")),
-    }
-}
-
 /// Checks that a configuration's own idea of the array's type matches the array.
 fn check_decoded(
     config: &Map<String, Value>,
@@ -32,7 +23,7 @@ fn check_decoded(
     if !numeric::is_real(data_type) {
         return Err(format!("cannot apply to {data_type} data"));
     }
-    match dtype_of(config, key)? {
+    match numeric::dtype_in(config, key)? {
         Some(dt) if dt != data_type => Err(format!(
             "\"{key}\" is {dt}, but the array's type is {data_type}"
         )),
@@ -46,7 +37,8 @@ impl AsTypeCodec {
         data_type: DataType,
     ) -> Result<AsTypeCodec, String> {
         check_decoded(config, "decode_dtype", data_type)?;
-        let stored = dtype_of(config, "encode_dtype")?.ok_or("\"encode_dtype\" is required")?;
+        let stored =
+            numeric::dtype_in(config, "encode_dtype")?.ok_or("\"encode_dtype\" is required")?;
         Ok(AsTypeCodec {
             name: "numcodecs.astype",
             stored,
@@ -61,7 +53,7 @@ impl AsTypeCodec {
         if !config.get("digits").is_some_and(|d| d.as_i64().is_some()) {
             return Err("\"digits\" must be an integer".into());
         }
-        let stored = dtype_of(config, "astype")?.unwrap_or(data_type);
+        let stored = numeric::dtype_in(config, "astype")?.unwrap_or(data_type);
         Ok(AsTypeCodec {
             name: "numcodecs.quantize",
             stored,
@@ -87,18 +79,7 @@ impl ArrayToArrayCodec for AsTypeCodec {
         if self.stored == dt {
             return Ok(encoded);
         }
-        let n = encoded.len() / self.stored.size();
-        let size = decoded
-            .num_bytes()
-            .filter(|&s| s == n * dt.size() && encoded.len() % self.stored.size() == 0)
-            .ok_or_else(|| {
-                err(format!(
-                    "input has {} bytes, not {:?} elements of {}",
-                    encoded.len(),
-                    decoded.shape,
-                    self.stored
-                ))
-            })?;
+        let size = numeric::converted_size(encoded.len(), self.stored, decoded).map_err(err)?;
         let mut out = try_zeroed(size).map_err(err)?;
         numeric::convert(self.stored, dt, &encoded, &mut out);
         Ok(out)

@@ -32,11 +32,7 @@ impl DeltaCodec {
                 ));
             }
         }
-        let stored = match config.get("astype") {
-            Some(Value::String(s)) => Some(numeric::parse_numpy_dtype(s)?),
-            Some(Value::Null) | None => None,
-            Some(other) => return Err(format!("\"astype\" must be a dtype string, not {other}")),
-        };
+        let stored = numeric::dtype_in(config, "astype")?;
         Ok(DeltaCodec { stored })
     }
 }
@@ -57,17 +53,7 @@ impl ArrayToArrayCodec for DeltaCodec {
         let err = |e: String| CodecError::new("numcodecs.delta", e);
         let dt = decoded.data_type;
         let stored = self.stored.unwrap_or(dt);
-        let n = encoded.len() / stored.size();
-        let size = decoded
-            .num_bytes()
-            .filter(|&s| s == n * dt.size() && encoded.len() % stored.size() == 0)
-            .ok_or_else(|| {
-                err(format!(
-                    "input has {} bytes, not {:?} elements of {stored}",
-                    encoded.len(),
-                    decoded.shape
-                ))
-            })?;
+        let size = numeric::converted_size(encoded.len(), stored, decoded).map_err(err)?;
         let mut out = if stored == dt {
             encoded
         } else {

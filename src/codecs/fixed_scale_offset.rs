@@ -36,11 +36,7 @@ impl FixedScaleOffsetCodec {
                 "\"scale\" must be a finite non-zero number, not {scale}"
             ));
         }
-        let stored = match config.get("astype") {
-            Some(Value::String(s)) => Some(numeric::parse_numpy_dtype(s)?),
-            Some(Value::Null) | None => None,
-            Some(other) => return Err(format!("\"astype\" must be a dtype string, not {other}")),
-        };
+        let stored = numeric::dtype_in(config, "astype")?;
         Ok(FixedScaleOffsetCodec {
             scale,
             offset,
@@ -66,16 +62,7 @@ impl ArrayToArrayCodec for FixedScaleOffsetCodec {
         let dt = decoded.data_type;
         let stored = self.stored.unwrap_or(dt);
         let n = encoded.len() / stored.size();
-        let size = decoded
-            .num_bytes()
-            .filter(|&s| s == n * dt.size() && encoded.len() % stored.size() == 0)
-            .ok_or_else(|| {
-                err(format!(
-                    "input has {} bytes, not {:?} elements of {stored}",
-                    encoded.len(),
-                    decoded.shape
-                ))
-            })?;
+        let size = numeric::converted_size(encoded.len(), stored, decoded).map_err(err)?;
         let mut out = try_zeroed(size).map_err(err)?;
         let single = stored == DataType::Float32;
         for i in 0..n {

@@ -2,8 +2,10 @@
 //! between integers, truncation toward zero from floats), and parsing of the NumPy dtype strings
 //! that numcodecs filters carry in their configuration. Shared by the numcodecs filters.
 
+use super::ChunkRepr;
 use crate::data_type::DataType;
 use half::f16;
+use serde_json::{Map, Value};
 
 /// One element's value, wide enough for every real type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,6 +107,34 @@ pub fn convert(from: DataType, to: DataType, bytes: &[u8], out: &mut [u8]) {
     for i in 0..n {
         write(to, out, i, read(from, bytes, i));
     }
+}
+
+/// The dtype string under `key` of a filter's configuration, or `None` when it is absent.
+pub fn dtype_in(config: &Map<String, Value>, key: &str) -> Result<Option<DataType>, String> {
+    match config.get(key) {
+        Some(Value::String(s)) => parse_numpy_dtype(s).map(Some),
+        Some(Value::Null) | None => Ok(None),
+        Some(other) => Err(format!("\"{key}\" must be a dtype string, not {other}")),
+    }
+}
+
+/// The decoded size of a chunk of `decoded` whose elements arrive as `encoded_len` bytes of
+/// `stored` elements; an error when the two do not describe the same number of elements.
+pub fn converted_size(
+    encoded_len: usize,
+    stored: DataType,
+    decoded: &ChunkRepr,
+) -> Result<usize, String> {
+    let n = encoded_len / stored.size();
+    decoded
+        .num_bytes()
+        .filter(|&s| s == n * decoded.data_type.size() && encoded_len % stored.size() == 0)
+        .ok_or_else(|| {
+            format!(
+                "input has {encoded_len} bytes, not {:?} elements of {stored}",
+                decoded.shape
+            )
+        })
 }
 
 /// A NumPy dtype string as numcodecs writes it (`"<i4"`, `"|u1"`, `"float32"`) for a real type.
