@@ -74,6 +74,14 @@ enum Output<'a> {
 }
 
 impl Output<'_> {
+    /// The most bytes this output takes.
+    fn limit(&self) -> usize {
+        match self {
+            Output::Slice(out, _) => out.len(),
+            Output::Grow(_, limit) => *limit,
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             Output::Slice(_, written) => *written,
@@ -109,11 +117,36 @@ impl Output<'_> {
 }
 
 /// Decodes every frame in `input` into `out`.
-fn decode_frames(mut input: &[u8], out: &mut Output) -> Result<(), String> {
+fn decode_frames(input: &[u8], out: &mut Output) -> Result<(), String> {
     if input.is_empty() {
         return Err("zstd data is empty".into());
     }
-    let mut decoder = FrameDecoder::new();
+    DECODER.with(|cell| {
+        let mut decoder = cell.borrow_mut();
+        // The decoder reserves a frame's whole declared window up front. A window larger than
+        // the output is never needed, but encoders that stream without a content size declare
+        // one (2 MiB at level 3, 8 MiB at level 19), so up to 8 MiB is allowed whatever the
+        // output size: a hostile header cannot claim the 128 MiB that zstd permits. The reused
+        // decoder keeps its largest window between chunks.
+        decoder.set_max_window_size(out.limit().max(MAX_SMALL_WINDOW) as u64);
+        decode_frames_with(&mut decoder, input, out)
+    })
+}
+
+/// The largest window accepted for an output smaller than it.
+const MAX_SMALL_WINDOW: usize = 8 << 20;
+
+thread_local! {
+    /// One decoder, reused: a new one allocates its window and tables for every frame, and Blosc
+    /// chunks hold a frame per block.
+    static DECODER: std::cell::RefCell<FrameDecoder> = std::cell::RefCell::new(FrameDecoder::new());
+}
+
+fn decode_frames_with(
+    decoder: &mut FrameDecoder,
+    mut input: &[u8],
+    out: &mut Output,
+) -> Result<(), String> {
     let mut frame = 0usize;
     while !input.is_empty() {
         let frame_at = out.len();
@@ -142,7 +175,7 @@ fn decode_frames(mut input: &[u8], out: &mut Output) -> Result<(), String> {
                     format!("frame {frame}: {e}")
                 });
             }
-            out.drain(&mut decoder)
+            out.drain(decoder)
                 .map_err(|e| format!("frame {frame}: {e}"))?;
             if decoder.is_finished() && decoder.can_collect() == 0 {
                 break;
