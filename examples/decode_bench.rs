@@ -53,8 +53,14 @@ fn main() -> Result<(), String> {
             .regular_chunk_shape()
             .ok_or("bench arrays have regular grids")?
             .to_vec();
-        let pipeline = CodecPipeline::from_v3(&meta.codecs, meta.data_type, shape.len(), &name)
-            .map_err(|e| e.to_string())?;
+        let pipeline = CodecPipeline::from_v3(
+            &meta.codecs,
+            meta.data_type,
+            &meta.fill_value,
+            shape.len(),
+            &name,
+        )
+        .map_err(|e| e.to_string())?;
         let repr = ChunkRepr {
             shape,
             data_type: meta.data_type,

@@ -335,6 +335,7 @@ def write_codecs():
     w.array("numcodecs/crc32c", image, (100, 160), compressors=[nc.Zlib(level=1), nc.CRC32C()])
     w.array("numcodecs/adler32", image, (100, 160), compressors=[nc.Adler32(location="end")])
     write_blosc_snappy(w)
+    write_sharded(w)
 
     w.root.create_group("vlen", attributes={"about": "variable-length strings and bytes"})
     words = ["", "a", "zarr", "héllo wörld", "日本語のテキスト", "emoji 😀🎉", "tab\tnewline\n", "x" * 300, "\u0000nul"]
@@ -351,6 +352,27 @@ def write_codecs():
     w.array("vlen/bytes_sparse", blobs, (6,), dtype=zarr.core.dtype.VariableLengthBytes(),
             dtype_name="variable_length_bytes", fill_value=b"\xff\x00fill", compressors=[nc.Zlib(level=1)],
             write=[np.s_[6:12]])
+
+
+def write_sharded(w):
+    """Sharded arrays (sharding_indexed) written by zarr-python: index at the end and at the start,
+    edge shards, empty inner chunks and missing shards, nested shards, transposed inner chunks."""
+    from zarr.codecs import BloscCodec, ShardingCodec, ZstdCodec
+    w.root.create_group("sharding", attributes={"about": "sharding_indexed"})
+    image = synthetic_image(64, 21)[:50, :60]
+    w.array("sharding/index_end", image, (32, 32), shards=None,
+            serializer=ShardingCodec(chunk_shape=(8, 8), codecs=[BytesCodec(), ZstdCodec(level=3)]))
+    w.array("sharding/index_start", image, (32, 32),
+            serializer=ShardingCodec(chunk_shape=(8, 16), codecs=[BytesCodec(), GzipCodec(level=1)], index_location="start"))
+    w.array("sharding/sparse", image, (32, 32), fill_value=7, write=[np.s_[3:9, 40:47], np.s_[33:34, 0:60]],
+            serializer=ShardingCodec(chunk_shape=(8, 8), codecs=[BytesCodec(), ZstdCodec(level=1)]))
+    w.array("sharding/nested", values_for(np.dtype("int32"), (40, 40)), (32, 32),
+            serializer=ShardingCodec(chunk_shape=(16, 16), codecs=[
+                ShardingCodec(chunk_shape=(4, 8), codecs=[BytesCodec(), BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")])]))
+    w.array("sharding/transposed_inner", values_for(np.dtype("float64"), (20, 24)), (10, 12),
+            serializer=ShardingCodec(chunk_shape=(5, 4), codecs=[TransposeCodec(order=[1, 0]), BytesCodec(endian="big"), Crc32cCodec()],
+                                     index_codecs=[BytesCodec(endian="big"), Crc32cCodec()]))
+    w.array("sharding/shards_param", synthetic_image(128, 22), (16, 16), shards=(64, 64), compressors=[ZstdCodec(level=3)])
 
 
 def write_blosc_snappy(w):
@@ -421,6 +443,10 @@ def write_tensorstore():
         ("complex128", "complex128", (7, 5), (3, 3), [{"name": "bytes", "configuration": {"endian": "little"}}], None),
         ("float16", "float16", (7, 5), (3, 3), [{"name": "bytes", "configuration": {"endian": "big"}}], None),
         ("int8_sparse", "int8", (20, 20), (5, 5), [{"name": "bytes"}], None),
+        ("uint16_sharded_start", "uint16", (30, 20), (16, 16), [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 8], "index_location": "start",
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 3}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}], None),
     ]
     for name, dtype, shape, chunks, codecs, key_encoding in arrays:
         metadata = {"shape": list(shape), "data_type": dtype, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},

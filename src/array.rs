@@ -47,6 +47,7 @@ impl Array {
         let pipeline = CodecPipeline::from_v3(
             &metadata.codecs,
             metadata.data_type,
+            &metadata.fill_value,
             metadata.shape.len(),
             location,
         )?;

@@ -103,9 +103,13 @@ fn targets() -> Vec<Target> {
             let Some(shape) = meta.chunk_grid.regular_chunk_shape() else {
                 continue;
             };
-            let Ok(pipeline) =
-                CodecPipeline::from_v3(&meta.codecs, meta.data_type, shape.len(), "fuzz")
-            else {
+            let Ok(pipeline) = CodecPipeline::from_v3(
+                &meta.codecs,
+                meta.data_type,
+                &meta.fill_value,
+                shape.len(),
+                "fuzz",
+            ) else {
                 continue;
             };
             let chunk_path = first_chunk(&dir);

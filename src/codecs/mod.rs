@@ -14,6 +14,7 @@ pub mod gzip;
 mod inflate;
 pub mod lz4;
 pub mod numeric;
+pub mod sharding;
 pub mod shuffle;
 pub mod transpose;
 pub mod vlen;
@@ -22,6 +23,7 @@ pub mod zstd;
 
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
+use crate::fill_value::FillValue;
 use crate::metadata::extension::Extension;
 
 /// What a chunk is in array form: its stored shape and element type.
@@ -60,6 +62,10 @@ pub trait ArrayToBytesCodec {
     fn encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
     /// Decodes to the chunk's elements, native byte order, C order.
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// The sharding codec, which the array layer reads in parts (index, then inner chunks).
+    fn as_sharding(&self) -> Option<&sharding::ShardingCodec> {
+        None
+    }
 }
 
 pub trait BytesToBytesCodec {
@@ -92,7 +98,12 @@ enum Built {
 
 /// Builds one codec from its metadata, or `None` when the name is not one this reader knows.
 /// `numcodecs.*` are the names zarr-python gives numcodecs' codecs in v3 metadata.
-fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<Built, String>> {
+fn build(
+    codec: &Extension,
+    data_type: DataType,
+    fill_value: &FillValue,
+    ndim: usize,
+) -> Option<Result<Built, String>> {
     use checksum32::{Checksum, Checksum32Codec};
     let config = &codec.configuration;
     macro_rules! a2a {
@@ -108,6 +119,10 @@ fn build(codec: &Extension, data_type: DataType, ndim: usize) -> Option<Result<B
     Some(match codec.registered_name() {
         "bytes" => bytes::BytesCodec::from_configuration(config, data_type)
             .map(|c| Built::ArrayToBytes(Box::new(c))),
+        "sharding_indexed" => {
+            sharding::ShardingCodec::from_configuration(config, data_type, fill_value, ndim)
+                .map(|c| Built::ArrayToBytes(Box::new(c)))
+        }
         "vlen-utf8" => vlen::VlenCodec::from_configuration(config, data_type, true)
             .map(|c| Built::ArrayToBytes(Box::new(c))),
         "vlen-bytes" => vlen::VlenCodec::from_configuration(config, data_type, false)
@@ -161,6 +176,7 @@ impl CodecPipeline {
     pub fn from_v3(
         codecs: &[Extension],
         data_type: DataType,
+        fill_value: &FillValue,
         ndim: usize,
         location: &str,
     ) -> Result<CodecPipeline> {
@@ -171,7 +187,7 @@ impl CodecPipeline {
             let invalid = |reason: String| {
                 ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
             };
-            let built = match build(codec, data_type, ndim) {
+            let built = match build(codec, data_type, fill_value, ndim) {
                 Some(built) => built.map_err(invalid)?,
                 // The spec lets readers ignore what is marked `must_understand: false`.
                 None if !codec.must_understand => continue,
@@ -220,21 +236,48 @@ impl CodecPipeline {
     }
 
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order).
-    pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        // What the chunk is before each array-to-array codec, and what reaches the array-to-bytes one.
+    /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the
+    /// array-to-bytes codec.
+    fn reprs(&self, repr: &ChunkRepr) -> Vec<ChunkRepr> {
         let mut reprs = vec![repr.clone()];
         for codec in &self.array_to_array {
             let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
             reprs.push(next);
         }
-        let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
-        // Sizes before each bytes-to-bytes codec, where fixed, so that decoders can be held to them.
+        reprs
+    }
+
+    /// Sizes before each bytes-to-bytes codec (where fixed), and the final encoded size.
+    fn sizes(&self, array_repr: &ChunkRepr) -> (Vec<Option<usize>>, Option<usize>) {
         let mut sizes = Vec::with_capacity(self.bytes_to_bytes.len());
-        let mut size = self.array_to_bytes.encoded_size(&array_repr);
+        let mut size = self.array_to_bytes.encoded_size(array_repr);
         for codec in &self.bytes_to_bytes {
             sizes.push(size);
             size = size.and_then(|s| codec.encoded_size(s));
         }
+        (sizes, size)
+    }
+
+    /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
+    pub fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
+        let reprs = self.reprs(repr);
+        self.sizes(reprs.last()?).1
+    }
+
+    /// The sharding codec, when it is the whole pipeline (the usual form of a sharded array).
+    pub fn sharding(&self) -> Option<&sharding::ShardingCodec> {
+        if self.array_to_array.is_empty() && self.bytes_to_bytes.is_empty() {
+            self.array_to_bytes.as_sharding()
+        } else {
+            None
+        }
+    }
+
+    pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let mut reprs = self.reprs(repr);
+        let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
+        // Decoders are held to the sizes where they are fixed.
+        let (sizes, _) = self.sizes(&array_repr);
         let mut bytes = encoded;
         for (codec, decoded_size) in self.bytes_to_bytes.iter().zip(sizes).rev() {
             bytes = codec.decode(bytes, decoded_size)?;

@@ -1,0 +1,316 @@
+//! The `sharding_indexed` codec: a shard (one stored object) holds a grid of inner chunks, each
+//! encoded with the inner codecs, and an index of `(offset, nbytes)` per inner chunk at the start
+//! or end, encoded with the index codecs (fixed size; usually `bytes` + `crc32c`). Empty inner
+//! chunks (both fields all ones) are the fill value; inner codecs may shard again (nested shards).
+//!
+//! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
+//! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
+
+use super::{ArrayToBytesCodec, ChunkRepr, CodecPipeline};
+use crate::buffer::try_zeroed;
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use crate::fill_value::FillValue;
+use crate::metadata::extension::Extension;
+use crate::region::{c_strides, copy_box, Placement};
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+pub struct ShardingCodec {
+    inner_shape: Vec<u64>,
+    inner: CodecPipeline,
+    index: CodecPipeline,
+    index_at_end: bool,
+    data_type: DataType,
+    fill_value: FillValue,
+}
+
+/// The decoded index of one shard: per inner chunk (C order over the chunks per shard), where its
+/// bytes are, or `None` when it is empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardIndex {
+    entries: Vec<Option<Range<u64>>>,
+}
+
+impl ShardIndex {
+    pub fn get(&self, i: usize) -> Option<Range<u64>> {
+        self.entries.get(i).cloned().flatten()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+fn codec_list(config: &Map<String, Value>, key: &str) -> Result<Vec<Extension>, String> {
+    match config.get(key) {
+        Some(Value::Array(list)) if !list.is_empty() => list
+            .iter()
+            .map(Extension::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("\"{key}\": {e}")),
+        Some(other) => Err(format!(
+            "\"{key}\" must be a non-empty list of codecs, not {other}"
+        )),
+        None => Err(format!("\"{key}\" is required")),
+    }
+}
+
+impl ShardingCodec {
+    pub fn from_configuration(
+        config: &Map<String, Value>,
+        data_type: DataType,
+        fill_value: &FillValue,
+        ndim: usize,
+    ) -> Result<ShardingCodec, String> {
+        if data_type.is_variable() {
+            return Err(format!("sharding of {data_type} data is not supported"));
+        }
+        let inner_shape: Vec<u64> = match config.get("chunk_shape") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|v| v.as_u64().filter(|&n| n > 0))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    format!(
+                        "\"chunk_shape\" {} is not a list of positive integers",
+                        config["chunk_shape"]
+                    )
+                })?,
+            Some(other) => {
+                return Err(format!(
+                    "\"chunk_shape\" must be a list of integers, not {other}"
+                ))
+            }
+            None => return Err("\"chunk_shape\" is required".into()),
+        };
+        if inner_shape.len() != ndim {
+            return Err(format!(
+                "\"chunk_shape\" has {} dimensions, the array has {ndim}",
+                inner_shape.len()
+            ));
+        }
+        let index_at_end = match config.get("index_location").map(|v| v.as_str()) {
+            None | Some(Some("end")) => true,
+            Some(Some("start")) => false,
+            Some(_) => {
+                return Err(format!(
+                    "\"index_location\" must be \"start\" or \"end\", not {}",
+                    config["index_location"]
+                ))
+            }
+        };
+        let context = "sharding_indexed";
+        let inner = CodecPipeline::from_v3(
+            &codec_list(config, "codecs")?,
+            data_type,
+            fill_value,
+            ndim,
+            context,
+        )
+        .map_err(|e| format!("inner codecs: {}", e.message))?;
+        // The index is a uint64 array of the chunks-per-shard shape plus a trailing 2.
+        let no_fill = FillValue::from_native_bytes(vec![0; 8]);
+        let index = CodecPipeline::from_v3(
+            &codec_list(config, "index_codecs")?,
+            DataType::UInt64,
+            &no_fill,
+            ndim + 1,
+            context,
+        )
+        .map_err(|e| format!("index codecs: {}", e.message))?;
+        Ok(ShardingCodec {
+            inner_shape,
+            inner,
+            index,
+            index_at_end,
+            data_type,
+            fill_value: fill_value.clone(),
+        })
+    }
+
+    pub fn inner_shape(&self) -> &[u64] {
+        &self.inner_shape
+    }
+
+    pub fn index_at_end(&self) -> bool {
+        self.index_at_end
+    }
+
+    /// Inner chunks along each dimension of a shard of `shard_shape`.
+    pub fn chunks_per_shard(&self, shard_shape: &[u64]) -> Result<Vec<u64>, String> {
+        shard_shape
+            .iter()
+            .zip(&self.inner_shape)
+            .map(|(&s, &c)| {
+                (s % c == 0).then_some(s / c).ok_or_else(|| {
+                    format!(
+                        "inner chunk shape {:?} does not divide the shard shape {shard_shape:?}",
+                        self.inner_shape
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn index_repr(cps: &[u64]) -> ChunkRepr {
+        let mut shape = cps.to_vec();
+        shape.push(2);
+        ChunkRepr {
+            shape,
+            data_type: DataType::UInt64,
+        }
+    }
+
+    /// The encoded size of a shard's index, which the spec requires to be fixed.
+    pub fn index_size(&self, cps: &[u64]) -> Result<usize, String> {
+        self.index
+            .fixed_encoded_size(&Self::index_repr(cps))
+            .ok_or_else(|| "the index codecs do not give the index a fixed size".to_string())
+    }
+
+    /// Decodes an encoded index (exactly `index_size` bytes) of a shard `shard_len` bytes long
+    /// (where known), checking that every entry lies inside the shard.
+    pub fn decode_index(
+        &self,
+        encoded: Vec<u8>,
+        cps: &[u64],
+        shard_len: Option<u64>,
+    ) -> Result<ShardIndex, String> {
+        let raw = self
+            .index
+            .decode(encoded, &Self::index_repr(cps))
+            .map_err(|e| format!("index: codec {}: {}", e.codec, e.reason))?;
+        let words: Vec<u64> = raw
+            .chunks_exact(8)
+            .map(|w| u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
+            .collect();
+        let entries = words
+            .chunks_exact(2)
+            .enumerate()
+            .map(|(i, pair)| match (pair[0], pair[1]) {
+                (u64::MAX, u64::MAX) => Ok(None),
+                (offset, nbytes) => {
+                    let end = offset.checked_add(nbytes).filter(|&e| shard_len.is_none_or(|len| e <= len));
+                    end.map(|end| Some(offset..end)).ok_or_else(|| {
+                        format!("index entry {i} ({nbytes} bytes at offset {offset}) lies outside the {}-byte shard", shard_len.unwrap_or(0))
+                    })
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(ShardIndex { entries })
+    }
+
+    /// Decodes one inner chunk's bytes to its elements.
+    pub fn decode_inner(&self, encoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        let repr = ChunkRepr {
+            shape: self.inner_shape.clone(),
+            data_type: self.data_type,
+        };
+        let decoded = self.inner.decode(encoded, &repr)?;
+        // Region copies index by the inner chunk's shape: any other size is an error here.
+        if Some(decoded.len()) != repr.num_bytes() {
+            let reason = format!(
+                "decoded to {} bytes, the inner chunk shape {:?} needs {:?}",
+                decoded.len(),
+                repr.shape,
+                repr.num_bytes()
+            );
+            return Err(CodecError::new("sharding_indexed", reason));
+        }
+        Ok(decoded)
+    }
+
+    pub fn fill_value(&self) -> &FillValue {
+        &self.fill_value
+    }
+}
+
+fn fail(reason: String) -> CodecError {
+    CodecError::new("sharding_indexed", reason)
+}
+
+impl ArrayToBytesCodec for ShardingCodec {
+    fn name(&self) -> &'static str {
+        "sharding_indexed"
+    }
+
+    fn encoded_size(&self, _repr: &ChunkRepr) -> Option<usize> {
+        None
+    }
+
+    fn as_sharding(&self) -> Option<&ShardingCodec> {
+        Some(self)
+    }
+
+    fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let cps = self.chunks_per_shard(&repr.shape).map_err(fail)?;
+        let index_len = self.index_size(&cps).map_err(fail)?;
+        if encoded.len() < index_len {
+            return Err(fail(format!(
+                "the shard is {} bytes, shorter than its {index_len}-byte index",
+                encoded.len()
+            )));
+        }
+        let at = if self.index_at_end {
+            encoded.len() - index_len
+        } else {
+            0
+        };
+        let index = self
+            .decode_index(
+                encoded[at..at + index_len].to_vec(),
+                &cps,
+                Some(encoded.len() as u64),
+            )
+            .map_err(fail)?;
+        let esize = self.data_type.size();
+        let size = repr
+            .num_bytes()
+            .ok_or_else(|| fail(format!("a shard of shape {:?} is too large", repr.shape)))?;
+        let mut out = try_zeroed(size).map_err(fail)?;
+        let fill = self.fill_value.as_bytes();
+        out.chunks_exact_mut(esize)
+            .for_each(|e| e.copy_from_slice(fill));
+        let ones = vec![1u64; cps.len()];
+        let zeros = vec![0u64; cps.len()];
+        let cps_strides = c_strides(&cps);
+        for i in 0..index.len() {
+            let Some(range) = index.get(i) else { continue };
+            // Inner chunk coordinates of entry i, in C order over the chunks per shard.
+            let coords: Vec<u64> = cps_strides
+                .iter()
+                .zip(&cps)
+                .map(|(&s, &n)| (i as u64 / s) % n)
+                .collect();
+            let bytes = encoded[range.start as usize..range.end as usize].to_vec();
+            let chunk = self.decode_inner(bytes).map_err(|e| {
+                fail(format!(
+                    "inner chunk {coords:?}: codec {}: {}",
+                    e.codec, e.reason
+                ))
+            })?;
+            let start: Vec<u64> = coords
+                .iter()
+                .zip(&self.inner_shape)
+                .map(|(&c, &s)| c * s)
+                .collect();
+            let from = Placement {
+                shape: &self.inner_shape,
+                start: &zeros,
+                step: &ones,
+            };
+            let to = Placement {
+                shape: &repr.shape,
+                start: &start,
+                step: &ones,
+            };
+            copy_box(&chunk, &from, &mut out, &to, &self.inner_shape, esize);
+        }
+        Ok(out)
+    }
+}
