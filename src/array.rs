@@ -7,7 +7,10 @@ use crate::error::{CodecError, Result, ZarrError};
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
 use crate::region::{copy_box, fill_box, Placement};
-use crate::selection::{chunk_projections, resolve, result_shape, ChunkProjection, DimSelection};
+use crate::selection::{
+    chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimSelection,
+};
+use crate::sharded::IndexCache;
 use crate::store::ReadableStore;
 use crate::variable::Items;
 use futures_util::stream::{self, StreamExt};
@@ -34,6 +37,7 @@ pub struct Array {
     path: NodePath,
     metadata: ArrayMetadata,
     pipeline: CodecPipeline,
+    index_cache: IndexCache,
 }
 
 impl Array {
@@ -56,6 +60,7 @@ impl Array {
             path,
             metadata,
             pipeline,
+            index_cache: IndexCache::default(),
         })
     }
 
@@ -89,15 +94,13 @@ impl Array {
         let mut bytes = alloc_elements(&counts, esize).map_err(|e| self.in_this_array(e))?;
         let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
             .map_err(|e| self.in_this_array(e))?;
-        let mut arrivals = stream::iter(projections.map(|p| async move {
-            let chunk = self.read_chunk(&p.coords).await;
-            (p, chunk)
-        }))
-        .buffer_unordered(DEFAULT_CONCURRENCY);
+        let mut arrivals = stream::iter(projections.map(|p| self.read_pieces(p)))
+            .buffer_unordered(DEFAULT_CONCURRENCY);
         let mut items = self.new_items();
-        while let Some((projection, chunk)) = arrivals.next().await {
-            let chunk = self.as_elements(chunk?, &projection.coords, items.as_mut())?;
-            self.place(&projection, chunk.as_deref(), &mut bytes, &counts);
+        while let Some(pieces) = arrivals.next().await {
+            for piece in pieces? {
+                self.place(piece, &mut bytes, &counts, items.as_mut())?;
+            }
         }
         Ok(ArrayData {
             data_type: self.data_type(),
@@ -180,7 +183,7 @@ impl Array {
     }
 
     /// The decoded chunk at `coords`, or `None` when the store has no such chunk.
-    async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
+    pub(crate) async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
         let key = self.chunk_key(coords);
         let Some(encoded) = self.store.get(&key).await? else {
             return Ok(None);
@@ -211,16 +214,35 @@ impl Array {
         Ok(Some(decoded))
     }
 
-    /// Puts one chunk's share of the selection into `out` (shape `counts`), or the fill value when
-    /// the chunk is missing.
+    /// One chunk's share of a selection, read: the chunk itself, or for a sharded array the
+    /// inner chunks it needs.
+    async fn read_pieces(&self, projection: ChunkProjection) -> Result<Vec<Piece>> {
+        if let Some(codec) = self.pipeline.sharding() {
+            return self.read_shard(codec, projection).await;
+        }
+        let data = self.read_chunk(&projection.coords).await?;
+        let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
+        Ok(vec![Piece {
+            chunk_shape,
+            parts: projection.parts,
+            data,
+            coords: Some(projection.coords),
+        }])
+    }
+
+    /// Puts a piece into `out` (shape `counts`), or the fill value where its chunk is missing.
     fn place(
         &self,
-        projection: &ChunkProjection,
-        chunk: Option<&[u8]>,
+        piece: Piece,
         out: &mut [u8],
         counts: &[u64],
-    ) {
-        let parts = &projection.parts;
+        items: Option<&mut Items>,
+    ) -> Result<()> {
+        let data = match &piece.coords {
+            Some(coords) => self.as_elements(piece.data, coords, items)?,
+            None => piece.data,
+        };
+        let parts = &piece.parts;
         let part_counts: Vec<u64> = parts.iter().map(|p| p.count).collect();
         let out_start: Vec<u64> = parts.iter().map(|p| p.out_start).collect();
         let ones = vec![1u64; parts.len()];
@@ -229,21 +251,40 @@ impl Array {
             start: &out_start,
             step: &ones,
         };
-        match chunk {
+        match data {
             Some(src) => {
-                let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
                 let start: Vec<u64> = parts.iter().map(|p| p.start_in_chunk).collect();
                 let step: Vec<u64> = parts.iter().map(|p| p.step).collect();
                 let from = Placement {
-                    shape: &chunk_shape,
+                    shape: &piece.chunk_shape,
                     start: &start,
                     step: &step,
                 };
-                copy_box(src, &from, out, &to, &part_counts, self.data_type().size());
+                copy_box(&src, &from, out, &to, &part_counts, self.data_type().size());
             }
             None => fill_box(self.metadata.fill_value.as_bytes(), out, &to, &part_counts),
         }
+        Ok(())
     }
+
+    pub(crate) fn store(&self) -> &Rc<dyn ReadableStore> {
+        &self.store
+    }
+
+    pub(crate) fn index_cache(&self) -> &IndexCache {
+        &self.index_cache
+    }
+}
+
+/// Decoded elements of one chunk (or inner chunk) and the share of the selection they fill.
+pub(crate) struct Piece {
+    /// The shape `data` has.
+    pub chunk_shape: Vec<u64>,
+    pub parts: Vec<DimChunkPart>,
+    /// `None` where the chunk is missing (fill value).
+    pub data: Option<Vec<u8>>,
+    /// The chunk's grid coordinates, for a piece that is a whole chunk of the array.
+    pub coords: Option<Vec<u64>>,
 }
 
 /// A zeroed buffer for `shape` elements of `esize` bytes, refusing sizes that cannot exist here.

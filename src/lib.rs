@@ -15,6 +15,7 @@ pub mod node;
 pub mod node_path;
 pub mod region;
 pub mod selection;
+pub mod sharded;
 pub mod store;
 pub mod variable;
 

@@ -1,0 +1,267 @@
+//! Reading sharded arrays in parts: for each shard a selection touches, the shard's index (one
+//! range request, shared by every read that needs it and kept in a bounded cache), then only the
+//! inner chunks the selection needs, with nearby ranges merged into one request. A selection that
+//! needs most of a shard reads the shard whole, in one request.
+
+use crate::array::{Array, Piece};
+use crate::chunk_grid::ChunkGrid;
+use crate::codecs::sharding::{ShardIndex, ShardingCodec};
+use crate::error::{CodecError, Result, ZarrError};
+use crate::region::c_strides;
+use crate::selection::{chunk_projections, ChunkProjection, DimRange};
+use crate::store::{ByteRange, ReadableStore};
+use futures_util::future::{join_all, LocalBoxFuture, Shared};
+use futures_util::FutureExt;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
+use std::rc::Rc;
+
+/// Inner-chunk ranges closer than this are fetched in one request: a few KiB cost less than a
+/// round trip, and much larger gaps fetch data nobody asked for.
+pub const DEFAULT_MERGE_GAP: u64 = 4096;
+/// Shard indexes kept per array (a 64-entry index with crc32c is about 1 KiB).
+pub const DEFAULT_INDEX_CACHE: usize = 4096;
+
+type RawIndex = Result<Option<Rc<Vec<u8>>>>;
+
+/// Encoded shard indexes by shard key: fetches in flight are shared, finished ones kept, the
+/// oldest dropped beyond the limit.
+#[derive(Default)]
+pub struct IndexCache {
+    entries: RefCell<HashMap<String, Shared<LocalBoxFuture<'static, RawIndex>>>>,
+    order: RefCell<VecDeque<String>>,
+}
+
+impl IndexCache {
+    fn fetch(
+        &self,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
+        range: ByteRange,
+    ) -> Shared<LocalBoxFuture<'static, RawIndex>> {
+        if let Some(pending) = self.entries.borrow().get(key) {
+            return pending.clone();
+        }
+        let (store, owned) = (store.clone(), key.to_string());
+        let future = async move { store.get_range(&owned, range).await.map(|v| v.map(Rc::new)) }
+            .boxed_local()
+            .shared();
+        self.entries
+            .borrow_mut()
+            .insert(key.to_string(), future.clone());
+        let mut order = self.order.borrow_mut();
+        order.push_back(key.to_string());
+        while order.len() > DEFAULT_INDEX_CACHE {
+            if let Some(old) = order.pop_front() {
+                self.entries.borrow_mut().remove(&old);
+            }
+        }
+        future
+    }
+
+    /// Forgets a failed fetch so that the next read tries again.
+    fn forget(&self, key: &str) {
+        self.entries.borrow_mut().remove(key);
+        self.order.borrow_mut().retain(|k| k != key);
+    }
+}
+
+/// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
+pub fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+impl Array {
+    /// The pieces of one shard's share of a selection (`projection` is in shard coordinates).
+    pub(crate) async fn read_shard(
+        &self,
+        codec: &ShardingCodec,
+        projection: ChunkProjection,
+    ) -> Result<Vec<Piece>> {
+        let grid = &self.metadata().chunk_grid;
+        let shard_shape = grid.chunk_shape(&projection.coords);
+        let key = self.chunk_key(&projection.coords);
+        let location = self.store().locate(&key);
+        let broken = |reason: String| {
+            ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
+        };
+        let cps = codec.chunks_per_shard(&shard_shape).map_err(broken)?;
+        let inner_grid =
+            ChunkGrid::regular(codec.inner_shape().to_vec(), &shard_shape).map_err(broken)?;
+        let ranges: Vec<DimRange> = projection
+            .parts
+            .iter()
+            .map(|p| DimRange {
+                start: p.start_in_chunk,
+                step: p.step,
+                count: p.count,
+                keep: true,
+            })
+            .collect();
+        let inner: Vec<ChunkProjection> = chunk_projections(&inner_grid, &ranges)?.collect();
+        let total: u64 = cps.iter().product();
+        // Most of the shard is wanted: one request for all of it beats an index round trip.
+        if (inner.len() as u64).saturating_mul(2) > total {
+            let data = self.read_chunk(&projection.coords).await?;
+            return Ok(vec![Piece {
+                chunk_shape: shard_shape,
+                parts: projection.parts,
+                data,
+                coords: None,
+            }]);
+        }
+        let Some(index) = self.shard_index(codec, &key, &cps).await? else {
+            // No shard: all of its share is the fill value.
+            return Ok(vec![Piece {
+                chunk_shape: shard_shape,
+                parts: projection.parts,
+                data: None,
+                coords: None,
+            }]);
+        };
+        let strides = c_strides(&cps);
+        let wanted: Vec<(ChunkProjection, Option<Range<u64>>)> = inner
+            .into_iter()
+            .map(|p| {
+                let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
+                let range = index.get(i as usize);
+                (p, range)
+            })
+            .collect();
+        let groups = merge_ranges(
+            wanted.iter().filter_map(|(_, r)| r.clone()).collect(),
+            DEFAULT_MERGE_GAP,
+        );
+        let fetched = join_all(groups.iter().map(|g| {
+            self.store().get_range(
+                &key,
+                ByteRange::Span {
+                    offset: g.start,
+                    length: g.end - g.start,
+                },
+            )
+        }))
+        .await;
+        let mut blocks = Vec::with_capacity(groups.len());
+        for (g, got) in groups.iter().zip(fetched) {
+            match got? {
+                Some(bytes) if bytes.len() as u64 == g.end - g.start => blocks.push((g.clone(), bytes)),
+                Some(bytes) => {
+                    return Err(broken(format!(
+                        "bytes {}..{} were asked for and {} came back: the shard is shorter than its index says",
+                        g.start,
+                        g.end,
+                        bytes.len()
+                    )))
+                }
+                None => return Err(broken("the shard disappeared between reading its index and its chunks".into())),
+            }
+        }
+        let mut pieces = Vec::with_capacity(wanted.len());
+        for (inner_projection, range) in wanted {
+            let data = match range {
+                None => None,
+                Some(r) => {
+                    let (g, bytes) = blocks
+                        .iter()
+                        .find(|(g, _)| g.start <= r.start && r.end <= g.end)
+                        .ok_or_else(|| broken("an inner chunk's range was not fetched".into()))?;
+                    let slice =
+                        bytes[(r.start - g.start) as usize..(r.end - g.start) as usize].to_vec();
+                    let decoded = codec.decode_inner(slice).map_err(|e| {
+                        broken(format!(
+                            "inner chunk {:?}: codec {}: {}",
+                            inner_projection.coords, e.codec, e.reason
+                        ))
+                    })?;
+                    Some(decoded)
+                }
+            };
+            // The inner chunk's share, placed where the shard's share goes in the result.
+            let parts = inner_projection
+                .parts
+                .iter()
+                .zip(&projection.parts)
+                .map(|(p, shard)| crate::selection::DimChunkPart {
+                    out_start: p.out_start + shard.out_start,
+                    ..p.clone()
+                })
+                .collect();
+            pieces.push(Piece {
+                chunk_shape: codec.inner_shape().to_vec(),
+                parts,
+                data,
+                coords: None,
+            });
+        }
+        Ok(pieces)
+    }
+
+    /// The decoded index of the shard at `key`, or `None` when there is no shard.
+    async fn shard_index(
+        &self,
+        codec: &ShardingCodec,
+        key: &str,
+        cps: &[u64],
+    ) -> Result<Option<ShardIndex>> {
+        let location = self.store().locate(key);
+        let broken = |reason: String| {
+            ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
+        };
+        let size = codec.index_size(cps).map_err(broken)? as u64;
+        let range = if codec.index_at_end() {
+            ByteRange::Suffix(size)
+        } else {
+            ByteRange::Span {
+                offset: 0,
+                length: size,
+            }
+        };
+        let raw = match self.index_cache().fetch(self.store(), key, range).await {
+            Ok(raw) => raw,
+            Err(e) => {
+                self.index_cache().forget(key);
+                return Err(e);
+            }
+        };
+        let Some(raw) = raw else { return Ok(None) };
+        if raw.len() as u64 != size {
+            self.index_cache().forget(key);
+            return Err(broken(format!(
+                "the shard is {} bytes, shorter than its {size}-byte index",
+                raw.len()
+            )));
+        }
+        codec
+            .decode_index(raw.to_vec(), cps, None)
+            .map(Some)
+            .map_err(|e| {
+                self.index_cache().forget(key);
+                broken(e)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_when_close() {
+        assert_eq!(
+            merge_ranges(vec![10..20, 0..5, 5000..6000, 21..30], 4),
+            vec![0..5, 10..30, 5000..6000]
+        );
+        assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
+        assert_eq!(merge_ranges(vec![], 4096), Vec::<Range<u64>>::new());
+    }
+}

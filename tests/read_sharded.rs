@@ -1,0 +1,145 @@
+//! Partial reads of sharded arrays (tests/fixtures/codecs.zarr/sharding, written by zarr-python,
+//! and tensorstore.zarr): every selection matches the whole read, and the store sees only the
+//! requests a reader needs: the shard index once, then the inner chunks, nearby ones merged.
+
+mod common;
+
+use async_trait::async_trait;
+use common::DirStore;
+use futures_executor::block_on;
+use std::cell::RefCell;
+use std::rc::Rc;
+use zarr_wasm::store::{ByteRange, ReadableStore};
+use zarr_wasm::{open, DimSelection, Node, Result};
+
+/// A store that records every request it is asked for.
+struct Counting {
+    inner: DirStore,
+    log: RefCell<Vec<(String, Option<ByteRange>)>>,
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for Counting {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.log.borrow_mut().push((key.to_string(), None));
+        self.inner.get(key).await
+    }
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.log.borrow_mut().push((key.to_string(), Some(range)));
+        self.inner.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+}
+
+fn open_counting(store: &str, path: &str) -> (Rc<Counting>, zarr_wasm::Array) {
+    let counting = Rc::new(Counting { inner: DirStore::fixtures(store), log: RefCell::new(Vec::new()) });
+    let Node::Array(arr) = block_on(open(counting.clone(), path)).unwrap() else { panic!("{path} is a group") };
+    counting.log.borrow_mut().clear();
+    (counting, arr)
+}
+
+fn slice(start: i64, stop: i64) -> DimSelection {
+    DimSelection::Slice { start: Some(start), stop: Some(stop), step: None }
+}
+
+/// Elements of `whole` (row-major, `cols` wide, `esize` bytes each) in rows `r` and columns `c`.
+fn window(whole: &[u8], cols: usize, esize: usize, r: std::ops::Range<usize>, c: std::ops::Range<usize>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in r {
+        out.extend_from_slice(&whole[(i * cols + c.start) * esize..(i * cols + c.end) * esize]);
+    }
+    out
+}
+
+#[test]
+fn one_element_costs_the_index_and_one_inner_chunk() {
+    for (path, suffix) in [("sharding/index_end", true), ("sharding/index_start", false)] {
+        let (store, arr) = open_counting("codecs.zarr", path);
+        let whole = block_on(arr.get(&[])).unwrap().bytes;
+        store.log.borrow_mut().clear();
+        let one = block_on(arr.get(&[DimSelection::Index(40), DimSelection::Index(45)])).unwrap();
+        assert_eq!(one.bytes, window(&whole, 60, 2, 40..41, 45..46), "{path}");
+        let log = store.log.borrow();
+        assert_eq!(log.len(), 2, "{path}: {log:?}");
+        assert!(log.iter().all(|(k, _)| *k == format!("{path}/c/1/1")), "{log:?}");
+        match log[0].1 {
+            Some(ByteRange::Suffix(n)) => assert!(suffix && n == 4 * 4 * 16 + 4, "{path}: {log:?}"),
+            Some(ByteRange::Span { offset: 0, length }) => assert!(!suffix && length == 4 * 2 * 16 + 4, "{path}: {log:?}"),
+            other => panic!("{path}: index request {other:?}"),
+        }
+        assert!(matches!(log[1].1, Some(ByteRange::Span { .. })), "{path}: {log:?}");
+    }
+}
+
+#[test]
+fn adjacent_inner_chunks_are_one_request_and_the_index_is_fetched_once() {
+    let (store, arr) = open_counting("codecs.zarr", "sharding/index_end");
+    let whole = block_on(arr.get(&[])).unwrap().bytes;
+    store.log.borrow_mut().clear();
+    // Row 3 across the first shard's 4 inner chunks (columns 0..32): index + one merged range.
+    let row = block_on(arr.get(&[DimSelection::Index(3), slice(0, 32)])).unwrap();
+    assert_eq!(row.bytes, window(&whole, 60, 2, 3..4, 0..32));
+    assert_eq!(store.log.borrow().len(), 2, "{:?}", store.log.borrow());
+    // The same shard again: its index is cached, so only chunk data is requested.
+    store.log.borrow_mut().clear();
+    let again = block_on(arr.get(&[slice(9, 11), slice(1, 3)])).unwrap();
+    assert_eq!(again.bytes, window(&whole, 60, 2, 9..11, 1..3));
+    assert_eq!(store.log.borrow().len(), 1, "{:?}", store.log.borrow());
+    // Two concurrent reads of a cold shard share one index request.
+    let (store, arr) = open_counting("codecs.zarr", "sharding/index_end");
+    let (a, b) = block_on(futures_util::future::join(
+        arr.get(&[DimSelection::Index(33), DimSelection::Index(1)]),
+        arr.get(&[DimSelection::Index(49), DimSelection::Index(17)]),
+    ));
+    assert_eq!(a.unwrap().bytes, window(&whole, 60, 2, 33..34, 1..2));
+    assert_eq!(b.unwrap().bytes, window(&whole, 60, 2, 49..50, 17..18));
+    let index_requests = store.log.borrow().iter().filter(|(_, r)| matches!(r, Some(ByteRange::Suffix(_)))).count();
+    assert_eq!(index_requests, 1, "{:?}", store.log.borrow());
+}
+
+#[test]
+fn most_of_a_shard_is_one_whole_request() {
+    let (store, arr) = open_counting("codecs.zarr", "sharding/index_end");
+    block_on(arr.get(&[slice(0, 32), slice(0, 32)])).unwrap();
+    let log = store.log.borrow();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0], ("sharding/index_end/c/0/0".to_string(), None));
+}
+
+#[test]
+fn missing_shards_and_empty_inner_chunks_are_the_fill_value() {
+    let (store, arr) = open_counting("codecs.zarr", "sharding/sparse");
+    let whole = block_on(arr.get(&[])).unwrap().bytes;
+    // Shard (0, 0) is missing: one index request answered "no such key", then fill.
+    store.log.borrow_mut().clear();
+    let missing = block_on(arr.get(&[DimSelection::Index(2), DimSelection::Index(2)])).unwrap();
+    assert_eq!(u16::from_ne_bytes([missing.bytes[0], missing.bytes[1]]), 7);
+    assert_eq!(store.log.borrow().len(), 1, "{:?}", store.log.borrow());
+    // Shard (0, 1) holds one written region; its other inner chunks are empty.
+    store.log.borrow_mut().clear();
+    let empty = block_on(arr.get(&[slice(20, 22), slice(50, 52)])).unwrap();
+    assert!(empty.bytes.chunks(2).all(|e| u16::from_ne_bytes([e[0], e[1]]) == 7));
+    assert_eq!(store.log.borrow().len(), 1, "only the index: {:?}", store.log.borrow());
+    let written = block_on(arr.get(&[slice(3, 9), slice(40, 47)])).unwrap();
+    assert_eq!(written.bytes, window(&whole, 60, 2, 3..9, 40..47));
+}
+
+#[test]
+fn nested_shards_transposed_inner_chunks_and_tensorstore_read_in_parts() {
+    for (store_name, path, cols, esize) in [
+        ("codecs.zarr", "sharding/nested", 40usize, 4usize),
+        ("codecs.zarr", "sharding/transposed_inner", 24, 8),
+        ("codecs.zarr", "sharding/shards_param", 128, 2),
+        ("tensorstore.zarr", "uint16_sharded_start", 20, 2),
+    ] {
+        let (_, arr) = open_counting(store_name, path);
+        let whole = block_on(arr.get(&[])).unwrap().bytes;
+        let rows = whole.len() / esize / cols;
+        for (r, c) in [(0..1, 0..1), (rows - 3..rows, cols - 2..cols), (1..5, 3..9), (rows / 2..rows / 2 + 1, 0..cols)] {
+            let got = block_on(arr.get(&[slice(r.start as i64, r.end as i64), slice(c.start as i64, c.end as i64)])).unwrap();
+            assert_eq!(got.bytes, window(&whole, cols, esize, r.clone(), c.clone()), "{path} [{r:?}, {c:?}]");
+        }
+    }
+}
