@@ -144,6 +144,8 @@ class Writer:
             data = expected
         assert np.array_equal(arr[...], data, equal_nan=data.dtype.kind != "O"), name
         names = arr.metadata.dimension_names
+        # The chunk grid's shape as stored (with `shards=`, the shard shape).
+        chunks = tuple(arr.metadata.chunk_grid.chunk_shape)
         record(self.store, name, data, chunks, fill_value, f"zarr-python {zarr.__version__}",
                attrs=dict(arr.attrs), dimension_names=list(names) if names else None, dtype_name=dtype_name)
         return arr

@@ -251,6 +251,53 @@ const cases = [
     },
   },
   {
+    name: "a cold read of one element of a sharded array costs 3 requests: metadata, index (suffix range), inner chunk",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      await ctx.clearLog();
+      const arr = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+      const { data } = await arr.get([40, 45]);
+      const log = await ctx.requests();
+      deepEqual(
+        log.map((r) => `${r.method} ${r.path.replace(/.*codecs\.zarr\//, "")} ${r.range ?? ""}`.trim()).slice(0, 2),
+        ["GET sharding/index_end/zarr.json", "GET sharding/index_end/c/1/1 bytes=-260"],
+        "metadata, then the index from the end",
+      );
+      equal(log.length, 3, `requests: ${JSON.stringify(log)}`);
+      ok(/^bytes=\d+-\d+$/.test(log[2].range), `one inner chunk range: ${log[2].range}`);
+      const whole = (await arr.get()).data;
+      equal(data[0], whole[40 * 60 + 45], "value");
+    },
+  },
+  {
+    name: "sharded reads: index at the start, adjacent inner chunks in one request, one index fetch for concurrent reads",
+    async run(ctx) {
+      const { open, slice } = ctx.zarr;
+      const start = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_start" });
+      await ctx.clearLog();
+      await start.get([3, 50]);
+      const startLog = await ctx.requests();
+      equal(startLog[0].range, "bytes=0-131", "the index is read from the start");
+      equal(startLog.length, 2, "index and one inner chunk");
+
+      const arr = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+      const whole = (await arr.get()).data;
+      const fresh = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+      await ctx.clearLog();
+      const row = await fresh.get([3, slice(0, 32)]);
+      deepEqual(Array.from(row.data), Array.from(whole.subarray(3 * 60, 3 * 60 + 32)), "a row across four inner chunks");
+      equal((await ctx.requests()).length, 2, "the index and one merged range");
+
+      const cold = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+      await ctx.clearLog();
+      const [a, b] = await Promise.all([cold.get([33, 1]), cold.get([49, 17])]);
+      equal(a.data[0], whole[33 * 60 + 1], "first read");
+      equal(b.data[0], whole[49 * 60 + 17], "second read");
+      const indexRequests = (await ctx.requests()).filter((r) => r.range?.startsWith("bytes=-"));
+      equal(indexRequests.length, 1, "one index request for both reads");
+    },
+  },
+  {
     name: "bad selections reject with SelectionError",
     async run(ctx) {
       const { slice } = ctx.zarr;
