@@ -586,6 +586,14 @@ def write_bad():
         "truncated_lz4": ([nc.LZ4()], lambda b: b[:len(b) // 2]),
         "zlib_adler_mismatch": ([nc.Zlib(level=1)], lambda b: b[:-1] + bytes([b[-1] ^ 1])),
     }
+    # A sharded array whose first shard's index (at the end, bytes + crc32c) has a flipped byte.
+    from zarr.codecs import ShardingCodec
+    root.create_array("shard_index_crc", shape=image.shape, chunks=(32, 32), dtype=image.dtype,
+                      compressors=None, serializer=ShardingCodec(chunk_shape=(8, 8), codecs=[BytesCodec(), ZstdCodec(level=1)]))[...] = image
+    chunk = bad / "shard_index_crc" / "c" / "0" / "0"
+    raw = bytearray(chunk.read_bytes())
+    raw[-20] ^= 0x01
+    chunk.write_bytes(bytes(raw))
     for name, (compressors, damage) in corrupt.items():
         root.create_array(name, shape=image.shape, chunks=(32, 32), dtype=image.dtype, compressors=compressors)[...] = image
         chunk = bad / name / "c" / "0" / "0"

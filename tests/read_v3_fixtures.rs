@@ -198,6 +198,7 @@ fn corrupt_compressed_chunks_name_the_codec_and_the_problem() {
         ("zstd_checksum_mismatch", "zstd", "checksum"),
         ("truncated_lz4", "numcodecs.lz4", "LZ4"),
         ("zlib_adler_mismatch", "numcodecs.zlib", "Adler-32"),
+        ("shard_index_crc", "sharding_indexed", "index: codec crc32c"),
     ] {
         let arr = open_array(&store, name);
         let e = block_on(arr.get(&[])).unwrap_err();

@@ -243,6 +243,7 @@ const cases = [
         ["zstd_checksum_mismatch", "zstd", /content checksum 0x[0-9a-f]{8} does not match/],
         ["truncated_lz4", "numcodecs.lz4", /LZ4 block is invalid/],
         ["zlib_adler_mismatch", "numcodecs.zlib", /Adler-32 checksum mismatch/],
+        ["shard_index_crc", "sharding_indexed", /index: codec crc32c/],
       ]) {
         const arr = await open(`${ctx.base}/bad.zarr`, { path: name });
         await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem], name);
