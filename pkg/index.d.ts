@@ -39,9 +39,24 @@ export interface Chunk<T extends TypedArray = TypedArray> {
 
 export type Attributes = Record<string, unknown>;
 
+export interface FetchStoreOptions {
+  /** Read a shard index at the end with one suffix range request (default true); false: HEAD, then a range. */
+  suffixRequests?: boolean;
+  /** Read HTTP 403 as a missing key (fill value), for buckets that answer 403 for missing keys. */
+  treat403AsMissing?: boolean;
+  /** Extra tries after a network failure or a 408/429/5xx answer, with doubling waits (default 3). */
+  retries?: number;
+  /** Headers added to every request. */
+  headers?: Record<string, string>;
+  credentials?: "omit" | "same-origin" | "include";
+  /** Used instead of the global fetch, e.g. to presign URLs. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
 export class FetchStore {
-  constructor(url: string | URL);
+  constructor(url: string | URL, options?: FetchStoreOptions);
   readonly url: string;
+  readonly options: FetchStoreOptions;
 }
 
 export class ZarrArray {

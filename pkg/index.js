@@ -32,8 +32,17 @@ export function slice(...args) {
 
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
-  constructor(url) {
+  /**
+   * `options` (all optional): `suffixRequests` (default true: read a shard index at the end with one
+   * `Range: bytes=-N` request; false: HEAD for the length, then a plain range, which spares browsers
+   * a CORS preflight), `treat403AsMissing` (buckets that answer 403 for missing keys), `retries`
+   * (default 3, for network failures and 408/429/5xx), `headers` (added to every request),
+   * `credentials` ("omit", "same-origin", "include"), `fetch` (your own `(Request) => Promise<Response>`,
+   * e.g. to presign URLs).
+   */
+  constructor(url, options = {}) {
     this.url = String(url);
+    this.options = { ...options };
   }
 }
 
@@ -85,5 +94,5 @@ function wrap(handle) {
 export async function open(location, options = {}) {
   await loadWasm();
   const store = location instanceof FetchStore ? location : new FetchStore(location);
-  return wrap(await openFetch(store.url, options.path ?? ""));
+  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}));
 }

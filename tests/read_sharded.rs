@@ -34,18 +34,33 @@ impl ReadableStore for Counting {
 }
 
 fn open_counting(store: &str, path: &str) -> (Rc<Counting>, zarr_wasm::Array) {
-    let counting = Rc::new(Counting { inner: DirStore::fixtures(store), log: RefCell::new(Vec::new()) });
-    let Node::Array(arr) = block_on(open(counting.clone(), path)).unwrap() else { panic!("{path} is a group") };
+    let counting = Rc::new(Counting {
+        inner: DirStore::fixtures(store),
+        log: RefCell::new(Vec::new()),
+    });
+    let Node::Array(arr) = block_on(open(counting.clone(), path)).unwrap() else {
+        panic!("{path} is a group")
+    };
     counting.log.borrow_mut().clear();
     (counting, arr)
 }
 
 fn slice(start: i64, stop: i64) -> DimSelection {
-    DimSelection::Slice { start: Some(start), stop: Some(stop), step: None }
+    DimSelection::Slice {
+        start: Some(start),
+        stop: Some(stop),
+        step: None,
+    }
 }
 
 /// Elements of `whole` (row-major, `cols` wide, `esize` bytes each) in rows `r` and columns `c`.
-fn window(whole: &[u8], cols: usize, esize: usize, r: std::ops::Range<usize>, c: std::ops::Range<usize>) -> Vec<u8> {
+fn window(
+    whole: &[u8],
+    cols: usize,
+    esize: usize,
+    r: std::ops::Range<usize>,
+    c: std::ops::Range<usize>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     for i in r {
         out.extend_from_slice(&whole[(i * cols + c.start) * esize..(i * cols + c.end) * esize]);
@@ -55,7 +70,10 @@ fn window(whole: &[u8], cols: usize, esize: usize, r: std::ops::Range<usize>, c:
 
 #[test]
 fn one_element_costs_the_index_and_one_inner_chunk() {
-    for (path, suffix) in [("sharding/index_end", true), ("sharding/index_start", false)] {
+    for (path, suffix) in [
+        ("sharding/index_end", true),
+        ("sharding/index_start", false),
+    ] {
         let (store, arr) = open_counting("codecs.zarr", path);
         let whole = block_on(arr.get(&[])).unwrap().bytes;
         store.log.borrow_mut().clear();
@@ -63,13 +81,21 @@ fn one_element_costs_the_index_and_one_inner_chunk() {
         assert_eq!(one.bytes, window(&whole, 60, 2, 40..41, 45..46), "{path}");
         let log = store.log.borrow();
         assert_eq!(log.len(), 2, "{path}: {log:?}");
-        assert!(log.iter().all(|(k, _)| *k == format!("{path}/c/1/1")), "{log:?}");
+        assert!(
+            log.iter().all(|(k, _)| *k == format!("{path}/c/1/1")),
+            "{log:?}"
+        );
         match log[0].1 {
             Some(ByteRange::Suffix(n)) => assert!(suffix && n == 4 * 4 * 16 + 4, "{path}: {log:?}"),
-            Some(ByteRange::Span { offset: 0, length }) => assert!(!suffix && length == 4 * 2 * 16 + 4, "{path}: {log:?}"),
+            Some(ByteRange::Span { offset: 0, length }) => {
+                assert!(!suffix && length == 4 * 2 * 16 + 4, "{path}: {log:?}")
+            }
             other => panic!("{path}: index request {other:?}"),
         }
-        assert!(matches!(log[1].1, Some(ByteRange::Span { .. })), "{path}: {log:?}");
+        assert!(
+            matches!(log[1].1, Some(ByteRange::Span { .. })),
+            "{path}: {log:?}"
+        );
     }
 }
 
@@ -95,7 +121,12 @@ fn adjacent_inner_chunks_are_one_request_and_the_index_is_fetched_once() {
     ));
     assert_eq!(a.unwrap().bytes, window(&whole, 60, 2, 33..34, 1..2));
     assert_eq!(b.unwrap().bytes, window(&whole, 60, 2, 49..50, 17..18));
-    let index_requests = store.log.borrow().iter().filter(|(_, r)| matches!(r, Some(ByteRange::Suffix(_)))).count();
+    let index_requests = store
+        .log
+        .borrow()
+        .iter()
+        .filter(|(_, r)| matches!(r, Some(ByteRange::Suffix(_))))
+        .count();
     assert_eq!(index_requests, 1, "{:?}", store.log.borrow());
 }
 
@@ -120,8 +151,16 @@ fn missing_shards_and_empty_inner_chunks_are_the_fill_value() {
     // Shard (0, 1) holds one written region; its other inner chunks are empty.
     store.log.borrow_mut().clear();
     let empty = block_on(arr.get(&[slice(20, 22), slice(50, 52)])).unwrap();
-    assert!(empty.bytes.chunks(2).all(|e| u16::from_ne_bytes([e[0], e[1]]) == 7));
-    assert_eq!(store.log.borrow().len(), 1, "only the index: {:?}", store.log.borrow());
+    assert!(empty
+        .bytes
+        .chunks(2)
+        .all(|e| u16::from_ne_bytes([e[0], e[1]]) == 7));
+    assert_eq!(
+        store.log.borrow().len(),
+        1,
+        "only the index: {:?}",
+        store.log.borrow()
+    );
     let written = block_on(arr.get(&[slice(3, 9), slice(40, 47)])).unwrap();
     assert_eq!(written.bytes, window(&whole, 60, 2, 3..9, 40..47));
 }
@@ -137,9 +176,22 @@ fn nested_shards_transposed_inner_chunks_and_tensorstore_read_in_parts() {
         let (_, arr) = open_counting(store_name, path);
         let whole = block_on(arr.get(&[])).unwrap().bytes;
         let rows = whole.len() / esize / cols;
-        for (r, c) in [(0..1, 0..1), (rows - 3..rows, cols - 2..cols), (1..5, 3..9), (rows / 2..rows / 2 + 1, 0..cols)] {
-            let got = block_on(arr.get(&[slice(r.start as i64, r.end as i64), slice(c.start as i64, c.end as i64)])).unwrap();
-            assert_eq!(got.bytes, window(&whole, cols, esize, r.clone(), c.clone()), "{path} [{r:?}, {c:?}]");
+        for (r, c) in [
+            (0..1, 0..1),
+            (rows - 3..rows, cols - 2..cols),
+            (1..5, 3..9),
+            (rows / 2..rows / 2 + 1, 0..cols),
+        ] {
+            let got = block_on(arr.get(&[
+                slice(r.start as i64, r.end as i64),
+                slice(c.start as i64, c.end as i64),
+            ]))
+            .unwrap();
+            assert_eq!(
+                got.bytes,
+                window(&whole, cols, esize, r.clone(), c.clone()),
+                "{path} [{r:?}, {c:?}]"
+            );
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Conversions between JS values and core types.
 
+use super::fetch::FetchClient;
 use crate::array::{Array, ArrayData};
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
 use crate::error::{ErrorKind, ZarrError};
@@ -7,6 +8,7 @@ use crate::fill_value::Scalar;
 use crate::group::Group;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
+use crate::store::http::HttpOptions;
 use crate::variable::Items;
 use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
 use serde::Serialize;
@@ -309,4 +311,71 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
             })
         })
         .collect()
+}
+
+/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, headers, credentials,
+/// fetch }`, all optional. Anything of the wrong type is an error, not silently ignored.
+pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), ZarrError> {
+    let mut http = HttpOptions::default();
+    let mut client = FetchClient::default();
+    if options.is_undefined() || options.is_null() {
+        return Ok((http, client));
+    }
+    let bad = |what: &str| ZarrError::selection(format!("FetchStore option {what}"));
+    let get = |name: &str| {
+        Reflect::get(options, &name.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    if let Some(v) = get("suffixRequests") {
+        http.suffix_requests = v
+            .as_bool()
+            .ok_or_else(|| bad("suffixRequests must be true or false"))?;
+    }
+    if let Some(v) = get("treat403AsMissing") {
+        if v.as_bool()
+            .ok_or_else(|| bad("treat403AsMissing must be true or false"))?
+        {
+            http.missing_statuses.push(403);
+        }
+    }
+    if let Some(v) = get("retries") {
+        let n = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && (0.0..=20.0).contains(n));
+        http.retries = n.ok_or_else(|| bad("retries must be an integer from 0 to 20"))? as u32;
+    }
+    if let Some(v) = get("headers") {
+        let entries = js_sys::Object::entries(
+            v.dyn_ref::<Object>()
+                .ok_or_else(|| bad("headers must be an object"))?,
+        );
+        for entry in entries.iter() {
+            let pair: JsArray = entry.unchecked_into();
+            let (name, value) = (pair.get(0).as_string(), pair.get(1).as_string());
+            match (name, value) {
+                (Some(n), Some(v)) => client.headers.push((n, v)),
+                _ => return Err(bad("headers must map names to strings")),
+            }
+        }
+    }
+    if let Some(v) = get("credentials") {
+        client.credentials = Some(match v.as_string().as_deref() {
+            Some("omit") => web_sys::RequestCredentials::Omit,
+            Some("same-origin") => web_sys::RequestCredentials::SameOrigin,
+            Some("include") => web_sys::RequestCredentials::Include,
+            _ => {
+                return Err(bad(
+                    "credentials must be \"omit\", \"same-origin\" or \"include\"",
+                ))
+            }
+        });
+    }
+    if let Some(v) = get("fetch") {
+        client.fetch = Some(
+            v.dyn_into::<js_sys::Function>()
+                .map_err(|_| bad("fetch must be a function"))?,
+        );
+    }
+    Ok((http, client))
 }

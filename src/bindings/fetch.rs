@@ -1,7 +1,7 @@
 //! `HttpClient` over the global `fetch` (browsers, workers and Node >= 18 all have one).
 
 use crate::buffer::try_zeroed;
-use crate::store::http::{HttpClient, HttpRequest, HttpResponse, Method};
+use crate::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse, Method};
 use crate::store::ByteRange;
 use async_trait::async_trait;
 use js_sys::{Promise, Uint8Array};
@@ -15,10 +15,45 @@ extern "C" {
     // The global `fetch`, not `window.fetch`: there is no window in Node or in workers.
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(request: &Request) -> Promise;
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
 }
 
-pub struct FetchClient;
+/// Sends requests with the global `fetch` or the user's own function, adding the user's headers.
+#[derive(Default)]
+pub struct FetchClient {
+    /// Headers for every request (authorisation, for example).
+    pub headers: Vec<(String, String)>,
+    /// `credentials` of every request ("include" for cookies across origins), where set.
+    pub credentials: Option<web_sys::RequestCredentials>,
+    /// A function `(Request) => Promise<Response>` used instead of `fetch` (presigned URLs).
+    pub fetch: Option<js_sys::Function>,
+}
 
+impl FetchClient {
+    fn call_fetch(&self, request: &Request) -> Result<Promise, JsValue> {
+        match &self.fetch {
+            Some(f) => f
+                .call1(&JsValue::NULL, request)?
+                .dyn_into::<Promise>()
+                .or_else(|v| Ok(Promise::resolve(&v))),
+            None => Ok(global_fetch(request)),
+        }
+    }
+}
+
+/// A failure with no response: retried, unless it is the caller's own abort.
+fn failure(err: JsValue) -> HttpFailure {
+    let aborted = js_sys::Reflect::get(&err, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .as_deref()
+        == Some("AbortError");
+    HttpFailure {
+        message: describe(err),
+        retryable: !aborted,
+    }
+}
 fn describe(err: JsValue) -> String {
     if let Some(e) = err.dyn_ref::<js_sys::Error>() {
         let cause = js_sys::Reflect::get(e, &"cause".into())
@@ -47,38 +82,53 @@ fn range_header(range: ByteRange) -> String {
 
 #[async_trait(?Send)]
 impl HttpClient for FetchClient {
-    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, String> {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
         let init = RequestInit::new();
         init.set_method(match request.method {
             Method::Get => "GET",
             Method::Head => "HEAD",
         });
+        let headers = Headers::new().map_err(failure)?;
+        for (name, value) in &self.headers {
+            headers.set(name, value).map_err(failure)?;
+        }
         if let Some(range) = request.range {
-            let headers = Headers::new().map_err(describe)?;
             headers
                 .set("Range", &range_header(range))
-                .map_err(describe)?;
-            init.set_headers(&headers);
+                .map_err(failure)?;
             // Chromium serialises concurrent range requests to one URL through its HTTP cache.
             init.set_cache(RequestCache::NoStore);
         }
-        let req = Request::new_with_str_and_init(&request.url, &init).map_err(describe)?;
-        let response: Response = JsFuture::from(global_fetch(&req))
+        init.set_headers(&headers);
+        if let Some(credentials) = self.credentials {
+            init.set_credentials(credentials);
+        }
+        let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
+        let promise = self.call_fetch(&req).map_err(failure)?;
+        let response: Response = JsFuture::from(promise)
             .await
-            .map_err(describe)?
-            .unchecked_into();
-        let content_range = response.headers().get("Content-Range").map_err(describe)?;
+            .map_err(failure)?
+            .dyn_into()
+            .map_err(|v| HttpFailure {
+                message: format!("the fetch function resolved to {v:?}, not a Response"),
+                retryable: false,
+            })?;
+        let header = |name: &str| response.headers().get(name).map_err(failure);
+        let content_range = header("Content-Range")?;
+        let content_length = header("Content-Length")?.and_then(|v| v.trim().parse().ok());
         let status = response.status();
         // Read the body even of an error response, so the connection is released.
         let body = match request.method {
             Method::Get => {
-                let buffer = JsFuture::from(response.array_buffer().map_err(describe)?)
+                let buffer = JsFuture::from(response.array_buffer().map_err(failure)?)
                     .await
-                    .map_err(describe)?;
+                    .map_err(failure)?;
                 let view = Uint8Array::new(&buffer);
                 // A failed allocation must be an error, not an abort: the body's size is the server's.
-                let mut body = try_zeroed(view.length() as usize)
-                    .map_err(|e| format!("response body: {e}"))?;
+                let mut body = try_zeroed(view.length() as usize).map_err(|e| HttpFailure {
+                    message: format!("response body: {e}"),
+                    retryable: false,
+                })?;
                 view.copy_to(&mut body);
                 body
             }
@@ -88,6 +138,14 @@ impl HttpClient for FetchClient {
             status,
             body,
             content_range,
+            content_length,
         })
+    }
+
+    async fn sleep(&self, ms: u32) {
+        let promise = Promise::new(&mut |resolve, _| {
+            set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
+        });
+        let _ = JsFuture::from(promise).await;
     }
 }

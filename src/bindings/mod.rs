@@ -13,7 +13,6 @@ use crate::store::ReadableStore;
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
-use fetch::FetchClient;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -23,10 +22,11 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Opens the node at `path` below `url` over HTTP with `fetch`.
+/// Opens the node at `path` below `url` over HTTP with `fetch`; `options` are the FetchStore's.
 #[wasm_bindgen(js_name = openFetch)]
-pub async fn open_fetch(url: String, path: String) -> Result<JsValue, JsValue> {
-    let store: Rc<dyn ReadableStore> = Rc::new(HttpStore::new(&url, FetchClient));
+pub async fn open_fetch(url: String, path: String, options: JsValue) -> Result<JsValue, JsValue> {
+    let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
+    let store: Rc<dyn ReadableStore> = Rc::new(HttpStore::with_options(&url, client, http));
     open(store, &path).await.map(node_to_js).map_err(js_error)
 }
 

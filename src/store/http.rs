@@ -5,6 +5,7 @@
 use super::{ByteRange, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
+use std::cell::Cell;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -25,12 +26,51 @@ pub struct HttpResponse {
     pub body: Vec<u8>,
     /// The `Content-Range` header, where the response has one (and, in browsers, exposes it).
     pub content_range: Option<String>,
+    /// The `Content-Length` header, where the response has one (read from HEAD responses).
+    pub content_length: Option<u64>,
+}
+
+/// A request that got no response at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpFailure {
+    pub message: String,
+    /// Network failures are worth another try; an abort by the caller is not.
+    pub retryable: bool,
 }
 
 #[async_trait(?Send)]
 pub trait HttpClient {
     /// Sends one request. `Err` is a failure to get any response at all (network, CORS, abort).
-    async fn send(&self, request: HttpRequest) -> std::result::Result<HttpResponse, String>;
+    async fn send(&self, request: HttpRequest) -> std::result::Result<HttpResponse, HttpFailure>;
+    /// Waits `ms` milliseconds (between retries).
+    async fn sleep(&self, ms: u32);
+}
+
+/// How the store treats a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Ask for the end of a value with a suffix range (`bytes=-N`), one request. Suffix ranges are
+    /// not CORS-safelisted, so browsers send a preflight first; without them the store asks HEAD
+    /// for the length, then a plain range.
+    pub suffix_requests: bool,
+    /// Statuses that mean "no such key" (a missing chunk is the fill value): 404, and 403 for
+    /// buckets that answer that for missing keys.
+    pub missing_statuses: Vec<u16>,
+    /// Extra tries after a network failure or a 408/429/5xx answer.
+    pub retries: u32,
+    /// The wait before the first retry; it doubles for each next one.
+    pub retry_delay_ms: u32,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            suffix_requests: true,
+            missing_statuses: vec![404],
+            retries: 3,
+            retry_delay_ms: 100,
+        }
+    }
 }
 
 pub struct HttpStore<C> {
@@ -39,10 +79,19 @@ pub struct HttpStore<C> {
     /// The query of the base URL (e.g. a signature), appended to every key's URL.
     query: Option<String>,
     client: C,
+    options: HttpOptions,
+    /// The server refused a suffix range once: use HEAD + range from then on.
+    suffix_refused: Cell<bool>,
+    /// The server answered a range request with the whole value: stop asking for ranges.
+    ignores_ranges: Cell<bool>,
 }
 
 impl<C: HttpClient> HttpStore<C> {
     pub fn new(url: &str, client: C) -> Self {
+        Self::with_options(url, client, HttpOptions::default())
+    }
+
+    pub fn with_options(url: &str, client: C, options: HttpOptions) -> Self {
         // A fragment is never sent to the server; keys go before it, so drop it.
         let url = url.split_once('#').map_or(url, |(u, _)| u);
         let (path, query) = match url.split_once('?') {
@@ -53,6 +102,9 @@ impl<C: HttpClient> HttpStore<C> {
             base: path.trim_end_matches('/').to_string(),
             query,
             client,
+            options,
+            suffix_refused: Cell::new(false),
+            ignores_ranges: Cell::new(false),
         }
     }
 
@@ -69,21 +121,103 @@ impl<C: HttpClient> HttpStore<C> {
         url
     }
 
-    async fn send(&self, key: &str, range: Option<ByteRange>) -> Result<Option<HttpResponse>> {
+    /// Sends a request, retrying network failures and 408/429/5xx answers with backoff. `Ok(None)`
+    /// is a missing key; a 2xx or 416 answer is returned; anything else is an error naming the URL.
+    async fn send(
+        &self,
+        method: Method,
+        key: &str,
+        range: Option<ByteRange>,
+    ) -> Result<Option<HttpResponse>> {
         let url = self.url(key);
-        let response = self
-            .client
-            .send(HttpRequest {
-                method: Method::Get,
-                url: url.clone(),
-                range,
-            })
-            .await
-            .map_err(|e| ZarrError::store(&url, e))?;
+        let request = HttpRequest {
+            method,
+            url: url.clone(),
+            range,
+        };
+        let mut delay = self.options.retry_delay_ms;
+        let mut attempt = 0;
+        loop {
+            let last = attempt >= self.options.retries;
+            let tries = || {
+                if attempt == 0 {
+                    String::new()
+                } else {
+                    format!(" (after {} tries)", attempt + 1)
+                }
+            };
+            match self.client.send(request.clone()).await {
+                Ok(r) if matches!(r.status, 200..=299 | 416) => return Ok(Some(r)),
+                Ok(r) if self.options.missing_statuses.contains(&r.status) => return Ok(None),
+                Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}
+                Ok(r) => {
+                    return Err(ZarrError::store(
+                        &url,
+                        format!("HTTP status {}{}", r.status, tries()),
+                    ))
+                }
+                Err(f) if !last && f.retryable => {}
+                Err(f) => return Err(ZarrError::store(&url, format!("{}{}", f.message, tries()))),
+            }
+            self.client.sleep(delay).await;
+            delay = delay.saturating_mul(2);
+            attempt += 1;
+        }
+    }
+
+    /// The last `n` bytes, located with HEAD: for servers (and browsers, to spare a preflight)
+    /// without suffix ranges. No length, no guess: that is an error.
+    async fn get_suffix_via_head(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
+        let Some(head) = self.send(Method::Head, key, None).await? else {
+            return Ok(None);
+        };
+        let len = head.content_length.ok_or_else(|| {
+            ZarrError::store(
+                &self.url(key),
+                format!("HEAD gave no Content-Length, so the last {n} bytes cannot be located"),
+            )
+        })?;
+        let span = ByteRange::Span {
+            offset: len.saturating_sub(n),
+            length: n.min(len),
+        };
+        if n.min(len) == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        self.get_span(key, span).await
+    }
+
+    /// A range other than a suffix, checked.
+    async fn get_span(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        if self.ignores_ranges.get() {
+            return Ok(self
+                .send(Method::Get, key, None)
+                .await?
+                .map(|r| range.cut(&r.body).to_vec()));
+        }
+        let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
+            return Ok(None);
+        };
+        self.ranged_body(key, range, response).map(Some)
+    }
+
+    /// The body of a response to a range request: checked when partial, cut from a whole value.
+    fn ranged_body(&self, key: &str, range: ByteRange, response: HttpResponse) -> Result<Vec<u8>> {
         match response.status {
-            200..=299 => Ok(Some(response)),
-            404 => Ok(None),
-            status => Err(ZarrError::store(&url, format!("HTTP status {status}"))),
+            206 => {
+                check_partial(&response, range).map_err(|e| ZarrError::store(&self.url(key), e))?;
+                Ok(response.body)
+            }
+            416 => Err(ZarrError::store(
+                &self.url(key),
+                format!("the server cannot satisfy {range:?} (416)"),
+            )),
+            // A server may ignore Range and send the whole value: legal HTTP, so cut the range
+            // out, and stop asking for ranges it will not honour.
+            _ => {
+                self.ignores_ranges.set(true);
+                Ok(range.cut(&response.body).to_vec())
+            }
         }
     }
 }
@@ -91,7 +225,7 @@ impl<C: HttpClient> HttpStore<C> {
 #[async_trait(?Send)]
 impl<C: HttpClient> ReadableStore for HttpStore<C> {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        Ok(self.send(key, None).await?.map(|r| r.body))
+        Ok(self.send(Method::Get, key, None).await?.map(|r| r.body))
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
@@ -102,16 +236,27 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
             // HTTP cannot ask for zero bytes; whether the key exists is then unknown, and unneeded.
             return Ok(Some(Vec::new()));
         }
-        let Some(response) = self.send(key, Some(range)).await? else {
+        let ByteRange::Suffix(n) = range else {
+            return self.get_span(key, range).await;
+        };
+        if !self.options.suffix_requests || self.suffix_refused.get() {
+            return self.get_suffix_via_head(key, n).await;
+        }
+        if self.ignores_ranges.get() {
+            return Ok(self
+                .send(Method::Get, key, None)
+                .await?
+                .map(|r| range.cut(&r.body).to_vec()));
+        }
+        let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
             return Ok(None);
         };
-        let url = || self.url(key);
-        if response.status == 206 {
-            check_partial(&response, range).map_err(|e| ZarrError::store(&url(), e))?;
-            return Ok(Some(response.body));
+        if response.status == 416 {
+            // Servers without suffix ranges refuse them (a value shorter than `n` is still 206).
+            self.suffix_refused.set(true);
+            return self.get_suffix_via_head(key, n).await;
         }
-        // A server may ignore Range and send the whole value: legal HTTP, so cut the range out.
-        Ok(Some(range.cut(&response.body).to_vec()))
+        self.ranged_body(key, range, response).map(Some)
     }
 
     fn locate(&self, key: &str) -> String {
@@ -201,10 +346,22 @@ mod tests {
 
     #[async_trait(?Send)]
     impl HttpClient for FakeClient {
-        async fn send(&self, request: HttpRequest) -> std::result::Result<HttpResponse, String> {
+        async fn send(
+            &self,
+            request: HttpRequest,
+        ) -> std::result::Result<HttpResponse, HttpFailure> {
             self.seen.borrow_mut().push(request.clone());
-            Ok((self.answer)(&request))
+            let response = (self.answer)(&request);
+            if response.status == 0 {
+                return Err(HttpFailure {
+                    message: "connection reset".into(),
+                    retryable: true,
+                });
+            }
+            Ok(response)
         }
+
+        async fn sleep(&self, _ms: u32) {}
     }
 
     fn store(answer: impl Fn(&HttpRequest) -> HttpResponse + 'static) -> HttpStore<FakeClient> {
@@ -240,6 +397,7 @@ mod tests {
             u if u.contains("/ok") => HttpResponse {
                 status: 200,
                 body: b"hi".to_vec(),
+                content_length: None,
                 content_range: None,
             },
             u if u.contains("/gone") => HttpResponse {
@@ -265,6 +423,7 @@ mod tests {
         let whole = |_: &HttpRequest| HttpResponse {
             status: 200,
             body: (0u8..100).collect(),
+            content_length: None,
             content_range: None,
         };
         let s = store(whole);
@@ -287,6 +446,7 @@ mod tests {
         let partial = |_: &HttpRequest| HttpResponse {
             status: 206,
             body: vec![1, 2],
+            content_length: None,
             content_range: Some("bytes 10-11/100".into()),
         };
         assert!(block_on(store(partial).get_range(
@@ -310,12 +470,14 @@ mod tests {
         let tail = |_: &HttpRequest| HttpResponse {
             status: 206,
             body: vec![1, 2],
+            content_length: None,
             content_range: Some("bytes 98-99/100".into()),
         };
         assert!(block_on(store(tail).get_range("k", ByteRange::Suffix(2))).is_ok());
         let huge = |_: &HttpRequest| HttpResponse {
             status: 206,
             body: vec![],
+            content_length: None,
             content_range: Some("bytes 0-18446744073709551615/*".into()),
         };
         assert!(block_on(store(huge).get_range("k", ByteRange::From(0))).is_err());
@@ -330,5 +492,231 @@ mod tests {
             .unwrap(),
             Some(vec![])
         );
+    }
+
+    fn with(
+        options: HttpOptions,
+        answer: impl Fn(&HttpRequest) -> HttpResponse + 'static,
+    ) -> HttpStore<FakeClient> {
+        HttpStore::with_options(
+            "http://h/s.zarr",
+            FakeClient {
+                answer: Box::new(answer),
+                seen: RefCell::new(vec![]),
+            },
+            options,
+        )
+    }
+
+    /// A server holding `value` at every key that honours plain ranges, refuses suffix ranges with
+    /// 416 and answers HEAD with the length (or without it).
+    fn no_suffix_server(
+        value: Vec<u8>,
+        head_length: bool,
+    ) -> impl Fn(&HttpRequest) -> HttpResponse {
+        move |r| match (r.method, r.range) {
+            (Method::Head, _) => HttpResponse {
+                status: 200,
+                content_length: head_length.then_some(value.len() as u64),
+                ..Default::default()
+            },
+            (_, Some(ByteRange::Suffix(_))) => HttpResponse {
+                status: 416,
+                ..Default::default()
+            },
+            (_, Some(range)) => {
+                let body = range.cut(&value).to_vec();
+                let at = range.resolve(value.len() as u64);
+                HttpResponse {
+                    status: 206,
+                    content_range: Some(format!(
+                        "bytes {}-{}/{}",
+                        at.start,
+                        at.end - 1,
+                        value.len()
+                    )),
+                    body,
+                    ..Default::default()
+                }
+            }
+            (_, None) => HttpResponse {
+                status: 200,
+                body: value.clone(),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_refused_suffix_range_falls_back_to_head_and_is_remembered() {
+        let s = with(
+            HttpOptions::default(),
+            no_suffix_server((0..100).collect(), true),
+        );
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+            Some(vec![96, 97, 98, 99])
+        );
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(2))).unwrap(),
+            Some(vec![98, 99])
+        );
+        let seen: Vec<_> = s
+            .client
+            .seen
+            .borrow()
+            .iter()
+            .map(|r| (r.method, r.range))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (Method::Get, Some(ByteRange::Suffix(4))),
+                (Method::Head, None),
+                (
+                    Method::Get,
+                    Some(ByteRange::Span {
+                        offset: 96,
+                        length: 4
+                    })
+                ),
+                // Remembered: no second suffix attempt.
+                (Method::Head, None),
+                (
+                    Method::Get,
+                    Some(ByteRange::Span {
+                        offset: 98,
+                        length: 2
+                    })
+                ),
+            ]
+        );
+        // Configured off: HEAD + range from the start.
+        let s = with(
+            HttpOptions {
+                suffix_requests: false,
+                ..Default::default()
+            },
+            no_suffix_server(vec![1, 2, 3], true),
+        );
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(9))).unwrap(),
+            Some(vec![1, 2, 3])
+        );
+        assert_eq!(s.client.seen.borrow()[0].method, Method::Head);
+    }
+
+    #[test]
+    fn a_head_without_length_is_an_error_not_a_guess() {
+        let s = with(
+            HttpOptions {
+                suffix_requests: false,
+                ..Default::default()
+            },
+            no_suffix_server(vec![0; 10], false),
+        );
+        let e = block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap_err();
+        assert!(
+            e.message.contains("no Content-Length") && e.message.contains("http://h/s.zarr/k"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_ignores_ranges_is_asked_for_whole_values_from_then_on() {
+        let s = with(HttpOptions::default(), |_| HttpResponse {
+            status: 200,
+            body: (0..10).collect(),
+            ..Default::default()
+        });
+        assert_eq!(
+            block_on(s.get_range(
+                "k",
+                ByteRange::Span {
+                    offset: 2,
+                    length: 3
+                }
+            ))
+            .unwrap(),
+            Some(vec![2, 3, 4])
+        );
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(2))).unwrap(),
+            Some(vec![8, 9])
+        );
+        let ranges: Vec<_> = s.client.seen.borrow().iter().map(|r| r.range).collect();
+        assert_eq!(
+            ranges,
+            vec![
+                Some(ByteRange::Span {
+                    offset: 2,
+                    length: 3
+                }),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn failures_are_retried_with_backoff_then_reported() {
+        let calls = std::rc::Rc::new(Cell::new(0));
+        let c = calls.clone();
+        let s = with(HttpOptions::default(), move |_| {
+            c.set(c.get() + 1);
+            match c.get() {
+                1 => HttpResponse {
+                    status: 503,
+                    ..Default::default()
+                },
+                2 => HttpResponse {
+                    status: 0,
+                    ..Default::default()
+                },
+                _ => HttpResponse {
+                    status: 200,
+                    body: vec![7],
+                    ..Default::default()
+                },
+            }
+        });
+        assert_eq!(block_on(s.get("k")).unwrap(), Some(vec![7]));
+        assert_eq!(calls.get(), 3);
+        let s = with(
+            HttpOptions {
+                retries: 2,
+                ..Default::default()
+            },
+            |_| HttpResponse {
+                status: 502,
+                ..Default::default()
+            },
+        );
+        let e = block_on(s.get("k")).unwrap_err();
+        assert!(e.message.contains("HTTP status 502 (after 3 tries)"), "{e}");
+        assert_eq!(s.client.seen.borrow().len(), 3);
+        // Client errors are not retried.
+        let s = with(HttpOptions::default(), |_| HttpResponse {
+            status: 401,
+            ..Default::default()
+        });
+        assert!(block_on(s.get("k")).is_err());
+        assert_eq!(s.client.seen.borrow().len(), 1);
+    }
+
+    #[test]
+    fn statuses_chosen_as_missing_read_as_missing() {
+        let forbidden = |_: &HttpRequest| HttpResponse {
+            status: 403,
+            ..Default::default()
+        };
+        assert!(block_on(with(HttpOptions::default(), forbidden).get("k")).is_err());
+        let s = with(
+            HttpOptions {
+                missing_statuses: vec![403, 404],
+                ..Default::default()
+            },
+            forbidden,
+        );
+        assert_eq!(block_on(s.get("k")).unwrap(), None);
     }
 }

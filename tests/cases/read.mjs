@@ -299,6 +299,74 @@ const cases = [
     },
   },
   {
+    name: "a server without suffix ranges: HEAD + range once it refuses, remembered; or chosen up front",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const where = (r) => `${r.method} ${r.range ?? ""}`.trim();
+      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
+      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      await ctx.clearLog();
+      equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "value");
+      const first = (await ctx.requests()).map(where);
+      deepEqual(first.slice(0, 4), ["GET bytes=-260", "HEAD", first[2], first[3]], "suffix refused, then HEAD and ranges");
+      equal(first.length, 4, `requests: ${first}`);
+      await ctx.clearLog();
+      equal((await arr.get([3, 3])).data[0], whole[3 * 60 + 3], "another shard");
+      ok((await ctx.requests()).every((r) => !r.range?.startsWith("bytes=-")), "no second suffix request");
+
+      const noSuffix = await open(new FetchStore(`${ctx.base}/codecs.zarr`, { suffixRequests: false }), { path: "sharding/index_end" });
+      await ctx.clearLog();
+      equal((await noSuffix.get([40, 45])).data[0], whole[40 * 60 + 45], "value without suffix requests");
+      deepEqual((await ctx.requests()).map((r) => r.method), ["HEAD", "GET", "GET"], "HEAD, index range, chunk range");
+
+      const noLength = await open(new FetchStore(`${ctx.origin}/__nolength/tests/fixtures/codecs.zarr`, { suffixRequests: false }), { path: "sharding/index_end" });
+      await rejects(noLength.get([40, 45]), "StoreError", [/no Content-Length/, /index_end\/c\/1\/1/], "HEAD without a length");
+    },
+  },
+  {
+    name: "a server that ignores Range still gives the right values, and is not asked for ranges again",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const arr = await open(`${ctx.origin}/__norange/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
+      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      await ctx.clearLog();
+      equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "first value");
+      equal((await arr.get([10, 50])).data[0], whole[10 * 60 + 50], "second value");
+      const log = await ctx.requests();
+      equal(log[0].range, "bytes=-260", "the first index request asks for a range");
+      ok(log.slice(1).every((r) => r.range === null), `then whole values: ${JSON.stringify(log)}`);
+    },
+  },
+  {
+    name: "5xx answers are retried; 403 reads as missing only when asked; headers and a custom fetch are used",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      await ctx.clearLog();
+      const flaky = await open(`${ctx.origin}/__flaky/2/tests/fixtures/v3.zarr`, { path: "dtypes/uint16" });
+      equal(flaky.shape.join(), "13,11", "opened after two 503s");
+      deepEqual((await ctx.requests()).map((r) => r.status), [503, 503, 200], "retried");
+      await rejects(open(new FetchStore(`${ctx.origin}/__flaky/5/tests/fixtures/v3.zarr`, { retries: 1 }), { path: "dtypes/int8" }),
+        "StoreError", [/503/, /after 2 tries/], "retries run out");
+
+      const forbidden = `${ctx.origin}/__status/403/tests/fixtures/v3.zarr`;
+      await rejects(open(forbidden, { path: "x" }), "StoreError", [/403/], "403 is an error by default");
+      await rejects(open(new FetchStore(forbidden, { treat403AsMissing: true }), { path: "x" }), "NotFoundError", [/x\/zarr\.json/], "403 as missing");
+
+      let calls = 0;
+      const store = new FetchStore(`${ctx.base}/v3.zarr`, {
+        headers: { "X-Token": "secret" },
+        fetch: (request) => { calls++; return fetch(request); },
+      });
+      await ctx.clearLog();
+      const arr = await open(store, { path: "dtypes/uint16" });
+      await arr.get([0, 0]);
+      const log = await ctx.requests();
+      ok(log.length >= 2 && log.every((r) => r.token === "secret"), `every request carries the header: ${JSON.stringify(log)}`);
+      equal(calls, log.length, "every request went through the custom fetch");
+      await rejects(open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })), "SelectionError", [/retries must be an integer/], "bad option");
+    },
+  },
+  {
     name: "bad selections reject with SelectionError",
     async run(ctx) {
       const { slice } = ctx.zarr;

@@ -5,6 +5,8 @@
 //   GET /__log               the requests logged so far, as JSON (not itself logged)
 //   POST /__log/clear        empties the log
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
+//   /__nosuffix/, /__norange/, /__nolength/, /__flaky/<n>/ before a path: servers with quirks
+//                            (see below); the log records an X-Token request header as `token`
 import { createServer } from "node:http";
 import { stat, readFile } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
@@ -45,11 +47,12 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : prefix + "/", resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
   const log = [];
+  const flakyCounts = new Map();
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Allow-Headers", "Range");
+    res.setHeader("Access-Control-Allow-Headers", "Range, X-Token");
     res.setHeader("Access-Control-Expose-Headers", "Content-Range, Content-Length, Accept-Ranges");
     if (url.pathname === "/__log") {
       res.setHeader("Content-Type", "application/json");
@@ -57,6 +60,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     }
     if (url.pathname === "/__log/clear") {
       log.length = 0;
+      flakyCounts.clear();
       return res.end("ok");
     }
     if (req.method === "OPTIONS") {
@@ -75,6 +79,22 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     let path = decodeURIComponent(url.pathname);
     const forced = /^\/__status\/(\d{3})(\/.*)$/.exec(path);
     if (forced) return reply(Number(forced[1]), `forced status ${forced[1]}`);
+    // Servers that behave differently, chosen by a path prefix (then stripped):
+    //   /__nosuffix/  refuses suffix ranges (416) but honours others;
+    //   /__norange/   ignores Range and always answers 200 with the whole body;
+    //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
+    //   /__flaky/N/   answers 503 to the first N requests for each path.
+    const mode = /^\/__(nosuffix|norange|nolength|flaky\/(\d+))(\/.*)$/.exec(path);
+    if (mode) {
+      path = mode[3];
+      if (mode[2] !== undefined) {
+        const seen = (flakyCounts.get(path) ?? 0) + 1;
+        flakyCounts.set(path, seen);
+        if (seen <= Number(mode[2])) return reply(503, "try again");
+      }
+    }
+    const behaviour = mode && mode[2] === undefined ? mode[1] : "normal";
+    if (req.headers["x-token"]) entry.token = req.headers["x-token"];
     const mount = roots.find(([prefix]) => path.startsWith(prefix) || path + "/" === prefix);
     if (!mount || (req.method !== "GET" && req.method !== "HEAD")) return reply(mount ? 405 : 404);
     const [prefix, dir] = mount;
@@ -90,7 +110,9 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       res.setHeader("Content-Type", TYPES[extname(file)] ?? "application/octet-stream");
       res.setHeader("Accept-Ranges", "bytes");
       res.setHeader("Cache-Control", "no-cache");
-      const range = req.headers.range ? parseRange(req.headers.range, body.length) : null;
+      const asked = behaviour === "norange" ? null : req.headers.range;
+      if (asked?.startsWith("bytes=-") && (behaviour === "nosuffix" || behaviour === "nolength")) return reply(416);
+      const range = asked ? parseRange(asked, body.length) : null;
       if (range === "unsatisfiable") {
         res.setHeader("Content-Range", `bytes */${body.length}`);
         return reply(416);
@@ -99,6 +121,11 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         res.setHeader("Content-Range", `bytes ${range.start}-${range.end}/${body.length}`);
         res.setHeader("Content-Length", range.end - range.start + 1);
         return reply(206, body.subarray(range.start, range.end + 1));
+      }
+      if (req.method === "HEAD" && behaviour === "nolength") {
+        // No length: streamed, as some servers answer HEAD.
+        res.setHeader("Transfer-Encoding", "chunked");
+        return reply(200);
       }
       res.setHeader("Content-Length", body.length);
       return reply(200, body);
