@@ -46,6 +46,8 @@ export interface FetchStoreOptions {
   treat403AsMissing?: boolean;
   /** Extra tries after a network failure or a 408/429/5xx answer, with doubling waits (default 3). */
   retries?: number;
+  /** Requests in flight at once for this store (default 32); others wait their turn. */
+  maxRequests?: number;
   /** Headers added to every request. */
   headers?: Record<string, string>;
   credentials?: "omit" | "same-origin" | "include";

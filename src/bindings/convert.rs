@@ -313,8 +313,8 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
         .collect()
 }
 
-/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, headers, credentials,
-/// fetch }`, all optional. Anything of the wrong type is an error, not silently ignored.
+/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests, headers,
+/// credentials, fetch }`, all optional. Anything of the wrong type is an error, not silently ignored.
 pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), ZarrError> {
     let mut http = HttpOptions::default();
     let mut client = FetchClient::default();
@@ -344,6 +344,13 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
             .as_f64()
             .filter(|n| n.fract() == 0.0 && (0.0..=20.0).contains(n));
         http.retries = n.ok_or_else(|| bad("retries must be an integer from 0 to 20"))? as u32;
+    }
+    if let Some(v) = get("maxRequests") {
+        let n = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && (1.0..=1024.0).contains(n));
+        http.max_requests =
+            n.ok_or_else(|| bad("maxRequests must be an integer from 1 to 1024"))? as usize;
     }
     if let Some(v) = get("headers") {
         let entries = js_sys::Object::entries(

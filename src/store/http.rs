@@ -2,6 +2,7 @@
 //! checked) live here in plain Rust; sending a request is left to an `HttpClient`, which the binding
 //! layer implements with `fetch`.
 
+use super::limit::Limiter;
 use super::{ByteRange, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
@@ -60,6 +61,8 @@ pub struct HttpOptions {
     pub retries: u32,
     /// The wait before the first retry; it doubles for each next one.
     pub retry_delay_ms: u32,
+    /// Requests in flight at once, for this store (others wait their turn).
+    pub max_requests: usize,
 }
 
 impl Default for HttpOptions {
@@ -69,6 +72,7 @@ impl Default for HttpOptions {
             missing_statuses: vec![404],
             retries: 3,
             retry_delay_ms: 100,
+            max_requests: 32,
         }
     }
 }
@@ -84,6 +88,7 @@ pub struct HttpStore<C> {
     suffix_refused: Cell<bool>,
     /// The server answered a range request with the whole value: stop asking for ranges.
     ignores_ranges: Cell<bool>,
+    limiter: Limiter,
 }
 
 impl<C: HttpClient> HttpStore<C> {
@@ -102,9 +107,10 @@ impl<C: HttpClient> HttpStore<C> {
             base: path.trim_end_matches('/').to_string(),
             query,
             client,
-            options,
             suffix_refused: Cell::new(false),
             ignores_ranges: Cell::new(false),
+            limiter: Limiter::new(options.max_requests),
+            options,
         }
     }
 
@@ -146,7 +152,11 @@ impl<C: HttpClient> HttpStore<C> {
                     format!(" (after {} tries)", attempt + 1)
                 }
             };
-            match self.client.send(request.clone()).await {
+            let response = {
+                let _permit = self.limiter.acquire().await;
+                self.client.send(request.clone()).await
+            };
+            match response {
                 Ok(r) if matches!(r.status, 200..=299 | 416) => return Ok(Some(r)),
                 Ok(r) if self.options.missing_statuses.contains(&r.status) => return Ok(None),
                 Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}

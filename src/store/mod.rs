@@ -1,6 +1,7 @@
 //! Stores: where keys' bytes come from. The reader only ever asks for whole values or byte ranges.
 
 pub mod http;
+pub mod limit;
 pub mod memory;
 
 use crate::error::Result;

@@ -367,6 +367,25 @@ const cases = [
     },
   },
   {
+    name: "a store keeps at most maxRequests requests in flight",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const slow = `${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`;
+      const peak = async (store) => {
+        const arr = await open(store, { path: "layouts/many_chunks" }); // 16 x 16 chunks
+        await ctx.clearLog();
+        await arr.get();
+        const log = await ctx.requests();
+        equal(log.length, 256, "one request per chunk");
+        return Math.max(...log.map((r) => r.active));
+      };
+      const limited = await peak(new FetchStore(slow, { maxRequests: 3 }));
+      ok(limited <= 3, `at most 3 at once, saw ${limited}`);
+      const unlimited = await peak(new FetchStore(slow));
+      ok(unlimited > 3, `the default allows more (saw ${unlimited}), so the measure can see a limit`);
+    },
+  },
+  {
     name: "bad selections reject with SelectionError",
     async run(ctx) {
       const { slice } = ctx.zarr;

@@ -5,6 +5,7 @@
 //   GET /__log               the requests logged so far, as JSON (not itself logged)
 //   POST /__log/clear        empties the log
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
+//   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__nosuffix/, /__norange/, /__nolength/, /__flaky/<n>/ before a path: servers with quirks
 //                            (see below); the log records an X-Token request header as `token`
 import { createServer } from "node:http";
@@ -48,6 +49,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     .sort((a, b) => b[0].length - a[0].length);
   const log = [];
   const flakyCounts = new Map();
+  let active = 0;
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
@@ -67,7 +69,9 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       res.statusCode = 204;
       return res.end();
     }
-    const entry = { method: req.method, path: url.pathname, range: req.headers.range ?? null, status: 0 };
+    // `active`: requests in progress when this one arrived, itself included.
+    const entry = { method: req.method, path: url.pathname, range: req.headers.range ?? null, status: 0, active: ++active };
+    res.on("close", () => active--);
     log.push(entry);
     const reply = (status, body = "") => {
       entry.status = status;
@@ -84,6 +88,11 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     //   /__norange/   ignores Range and always answers 200 with the whole body;
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
     //   /__flaky/N/   answers 503 to the first N requests for each path.
+    const slow = /^\/__slow\/(\d+)(\/.*)$/.exec(path);
+    if (slow) {
+      path = slow[2];
+      await new Promise((ok) => setTimeout(ok, Number(slow[1])));
+    }
     const mode = /^\/__(nosuffix|norange|nolength|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
       path = mode[3];
