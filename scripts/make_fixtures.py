@@ -665,11 +665,15 @@ def write_bench():
     from zarr.codecs import numcodecs as nc
     path = ROOT / "bench" / "data" / "bench.zarr"
     shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(ROOT / "bench" / "data" / "tiles.zarr", ignore_errors=True)
     image = synthetic_image(2048, 2)
     root = zarr.open_group(path, mode="w", zarr_format=3)
     for name, (compressor, _) in BENCH_CODECS.items():
         compressors = [eval(compressor)] if compressor else None
         root.create_array(name, data=image, chunks=(256, 256), compressors=compressors)
+    # Tile streaming: 1024 x 1024 shards of 128 x 128 zstd inner chunks.
+    tiles = zarr.open_group(ROOT / "bench" / "data" / "tiles.zarr", mode="w", zarr_format=3)
+    tiles.create_array("image", data=image, chunks=(128, 128), shards=(1024, 1024), compressors=[ZstdCodec(level=3)])
     (ROOT / "bench" / "data" / "bench.json").write_text(
         json.dumps([[name, label] for name, (_, label) in BENCH_CODECS.items()], indent=1) + "\n")
 

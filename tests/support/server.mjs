@@ -75,6 +75,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     log.push(entry);
     const reply = (status, body = "") => {
       entry.status = status;
+      entry.bytes = req.method === "HEAD" ? 0 : body.length;
       res.statusCode = status;
       res.end(req.method === "HEAD" ? undefined : body);
     };
