@@ -10,7 +10,7 @@ use crate::region::{copy_box, fill_box, Placement};
 use crate::selection::{
     chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimSelection,
 };
-use crate::sharded::IndexCache;
+use crate::sharded::{IndexCache, RangeBatches};
 use crate::store::ReadableStore;
 use crate::variable::Items;
 use futures_util::stream::{self, StreamExt};
@@ -38,6 +38,7 @@ pub struct Array {
     metadata: ArrayMetadata,
     pipeline: CodecPipeline,
     index_cache: IndexCache,
+    range_batches: RangeBatches,
 }
 
 impl Array {
@@ -61,6 +62,7 @@ impl Array {
             metadata,
             pipeline,
             index_cache: IndexCache::default(),
+            range_batches: RangeBatches::default(),
         })
     }
 
@@ -273,6 +275,10 @@ impl Array {
 
     pub(crate) fn index_cache(&self) -> &IndexCache {
         &self.index_cache
+    }
+
+    pub(crate) fn range_batches(&self) -> &RangeBatches {
+        &self.range_batches
     }
 }
 

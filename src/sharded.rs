@@ -67,6 +67,86 @@ impl IndexCache {
     }
 }
 
+type Blocks = Rc<Vec<(Range<u64>, Option<Rc<Vec<u8>>>)>>;
+type BatchFuture = Shared<LocalBoxFuture<'static, Result<Blocks>>>;
+
+/// Range requests for one shard collected from every read that wants them in the same turn, then
+/// merged and sent together: twelve tiles over one shard cost a few requests, not twelve times a few.
+struct Batch {
+    ranges: Rc<RefCell<Vec<Range<u64>>>>,
+    fetched: BatchFuture,
+}
+
+/// The open batches of an array, by shard key.
+#[derive(Default)]
+pub struct RangeBatches {
+    open: Rc<RefCell<HashMap<String, Batch>>>,
+}
+
+impl RangeBatches {
+    /// Fetches `ranges` of the value at `key` together with the ranges other reads ask for in the
+    /// same turn. Returns the merged blocks that were fetched (with `None` for a vanished value).
+    async fn fetch(
+        &self,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
+        ranges: Vec<Range<u64>>,
+    ) -> Result<Blocks> {
+        if ranges.is_empty() {
+            return Ok(Rc::new(Vec::new()));
+        }
+        let fetched = {
+            let mut open = self.open.borrow_mut();
+            let batch = open
+                .entry(key.to_string())
+                .or_insert_with(|| Self::start(&self.open, store, key));
+            batch.ranges.borrow_mut().extend(ranges);
+            batch.fetched.clone()
+        };
+        fetched.await
+    }
+
+    fn start(
+        open: &Rc<RefCell<HashMap<String, Batch>>>,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
+    ) -> Batch {
+        let ranges: Rc<RefCell<Vec<Range<u64>>>> = Rc::default();
+        let (open, store, key, wanted) =
+            (open.clone(), store.clone(), key.to_string(), ranges.clone());
+        let fetched = async move {
+            store.batch_window().await;
+            // Closed: later reads start a batch of their own.
+            open.borrow_mut().remove(&key);
+            let groups = merge_ranges(wanted.take(), DEFAULT_MERGE_GAP);
+            let replies = join_all(
+                groups.iter().map(|g| store.get_range(&key, ByteRange::Span { offset: g.start, length: g.end - g.start })),
+            )
+            .await;
+            let mut blocks = Vec::with_capacity(groups.len());
+            for (g, reply) in groups.into_iter().zip(replies) {
+                let bytes = reply?;
+                if let Some(b) = &bytes {
+                    if b.len() as u64 != g.end - g.start {
+                        let reason = format!(
+                            "bytes {}..{} were asked for and {} came back: the shard is shorter than its index says",
+                            g.start,
+                            g.end,
+                            b.len()
+                        );
+                        return Err(ZarrError::codec(&store.locate(&key), CodecError::new("sharding_indexed", reason)));
+                    }
+                }
+                blocks.push((g, bytes.map(Rc::new)));
+            }
+            Ok(Rc::new(blocks))
+        }
+        .boxed_local()
+        .shared();
+        Batch { ranges, fetched }
+    }
+}
+
 /// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
 pub fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
     ranges.sort_by_key(|r| r.start);
@@ -137,35 +217,11 @@ impl Array {
                 (p, range)
             })
             .collect();
-        let groups = merge_ranges(
-            wanted.iter().filter_map(|(_, r)| r.clone()).collect(),
-            DEFAULT_MERGE_GAP,
-        );
-        let fetched = join_all(groups.iter().map(|g| {
-            self.store().get_range(
-                &key,
-                ByteRange::Span {
-                    offset: g.start,
-                    length: g.end - g.start,
-                },
-            )
-        }))
-        .await;
-        let mut blocks = Vec::with_capacity(groups.len());
-        for (g, got) in groups.iter().zip(fetched) {
-            match got? {
-                Some(bytes) if bytes.len() as u64 == g.end - g.start => blocks.push((g.clone(), bytes)),
-                Some(bytes) => {
-                    return Err(broken(format!(
-                        "bytes {}..{} were asked for and {} came back: the shard is shorter than its index says",
-                        g.start,
-                        g.end,
-                        bytes.len()
-                    )))
-                }
-                None => return Err(broken("the shard disappeared between reading its index and its chunks".into())),
-            }
-        }
+        let needed: Vec<Range<u64>> = wanted.iter().filter_map(|(_, r)| r.clone()).collect();
+        let blocks = self
+            .range_batches()
+            .fetch(self.store(), &key, needed)
+            .await?;
         let mut pieces = Vec::with_capacity(wanted.len());
         for (inner_projection, range) in wanted {
             let data = match range {
@@ -175,6 +231,11 @@ impl Array {
                         .iter()
                         .find(|(g, _)| g.start <= r.start && r.end <= g.end)
                         .ok_or_else(|| broken("an inner chunk's range was not fetched".into()))?;
+                    let bytes = bytes.as_ref().ok_or_else(|| {
+                        broken(
+                            "the shard disappeared between reading its index and its chunks".into(),
+                        )
+                    })?;
                     let slice =
                         bytes[(r.start - g.start) as usize..(r.end - g.start) as usize].to_vec();
                     let decoded = codec.decode_inner(slice).map_err(|e| {

@@ -272,6 +272,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
     fn locate(&self, key: &str) -> String {
         self.url(key)
     }
+
+    async fn batch_window(&self) {
+        self.client.sleep(0).await;
+    }
 }
 
 /// Checks that a 206 response holds the range that was asked for.

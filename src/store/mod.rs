@@ -47,4 +47,9 @@ pub trait ReadableStore {
 
     /// Where `key` lives, for messages: a URL for HTTP stores.
     fn locate(&self, key: &str) -> String;
+
+    /// Resolves once the reads started together with the caller have had their turn, so that their
+    /// range requests can be sent as one batch. Remote stores wait for the platform's next task
+    /// (a timer of 0 ms in JavaScript); local stores have nothing to gain and return at once.
+    async fn batch_window(&self) {}
 }

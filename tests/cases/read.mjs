@@ -296,6 +296,14 @@ const cases = [
       equal(b.data[0], whole[49 * 60 + 17], "second read");
       const indexRequests = (await ctx.requests()).filter((r) => r.range?.startsWith("bytes=-"));
       equal(indexRequests.length, 1, "one index request for both reads");
+
+      // Reads started together share their range requests too: four elements in the four inner
+      // chunks of one inner row (adjacent in the shard) cost the index and one merged range.
+      const batched = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+      await ctx.clearLog();
+      const got = await Promise.all([1, 9, 17, 25].map((x) => batched.get([2, x])));
+      got.forEach((g, i) => equal(g.data[0], whole[2 * 60 + [1, 9, 17, 25][i]], `read ${i}`));
+      equal((await ctx.requests()).length, 2, "the index and one batched range for four reads");
     },
   },
   {
