@@ -197,13 +197,18 @@ impl<C: HttpClient> HttpStore<C> {
         self.get_span(key, span).await
     }
 
+    /// `range` cut from the whole value, for servers that do not honour ranges.
+    async fn get_cut(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .send(Method::Get, key, None)
+            .await?
+            .map(|r| range.cut(&r.body).to_vec()))
+    }
+
     /// A range other than a suffix, checked.
     async fn get_span(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
         if self.ignores_ranges.get() {
-            return Ok(self
-                .send(Method::Get, key, None)
-                .await?
-                .map(|r| range.cut(&r.body).to_vec()));
+            return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
             return Ok(None);
@@ -253,10 +258,7 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
             return self.get_suffix_via_head(key, n).await;
         }
         if self.ignores_ranges.get() {
-            return Ok(self
-                .send(Method::Get, key, None)
-                .await?
-                .map(|r| range.cut(&r.body).to_vec()));
+            return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
             return Ok(None);
