@@ -81,9 +81,9 @@ export class ZarrArray {
   readonly attrs: Attributes;
   readonly dimensionNames: (string | null)[] | null;
   /** Reads a selection; no argument reads everything. Missing chunks read as the fill value. */
-  get(selection?: Selection): Promise<Chunk>;
+  get(selection?: Selection | null, options?: ReadOptions): Promise<Chunk>;
   /** Reads one whole stored chunk (edge chunks keep the full chunk shape). */
-  getChunk(coords: number[]): Promise<Chunk>;
+  getChunk(coords: number[], options?: ReadOptions): Promise<Chunk>;
   /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
   chunkExtent(coords: number[]): { origin: number[]; shape: number[] };
 }
@@ -109,6 +109,13 @@ export class Group {
 export interface OpenOptions {
   /** Path of the node inside the hierarchy; default the root. */
   path?: string;
+  /** Aborting it cancels the opening's requests; the promise rejects with an `AbortError`. */
+  signal?: AbortSignal;
+}
+
+export interface ReadOptions {
+  /** Aborting it cancels the read's pending requests; the promise rejects with an `AbortError`. */
+  signal?: AbortSignal;
 }
 
 /**

@@ -61,13 +61,13 @@ class Node {
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
 export class ZarrArray extends Node {
   /** Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or `slice()`. */
-  get(selection) {
-    return handles.get(this).get(selection ?? null);
+  get(selection, options = {}) {
+    return handles.get(this).get(selection ?? null, options.signal ?? null);
   }
 
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
-  getChunk(coords) {
-    return handles.get(this).getChunk(coords);
+  getChunk(coords, options = {}) {
+    return handles.get(this).getChunk(coords, options.signal ?? null);
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
@@ -95,5 +95,5 @@ function wrap(handle) {
 export async function open(location, options = {}) {
   await loadWasm();
   const store = location instanceof FetchStore ? location : new FetchStore(location);
-  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}));
+  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}, options.signal ?? null));
 }

@@ -12,15 +12,20 @@ export PATH="$HOME/.cargo/bin:$PATH"
 mkdir -p target
 status=0
 echo "== native core tests (cargo test)"
-cargo test --all-targets 2>&1 | tee target/test-native.log || status=1
+cargo test --all-targets 2>&1 | tee target/test-native.log
+native_status=${PIPESTATUS[0]}
 echo "== Node and headless Chromium tests (node --test)"
-node --test --test-reporter=spec tests/node/*.test.mjs tests/browser/*.test.mjs 2>&1 | tee target/test-js.log || status=1
+node --test --test-reporter=spec tests/node/*.test.mjs tests/browser/*.test.mjs 2>&1 | tee target/test-js.log
+js_status=${PIPESTATUS[0]}
 
 sum() { awk -v key="$2" '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ "^" key) s += $i } END { print s + 0 }' "$1"; }
 native_pass=$(grep '^test result:' target/test-native.log | sum /dev/stdin passed)
 native_fail=$(grep '^test result:' target/test-native.log | sum /dev/stdin failed)
 js_pass=$(awk '/^ℹ pass /{ print $3 }' target/test-js.log | tail -1)
 js_fail=$(awk '/^ℹ fail /{ print $3 }' target/test-js.log | tail -1)
+# A suite that failed without counting a failure (it did not build, say) counts as one failure.
+if [ "$native_status" -ne 0 ]; then status=1; [ "$native_fail" -eq 0 ] && native_fail=1; fi
+if [ "$js_status" -ne 0 ]; then status=1; [ "${js_fail:-0}" -eq 0 ] && js_fail=1; fi
 passed=$((native_pass + ${js_pass:-0}))
 failed=$((native_fail + ${js_fail:-0}))
 echo "native: ${native_pass} passed, ${native_fail} failed; node+chromium: ${js_pass:-0} passed, ${js_fail:-0} failed"

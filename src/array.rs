@@ -36,9 +36,10 @@ pub struct Array {
     store: Rc<dyn ReadableStore>,
     path: NodePath,
     metadata: ArrayMetadata,
-    pipeline: CodecPipeline,
-    index_cache: IndexCache,
-    range_batches: RangeBatches,
+    // Shared by every view of this array (see `with_store`).
+    pipeline: Rc<CodecPipeline>,
+    index_cache: Rc<IndexCache>,
+    range_batches: Rc<RangeBatches>,
 }
 
 impl Array {
@@ -60,10 +61,23 @@ impl Array {
             store,
             path,
             metadata,
-            pipeline,
-            index_cache: IndexCache::default(),
-            range_batches: RangeBatches::default(),
+            pipeline: Rc::new(pipeline),
+            index_cache: Rc::default(),
+            range_batches: Rc::default(),
         })
+    }
+
+    /// This array reading through another view of its store (one that carries a read's
+    /// `AbortSignal`, say), sharing its decoders, shard index cache and open range batches.
+    pub fn with_store(&self, store: Rc<dyn ReadableStore>) -> Array {
+        Array {
+            store,
+            path: self.path.clone(),
+            metadata: self.metadata.clone(),
+            pipeline: self.pipeline.clone(),
+            index_cache: self.index_cache.clone(),
+            range_batches: self.range_batches.clone(),
+        }
     }
 
     pub fn path(&self) -> &NodePath {

@@ -18,6 +18,8 @@ pub enum ErrorKind {
     Store,
     /// A selection that does not fit the array.
     Selection,
+    /// The caller aborted the read (an `AbortSignal`).
+    Aborted,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +60,13 @@ impl ZarrError {
         Self::new(
             ErrorKind::Store,
             format!("cannot read {location}: {reason}"),
+        )
+    }
+
+    pub fn aborted(location: &str) -> Self {
+        Self::new(
+            ErrorKind::Aborted,
+            format!("reading {location} was aborted"),
         )
     }
 

@@ -51,6 +51,16 @@ pub struct Group {
 }
 
 impl Group {
+    /// This group reading through another view of its store.
+    pub fn with_store(&self, store: Rc<dyn ReadableStore>) -> Group {
+        Group {
+            store,
+            path: self.path.clone(),
+            metadata: self.metadata.clone(),
+            consolidated: self.consolidated.clone(),
+        }
+    }
+
     pub fn new(
         store: Rc<dyn ReadableStore>,
         path: NodePath,

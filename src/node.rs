@@ -39,3 +39,13 @@ pub fn node_from_metadata(
         NodeMetadata::Group(meta) => Node::Group(Group::new(store, path, meta, consolidated)),
     })
 }
+
+impl Node {
+    /// The node reading through another view of its store.
+    pub fn with_store(&self, store: Rc<dyn ReadableStore>) -> Node {
+        match self {
+            Node::Array(a) => Node::Array(a.with_store(store)),
+            Node::Group(g) => Node::Group(g.with_store(store)),
+        }
+    }
+}

@@ -95,15 +95,22 @@ impl RangeBatches {
         if ranges.is_empty() {
             return Ok(Rc::new(Vec::new()));
         }
-        let fetched = {
-            let mut open = self.open.borrow_mut();
-            let batch = open
-                .entry(key.to_string())
-                .or_insert_with(|| Self::start(&self.open, store, key));
-            batch.ranges.borrow_mut().extend(ranges);
-            batch.fetched.clone()
-        };
-        fetched.await
+        let mut tries = 0;
+        loop {
+            let fetched = {
+                let mut open = self.open.borrow_mut();
+                let batch = open
+                    .entry(key.to_string())
+                    .or_insert_with(|| Self::start(&self.open, store, key));
+                batch.ranges.borrow_mut().extend(ranges.iter().cloned());
+                batch.fetched.clone()
+            };
+            match fetched.await {
+                // The batch was sent through a read that was then aborted: send ours anew.
+                Err(e) if aborted_elsewhere(&e, store) && tries < 2 => tries += 1,
+                result => return result,
+            }
+        }
     }
 
     fn start(
@@ -145,6 +152,12 @@ impl RangeBatches {
         .shared();
         Batch { ranges, fetched }
     }
+}
+
+/// Whether `err` is an abort that is not this read's own: shared fetches run through whichever read
+/// started them, and one read's abort must not fail the others.
+fn aborted_elsewhere(err: &ZarrError, store: &Rc<dyn ReadableStore>) -> bool {
+    err.kind == crate::error::ErrorKind::Aborted && !store.cancelled()
 }
 
 /// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
@@ -287,11 +300,18 @@ impl Array {
                 length: size,
             }
         };
-        let raw = match self.index_cache().fetch(self.store(), key, range).await {
-            Ok(raw) => raw,
-            Err(e) => {
-                self.index_cache().forget(key);
-                return Err(e);
+        let mut tries = 0;
+        let raw = loop {
+            match self.index_cache().fetch(self.store(), key, range).await {
+                Ok(raw) => break raw,
+                Err(e) => {
+                    self.index_cache().forget(key);
+                    // The fetch was another read's, and that read was aborted: fetch it anew.
+                    if !aborted_elsewhere(&e, self.store()) || tries > 1 {
+                        return Err(e);
+                    }
+                    tries += 1;
+                }
             }
         };
         let Some(raw) = raw else { return Ok(None) };

@@ -25,6 +25,7 @@ pub fn js_error(err: ZarrError) -> JsValue {
         ErrorKind::Codec => "CodecError",
         ErrorKind::Store => "StoreError",
         ErrorKind::Selection => "SelectionError",
+        ErrorKind::Aborted => "AbortError",
     });
     e.into()
 }

@@ -20,7 +20,7 @@ extern "C" {
 }
 
 /// Sends requests with the global `fetch` or the user's own function, adding the user's headers.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct FetchClient {
     /// Headers for every request (authorisation, for example).
     pub headers: Vec<(String, String)>,
@@ -28,6 +28,8 @@ pub struct FetchClient {
     pub credentials: Option<web_sys::RequestCredentials>,
     /// A function `(Request) => Promise<Response>` used instead of `fetch` (presigned URLs).
     pub fetch: Option<js_sys::Function>,
+    /// The `AbortSignal` of the read these requests belong to.
+    pub signal: Option<web_sys::AbortSignal>,
 }
 
 impl FetchClient {
@@ -52,6 +54,7 @@ fn failure(err: JsValue) -> HttpFailure {
     HttpFailure {
         message: describe(err),
         retryable: !aborted,
+        aborted,
     }
 }
 fn describe(err: JsValue) -> String {
@@ -103,6 +106,9 @@ impl HttpClient for FetchClient {
         if let Some(credentials) = self.credentials {
             init.set_credentials(credentials);
         }
+        if let Some(signal) = &self.signal {
+            init.set_signal(Some(signal));
+        }
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
         let promise = self.call_fetch(&req).map_err(failure)?;
         let response: Response = JsFuture::from(promise)
@@ -112,6 +118,7 @@ impl HttpClient for FetchClient {
             .map_err(|v| HttpFailure {
                 message: format!("the fetch function resolved to {v:?}, not a Response"),
                 retryable: false,
+                aborted: false,
             })?;
         let header = |name: &str| response.headers().get(name).map_err(failure);
         let content_range = header("Content-Range")?;
@@ -128,6 +135,7 @@ impl HttpClient for FetchClient {
                 let mut body = try_zeroed(view.length() as usize).map_err(|e| HttpFailure {
                     message: format!("response body: {e}"),
                     retryable: false,
+                    aborted: false,
                 })?;
                 view.copy_to(&mut body);
                 body
@@ -140,6 +148,10 @@ impl HttpClient for FetchClient {
             content_range,
             content_length,
         })
+    }
+
+    fn cancelled(&self) -> bool {
+        self.signal.as_ref().is_some_and(|s| s.aborted())
     }
 
     async fn sleep(&self, ms: u32) {

@@ -13,8 +13,10 @@ use crate::store::ReadableStore;
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
+use fetch::FetchClient;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -24,22 +26,77 @@ fn start() {
 
 /// Opens the node at `path` below `url` over HTTP with `fetch`; `options` are the FetchStore's.
 #[wasm_bindgen(js_name = openFetch)]
-pub async fn open_fetch(url: String, path: String, options: JsValue) -> Result<JsValue, JsValue> {
+pub async fn open_fetch(
+    url: String,
+    path: String,
+    options: JsValue,
+    signal: JsValue,
+) -> Result<JsValue, JsValue> {
     let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
-    let store: Rc<dyn ReadableStore> = Rc::new(HttpStore::with_options(&url, client, http));
-    open(store, &path).await.map(node_to_js).map_err(js_error)
+    let http = Rc::new(HttpStore::with_options(&url, client, http));
+    let base: Rc<dyn ReadableStore> = http.clone();
+    // The signal is the opening's only: the node keeps reading through the plain store.
+    let node = open(through_signal(&http, &signal, &base)?, &path)
+        .await
+        .map_err(js_error)?;
+    Ok(node_to_js(node.with_store(base), http))
 }
 
-fn node_to_js(node: Node) -> JsValue {
+/// The store a read goes through: `base`, or with an `AbortSignal` a view of it that passes the
+/// signal to every request.
+fn through_signal(
+    http: &Rc<HttpStore<FetchClient>>,
+    signal: &JsValue,
+    base: &Rc<dyn ReadableStore>,
+) -> Result<Rc<dyn ReadableStore>, JsValue> {
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(base.clone());
+    }
+    let signal: web_sys::AbortSignal = signal.clone().dyn_into().map_err(|_| {
+        js_error(crate::error::ZarrError::selection(
+            "signal must be an AbortSignal",
+        ))
+    })?;
+    let client = FetchClient {
+        signal: Some(signal),
+        ..http.client().clone()
+    };
+    Ok(Rc::new(http.with_client(client)))
+}
+
+fn node_to_js(node: Node, http: Rc<HttpStore<FetchClient>>) -> JsValue {
     match node {
-        Node::Array(a) => WasmArray { inner: Rc::new(a) }.into(),
-        Node::Group(g) => WasmGroup { inner: Rc::new(g) }.into(),
+        Node::Array(a) => WasmArray {
+            inner: Rc::new(a),
+            http,
+        }
+        .into(),
+        Node::Group(g) => WasmGroup {
+            inner: Rc::new(g),
+            http,
+        }
+        .into(),
     }
 }
 
 #[wasm_bindgen]
 pub struct WasmArray {
     inner: Rc<Array>,
+    http: Rc<HttpStore<FetchClient>>,
+}
+
+impl WasmArray {
+    /// The array, reading through `signal` where one is given.
+    fn reading(&self, signal: &JsValue) -> Result<Rc<Array>, JsValue> {
+        if signal.is_undefined() || signal.is_null() {
+            return Ok(self.inner.clone());
+        }
+        let base: Rc<dyn ReadableStore> = self.http.clone();
+        Ok(Rc::new(
+            self.inner
+                .with_store(through_signal(&self.http, signal, &base)?),
+        ))
+    }
 }
 
 #[wasm_bindgen]
@@ -50,9 +107,10 @@ impl WasmArray {
     }
 
     /// Reads a selection: `[null | number | {start, stop, step}, ...]`.
-    pub fn get(&self, selection: JsValue) -> js_sys::Promise {
-        let array = self.inner.clone();
+    pub fn get(&self, selection: JsValue, signal: JsValue) -> js_sys::Promise {
+        let array = self.reading(&signal);
         wasm_bindgen_futures::future_to_promise(async move {
+            let array = array?;
             let selection = parse_selection(&selection, array.shape().len()).map_err(js_error)?;
             let data = array.get(&selection).await.map_err(js_error)?;
             array_data_to_js(&data)
@@ -69,9 +127,10 @@ impl WasmArray {
 
     /// Reads one whole chunk by its grid coordinates.
     #[wasm_bindgen(js_name = getChunk)]
-    pub fn get_chunk(&self, coords: JsValue) -> js_sys::Promise {
-        let array = self.inner.clone();
+    pub fn get_chunk(&self, coords: JsValue, signal: JsValue) -> js_sys::Promise {
+        let array = self.reading(&signal);
         wasm_bindgen_futures::future_to_promise(async move {
+            let array = array?;
             let coords = parse_coords(&coords, array.shape().len()).map_err(js_error)?;
             let data = array.get_chunk(&coords).await.map_err(js_error)?;
             array_data_to_js(&data)
@@ -82,6 +141,7 @@ impl WasmArray {
 #[wasm_bindgen]
 pub struct WasmGroup {
     inner: Rc<Group>,
+    http: Rc<HttpStore<FetchClient>>,
 }
 
 #[wasm_bindgen]
@@ -92,9 +152,13 @@ impl WasmGroup {
 
     /// Opens a node below this group.
     pub fn open(&self, path: String) -> js_sys::Promise {
-        let group = self.inner.clone();
+        let (group, http) = (self.inner.clone(), self.http.clone());
         wasm_bindgen_futures::future_to_promise(async move {
-            group.open(&path).await.map(node_to_js).map_err(js_error)
+            group
+                .open(&path)
+                .await
+                .map(|node| node_to_js(node, http))
+                .map_err(js_error)
         })
     }
 }

@@ -7,6 +7,7 @@ use super::{ByteRange, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
 use std::cell::Cell;
+use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -37,6 +38,8 @@ pub struct HttpFailure {
     pub message: String,
     /// Network failures are worth another try; an abort by the caller is not.
     pub retryable: bool,
+    /// The caller's `AbortSignal` stopped the request.
+    pub aborted: bool,
 }
 
 #[async_trait(?Send)]
@@ -45,6 +48,10 @@ pub trait HttpClient {
     async fn send(&self, request: HttpRequest) -> std::result::Result<HttpResponse, HttpFailure>;
     /// Waits `ms` milliseconds (between retries).
     async fn sleep(&self, ms: u32);
+    /// Whether the caller has aborted the requests this client sends.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// How the store treats a server.
@@ -78,11 +85,17 @@ impl Default for HttpOptions {
 }
 
 pub struct HttpStore<C> {
+    shared: Rc<Shared>,
+    client: C,
+}
+
+/// What every view of one store shares: where it is, how to treat the server, what was learnt
+/// about the server, and the limit on requests in flight.
+struct Shared {
     /// The base URL without a trailing slash and without its query.
     base: String,
     /// The query of the base URL (e.g. a signature), appended to every key's URL.
     query: Option<String>,
-    client: C,
     options: HttpOptions,
     /// The server refused a suffix range once: use HEAD + range from then on.
     suffix_refused: Cell<bool>,
@@ -103,24 +116,40 @@ impl<C: HttpClient> HttpStore<C> {
             Some((p, q)) => (p, Some(q.to_string())),
             None => (url, None),
         };
-        HttpStore {
+        let shared = Shared {
             base: path.trim_end_matches('/').to_string(),
             query,
-            client,
-            suffix_refused: Cell::new(false),
-            ignores_ranges: Cell::new(false),
             limiter: Limiter::new(options.max_requests),
             options,
+            suffix_refused: Cell::new(false),
+            ignores_ranges: Cell::new(false),
+        };
+        HttpStore {
+            shared: Rc::new(shared),
+            client,
         }
     }
 
+    /// The same store (state, limit and all) sending through another client: one with the
+    /// `AbortSignal` of a single read, say.
+    pub fn with_client<D: HttpClient>(&self, client: D) -> HttpStore<D> {
+        HttpStore {
+            shared: self.shared.clone(),
+            client,
+        }
+    }
+
+    pub fn client(&self) -> &C {
+        &self.client
+    }
+
     pub fn url(&self, key: &str) -> String {
-        let mut url = self.base.clone();
+        let mut url = self.shared.base.clone();
         if !key.is_empty() {
             url.push('/');
             percent_encode_path(key, &mut url);
         }
-        if let Some(q) = &self.query {
+        if let Some(q) = &self.shared.query {
             url.push('?');
             url.push_str(q);
         }
@@ -141,10 +170,10 @@ impl<C: HttpClient> HttpStore<C> {
             url: url.clone(),
             range,
         };
-        let mut delay = self.options.retry_delay_ms;
+        let mut delay = self.shared.options.retry_delay_ms;
         let mut attempt = 0;
         loop {
-            let last = attempt >= self.options.retries;
+            let last = attempt >= self.shared.options.retries;
             let tries = || {
                 if attempt == 0 {
                     String::new()
@@ -153,12 +182,14 @@ impl<C: HttpClient> HttpStore<C> {
                 }
             };
             let response = {
-                let _permit = self.limiter.acquire().await;
+                let _permit = self.shared.limiter.acquire().await;
                 self.client.send(request.clone()).await
             };
             match response {
                 Ok(r) if matches!(r.status, 200..=299 | 416) => return Ok(Some(r)),
-                Ok(r) if self.options.missing_statuses.contains(&r.status) => return Ok(None),
+                Ok(r) if self.shared.options.missing_statuses.contains(&r.status) => {
+                    return Ok(None)
+                }
                 Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}
                 Ok(r) => {
                     return Err(ZarrError::store(
@@ -166,6 +197,7 @@ impl<C: HttpClient> HttpStore<C> {
                         format!("HTTP status {}{}", r.status, tries()),
                     ))
                 }
+                Err(f) if f.aborted => return Err(ZarrError::aborted(&url)),
                 Err(f) if !last && f.retryable => {}
                 Err(f) => return Err(ZarrError::store(&url, format!("{}{}", f.message, tries()))),
             }
@@ -207,7 +239,7 @@ impl<C: HttpClient> HttpStore<C> {
 
     /// A range other than a suffix, checked.
     async fn get_span(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        if self.ignores_ranges.get() {
+        if self.shared.ignores_ranges.get() {
             return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
@@ -230,7 +262,7 @@ impl<C: HttpClient> HttpStore<C> {
             // A server may ignore Range and send the whole value: legal HTTP, so cut the range
             // out, and stop asking for ranges it will not honour.
             _ => {
-                self.ignores_ranges.set(true);
+                self.shared.ignores_ranges.set(true);
                 Ok(range.cut(&response.body).to_vec())
             }
         }
@@ -254,10 +286,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         let ByteRange::Suffix(n) = range else {
             return self.get_span(key, range).await;
         };
-        if !self.options.suffix_requests || self.suffix_refused.get() {
+        if !self.shared.options.suffix_requests || self.shared.suffix_refused.get() {
             return self.get_suffix_via_head(key, n).await;
         }
-        if self.ignores_ranges.get() {
+        if self.shared.ignores_ranges.get() {
             return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
@@ -265,7 +297,7 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         };
         if response.status == 416 {
             // Servers without suffix ranges refuse them (a value shorter than `n` is still 206).
-            self.suffix_refused.set(true);
+            self.shared.suffix_refused.set(true);
             return self.get_suffix_via_head(key, n).await;
         }
         self.ranged_body(key, range, response).map(Some)
@@ -277,6 +309,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
 
     async fn batch_window(&self) {
         self.client.sleep(0).await;
+    }
+
+    fn cancelled(&self) -> bool {
+        self.client.cancelled()
     }
 }
 
@@ -368,10 +404,18 @@ mod tests {
         ) -> std::result::Result<HttpResponse, HttpFailure> {
             self.seen.borrow_mut().push(request.clone());
             let response = (self.answer)(&request);
+            if response.status == 1 {
+                return Err(HttpFailure {
+                    message: "AbortError".into(),
+                    retryable: false,
+                    aborted: true,
+                });
+            }
             if response.status == 0 {
                 return Err(HttpFailure {
                     message: "connection reset".into(),
                     retryable: true,
+                    aborted: false,
                 });
             }
             Ok(response)
@@ -734,5 +778,17 @@ mod tests {
             forbidden,
         );
         assert_eq!(block_on(s.get("k")).unwrap(), None);
+    }
+
+    #[test]
+    fn an_abort_is_reported_as_such_and_not_retried() {
+        let s = with(HttpOptions::default(), |_| HttpResponse {
+            status: 1,
+            ..Default::default()
+        });
+        let e = block_on(s.get("k")).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Aborted);
+        assert!(e.message.contains("http://h/s.zarr/k"), "{e}");
+        assert_eq!(s.client.seen.borrow().len(), 1);
     }
 }

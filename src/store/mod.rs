@@ -52,4 +52,9 @@ pub trait ReadableStore {
     /// range requests can be sent as one batch. Remote stores wait for the platform's next task
     /// (a timer of 0 ms in JavaScript); local stores have nothing to gain and return at once.
     async fn batch_window(&self) {}
+
+    /// Whether the reads going through this store were aborted by their caller.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }

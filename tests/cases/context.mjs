@@ -8,6 +8,8 @@ export function makeContext(zarr, origin) {
     /** Requests the server saw since the last clearLog(), in order. */
     requests: async () => (await fetch(`${origin}/__log`)).json(),
     clearLog: async () => void (await fetch(`${origin}/__log/clear`)).text(),
+    /** Requests the server is still working on. */
+    active: async () => Number(await (await fetch(`${origin}/__active`)).text()),
     /** A fixture file's bytes. */
     bytes: async (rel) => new Uint8Array(await (await fetch(`${base}/${rel}`)).arrayBuffer()),
   };

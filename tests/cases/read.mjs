@@ -394,6 +394,41 @@ const cases = [
     },
   },
   {
+    name: "an AbortSignal cancels a read's pending requests, spares the reads sharing them, and the next read works",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+      const slow = `${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`;
+      const arr = await open(slow, { path: "layouts/many_chunks" }); // 256 chunks
+      const controller = new AbortController();
+      await ctx.clearLog();
+      const read = arr.get(null, { signal: controller.signal });
+      await wait(100);
+      controller.abort();
+      await rejects(read, "AbortError", [/many_chunks\/c\/\d+\/\d+/, /aborted/], "the aborted read");
+      await wait(100);
+      equal(await ctx.active(), 0, "no request is left in progress");
+      const sent = (await ctx.requests()).length;
+      ok(sent > 0 && sent < 256, `requests past the limit were never sent (${sent})`);
+      const again = await arr.get([0, 0]);
+      equal(again.shape.length, 0, "the next read works");
+
+      const gone = new AbortController();
+      gone.abort();
+      await rejects(open(slow, { path: "layouts/d1", signal: gone.signal }), "AbortError", [/layouts\/d1\/zarr\.json/], "open with an aborted signal");
+
+      const sharded = await open(`${ctx.origin}/__slow/200/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
+      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      const first = new AbortController();
+      const aborted = sharded.get([40, 45], { signal: first.signal });
+      const spared = sharded.get([41, 46]);
+      await wait(50);
+      first.abort();
+      await rejects(aborted, "AbortError", [/aborted/], "the aborted read of a shard");
+      equal((await spared).data[0], whole[41 * 60 + 46], "the read that shared its index request still reads");
+    },
+  },
+  {
     name: "bad selections reject with SelectionError",
     async run(ctx) {
       const { slice } = ctx.zarr;

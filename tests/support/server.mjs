@@ -5,6 +5,7 @@
 //   GET /__log               the requests logged so far, as JSON (not itself logged)
 //   POST /__log/clear        empties the log
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
+//   GET /__active            how many requests are in progress
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__nosuffix/, /__norange/, /__nolength/, /__flaky/<n>/ before a path: servers with quirks
 //                            (see below); the log records an X-Token request header as `token`
@@ -60,6 +61,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       res.setHeader("Content-Type", "application/json");
       return res.end(JSON.stringify(log));
     }
+    if (url.pathname === "/__active") return res.end(String(active));
     if (url.pathname === "/__log/clear") {
       log.length = 0;
       flakyCounts.clear();
