@@ -48,6 +48,10 @@ export interface FetchStoreOptions {
   retries?: number;
   /** Requests in flight at once for this store (default 32); others wait their turn. */
   maxRequests?: number;
+  /** Inner-chunk ranges of a shard closer than this many bytes are fetched in one request (default 4096). */
+  mergeGap?: number;
+  /** Shard indexes kept per array (default 4096). */
+  indexCacheSize?: number;
   /** Headers added to every request. */
   headers?: Record<string, string>;
   credentials?: "omit" | "same-origin" | "include";

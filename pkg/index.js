@@ -37,7 +37,8 @@ export class FetchStore {
    * `Range: bytes=-N` request; false: HEAD for the length, then a plain range, which spares browsers
    * a CORS preflight), `treat403AsMissing` (buckets that answer 403 for missing keys), `retries`
    * (default 3, for network failures and 408/429/5xx), `maxRequests` (requests in flight at once,
-   * default 32), `headers` (added to every request),
+   * default 32), `mergeGap` (bytes between shard ranges fetched together, default 4096),
+   * `indexCacheSize` (shard indexes kept per array, default 4096), `headers` (added to every request),
    * `credentials` ("omit", "same-origin", "include"), `fetch` (your own `(Request) => Promise<Response>`,
    * e.g. to presign URLs).
    */

@@ -17,12 +17,6 @@ use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
-/// Inner-chunk ranges closer than this are fetched in one request: a few KiB cost less than a
-/// round trip, and much larger gaps fetch data nobody asked for.
-pub const DEFAULT_MERGE_GAP: u64 = 4096;
-/// Shard indexes kept per array (a 64-entry index with crc32c is about 1 KiB).
-pub const DEFAULT_INDEX_CACHE: usize = 4096;
-
 type RawIndex = Result<Option<Rc<Vec<u8>>>>;
 
 /// Encoded shard indexes by shard key: fetches in flight are shared, finished ones kept, the
@@ -43,6 +37,7 @@ impl IndexCache {
         if let Some(pending) = self.entries.borrow().get(key) {
             return pending.clone();
         }
+        let limit = store.hints().index_cache.max(1);
         let (store, owned) = (store.clone(), key.to_string());
         let future = async move { store.get_range(&owned, range).await.map(|v| v.map(Rc::new)) }
             .boxed_local()
@@ -52,7 +47,7 @@ impl IndexCache {
             .insert(key.to_string(), future.clone());
         let mut order = self.order.borrow_mut();
         order.push_back(key.to_string());
-        while order.len() > DEFAULT_INDEX_CACHE {
+        while order.len() > limit {
             if let Some(old) = order.pop_front() {
                 self.entries.borrow_mut().remove(&old);
             }
@@ -125,7 +120,7 @@ impl RangeBatches {
             store.batch_window().await;
             // Closed: later reads start a batch of their own.
             open.borrow_mut().remove(&key);
-            let groups = merge_ranges(wanted.take(), DEFAULT_MERGE_GAP);
+            let groups = merge_ranges(wanted.take(), store.hints().merge_gap);
             let replies = join_all(
                 groups.iter().map(|g| store.get_range(&key, ByteRange::Span { offset: g.start, length: g.end - g.start })),
             )

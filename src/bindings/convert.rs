@@ -314,8 +314,8 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
         .collect()
 }
 
-/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests, headers,
-/// credentials, fetch }`, all optional. Anything of the wrong type is an error, not silently ignored.
+/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests, mergeGap,
+/// indexCacheSize, headers, credentials, fetch }`, all optional. Anything of the wrong type is an error, not silently ignored.
 pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), ZarrError> {
     let mut http = HttpOptions::default();
     let mut client = FetchClient::default();
@@ -352,6 +352,20 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
             .filter(|n| n.fract() == 0.0 && (1.0..=1024.0).contains(n));
         http.max_requests =
             n.ok_or_else(|| bad("maxRequests must be an integer from 1 to 1024"))? as usize;
+    }
+    if let Some(v) = get("mergeGap") {
+        let n = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 1e9);
+        http.hints.merge_gap =
+            n.ok_or_else(|| bad("mergeGap must be a byte count from 0 to 1e9"))? as u64;
+    }
+    if let Some(v) = get("indexCacheSize") {
+        let n = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= 1e7);
+        http.hints.index_cache =
+            n.ok_or_else(|| bad("indexCacheSize must be an integer from 1 to 1e7"))? as usize;
     }
     if let Some(v) = get("headers") {
         let entries = js_sys::Object::entries(

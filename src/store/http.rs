@@ -3,7 +3,7 @@
 //! layer implements with `fetch`.
 
 use super::limit::Limiter;
-use super::{ByteRange, ReadableStore};
+use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
 use std::cell::Cell;
@@ -70,6 +70,8 @@ pub struct HttpOptions {
     pub retry_delay_ms: u32,
     /// Requests in flight at once, for this store (others wait their turn).
     pub max_requests: usize,
+    /// Merge gap and shard index cache size for readers of this store.
+    pub hints: ReadHints,
 }
 
 impl Default for HttpOptions {
@@ -80,6 +82,7 @@ impl Default for HttpOptions {
             retries: 3,
             retry_delay_ms: 100,
             max_requests: 32,
+            hints: ReadHints::default(),
         }
     }
 }
@@ -313,6 +316,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
 
     fn cancelled(&self) -> bool {
         self.client.cancelled()
+    }
+
+    fn hints(&self) -> ReadHints {
+        self.shared.options.hints
     }
 }
 

@@ -7,6 +7,25 @@ pub mod memory;
 use crate::error::Result;
 use async_trait::async_trait;
 
+/// How readers should batch their requests to a store: stores know their costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadHints {
+    /// Ranges of one value closer than this many bytes are fetched in one request: a few KiB cost
+    /// less than a round trip, and much larger gaps fetch data nobody asked for.
+    pub merge_gap: u64,
+    /// Shard indexes an array keeps (a 64-entry index with crc32c is about 1 KiB).
+    pub index_cache: usize,
+}
+
+impl Default for ReadHints {
+    fn default() -> Self {
+        ReadHints {
+            merge_gap: 4096,
+            index_cache: 4096,
+        }
+    }
+}
+
 /// A byte range of a stored value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ByteRange {
@@ -52,6 +71,11 @@ pub trait ReadableStore {
     /// range requests can be sent as one batch. Remote stores wait for the platform's next task
     /// (a timer of 0 ms in JavaScript); local stores have nothing to gain and return at once.
     async fn batch_window(&self) {}
+
+    /// How to batch reads of this store.
+    fn hints(&self) -> ReadHints {
+        ReadHints::default()
+    }
 
     /// Whether the reads going through this store were aborted by their caller.
     fn cancelled(&self) -> bool {

@@ -307,6 +307,34 @@ const cases = [
     },
   },
   {
+    name: "sharded reads: mergeGap and indexCacheSize are the store's to set; nested shards cost 3 requests cold",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const data = (log) => log.filter((r) => r.range && !r.range.startsWith("bytes=-")).length;
+      const corners = async (options) => {
+        const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, options), { path: "sharding/index_end" });
+        await ctx.clearLog();
+        await Promise.all([arr.get([0, 0]), arr.get([31, 31])]); // first and last inner chunk of shard (0, 0)
+        return data(await ctx.requests());
+      };
+      // The shard's 16 inner chunks of 8 x 8 zstd take under 4 KiB: the default gap spans them.
+      equal(await corners({}), 1, "within the default gap: one range");
+      equal(await corners({ mergeGap: 0 }), 2, "with no gap: two ranges");
+
+      const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, { indexCacheSize: 1 }), { path: "sharding/index_end" });
+      await ctx.clearLog();
+      for (const [y, x] of [[0, 0], [40, 40], [0, 1]]) await arr.get([y, x]);
+      equal((await ctx.requests()).filter((r) => r.range?.startsWith("bytes=-")).length, 3, "one cached index: shard (0, 0) read again");
+
+      const kind = (r) => (r.range === null ? "whole" : r.range.startsWith("bytes=-") ? "suffix" : "span");
+      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/nested" }).then((a) => a.get())).data;
+      await ctx.clearLog();
+      const nested = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/nested" });
+      equal((await nested.get([20, 30])).data[0], whole[20 * 40 + 30], "a value in a nested shard");
+      deepEqual((await ctx.requests()).map(kind), ["whole", "suffix", "span"], "metadata, the outer index, the inner shard");
+    },
+  },
+  {
     name: "a server without suffix ranges: HEAD + range once it refuses, remembered; or chosen up front",
     async run(ctx) {
       const { open, FetchStore } = ctx.zarr;
