@@ -10,54 +10,90 @@ use crate::error::{CodecError, Result, ZarrError};
 use crate::region::c_strides;
 use crate::selection::{chunk_projections, ChunkProjection, DimRange};
 use crate::store::{ByteRange, ReadableStore};
-use futures_util::future::{join_all, LocalBoxFuture, Shared};
+use futures_util::future::{join_all, LocalBoxFuture, Shared, WeakShared};
 use futures_util::FutureExt;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
 type RawIndex = Result<Option<Rc<Vec<u8>>>>;
 
-/// Encoded shard indexes by shard key: fetches in flight are shared, finished ones kept, the
-/// oldest dropped beyond the limit.
+/// Bytes of encoded indexes an array keeps at most, whatever the entry limit: an index is 16 bytes
+/// per inner chunk, and metadata decides how many there are.
+const MAX_INDEX_BYTES: usize = 64 << 20;
+
+type IndexFetch = Shared<LocalBoxFuture<'static, RawIndex>>;
+
+/// Encoded shard indexes by shard key. A fetch in flight is shared by the reads that want it
+/// (held weakly: when they are all gone, so is the fetch and its request); finished ones are kept,
+/// the oldest dropped beyond the limits.
 #[derive(Default)]
 pub struct IndexCache {
-    entries: RefCell<HashMap<String, Shared<LocalBoxFuture<'static, RawIndex>>>>,
+    in_flight: RefCell<HashMap<String, WeakShared<LocalBoxFuture<'static, RawIndex>>>>,
+    done: RefCell<HashMap<String, Option<Rc<Vec<u8>>>>>,
     order: RefCell<VecDeque<String>>,
+    bytes: Cell<usize>,
 }
 
 impl IndexCache {
-    fn fetch(
-        &self,
-        store: &Rc<dyn ReadableStore>,
-        key: &str,
-        range: ByteRange,
-    ) -> Shared<LocalBoxFuture<'static, RawIndex>> {
-        if let Some(pending) = self.entries.borrow().get(key) {
-            return pending.clone();
+    /// The encoded index at `range` of `key` (`None` when there is no such value).
+    async fn fetch(&self, store: &Rc<dyn ReadableStore>, key: &str, range: ByteRange) -> RawIndex {
+        if let Some(done) = self.done.borrow().get(key) {
+            return Ok(done.clone());
         }
-        let limit = store.hints().index_cache.max(1);
-        let (store, owned) = (store.clone(), key.to_string());
-        let future = async move { store.get_range(&owned, range).await.map(|v| v.map(Rc::new)) }
-            .boxed_local()
-            .shared();
-        self.entries
-            .borrow_mut()
-            .insert(key.to_string(), future.clone());
-        let mut order = self.order.borrow_mut();
-        order.push_back(key.to_string());
-        while order.len() > limit {
-            if let Some(old) = order.pop_front() {
-                self.entries.borrow_mut().remove(&old);
+        let pending = self.in_flight.borrow().get(key).and_then(|w| w.upgrade());
+        let fetch: IndexFetch = match pending {
+            Some(f) => f,
+            None => {
+                let (store, owned) = (store.clone(), key.to_string());
+                let f = async move { store.get_range(&owned, range).await.map(|v| v.map(Rc::new)) }
+                    .boxed_local()
+                    .shared();
+                if let Some(weak) = f.downgrade() {
+                    self.in_flight.borrow_mut().insert(key.to_string(), weak);
+                }
+                f
             }
+        };
+        let result = fetch.clone().await;
+        // Drop the entry if it is still this fetch: a failed one must not serve later reads, and
+        // a finished one now lives in `done`.
+        let current = self.in_flight.borrow().get(key).and_then(|w| w.upgrade());
+        if current.is_some_and(|c| Shared::ptr_eq(&c, &fetch)) {
+            self.in_flight.borrow_mut().remove(key);
         }
-        future
+        if let Ok(value) = &result {
+            self.remember(key, value.clone(), store.hints().index_cache.max(1));
+        }
+        result
     }
 
-    /// Forgets a failed fetch so that the next read tries again.
+    fn remember(&self, key: &str, value: Option<Rc<Vec<u8>>>, limit: usize) {
+        if self.done.borrow().contains_key(key) {
+            return;
+        }
+        self.bytes
+            .set(self.bytes.get() + value.as_ref().map_or(0, |v| v.len()));
+        self.done.borrow_mut().insert(key.to_string(), value);
+        self.order.borrow_mut().push_back(key.to_string());
+        while self.order.borrow().len() > limit || self.bytes.get() > MAX_INDEX_BYTES {
+            let Some(old) = self.order.borrow_mut().pop_front() else {
+                break;
+            };
+            self.drop_done(&old);
+        }
+    }
+
+    fn drop_done(&self, key: &str) {
+        if let Some(Some(v)) = self.done.borrow_mut().remove(key) {
+            self.bytes.set(self.bytes.get() - v.len());
+        }
+    }
+
+    /// Forgets a kept index that turned out unusable, so that the next read fetches it again.
     fn forget(&self, key: &str) {
-        self.entries.borrow_mut().remove(key);
+        self.drop_done(key);
         self.order.borrow_mut().retain(|k| k != key);
     }
 }
@@ -69,7 +105,8 @@ type BatchFuture = Shared<LocalBoxFuture<'static, Result<Blocks>>>;
 /// merged and sent together: twelve tiles over one shard cost a few requests, not twelve times a few.
 struct Batch {
     ranges: Rc<RefCell<Vec<Range<u64>>>>,
-    fetched: BatchFuture,
+    /// Held weakly: a batch whose reads all went away is dropped, request and all.
+    fetched: WeakShared<LocalBoxFuture<'static, Result<Blocks>>>,
 }
 
 /// The open batches of an array, by shard key.
@@ -94,11 +131,27 @@ impl RangeBatches {
         loop {
             let fetched = {
                 let mut open = self.open.borrow_mut();
-                let batch = open
-                    .entry(key.to_string())
-                    .or_insert_with(|| Self::start(&self.open, store, key));
-                batch.ranges.borrow_mut().extend(ranges.iter().cloned());
-                batch.fetched.clone()
+                let joined = open
+                    .get(key)
+                    .and_then(|b| b.fetched.upgrade().map(|f| (b.ranges.clone(), f)));
+                let (wanted, fetched) = match joined {
+                    Some(batch) => batch,
+                    None => {
+                        let (wanted, fetched) = Self::start(&self.open, store, key);
+                        if let Some(weak) = fetched.downgrade() {
+                            open.insert(
+                                key.to_string(),
+                                Batch {
+                                    ranges: wanted.clone(),
+                                    fetched: weak,
+                                },
+                            );
+                        }
+                        (wanted, fetched)
+                    }
+                };
+                wanted.borrow_mut().extend(ranges.iter().cloned());
+                fetched
             };
             match fetched.await {
                 // The batch was sent through a read that was then aborted: send ours anew.
@@ -112,7 +165,7 @@ impl RangeBatches {
         open: &Rc<RefCell<HashMap<String, Batch>>>,
         store: &Rc<dyn ReadableStore>,
         key: &str,
-    ) -> Batch {
+    ) -> (Rc<RefCell<Vec<Range<u64>>>>, BatchFuture) {
         let ranges: Rc<RefCell<Vec<Range<u64>>>> = Rc::default();
         let (open, store, key, wanted) =
             (open.clone(), store.clone(), key.to_string(), ranges.clone());
@@ -145,7 +198,7 @@ impl RangeBatches {
         }
         .boxed_local()
         .shared();
-        Batch { ranges, fetched }
+        (ranges, fetched)
     }
 }
 
@@ -196,9 +249,13 @@ impl Array {
             })
             .collect();
         let inner: Vec<ChunkProjection> = chunk_projections(&inner_grid, &ranges)?.collect();
-        let total: u64 = cps.iter().product();
-        // Most of the shard is wanted: one request for all of it beats an index round trip.
-        if (inner.len() as u64).saturating_mul(2) > total {
+        let total = cps
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+            .unwrap_or(u64::MAX);
+        // Most of the shard is wanted, or the server sends whole values anyway: one request for
+        // all of it beats an index round trip.
+        if (inner.len() as u64).saturating_mul(2) > total || self.store().hints().whole_values {
             let data = self.read_chunk(&projection.coords).await?;
             return Ok(vec![Piece {
                 chunk_shape: shard_shape,
@@ -300,7 +357,6 @@ impl Array {
             match self.index_cache().fetch(self.store(), key, range).await {
                 Ok(raw) => break raw,
                 Err(e) => {
-                    self.index_cache().forget(key);
                     // The fetch was another read's, and that read was aborted: fetch it anew.
                     if !aborted_elsewhere(&e, self.store()) || tries > 1 {
                         return Err(e);

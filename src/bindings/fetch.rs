@@ -110,10 +110,20 @@ impl HttpClient for FetchClient {
             init.set_signal(Some(signal));
         }
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
-        let promise = self.call_fetch(&req).map_err(failure)?;
+        // Whatever the rejection (abort(reason), AbortSignal.timeout()), an aborted signal means
+        // the caller's abort, which is neither retried nor blamed on the server.
+        let own_abort = |err: JsValue| {
+            let mut f = failure(err);
+            if self.cancelled() {
+                f.aborted = true;
+                f.retryable = false;
+            }
+            f
+        };
+        let promise = self.call_fetch(&req).map_err(own_abort)?;
         let response: Response = JsFuture::from(promise)
             .await
-            .map_err(failure)?
+            .map_err(own_abort)?
             .dyn_into()
             .map_err(|v| HttpFailure {
                 message: format!("the fetch function resolved to {v:?}, not a Response"),

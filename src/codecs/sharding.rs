@@ -195,7 +195,7 @@ impl ShardingCodec {
             .map(|(i, pair)| match (pair[0], pair[1]) {
                 (u64::MAX, u64::MAX) => Ok(None),
                 (offset, nbytes) => {
-                    let end = offset.checked_add(nbytes).filter(|&e| shard_len.is_none_or(|len| e <= len));
+                    let end = offset.checked_add(nbytes).filter(|&e| shard_len.map_or(true, |len| e <= len));
                     end.map(|end| Some(offset..end)).ok_or_else(|| {
                         format!("index entry {i} ({nbytes} bytes at offset {offset}) lies outside the {}-byte shard", shard_len.unwrap_or(0))
                     })

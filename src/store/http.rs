@@ -184,12 +184,18 @@ impl<C: HttpClient> HttpStore<C> {
                     format!(" (after {} tries)", attempt + 1)
                 }
             };
+            // An aborted read sends nothing more, and does not wait for its turn to find that out.
+            if self.client.cancelled() {
+                return Err(ZarrError::aborted(&url));
+            }
             let response = {
                 let _permit = self.shared.limiter.acquire().await;
                 self.client.send(request.clone()).await
             };
             match response {
-                Ok(r) if matches!(r.status, 200..=299 | 416) => return Ok(Some(r)),
+                Ok(r) if matches!(r.status, 200..=299) || (r.status == 416 && range.is_some()) => {
+                    return Ok(Some(r))
+                }
                 Ok(r) if self.shared.options.missing_statuses.contains(&r.status) => {
                     return Ok(None)
                 }
@@ -299,9 +305,13 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
             return Ok(None);
         };
         if response.status == 416 {
-            // Servers without suffix ranges refuse them (a value shorter than `n` is still 206).
-            self.shared.suffix_refused.set(true);
-            return self.get_suffix_via_head(key, n).await;
+            // Servers without suffix ranges refuse them (a value shorter than `n` is still 206,
+            // but an empty one is 416 everywhere): use HEAD, and remember it unless it was that.
+            let tail = self.get_suffix_via_head(key, n).await?;
+            if tail.as_ref().is_some_and(|t| !t.is_empty()) {
+                self.shared.suffix_refused.set(true);
+            }
+            return Ok(tail);
         }
         self.ranged_body(key, range, response).map(Some)
     }
@@ -319,7 +329,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
     }
 
     fn hints(&self) -> ReadHints {
-        self.shared.options.hints
+        ReadHints {
+            whole_values: self.shared.ignores_ranges.get(),
+            ..self.shared.options.hints
+        }
     }
 }
 

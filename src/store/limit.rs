@@ -12,7 +12,23 @@ use std::task::{Context, Poll, Waker};
 #[derive(Default)]
 struct State {
     in_use: Cell<usize>,
-    waiting: RefCell<VecDeque<Waker>>,
+    /// Waiters in arrival order, each with the waker of its latest poll.
+    waiting: RefCell<VecDeque<(u64, Waker)>>,
+    next_id: Cell<u64>,
+}
+
+impl State {
+    /// Wakes the first waiter, if a permit is free for it. The waker is cloned out first: waking
+    /// may run code that touches the queue.
+    fn wake_first(&self, max: usize) {
+        if self.in_use.get() >= max {
+            return;
+        }
+        let first = self.waiting.borrow().front().map(|(_, w)| w.clone());
+        if let Some(waker) = first {
+            waker.wake();
+        }
+    }
 }
 
 /// Hands out at most `max` permits at once; the rest wait in order.
@@ -25,14 +41,13 @@ pub struct Limiter {
 /// Held while a request is in flight; dropping it lets the next one go.
 pub struct Permit {
     state: Rc<State>,
+    max: usize,
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
         self.state.in_use.set(self.state.in_use.get() - 1);
-        if let Some(next) = self.state.waiting.borrow_mut().pop_front() {
-            next.wake();
-        }
+        self.state.wake_first(self.max);
     }
 }
 
@@ -51,39 +66,65 @@ impl Limiter {
     pub fn acquire(&self) -> Acquire {
         Acquire {
             limiter: self.clone(),
-            queued: false,
+            id: None,
         }
     }
 }
 
+/// Waiting for a permit. A waiter is served when a permit is free and it is first in line; it
+/// keeps its place across polls, and leaves the line when dropped.
 pub struct Acquire {
     limiter: Limiter,
-    queued: bool,
+    /// Its place in the line, once it had to wait.
+    id: Option<u64>,
 }
 
 impl Future for Acquire {
     type Output = Permit;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Permit> {
-        let state = self.limiter.state.clone();
-        if state.in_use.get() < self.limiter.max {
+        let (max, state) = (self.limiter.max, self.limiter.state.clone());
+        let first_in_line = {
+            let waiting = state.waiting.borrow();
+            match self.id {
+                None => waiting.is_empty(),
+                Some(id) => waiting.front().is_some_and(|(front, _)| *front == id),
+            }
+        };
+        if state.in_use.get() < max && first_in_line {
+            if let Some(id) = self.id.take() {
+                state.waiting.borrow_mut().retain(|(w, _)| *w != id);
+            }
             state.in_use.set(state.in_use.get() + 1);
-            return Poll::Ready(Permit { state });
+            // A permit may still be free for the next in line.
+            state.wake_first(max);
+            return Poll::Ready(Permit { state, max });
         }
-        // Wait for a permit to be dropped; a spurious wake just queues again.
-        state.waiting.borrow_mut().push_back(cx.waker().clone());
-        self.queued = true;
+        let mut waiting = state.waiting.borrow_mut();
+        match self.id {
+            Some(id) => {
+                if let Some(entry) = waiting.iter_mut().find(|(w, _)| *w == id) {
+                    entry.1 = cx.waker().clone();
+                }
+            }
+            None => {
+                let id = state.next_id.get();
+                state.next_id.set(id + 1);
+                waiting.push_back((id, cx.waker().clone()));
+                self.id = Some(id);
+            }
+        }
         Poll::Pending
     }
 }
 
 impl Drop for Acquire {
     fn drop(&mut self) {
-        // A waiter that gives up (its read was dropped) passes its turn on, so none is lost.
-        if self.queued && self.limiter.state.in_use.get() < self.limiter.max {
-            if let Some(next) = self.limiter.state.waiting.borrow_mut().pop_front() {
-                next.wake();
-            }
+        // A waiter that gives up (its read was dropped) leaves the line and passes its turn on.
+        if let Some(id) = self.id {
+            let state = &self.limiter.state;
+            state.waiting.borrow_mut().retain(|(w, _)| *w != id);
+            state.wake_first(self.limiter.max);
         }
     }
 }
@@ -130,6 +171,34 @@ mod tests {
         pool.run_until_stalled();
         assert_eq!(peak.get(), 3);
         assert_eq!(done.get(), 20);
+        assert_eq!(limiter.in_use(), 0);
+    }
+
+    #[test]
+    fn dropped_waiters_do_not_take_a_turn_from_the_living() {
+        let limiter = Limiter::new(1);
+        let held = futures_executor::block_on(limiter.acquire());
+        let mut pool = LocalPool::new();
+        // Two waiters queue behind the permit; the first is dropped before it is served.
+        let mut doomed = Box::pin(limiter.acquire());
+        let waker = futures_util::task::noop_waker();
+        assert!(doomed
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        let done = Rc::new(Cell::new(false));
+        let (l, d) = (limiter.clone(), done.clone());
+        pool.spawner()
+            .spawn_local(async move {
+                let _p = l.acquire().await;
+                d.set(true);
+            })
+            .unwrap();
+        pool.run_until_stalled();
+        drop(doomed);
+        drop(held);
+        pool.run_until_stalled();
+        assert!(done.get(), "the living waiter got the permit");
         assert_eq!(limiter.in_use(), 0);
     }
 }

@@ -15,6 +15,8 @@ pub struct ReadHints {
     pub merge_gap: u64,
     /// Shard indexes an array keeps (a 64-entry index with crc32c is about 1 KiB).
     pub index_cache: usize,
+    /// The store can only deliver whole values (a server that ignores Range): read shards whole.
+    pub whole_values: bool,
 }
 
 impl Default for ReadHints {
@@ -22,6 +24,7 @@ impl Default for ReadHints {
         ReadHints {
             merge_gap: 4096,
             index_cache: 4096,
+            whole_values: false,
         }
     }
 }
