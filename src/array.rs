@@ -35,8 +35,8 @@ pub struct ArrayData {
 pub struct Array {
     store: Rc<dyn ReadableStore>,
     path: NodePath,
-    metadata: ArrayMetadata,
     // Shared by every view of this array (see `with_store`).
+    metadata: Rc<ArrayMetadata>,
     pipeline: Rc<CodecPipeline>,
     index_cache: Rc<IndexCache>,
     range_batches: Rc<RangeBatches>,
@@ -60,7 +60,7 @@ impl Array {
         Ok(Array {
             store,
             path,
-            metadata,
+            metadata: Rc::new(metadata),
             pipeline: Rc::new(pipeline),
             index_cache: Rc::default(),
             range_batches: Rc::default(),

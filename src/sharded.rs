@@ -303,12 +303,9 @@ impl Array {
                     })?;
                     let slice =
                         bytes[(r.start - g.start) as usize..(r.end - g.start) as usize].to_vec();
-                    let decoded = codec.decode_inner(slice).map_err(|e| {
-                        broken(format!(
-                            "inner chunk {:?}: codec {}: {}",
-                            inner_projection.coords, e.codec, e.reason
-                        ))
-                    })?;
+                    let decoded = codec
+                        .decode_inner(slice, &inner_projection.coords)
+                        .map_err(broken)?;
                     Some(decoded)
                 }
             };

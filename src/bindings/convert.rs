@@ -340,32 +340,25 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
             http.missing_statuses.push(403);
         }
     }
-    if let Some(v) = get("retries") {
-        let n = v
-            .as_f64()
-            .filter(|n| n.fract() == 0.0 && (0.0..=20.0).contains(n));
-        http.retries = n.ok_or_else(|| bad("retries must be an integer from 0 to 20"))? as u32;
+    // A whole number option within `min..=max`, where given.
+    let whole = |name: &str, min: u32, max: u32| -> Result<Option<u32>, ZarrError> {
+        let Some(v) = get(name) else { return Ok(None) };
+        v.as_f64()
+            .filter(|n| n.fract() == 0.0 && (min as f64..=max as f64).contains(n))
+            .map(|n| Some(n as u32))
+            .ok_or_else(|| bad(&format!("{name} must be an integer from {min} to {max}")))
+    };
+    if let Some(n) = whole("retries", 0, 20)? {
+        http.retries = n;
     }
-    if let Some(v) = get("maxRequests") {
-        let n = v
-            .as_f64()
-            .filter(|n| n.fract() == 0.0 && (1.0..=1024.0).contains(n));
-        http.max_requests =
-            n.ok_or_else(|| bad("maxRequests must be an integer from 1 to 1024"))? as usize;
+    if let Some(n) = whole("maxRequests", 1, 1024)? {
+        http.max_requests = n as usize;
     }
-    if let Some(v) = get("mergeGap") {
-        let n = v
-            .as_f64()
-            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 1e9);
-        http.hints.merge_gap =
-            n.ok_or_else(|| bad("mergeGap must be a byte count from 0 to 1e9"))? as u64;
+    if let Some(n) = whole("mergeGap", 0, 1_000_000_000)? {
+        http.hints.merge_gap = n as u64;
     }
-    if let Some(v) = get("indexCacheSize") {
-        let n = v
-            .as_f64()
-            .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= 1e7);
-        http.hints.index_cache =
-            n.ok_or_else(|| bad("indexCacheSize must be an integer from 1 to 1e7"))? as usize;
+    if let Some(n) = whole("indexCacheSize", 1, 10_000_000)? {
+        http.hints.index_cache = n as usize;
     }
     if let Some(v) = get("headers") {
         let entries = js_sys::Object::entries(

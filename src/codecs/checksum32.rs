@@ -1,6 +1,6 @@
-//! numcodecs' 32-bit checksum codecs (v3 names `numcodecs.crc32`, `numcodecs.crc32c`,
-//! `numcodecs.adler32`): a little-endian checksum of the data at the start (or, with
-//! `location: "end"`, the end). Decoding checks it and strips it.
+//! 32-bit checksum codecs: the core `crc32c` codec (a CRC-32C after the data) and numcodecs'
+//! `numcodecs.crc32`, `numcodecs.crc32c`, `numcodecs.adler32` (a checksum at the start, or with
+//! `location: "end"` the end). All little endian; decoding checks the checksum and strips it.
 
 use super::BytesToBytesCodec;
 use crate::error::CodecError;
@@ -49,6 +49,8 @@ fn adler32(data: &[u8]) -> u32 {
 pub struct Checksum32Codec {
     kind: Checksum,
     at_end: bool,
+    /// The codec's name in metadata, for errors.
+    name: &'static str,
 }
 
 impl Checksum32Codec {
@@ -68,13 +70,26 @@ impl Checksum32Codec {
                 ))
             }
         };
-        Ok(Checksum32Codec { kind, at_end })
+        Ok(Checksum32Codec {
+            kind,
+            at_end,
+            name: kind.codec_name(),
+        })
+    }
+
+    /// The core v3 `crc32c` codec: a CRC-32C after the data.
+    pub fn crc32c() -> Checksum32Codec {
+        Checksum32Codec {
+            kind: Checksum::Crc32c,
+            at_end: true,
+            name: "crc32c",
+        }
     }
 }
 
 impl BytesToBytesCodec for Checksum32Codec {
     fn name(&self) -> &'static str {
-        self.kind.codec_name()
+        self.name
     }
 
     fn encoded_size(&self, decoded_size: usize) -> Option<usize> {
@@ -86,7 +101,7 @@ impl BytesToBytesCodec for Checksum32Codec {
         mut encoded: Vec<u8>,
         _decoded_size: Option<usize>,
     ) -> Result<Vec<u8>, CodecError> {
-        let err = |e: String| CodecError::new(self.kind.codec_name(), e);
+        let err = |e: String| CodecError::new(self.name, e);
         if encoded.len() < 4 {
             return Err(err(format!(
                 "{} bytes is too short to hold a 4-byte checksum",
@@ -135,5 +150,20 @@ mod tests {
             b = (b + a) % 65521;
         }
         assert_eq!(adler32(&big), (b << 16 | a) as u32);
+    }
+
+    #[test]
+    fn crc32c_checks_and_strips_the_checksum_after_the_data() {
+        let data = b"123456789".to_vec();
+        // The CRC-32C check value of "123456789" (RFC 3720).
+        assert_eq!(crc32c::crc32c(&data), 0xe306_9283);
+        let codec = Checksum32Codec::crc32c();
+        let encoded = [data.clone(), 0xe306_9283u32.to_le_bytes().to_vec()].concat();
+        assert_eq!(codec.decode(encoded.clone(), None).unwrap(), data);
+        let mut bad = encoded;
+        bad[0] ^= 1;
+        let e = codec.decode(bad, None).unwrap_err();
+        assert!(e.codec == "crc32c" && e.reason.contains("mismatch"), "{e}");
+        assert!(codec.decode(vec![1, 2], None).is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! numcodecs' `LZ4` (v3 name `numcodecs.lz4`): a 4-byte little-endian decoded size, then one raw
 //! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
 
-use super::{decoded_size_limit, BytesToBytesCodec};
+use super::{check_declared_size, BytesToBytesCodec};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
@@ -38,19 +38,7 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
         )
     })?;
     let size = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-    match expected {
-        Some(e) if e != size => {
-            return Err(format!(
-                "LZ4 size prefix says {size} bytes, the chunk should have {e}"
-            ))
-        }
-        None if size > decoded_size_limit(None) => {
-            return Err(format!(
-                "LZ4 size prefix says {size} bytes, more than allowed"
-            ))
-        }
-        _ => {}
-    }
+    check_declared_size("LZ4 size prefix", size, expected)?;
     // Each input byte of an LZ4 block yields at most 255 output bytes: a larger claim is corrupt,
     // and refusing it early keeps a 5-byte input from allocating gigabytes.
     let body = data.len() - 4;

@@ -7,7 +7,6 @@ pub mod bitround;
 pub mod blosc;
 pub mod bytes;
 pub mod checksum32;
-pub mod crc32c;
 pub mod delta;
 pub mod fixed_scale_offset;
 pub mod gzip;
@@ -129,7 +128,9 @@ fn build(
             .map(|c| Built::ArrayToBytes(Box::new(c))),
         "transpose" => a2a!(transpose::TransposeCodec::from_configuration(config, ndim)),
         "gzip" | "numcodecs.gzip" => b2b!(gzip::GzipCodec::from_configuration(config)),
-        "crc32c" => Ok(Built::BytesToBytes(Box::new(crc32c::Crc32cCodec))),
+        "crc32c" => Ok(Built::BytesToBytes(Box::new(
+            checksum32::Checksum32Codec::crc32c(),
+        ))),
         "blosc" | "numcodecs.blosc" => b2b!(blosc::BloscCodec::from_configuration(config)),
         "zstd" | "numcodecs.zstd" => b2b!(zstd::ZstdCodec::from_configuration(config)),
         "numcodecs.lz4" => b2b!(lz4::Lz4Codec::from_configuration(config)),
@@ -287,6 +288,24 @@ impl CodecPipeline {
             elements = codec.decode(elements, &decoded)?;
         }
         Ok(elements)
+    }
+}
+
+/// Checks the decoded size a header (`what`) declares against the chunk's exact size where the
+/// pipeline knows it, else against the cap, before a decoder allocates for it.
+pub(crate) fn check_declared_size(
+    what: &str,
+    declared: usize,
+    expected: Option<usize>,
+) -> std::result::Result<(), String> {
+    match expected {
+        Some(size) if size != declared => Err(format!(
+            "{what} says {declared} decoded bytes, the chunk should have {size}"
+        )),
+        None if declared > MAX_UNKNOWN_DECODED_SIZE => Err(format!(
+            "{what} says {declared} decoded bytes, more than allowed"
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -205,28 +205,26 @@ impl ShardingCodec {
         Ok(ShardIndex { entries })
     }
 
-    /// Decodes one inner chunk's bytes to its elements.
-    pub fn decode_inner(&self, encoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+    /// Decodes the bytes of the inner chunk at `coords` to its elements; errors say which chunk.
+    pub fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
         let repr = ChunkRepr {
             shape: self.inner_shape.clone(),
             data_type: self.data_type,
         };
-        let decoded = self.inner.decode(encoded, &repr)?;
+        let decoded = self
+            .inner
+            .decode(encoded, &repr)
+            .map_err(|e| format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason))?;
         // Region copies index by the inner chunk's shape: any other size is an error here.
         if Some(decoded.len()) != repr.num_bytes() {
-            let reason = format!(
-                "decoded to {} bytes, the inner chunk shape {:?} needs {:?}",
+            return Err(format!(
+                "inner chunk {coords:?}: decoded to {} bytes, its shape {:?} needs {:?}",
                 decoded.len(),
                 repr.shape,
                 repr.num_bytes()
-            );
-            return Err(CodecError::new("sharding_indexed", reason));
+            ));
         }
         Ok(decoded)
-    }
-
-    pub fn fill_value(&self) -> &FillValue {
-        &self.fill_value
     }
 }
 
@@ -288,12 +286,7 @@ impl ArrayToBytesCodec for ShardingCodec {
                 .map(|(&s, &n)| (i as u64 / s) % n)
                 .collect();
             let bytes = encoded[range.start as usize..range.end as usize].to_vec();
-            let chunk = self.decode_inner(bytes).map_err(|e| {
-                fail(format!(
-                    "inner chunk {coords:?}: codec {}: {}",
-                    e.codec, e.reason
-                ))
-            })?;
+            let chunk = self.decode_inner(bytes, &coords).map_err(fail)?;
             let start: Vec<u64> = coords
                 .iter()
                 .zip(&self.inner_shape)

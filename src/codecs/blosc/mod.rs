@@ -11,7 +11,7 @@ pub mod shuffle;
 pub mod snappy;
 
 use super::inflate::{inflate_into, Wrapper};
-use super::{decoded_size_limit, BytesToBytesCodec};
+use super::{check_declared_size, BytesToBytesCodec};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
@@ -190,19 +190,7 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
             "Blosc header says the chunk is {cbytes} bytes, less than the header itself"
         ));
     }
-    match expected {
-        Some(size) if size != nbytes => {
-            return Err(format!(
-                "Blosc header says {nbytes} decoded bytes, the chunk should have {size}"
-            ));
-        }
-        None if nbytes > decoded_size_limit(None) => {
-            return Err(format!(
-                "Blosc header says {nbytes} decoded bytes, more than allowed"
-            ));
-        }
-        _ => {}
-    }
+    check_declared_size("Blosc header", nbytes, expected)?;
     let data = &data[..cbytes];
     if nbytes == 0 {
         return Ok(Vec::new());
