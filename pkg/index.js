@@ -91,10 +91,15 @@ function wrap(handle) {
 
 /**
  * Opens the array or group at `options.path` (default: the root) of a hierarchy, given as a URL
- * or a FetchStore. Costs one request for a Zarr v3 node.
+ * or a FetchStore, Zarr v3 or v2. Costs one request for a Zarr v3 node; a v2 array costs three
+ * (zarr.json, then .zarray and .zattrs together), two with `zarrFormat: 2`. With
+ * `consolidated: true` the node is opened from the consolidated metadata at the root of the
+ * hierarchy (v2's `.zmetadata`, or the v3 root's `zarr.json`): one request, and none for any
+ * node opened below it.
  */
 export async function open(location, options = {}) {
   await loadWasm();
   const store = location instanceof FetchStore ? location : new FetchStore(location);
-  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}, options.signal ?? null));
+  const { zarrFormat, consolidated } = options;
+  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}, { zarrFormat, consolidated }, options.signal ?? null));
 }

@@ -145,10 +145,20 @@ impl Array {
             (Some(chunk), Some(items)) => {
                 let shape = self.metadata.chunk_grid.chunk_shape(coords);
                 let n = crate::codecs::vlen::element_count(&shape).unwrap_or(usize::MAX);
-                items.push_chunk(&chunk, n).map(Some).map_err(|reason| {
-                    let location = self.store.locate(&self.chunk_key(coords));
-                    ZarrError::codec(&location, CodecError::new("pipeline", reason))
-                })
+                let in_chunk = |e: CodecError| {
+                    ZarrError::codec(&self.store.locate(&self.chunk_key(coords)), e)
+                };
+                let handles = items
+                    .push_chunk(&chunk, n)
+                    .map_err(|reason| in_chunk(CodecError::new("pipeline", reason)))?;
+                let repr = ChunkRepr {
+                    shape,
+                    data_type: self.data_type(),
+                };
+                self.pipeline
+                    .restore_order(handles, &repr)
+                    .map(Some)
+                    .map_err(in_chunk)
             }
             (chunk, _) => Ok(chunk),
         }

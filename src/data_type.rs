@@ -1,6 +1,8 @@
 //! Data types of array elements. Decoded chunks hold elements in the machine's native byte order
 //! (little endian on wasm32), so a data type says its size, the unit that byte order applies to,
-//! and how to read a fill value.
+//! and how to read a fill value. Structured elements are the exception: their fields may each
+//! have their own byte order, so they stay as stored and are converted field by field (see
+//! `structured`).
 
 use std::fmt;
 
@@ -30,6 +32,108 @@ pub enum DataType {
     String,
     /// Variable-length byte strings (`variable_length_bytes`, codec `vlen-bytes`).
     Bytes,
+    /// NumPy's `datetime64[unit]` (Zarr v2 `M8[unit]`): a signed 64-bit count of units since
+    /// 1970-01-01, with `i64::MIN` meaning NaT.
+    DateTime64(TimeUnit),
+    /// NumPy's `timedelta64[unit]` (Zarr v2 `m8[unit]`): a signed 64-bit count of units.
+    TimeDelta64(TimeUnit),
+    /// NumPy's `S<len>` (Zarr v2): byte strings of `len` bytes, shorter ones padded with NULs.
+    FixedBytes { len: usize },
+    /// NumPy's `U<chars>` (Zarr v2): `chars` UTF-32 code units, shorter strings padded with NULs.
+    FixedUnicode { chars: usize },
+    /// A NumPy structured (record) type of `size` bytes; its fields are described beside the
+    /// array's data type (`structured::Field`).
+    Structured { size: usize },
+}
+
+/// A byte order of stored multi-byte values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+impl Endian {
+    pub const NATIVE: Endian = if cfg!(target_endian = "little") {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
+}
+
+/// NumPy's datetime units, from years to attoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeBase {
+    Years,
+    Months,
+    Weeks,
+    Days,
+    Hours,
+    Minutes,
+    Seconds,
+    Milliseconds,
+    Microseconds,
+    Nanoseconds,
+    Picoseconds,
+    Femtoseconds,
+    Attoseconds,
+    /// `generic`: no unit (only NaT and plain counts are meaningful).
+    Generic,
+}
+
+/// The unit of a datetime or timedelta: `count` times a base unit (`10s`, `ns`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TimeUnit {
+    pub base: TimeBase,
+    pub count: u32,
+}
+
+const TIME_BASES: [(TimeBase, &str); 14] = [
+    (TimeBase::Years, "Y"),
+    (TimeBase::Months, "M"),
+    (TimeBase::Weeks, "W"),
+    (TimeBase::Days, "D"),
+    (TimeBase::Hours, "h"),
+    (TimeBase::Minutes, "m"),
+    (TimeBase::Seconds, "s"),
+    (TimeBase::Milliseconds, "ms"),
+    (TimeBase::Microseconds, "us"),
+    (TimeBase::Nanoseconds, "ns"),
+    (TimeBase::Picoseconds, "ps"),
+    (TimeBase::Femtoseconds, "fs"),
+    (TimeBase::Attoseconds, "as"),
+    (TimeBase::Generic, "generic"),
+];
+
+impl TimeUnit {
+    /// Parses NumPy's unit text: an optional positive multiplier and a base (`10ms`, `D`, `us`).
+    pub fn parse(text: &str) -> Option<TimeUnit> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let (count, base) = text.split_at(digits);
+        let count = match count {
+            "" => 1,
+            c if c.starts_with('0') => return None,
+            c => c.parse().ok()?,
+        };
+        // NumPy also spells microseconds with the micro sign.
+        let base = if base == "\u{3bc}s" { "us" } else { base };
+        let (base, _) = TIME_BASES.iter().find(|(_, name)| *name == base)?;
+        Some(TimeUnit { base: *base, count })
+    }
+}
+
+impl fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = TIME_BASES
+            .iter()
+            .find(|(b, _)| *b == self.base)
+            .map_or("?", |(_, n)| n);
+        if self.count == 1 {
+            f.write_str(name)
+        } else {
+            write!(f, "{}{name}", self.count)
+        }
+    }
 }
 
 /// Bytes of one variable-length element in decoded chunks and results: a native-order u64 index
@@ -74,9 +178,15 @@ impl DataType {
         })
     }
 
-    pub fn v3_name(self) -> String {
+    /// The name users see: the v3 name for v3 types, and for types that only Zarr v2 has, NumPy's
+    /// (`datetime64[ms]`, `timedelta64[10s]`, `S5`, `U5`, `structured`).
+    pub fn name(self) -> String {
         match self {
             DataType::Raw { bytes } => format!("r{}", bytes * 8),
+            DataType::DateTime64(unit) => format!("datetime64[{unit}]"),
+            DataType::TimeDelta64(unit) => format!("timedelta64[{unit}]"),
+            DataType::FixedBytes { len } => format!("S{len}"),
+            DataType::FixedUnicode { chars } => format!("U{chars}"),
             other => other.fixed_name().to_string(),
         }
     }
@@ -100,6 +210,11 @@ impl DataType {
             DataType::Raw { .. } => "r*",
             DataType::String => "string",
             DataType::Bytes => "variable_length_bytes",
+            DataType::Structured { .. } => "structured",
+            DataType::DateTime64(_)
+            | DataType::TimeDelta64(_)
+            | DataType::FixedBytes { .. }
+            | DataType::FixedUnicode { .. } => "",
         }
     }
 
@@ -109,9 +224,17 @@ impl DataType {
             DataType::Bool | DataType::Int8 | DataType::UInt8 => 1,
             DataType::Int16 | DataType::UInt16 | DataType::Float16 => 2,
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
-            DataType::Int64 | DataType::UInt64 | DataType::Float64 | DataType::Complex64 => 8,
+            DataType::Int64
+            | DataType::UInt64
+            | DataType::Float64
+            | DataType::Complex64
+            | DataType::DateTime64(_)
+            | DataType::TimeDelta64(_) => 8,
             DataType::Complex128 => 16,
             DataType::Raw { bytes } => bytes,
+            DataType::FixedBytes { len } => len,
+            DataType::FixedUnicode { chars } => chars * 4,
+            DataType::Structured { size } => size,
             // In memory an element of a variable-length type is a handle: the index of its item.
             DataType::String | DataType::Bytes => VARIABLE_HANDLE_SIZE,
         }
@@ -131,9 +254,13 @@ impl DataType {
             | DataType::UInt8
             | DataType::Raw { .. }
             | DataType::String
-            | DataType::Bytes => None,
+            | DataType::Bytes
+            | DataType::FixedBytes { .. }
+            // Each field has its own byte order (see `structured`).
+            | DataType::Structured { .. } => None,
             DataType::Complex64 => Some(4),
             DataType::Complex128 => Some(8),
+            DataType::FixedUnicode { .. } => Some(4),
             other => Some(other.size()),
         }
     }
@@ -141,7 +268,7 @@ impl DataType {
 
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.v3_name())
+        f.write_str(&self.name())
     }
 }
 
@@ -158,7 +285,20 @@ mod tests {
         for bad in ["r", "r0", "r12", "r08", "r-8", "rx"] {
             assert_eq!(DataType::from_v3_name(bad), None, "{bad}");
         }
-        assert_eq!(DataType::Raw { bytes: 2 }.v3_name(), "r16");
+        assert_eq!(DataType::Raw { bytes: 2 }.name(), "r16");
         assert_eq!(DataType::Complex64.byte_order_unit(), Some(4));
+    }
+
+    #[test]
+    fn time_units() {
+        let unit = TimeUnit::parse("10ms").unwrap();
+        assert_eq!((unit.base, unit.count), (TimeBase::Milliseconds, 10));
+        assert_eq!(DataType::DateTime64(unit).name(), "datetime64[10ms]");
+        assert_eq!(TimeUnit::parse("D").unwrap().to_string(), "D");
+        assert_eq!(TimeUnit::parse("\u{3bc}s").unwrap().to_string(), "us");
+        for bad in ["", "0s", "01s", "10", "sec", "-1s"] {
+            assert_eq!(TimeUnit::parse(bad), None, "{bad}");
+        }
+        assert_eq!(DataType::FixedUnicode { chars: 3 }.size(), 12);
     }
 }

@@ -10,6 +10,8 @@ pub struct FillValue {
     bytes: Vec<u8>,
     /// For variable-length types, the fill item itself (`bytes` is then its handle, item 0).
     item: Option<Vec<u8>>,
+    /// Zarr v2's `null`: missing chunks have undefined content. They read as zeros (empty items).
+    undefined: bool,
 }
 
 /// A fill value as a plain value, for showing it to users.
@@ -27,7 +29,16 @@ pub enum Scalar {
 
 impl FillValue {
     pub fn from_native_bytes(bytes: Vec<u8>) -> Self {
-        FillValue { bytes, item: None }
+        FillValue {
+            bytes,
+            item: None,
+            undefined: false,
+        }
+    }
+
+    /// Whether the metadata gave no fill value (Zarr v2's `null`).
+    pub fn is_undefined(&self) -> bool {
+        self.undefined
     }
 
     /// For a variable-length type, the fill item's bytes (UTF-8 for strings).
@@ -81,8 +92,87 @@ impl FillValue {
                     })?
             }
             DataType::String | DataType::Bytes => return variable_fill(value, data_type),
+            DataType::DateTime64(_)
+            | DataType::TimeDelta64(_)
+            | DataType::FixedBytes { .. }
+            | DataType::FixedUnicode { .. }
+            | DataType::Structured { .. } => {
+                return Err(format!("{data_type} has no Zarr v3 fill value form"))
+            }
         };
-        Ok(FillValue { bytes, item: None })
+        Ok(FillValue::from_native_bytes(bytes))
+    }
+
+    /// Parses the Zarr v2 JSON form (`.zarray`'s `fill_value`) for `data_type`: `null`, numbers,
+    /// "NaN"/"Infinity"/"-Infinity", `[re, im]`, datetimes as integers (or "NaT"), Unicode
+    /// strings as text, and byte strings, raw and structured values as base64 (structured bytes
+    /// as stored, see `structured`). Object arrays' strings are text, their bytes base64.
+    pub fn from_v2_json(value: &Value, data_type: DataType) -> Result<FillValue, String> {
+        // zarr-python 2 gives object arrays the fill value 0 by default: no string at all, so
+        // their missing elements are as undefined as with `null`.
+        if value.is_null() || (data_type.is_variable() && !value.is_string()) {
+            let mut fill = FillValue::from_native_bytes(vec![0; data_type.size()]);
+            if data_type.is_variable() {
+                fill.item = Some(Vec::new());
+            }
+            fill.undefined = true;
+            return Ok(fill);
+        }
+        let size = data_type.size();
+        let bytes = match data_type {
+            // zarr-python 2 writes `bool(v)`; other writers may write 0 or 1.
+            DataType::Bool => match value {
+                Value::Bool(b) => vec![*b as u8],
+                Value::Number(n) if matches!(n.as_u64(), Some(0 | 1)) => {
+                    vec![u8::from(n.as_u64() == Some(1))]
+                }
+                _ => return Err(format!("fill_value {value} is not a boolean")),
+            },
+            DataType::DateTime64(_) | DataType::TimeDelta64(_) => match value {
+                Value::String(s) if s == "NaT" => i64::MIN.to_ne_bytes().to_vec(),
+                _ => int_fill::<i64>(&integral(value), data_type)?
+                    .to_ne_bytes()
+                    .to_vec(),
+            },
+            DataType::FixedBytes { len } => {
+                let mut bytes = base64_fill(value, data_type)?;
+                if bytes.len() > len {
+                    return Err(format!(
+                        "fill_value {value} has {} bytes, more than {data_type} holds",
+                        bytes.len()
+                    ));
+                }
+                bytes.resize(len, 0);
+                bytes
+            }
+            DataType::FixedUnicode { chars } => {
+                let text = value
+                    .as_str()
+                    .ok_or_else(|| format!("fill_value {value} is not a string"))?;
+                let mut units: Vec<u32> = text.chars().map(u32::from).collect();
+                if units.len() > chars {
+                    return Err(format!(
+                        "fill_value {value} has {} characters, more than {data_type} holds",
+                        units.len()
+                    ));
+                }
+                units.resize(chars, 0);
+                units.iter().flat_map(|u| u.to_ne_bytes()).collect()
+            }
+            DataType::Raw { .. } | DataType::Structured { .. } => {
+                let bytes = base64_fill(value, data_type)?;
+                if bytes.len() != size {
+                    return Err(format!(
+                        "fill_value {value} has {} bytes, {data_type} has {size}",
+                        bytes.len()
+                    ));
+                }
+                bytes
+            }
+            // The v3 forms cover the rest; integers may be written as integral floats.
+            _ => return FillValue::from_v3_json(&integral(value), data_type),
+        };
+        Ok(FillValue::from_native_bytes(bytes))
     }
 
     pub fn to_scalar(&self, data_type: DataType) -> Scalar {
@@ -109,8 +199,40 @@ impl FillValue {
                 Scalar::Str(String::from_utf8_lossy(self.item().unwrap_or_default()).into_owned())
             }
             DataType::Bytes => Scalar::Bytes(self.item().unwrap_or_default().to_vec()),
+            DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
+                Scalar::Int(i64::from_ne_bytes(fixed(b)))
+            }
+            DataType::FixedBytes { len } => {
+                Scalar::Str(first(crate::fixed_string::bytes_to_strings(b, len)))
+            }
+            DataType::FixedUnicode { chars } => {
+                Scalar::Str(first(crate::fixed_string::utf32_to_strings(b, chars)))
+            }
+            DataType::Structured { .. } => Scalar::Raw(b.to_vec()),
         }
     }
+}
+
+fn first(strings: Vec<String>) -> String {
+    strings.into_iter().next().unwrap_or_default()
+}
+
+/// `value` with an integral float (`0.0`, as some writers put for integer types) as an integer.
+fn integral(value: &Value) -> Value {
+    match value.as_f64() {
+        Some(f) if !value.is_i64() && !value.is_u64() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
+            Value::from(f as i64)
+        }
+        _ => value.clone(),
+    }
+}
+
+/// The bytes of a base64 fill value (Zarr v2's form for byte strings, raw and structured types).
+fn base64_fill(value: &Value, data_type: DataType) -> Result<Vec<u8>, String> {
+    value
+        .as_str()
+        .and_then(base64_decode)
+        .ok_or_else(|| format!("fill_value {value} is not base64 bytes, as {data_type} requires"))
 }
 
 /// The fill value of a variable-length type: a string, or base64 of the bytes.
@@ -130,6 +252,7 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
     Ok(FillValue {
         bytes,
         item: Some(item),
+        undefined: false,
     })
 }
 
@@ -323,5 +446,32 @@ mod tests {
     fn booleans() {
         assert_eq!(parse(json!(true), DataType::Bool), Ok(Scalar::Bool(true)));
         assert!(parse(json!(1), DataType::Bool).is_err());
+    }
+
+    #[test]
+    fn v2_fill_values() {
+        use crate::data_type::TimeUnit;
+        let v2 = |v: Value, t: DataType| FillValue::from_v2_json(&v, t);
+        let null = v2(Value::Null, DataType::Int32).unwrap();
+        assert!(null.is_undefined() && null.as_bytes() == [0; 4]);
+        assert_eq!(v2(json!(0.0), DataType::UInt8).unwrap().as_bytes(), [0]);
+        assert_eq!(v2(json!(1), DataType::Bool).unwrap().as_bytes(), [1]);
+        let ns = DataType::DateTime64(TimeUnit::parse("ns").unwrap());
+        assert_eq!(v2(json!("NaT"), ns).unwrap().as_bytes(), i64::MIN.to_ne_bytes());
+        assert_eq!(v2(json!(-5), ns).unwrap().to_scalar(ns), Scalar::Int(-5));
+        let s4 = DataType::FixedBytes { len: 4 };
+        assert_eq!(v2(json!("YWI="), s4).unwrap().as_bytes(), b"ab\0\0");
+        assert!(v2(json!("YWJjZGU="), s4).is_err());
+        let u2 = DataType::FixedUnicode { chars: 2 };
+        let f = v2(json!("é"), u2).unwrap();
+        assert_eq!(f.to_scalar(u2), Scalar::Str("é".into()));
+        assert!(v2(json!("abc"), u2).is_err());
+        let record = DataType::Structured { size: 3 };
+        assert_eq!(v2(json!("AQID"), record).unwrap().as_bytes(), [1, 2, 3]);
+        assert!(v2(json!("AQI="), record).is_err());
+        // zarr-python 2's default for object arrays, 0, is no string at all.
+        assert!(v2(json!(0), DataType::String).unwrap().is_undefined());
+        assert_eq!(v2(json!("x"), DataType::String).unwrap().item(), Some(&b"x"[..]));
+        assert!(v2(json!([1, "NaN"]), DataType::Complex64).is_ok());
     }
 }

@@ -1,34 +1,24 @@
 //! A Zarr group: attributes, its children where the hierarchy lists them, and the way to them.
 
 use crate::error::{Result, ZarrError};
-use crate::metadata::{v3, GroupMetadata};
-use crate::node::{node_from_metadata, open, Node};
+use crate::metadata::{GroupMetadata, ListedNode};
+use crate::node::{node_from_metadata, open_with, Node, OpenOptions};
 use crate::node_path::NodePath;
 use crate::store::ReadableStore;
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// Consolidated metadata found in the group at `root`: every node below it, by path relative to it.
 pub struct Consolidated {
     root: NodePath,
-    nodes: Map<String, Value>,
+    nodes: BTreeMap<String, ListedNode>,
 }
 
 impl Consolidated {
-    /// The document of the node at `path`, if `path` is below the root and listed.
-    fn document(&self, path: &NodePath) -> Option<&Value> {
-        self.relative(path).and_then(|rel| self.nodes.get(rel))
-    }
-
-    fn relative<'a>(&self, path: &'a NodePath) -> Option<&'a str> {
-        let (root, p) = (self.root.as_str(), path.as_str());
-        if root.is_empty() {
-            Some(p)
-        } else if p == root {
-            Some("")
-        } else {
-            p.strip_prefix(root).and_then(|rest| rest.strip_prefix('/'))
-        }
+    /// The listing of the node at `path`, if `path` is below the root and listed.
+    fn node(&self, path: &NodePath) -> Option<&ListedNode> {
+        path.relative_to(&self.root)
+            .and_then(|rel| self.nodes.get(rel))
     }
 }
 
@@ -99,16 +89,22 @@ impl Group {
             return Ok(Node::Group(self.clone()));
         }
         let Some(consolidated) = &self.consolidated else {
-            return open(self.store.clone(), path.as_str()).await;
+            // A hierarchy is of one format: a v2 group's children are v2 nodes.
+            let options = OpenOptions {
+                zarr_format: Some(self.metadata.zarr_format),
+                consolidated: None,
+            };
+            return Box::pin(open_with(self.store.clone(), path.as_str(), options)).await;
         };
+        let document = if self.metadata.zarr_format == 2 { ".zarray" } else { "zarr.json" };
         let location = format!(
             "{} (consolidated metadata)",
-            self.store.locate(&path.key("zarr.json"))
+            self.store.locate(&path.key(document))
         );
-        let doc = consolidated
-            .document(&path)
-            .ok_or_else(|| ZarrError::not_found(&location))?;
-        let metadata = v3::parse_document(doc, &location)?;
+        let metadata = consolidated
+            .node(&path)
+            .ok_or_else(|| ZarrError::not_found(&location))?
+            .parse(&location)?;
         node_from_metadata(
             self.store.clone(),
             path,
@@ -121,7 +117,7 @@ impl Group {
     /// The direct children, where the hierarchy lists them (consolidated metadata); else `None`.
     pub fn children(&self) -> Option<Vec<Child>> {
         let consolidated = self.consolidated.as_ref()?;
-        let own = consolidated.relative(&self.path)?;
+        let own = self.path.relative_to(&consolidated.root)?;
         let mut children: Vec<Child> = consolidated
             .nodes
             .iter()
@@ -134,11 +130,7 @@ impl Group {
                 if rest.is_empty() || rest.contains('/') {
                     return None;
                 }
-                let kind = doc
-                    .get("node_type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown")
-                    .to_string();
+                let kind = doc.kind().to_string();
                 Some(Child {
                     name: rest.to_string(),
                     path: self.path.join(rest).ok()?.as_str().to_string(),

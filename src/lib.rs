@@ -9,6 +9,7 @@ pub mod codecs;
 pub mod data_type;
 pub mod error;
 pub mod fill_value;
+pub mod fixed_string;
 pub mod group;
 pub mod metadata;
 pub mod node;
@@ -17,6 +18,7 @@ pub mod region;
 pub mod selection;
 pub mod sharded;
 pub mod store;
+pub mod structured;
 pub mod variable;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,11 +1,15 @@
-//! Opening a node: one metadata request, then an array or a group.
+//! Opening a node: its metadata documents, then an array or a group. A v3 node is one request
+//! (`zarr.json`); a v2 node is found by its `.zarray` or `.zgroup` (with `.zattrs`), and a v2
+//! hierarchy with consolidated metadata (`.zmetadata`) opens whole from that one document.
 
 use crate::array::Array;
-use crate::error::{Result, ZarrError};
+use crate::error::{ErrorKind, Result, ZarrError};
 use crate::group::{Consolidated, Group};
-use crate::metadata::{v3, NodeMetadata};
+use crate::metadata::{v2, v3, ListedNode, NodeMetadata};
 use crate::node_path::NodePath;
 use crate::store::ReadableStore;
+use futures_util::future::join;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 pub enum Node {
@@ -13,17 +17,186 @@ pub enum Node {
     Group(Group),
 }
 
-/// Opens the node at `path` ("" for the root) of the hierarchy in `store`.
+/// What `open` looks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// 2 or 3; `None` looks for a v3 node (`zarr.json`) first, then for a v2 one.
+    pub zarr_format: Option<u8>,
+    /// `Some(true)`: open the node from the consolidated metadata at the root of the hierarchy
+    /// (v2's `.zmetadata`, else the v3 root's `zarr.json`), which makes no further metadata
+    /// requests for any node below. `Some(false)`: never read `.zmetadata`. `None`: a v2 group
+    /// uses its `.zmetadata` where it has one (a v3 group always uses what its `zarr.json` holds).
+    pub consolidated: Option<bool>,
+}
+
+/// Opens the node at `path` ("" for the root) of the hierarchy in `store`, v3 or v2.
 pub async fn open(store: Rc<dyn ReadableStore>, path: &str) -> Result<Node> {
+    open_with(store, path, OpenOptions::default()).await
+}
+
+pub async fn open_with(
+    store: Rc<dyn ReadableStore>,
+    path: &str,
+    options: OpenOptions,
+) -> Result<Node> {
     let path = NodePath::parse(path)?;
+    if let Some(format) = options.zarr_format.filter(|f| ![2, 3].contains(f)) {
+        return Err(ZarrError::selection(format!(
+            "zarrFormat must be 2 or 3, not {format}"
+        )));
+    }
+    if options.consolidated == Some(true) {
+        return open_consolidated(store, path, options.zarr_format).await;
+    }
+    if options.zarr_format != Some(2) {
+        if let Some(node) = open_v3(&store, &path).await? {
+            return Ok(node);
+        }
+        if options.zarr_format == Some(3) {
+            return Err(ZarrError::not_found(&store.locate(&path.key("zarr.json"))));
+        }
+    }
+    let use_consolidated = options.consolidated != Some(false);
+    match open_v2(&store, &path, use_consolidated).await? {
+        Some(node) => Ok(node),
+        None => {
+            let (first, others) = match options.zarr_format {
+                Some(2) => (".zarray", ".zgroup"),
+                _ => ("zarr.json", ".zarray or .zgroup"),
+            };
+            let location = store.locate(&path.key(first));
+            Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("no Zarr node at {location} (nor {others} beside it)"),
+            ))
+        }
+    }
+}
+
+/// The v3 node at `path`, or `None` when there is no `zarr.json`.
+async fn open_v3(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Option<Node>> {
     let key = path.key("zarr.json");
     let location = store.locate(&key);
-    let bytes = store
-        .get(&key)
-        .await?
-        .ok_or_else(|| ZarrError::not_found(&location))?;
+    let Some(bytes) = store.get(&key).await? else {
+        return Ok(None);
+    };
     let metadata = v3::parse(&bytes, &location)?;
-    node_from_metadata(store, path, metadata, &location, None)
+    node_from_metadata(store.clone(), path.clone(), metadata, &location, None).map(Some)
+}
+
+/// The v2 node at `path`, or `None` when there is neither `.zarray` nor `.zgroup`. `.zattrs` is
+/// asked for with `.zarray` (an array needs both: one round trip), `.zgroup` with `.zmetadata`.
+pub(crate) async fn open_v2(
+    store: &Rc<dyn ReadableStore>,
+    path: &NodePath,
+    use_consolidated: bool,
+) -> Result<Option<Node>> {
+    let json = |key: String| async move {
+        let location = store.locate(&key);
+        match store.get(&key).await? {
+            Some(bytes) => v2::parse_json(&bytes, &location).map(|doc| Some((doc, location))),
+            None => Ok(None),
+        }
+    };
+    let (zarray, zattrs) = join(json(path.key(".zarray")), json(path.key(".zattrs"))).await;
+    let zattrs = zattrs?.map(|(doc, _)| doc);
+    if let Some((zarray, location)) = zarray? {
+        let metadata = v2::parse_array(&zarray, zattrs.as_ref(), &location)?;
+        let node = node_from_metadata(
+            store.clone(),
+            path.clone(),
+            NodeMetadata::Array(metadata),
+            &location,
+            None,
+        )?;
+        return Ok(Some(node));
+    }
+    let zmetadata = async {
+        match use_consolidated {
+            true => json(path.key(".zmetadata")).await,
+            false => Ok(None),
+        }
+    };
+    let (zgroup, zmetadata) = join(json(path.key(".zgroup")), zmetadata).await;
+    if let Some((doc, location)) = zmetadata? {
+        let listed = v2::parse_consolidated(&doc, &location)?;
+        return from_consolidated(store, path, path, listed, &location)
+            .await
+            .map(Some);
+    }
+    let Some((zgroup, location)) = zgroup? else {
+        return Ok(None);
+    };
+    let metadata = v2::parse_group(&zgroup, zattrs.as_ref(), &location)?;
+    node_from_metadata(store.clone(), path.clone(), NodeMetadata::Group(metadata), &location, None)
+        .map(Some)
+}
+
+/// Opens `path` from the consolidated metadata at the root of the hierarchy: v2's `.zmetadata`
+/// first (unless the format is 3), then the v3 root's `zarr.json`.
+async fn open_consolidated(
+    store: Rc<dyn ReadableStore>,
+    path: NodePath,
+    format: Option<u8>,
+) -> Result<Node> {
+    let root = NodePath::root();
+    if format != Some(3) {
+        let key = root.key(".zmetadata");
+        let location = store.locate(&key);
+        if let Some(bytes) = store.get(&key).await? {
+            let doc = v2::parse_json(&bytes, &location)?;
+            let listed = v2::parse_consolidated(&doc, &location)?;
+            return from_consolidated(&store, &root, &path, listed, &location).await;
+        }
+        if format == Some(2) {
+            return Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("no consolidated metadata at {location}"),
+            ));
+        }
+    }
+    let key = root.key("zarr.json");
+    let location = store.locate(&key);
+    let bytes = store.get(&key).await?.ok_or_else(|| {
+        ZarrError::new(
+            ErrorKind::NotFound,
+            format!("no consolidated metadata at the root of {}: no .zmetadata or zarr.json", store.locate("")),
+        )
+    })?;
+    let group = match v3::parse(&bytes, &location)? {
+        NodeMetadata::Group(g) if g.consolidated.is_some() => g,
+        _ => {
+            return Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("{location} holds no consolidated metadata"),
+            ))
+        }
+    };
+    let root_group = Group::new(store, root, group, None);
+    root_group.open(path.as_str()).await
+}
+
+/// The node at `path` from the nodes listed by consolidated metadata found at `listed_at` (no
+/// request is made).
+async fn from_consolidated(
+    store: &Rc<dyn ReadableStore>,
+    listed_at: &NodePath,
+    path: &NodePath,
+    mut listed: BTreeMap<String, ListedNode>,
+    location: &str,
+) -> Result<Node> {
+    let own = listed.remove("").ok_or_else(|| {
+        ZarrError::metadata(location, "the consolidated metadata does not list its own group")
+    })?;
+    let NodeMetadata::Group(mut group) = own.parse(location)? else {
+        return Err(ZarrError::metadata(
+            location,
+            "consolidated metadata must lie in a group, not an array",
+        ));
+    };
+    group.consolidated = Some(listed);
+    let group = Group::new(store.clone(), listed_at.clone(), group, None);
+    group.open(path.relative_to(listed_at).unwrap_or_default()).await
 }
 
 /// The node for metadata already read; `consolidated` is what an ancestor group listed.

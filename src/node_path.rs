@@ -14,31 +14,19 @@ impl NodePath {
         Self::default()
     }
 
-    /// Parses "a/b", "/a/b" or "a/b/". Empty segments, "." and ".." and names starting with "__"
-    /// are refused: they have no meaning in Zarr and would let a path escape its hierarchy.
+    /// Parses a logical path, normalised as the Zarr v2 spec says (and v3 paths are then the
+    /// same): backslashes become "/", leading and trailing "/" are dropped and runs of "/"
+    /// collapse. A "." or ".." segment is an error: it would let a path escape its hierarchy.
     pub fn parse(path: &str) -> Result<NodePath> {
-        let trimmed = path.trim_start_matches('/').trim_end_matches('/');
-        if trimmed.is_empty() {
-            return Ok(Self::root());
-        }
-        for segment in trimmed.split('/') {
-            let problem = if segment.is_empty() {
-                Some("has an empty segment")
-            } else if segment.chars().all(|c| c == '.') {
-                Some("has a segment made only of periods")
-            } else if segment.starts_with("__") {
-                Some("has a segment starting with the reserved prefix \"__\"")
-            } else {
-                None
-            };
-            if let Some(problem) = problem {
-                return Err(ZarrError::selection(format!(
-                    "node path \"{path}\" {problem}"
-                )));
-            }
+        let normalised = path.replace('\\', "/");
+        let segments: Vec<&str> = normalised.split('/').filter(|s| !s.is_empty()).collect();
+        if let Some(bad) = segments.iter().find(|s| **s == "." || **s == "..") {
+            return Err(ZarrError::selection(format!(
+                "node path \"{path}\" has a \"{bad}\" segment (made only of periods), which is not allowed"
+            )));
         }
         Ok(NodePath {
-            path: trimmed.to_string(),
+            path: segments.join("/"),
         })
     }
 
@@ -56,6 +44,18 @@ impl NodePath {
                 path: format!("{}/{}", self.path, child.path),
             },
         })
+    }
+
+    /// This path relative to `ancestor` ("" for the ancestor itself), if it lies below it.
+    pub fn relative_to(&self, ancestor: &NodePath) -> Option<&str> {
+        let (root, p) = (ancestor.as_str(), self.as_str());
+        if root.is_empty() {
+            Some(p)
+        } else if p == root {
+            Some("")
+        } else {
+            p.strip_prefix(root).and_then(|rest| rest.strip_prefix('/'))
+        }
     }
 
     /// The store key of `name` inside this node ("zarr.json", "c/0/1", ...).
@@ -83,8 +83,13 @@ mod tests {
             NodePath::parse("a").unwrap().join("b/c").unwrap().as_str(),
             "a/b/c"
         );
-        for bad in ["a//b", "a/../b", ".", "a/__x"] {
+        assert_eq!(NodePath::parse("//a//b\\c/").unwrap().as_str(), "a/b/c");
+        for bad in ["a/../b", ".", "a/./b", "..\\x"] {
             assert!(NodePath::parse(bad).is_err(), "{bad}");
         }
+        let a = NodePath::parse("a").unwrap();
+        assert_eq!(NodePath::parse("a/b").unwrap().relative_to(&a), Some("b"));
+        assert_eq!(a.relative_to(&a), Some(""));
+        assert_eq!(NodePath::parse("ab").unwrap().relative_to(&a), None);
     }
 }

@@ -3,15 +3,10 @@
 
 mod common;
 
-use common::{fixture_path, DirStore};
+use common::{check_manifest, DirStore};
 use futures_executor::block_on;
-use serde_json::Value;
 use std::rc::Rc;
 use zarr_wasm::{open, DimSelection, ErrorKind, Node};
-
-fn manifest() -> Value {
-    serde_json::from_slice(&std::fs::read(fixture_path("v3.expected.json")).unwrap()).unwrap()
-}
 
 fn open_array(store: &Rc<DirStore>, path: &str) -> zarr_wasm::Array {
     open_in(store.clone(), path)
@@ -24,75 +19,9 @@ fn open_in(store: Rc<DirStore>, path: &str) -> zarr_wasm::Array {
     }
 }
 
-/// Compares element bytes, treating NaNs of a float type as equal to each other.
-fn same_values(dtype: &str, got: &[u8], want: &[u8]) -> bool {
-    match dtype {
-        "float64" => {
-            got.chunks(8).zip(want.chunks(8)).all(|(a, b)| {
-                let (a, b) = (
-                    f64::from_le_bytes(a.try_into().unwrap()),
-                    f64::from_le_bytes(b.try_into().unwrap()),
-                );
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }) && got.len() == want.len()
-        }
-        "float32" => {
-            got.chunks(4).zip(want.chunks(4)).all(|(a, b)| {
-                let (a, b) = (
-                    f32::from_le_bytes(a.try_into().unwrap()),
-                    f32::from_le_bytes(b.try_into().unwrap()),
-                );
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }) && got.len() == want.len()
-        }
-        _ => got == want,
-    }
-}
-
 #[test]
 fn every_fixture_array_reads_whole_and_matches() {
-    let m = manifest();
-    let arrays = m["arrays"].as_array().unwrap();
-    assert!(arrays.len() >= 50);
-    for entry in arrays {
-        let path = entry["path"].as_str().unwrap();
-        let arr = open_in(
-            Rc::new(DirStore::fixtures(entry["store"].as_str().unwrap())),
-            path,
-        );
-        assert_eq!(
-            arr.data_type().v3_name(),
-            entry["dtype"].as_str().unwrap(),
-            "{path}"
-        );
-        let shape: Vec<u64> = entry["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
-        assert_eq!(arr.shape(), &shape[..], "{path}");
-        let data = block_on(arr.get(&[])).unwrap();
-        assert_eq!(data.shape, shape, "{path}");
-        let want = std::fs::read(fixture_path(entry["data"].as_str().unwrap())).unwrap();
-        let got = match &data.items {
-            // Variable-length results are compared in the manifest's vlen layout.
-            Some(items) => {
-                let mut out = ((data.bytes.len() / 8) as u32).to_le_bytes().to_vec();
-                for handle in data.bytes.chunks(8) {
-                    let item = items.resolve(handle).unwrap();
-                    out.extend((item.len() as u32).to_le_bytes());
-                    out.extend(item);
-                }
-                out
-            }
-            None => data.bytes.clone(),
-        };
-        assert!(
-            same_values(entry["dtype"].as_str().unwrap(), &got, &want),
-            "{path}: values differ"
-        );
-    }
+    assert!(check_manifest("v3.expected.json") >= 50);
 }
 
 #[test]

@@ -5,6 +5,9 @@ use crate::array::{Array, ArrayData};
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
 use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
+use crate::fixed_string::{bytes_to_strings, utf32_to_strings};
+use crate::node::OpenOptions;
+use crate::structured::{self, Field, FieldKind, FieldValues, Values};
 use crate::group::Group;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
@@ -51,7 +54,14 @@ fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
 fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
     match scalar {
         Scalar::Bool(b) => b.into(),
-        Scalar::Int(i) if data_type == DataType::Int64 => js_sys::BigInt::from(i).into(),
+        Scalar::Int(i)
+            if matches!(
+                data_type,
+                DataType::Int64 | DataType::DateTime64(_) | DataType::TimeDelta64(_)
+            ) =>
+        {
+            js_sys::BigInt::from(i).into()
+        }
         Scalar::UInt(u) if data_type == DataType::UInt64 => js_sys::BigInt::from(u).into(),
         Scalar::Int(i) => JsValue::from_f64(i as f64),
         Scalar::UInt(u) => JsValue::from_f64(u as f64),
@@ -71,7 +81,7 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
     let obj = Object::new();
     set(&obj, "kind", "array")?;
     set(&obj, "path", array.path().as_str())?;
-    set(&obj, "zarrFormat", 3)?;
+    set(&obj, "zarrFormat", meta.zarr_format)?;
     set(&obj, "shape", numbers(&meta.shape))?;
     set(
         &obj,
@@ -90,12 +100,19 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
         },
     )?;
     set(&obj, "gridShape", numbers(&meta.chunk_grid.grid_shape()))?;
-    set(&obj, "dtype", meta.data_type.v3_name())?;
-    set(
-        &obj,
-        "fillValue",
-        fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type),
-    )?;
+    set(&obj, "dtype", meta.data_type.name())?;
+    if let DataType::DateTime64(unit) | DataType::TimeDelta64(unit) = meta.data_type {
+        set(&obj, "timeUnit", unit.to_string())?;
+    }
+    if let Some(fields) = &meta.fields {
+        set(&obj, "fields", fields_to_js(fields)?)?;
+    }
+    let fill = if meta.fill_value.is_undefined() {
+        JsValue::NULL
+    } else {
+        fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type)
+    };
+    set(&obj, "fillValue", fill)?;
     set(&obj, "attrs", json(&meta.attributes)?)?;
     set(&obj, "dimensionNames", json(&meta.dimension_names)?)?;
     Ok(obj.into())
@@ -105,7 +122,7 @@ pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
     let obj = Object::new();
     set(&obj, "kind", "group")?;
     set(&obj, "path", group.path().as_str())?;
-    set(&obj, "zarrFormat", 3)?;
+    set(&obj, "zarrFormat", group.metadata().zarr_format)?;
     set(&obj, "attrs", json(&group.metadata().attributes)?)?;
     let children = group.children().map(|list| {
         list.iter()
@@ -152,26 +169,83 @@ fn float16_as_float32(bytes: &[u8]) -> JsValue {
     js_sys::Float32Array::from(values.as_slice()).into()
 }
 
+/// The fields of a structured type: `[{ name, dtype, shape, offset, fields? }]` (`fields` for a
+/// nested record, whose `dtype` is "structured").
+fn fields_to_js(fields: &[Field]) -> Result<JsValue, JsValue> {
+    fields
+        .iter()
+        .map(|f| {
+            let obj = Object::new();
+            set(&obj, "name", f.name.as_str())?;
+            set(&obj, "offset", f.offset as f64)?;
+            set(&obj, "shape", numbers(&f.shape))?;
+            match &f.kind {
+                FieldKind::Value { data_type, .. } => set(&obj, "dtype", data_type.name())?,
+                FieldKind::Record { fields, .. } => {
+                    set(&obj, "dtype", "structured")?;
+                    set(&obj, "fields", fields_to_js(fields)?)?;
+                }
+            }
+            Ok(JsValue::from(obj))
+        })
+        .collect::<Result<JsArray, JsValue>>()
+        .map(Into::into)
+}
+
 /// `{ data, shape, stride }` with `data` the typed array for the data type: complex numbers as
 /// interleaved (re, im) floats, raw types as bytes, float16 as Float16Array where the runtime has
-/// one and otherwise as a Float32Array of the same values.
-pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
-    if let Some(items) = &data.items {
-        return with_shape(variable_to_js(data, items)?, &data.shape);
+/// one and otherwise as a Float32Array of the same values, datetimes as BigInt64Array, strings
+/// (fixed or variable length) as a JS `Array`, and structured values as an object of fields.
+pub fn array_data_to_js(data: &ArrayData, fields: Option<&[Field]>) -> Result<JsValue, JsValue> {
+    let values = match (data.data_type, fields) {
+        (DataType::Structured { size }, Some(fields)) => {
+            record_to_js(&structured::split(&data.bytes, size, &data.shape, fields))?
+        }
+        _ => values_to_js(data.data_type, &data.bytes, data.items.as_ref())?,
+    };
+    with_shape(values, &data.shape)
+}
+
+/// A structured result's fields as an object: each field's values, or a nested record's object.
+fn record_to_js(fields: &[FieldValues]) -> Result<JsValue, JsValue> {
+    let obj = Object::new();
+    for field in fields {
+        let values = match &field.values {
+            Values::Elements { data_type, bytes } => values_to_js(*data_type, bytes, None)?,
+            Values::Record(inner) => record_to_js(inner)?,
+        };
+        set(&obj, &field.name, values)?;
     }
-    if data.data_type == DataType::Float16
-        && Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true)
-    {
-        return with_shape(float16_as_float32(&data.bytes), &data.shape);
+    Ok(obj.into())
+}
+
+/// Elements of `data_type` (native order) as the JS value users get for them.
+fn values_to_js(data_type: DataType, bytes: &[u8], items: Option<&Items>) -> Result<JsValue, JsValue> {
+    if let Some(items) = items {
+        return variable_to_js(data_type, bytes, items);
+    }
+    match data_type {
+        DataType::FixedBytes { len } => return Ok(strings_to_js(bytes_to_strings(bytes, len))),
+        DataType::FixedUnicode { chars } => {
+            return Ok(strings_to_js(utf32_to_strings(bytes, chars)))
+        }
+        DataType::Float16 if Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) => {
+            return Ok(float16_as_float32(bytes))
+        }
+        _ => {}
     }
     // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
-    let bytes = Uint8Array::new_with_length(data.bytes.len() as u32);
-    bytes.copy_from(&data.bytes);
-    let buffer = bytes.buffer();
-    let typed: JsValue = match data.data_type {
-        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => bytes.into(),
-        // Returned as arrays of items above.
-        DataType::String | DataType::Bytes => bytes.into(),
+    let copy = Uint8Array::new_with_length(bytes.len() as u32);
+    copy.copy_from(bytes);
+    let buffer = copy.buffer();
+    Ok(match data_type {
+        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => copy.into(),
+        // Returned as arrays of items or records above; bytes if a caller has neither.
+        DataType::String
+        | DataType::Bytes
+        | DataType::Structured { .. }
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. } => copy.into(),
         DataType::Float16 => global_typed_array("Float16Array", &buffer)
             .ok_or("Float16Array could not be constructed")?,
         DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
@@ -179,24 +253,33 @@ pub fn array_data_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
         DataType::Int8 => js_sys::Int8Array::new(&buffer).into(),
         DataType::Int16 => js_sys::Int16Array::new(&buffer).into(),
         DataType::Int32 => js_sys::Int32Array::new(&buffer).into(),
-        DataType::Int64 => js_sys::BigInt64Array::new(&buffer).into(),
+        DataType::Int64 | DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
+            js_sys::BigInt64Array::new(&buffer).into()
+        }
         DataType::UInt16 => js_sys::Uint16Array::new(&buffer).into(),
         DataType::UInt32 => js_sys::Uint32Array::new(&buffer).into(),
         DataType::UInt64 => js_sys::BigUint64Array::new(&buffer).into(),
         DataType::Float32 => js_sys::Float32Array::new(&buffer).into(),
         DataType::Float64 => js_sys::Float64Array::new(&buffer).into(),
-    };
-    with_shape(typed, &data.shape)
+    })
+}
+
+fn strings_to_js(strings: Vec<String>) -> JsValue {
+    strings
+        .iter()
+        .map(|s| JsValue::from_str(s))
+        .collect::<JsArray>()
+        .into()
 }
 
 /// Variable-length elements as a JS `Array`: strings for `string`, `Uint8Array`s for bytes.
-fn variable_to_js(data: &ArrayData, items: &Items) -> Result<JsValue, JsValue> {
-    let out = JsArray::new_with_length((data.bytes.len() / VARIABLE_HANDLE_SIZE) as u32);
-    for (i, handle) in data.bytes.chunks_exact(VARIABLE_HANDLE_SIZE).enumerate() {
+fn variable_to_js(data_type: DataType, handles: &[u8], items: &Items) -> Result<JsValue, JsValue> {
+    let out = JsArray::new_with_length((handles.len() / VARIABLE_HANDLE_SIZE) as u32);
+    for (i, handle) in handles.chunks_exact(VARIABLE_HANDLE_SIZE).enumerate() {
         let item = items
             .resolve(handle)
             .ok_or("a result element refers to no item")?;
-        let value: JsValue = match data.data_type {
+        let value: JsValue = match data_type {
             // Items of a string array were checked as UTF-8 when their chunk was decoded.
             DataType::String => JsValue::from_str(&String::from_utf8_lossy(item)),
             _ => Uint8Array::from(item).into(),
@@ -312,6 +395,36 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
             })
         })
         .collect()
+}
+
+/// `open()`'s options beside the path and the signal: `{ zarrFormat: 2 | 3, consolidated }`.
+pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
+    let mut open = OpenOptions::default();
+    if options.is_undefined() || options.is_null() {
+        return Ok(open);
+    }
+    let get = |name: &str| {
+        Reflect::get(options, &name.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    if let Some(v) = get("zarrFormat") {
+        open.zarr_format = Some(match v.as_f64() {
+            Some(f) if f == 2.0 => 2,
+            Some(f) if f == 3.0 => 3,
+            _ => {
+                return Err(ZarrError::selection(format!(
+                    "open option zarrFormat must be 2 or 3, not {v:?}"
+                )))
+            }
+        });
+    }
+    if let Some(v) = get("consolidated") {
+        open.consolidated = Some(v.as_bool().ok_or_else(|| {
+            ZarrError::selection("open option consolidated must be true or false")
+        })?);
+    }
+    Ok(open)
 }
 
 /// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests, mergeGap,

@@ -7,7 +7,7 @@ mod fetch;
 
 use crate::array::Array;
 use crate::group::Group;
-use crate::node::{open, Node};
+use crate::node::{open_with, Node};
 use crate::store::http::HttpStore;
 use crate::store::ReadableStore;
 use convert::{
@@ -24,19 +24,22 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Opens the node at `path` below `url` over HTTP with `fetch`; `options` are the FetchStore's.
+/// Opens the node at `path` below `url` over HTTP with `fetch`; `options` are the FetchStore's,
+/// `open_options` open()'s (`zarrFormat`, `consolidated`).
 #[wasm_bindgen(js_name = openFetch)]
 pub async fn open_fetch(
     url: String,
     path: String,
     options: JsValue,
+    open_options: JsValue,
     signal: JsValue,
 ) -> Result<JsValue, JsValue> {
     let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
+    let open_options = convert::open_options(&open_options).map_err(js_error)?;
     let http = Rc::new(HttpStore::with_options(&url, client, http));
     let base: Rc<dyn ReadableStore> = http.clone();
     // The signal is the opening's only: the node keeps reading through the plain store.
-    let node = open(through_signal(&http, &signal, &base)?, &path)
+    let node = open_with(through_signal(&http, &signal, &base)?, &path, open_options)
         .await
         .map_err(js_error)?;
     Ok(node_to_js(node.with_store(base), http))
@@ -113,7 +116,7 @@ impl WasmArray {
             let array = array?;
             let selection = parse_selection(&selection, array.shape().len()).map_err(js_error)?;
             let data = array.get(&selection).await.map_err(js_error)?;
-            array_data_to_js(&data)
+            array_data_to_js(&data, array.metadata().fields.as_deref())
         })
     }
 
@@ -133,7 +136,7 @@ impl WasmArray {
             let array = array?;
             let coords = parse_coords(&coords, array.shape().len()).map_err(js_error)?;
             let data = array.get_chunk(&coords).await.map_err(js_error)?;
-            array_data_to_js(&data)
+            array_data_to_js(&data, array.metadata().fields.as_deref())
         })
     }
 }

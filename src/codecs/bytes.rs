@@ -5,19 +5,7 @@ use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endian {
-    Little,
-    Big,
-}
-
-impl Endian {
-    pub const NATIVE: Endian = if cfg!(target_endian = "little") {
-        Endian::Little
-    } else {
-        Endian::Big
-    };
-}
+pub use crate::data_type::Endian;
 
 pub struct BytesCodec {
     /// `None` only for one-byte types, where order does not matter.

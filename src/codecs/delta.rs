@@ -116,7 +116,12 @@ fn running_sum(dt: DataType, data: &mut [u8]) {
         | DataType::Complex128
         | DataType::Raw { .. }
         | DataType::String
-        | DataType::Bytes => {}
+        | DataType::Bytes
+        | DataType::DateTime64(_)
+        | DataType::TimeDelta64(_)
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. }
+        | DataType::Structured { .. } => {}
     }
 }
 

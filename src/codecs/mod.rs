@@ -6,6 +6,7 @@ pub mod astype;
 pub mod bitround;
 pub mod blosc;
 pub mod bytes;
+pub mod categorize;
 pub mod checksum32;
 pub mod delta;
 pub mod fixed_scale_offset;
@@ -53,6 +54,11 @@ pub trait ArrayToArrayCodec {
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr;
     /// Decodes to a chunk of `decoded`, elements in C order.
     fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Whether decoding only moves elements (a transpose): then it applies as well to the
+    /// handles that stand for variable-length elements.
+    fn only_reorders(&self) -> bool {
+        false
+    }
 }
 
 pub trait ArrayToBytesCodec {
@@ -79,7 +85,10 @@ pub trait BytesToBytesCodec {
 }
 
 pub struct CodecPipeline {
-    /// In metadata (encoding) order, as are the others.
+    /// For variable-length data, the leading codecs that only reorder elements: they apply to
+    /// the elements' handles once the items are taken out (`restore_order`). In metadata
+    /// (encoding) order, as are the others.
+    element_order: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_bytes: Box<dyn ArrayToBytesCodec>,
     bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>>,
@@ -127,6 +136,9 @@ fn build(
         "vlen-bytes" => vlen::VlenCodec::from_configuration(config, data_type, false)
             .map(|c| Built::ArrayToBytes(Box::new(c))),
         "transpose" => a2a!(transpose::TransposeCodec::from_configuration(config, ndim)),
+        "numcodecs.categorize" => a2a!(categorize::CategorizeCodec::from_configuration(
+            config, data_type
+        )),
         "gzip" | "numcodecs.gzip" => b2b!(gzip::GzipCodec::from_configuration(config)),
         "crc32c" => Ok(Built::BytesToBytes(Box::new(
             checksum32::Checksum32Codec::crc32c(),
@@ -181,14 +193,17 @@ impl CodecPipeline {
         ndim: usize,
         location: &str,
     ) -> Result<CodecPipeline> {
+        let mut element_order = Vec::new();
         let mut array_to_array = Vec::new();
         let mut array_to_bytes: Option<Box<dyn ArrayToBytesCodec>> = None;
         let mut bytes_to_bytes = Vec::new();
+        // Each codec is built for what reaches it: an array-to-array codec may change the type.
+        let mut reaching = data_type;
         for codec in codecs {
             let invalid = |reason: String| {
                 ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
             };
-            let built = match build(codec, data_type, fill_value, ndim) {
+            let built = match build(codec, reaching, fill_value, ndim) {
                 Some(built) => built.map_err(invalid)?,
                 // The spec lets readers ignore what is marked `must_understand: false`.
                 None if !codec.must_understand => continue,
@@ -200,15 +215,21 @@ impl CodecPipeline {
                 }
             };
             match (built, array_to_bytes.is_some()) {
-                // Array-to-array codecs work on fixed-size elements; none of them is defined
-                // for variable-length ones.
-                (Built::ArrayToArray(c), false) if data_type.is_variable() => {
-                    return Err(ZarrError::unsupported(
-                        location,
-                        format!("codec \"{}\" on {data_type} data", c.name()),
-                    ))
+                // Variable-length elements are reordered as handles; every other codec that
+                // accepted the data type (categorize) produces them.
+                (Built::ArrayToArray(c), false)
+                    if data_type.is_variable() && c.only_reorders() && array_to_array.is_empty() =>
+                {
+                    element_order.push(c)
                 }
-                (Built::ArrayToArray(c), false) => array_to_array.push(c),
+                (Built::ArrayToArray(c), false) => {
+                    let repr = ChunkRepr {
+                        shape: vec![1; ndim],
+                        data_type: reaching,
+                    };
+                    reaching = c.encoded_repr(&repr).data_type;
+                    array_to_array.push(c)
+                }
                 (Built::ArrayToBytes(c), false) => array_to_bytes = Some(c),
                 (Built::BytesToBytes(c), true) => bytes_to_bytes.push(c),
                 (Built::ArrayToArray(_) | Built::ArrayToBytes(_), true) => {
@@ -230,17 +251,17 @@ impl CodecPipeline {
             )
         })?;
         Ok(CodecPipeline {
+            element_order,
             array_to_array,
             array_to_bytes,
             bytes_to_bytes,
         })
     }
 
-    /// Decodes one stored chunk of `repr` to its elements (native byte order, C order).
     /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the
     /// array-to-bytes codec.
     fn reprs(&self, repr: &ChunkRepr) -> Vec<ChunkRepr> {
-        let mut reprs = vec![repr.clone()];
+        let mut reprs = vec![self.reordered(repr)];
         for codec in &self.array_to_array {
             let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
             reprs.push(next);
@@ -274,6 +295,31 @@ impl CodecPipeline {
         }
     }
 
+    /// A chunk of `repr` after the element-order codecs (itself for fixed-size data).
+    fn reordered(&self, repr: &ChunkRepr) -> ChunkRepr {
+        self.element_order
+            .iter()
+            .fold(repr.clone(), |r, codec| codec.encoded_repr(&r))
+    }
+
+    /// Puts the handles of a variable-length chunk of `repr`, taken out in stored order, into
+    /// C order (see `element_order`).
+    pub fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let mut reprs = vec![repr.clone()];
+        for codec in &self.element_order {
+            let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
+            reprs.push(next);
+        }
+        reprs.pop();
+        let mut elements = handles;
+        for (codec, decoded) in self.element_order.iter().zip(reprs).rev() {
+            elements = codec.decode(elements, &decoded)?;
+        }
+        Ok(elements)
+    }
+
+    /// Decodes one stored chunk of `repr` to its elements (native byte order, C order); for
+    /// variable-length data, to the items in stored order (see `restore_order`).
     pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let mut reprs = self.reprs(repr);
         let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());

@@ -27,9 +27,20 @@ impl Num {
 
 /// Whether `dt` is a real number type these conversions handle.
 pub fn is_real(dt: DataType) -> bool {
-    !matches!(
+    matches!(
         dt,
-        DataType::Complex64 | DataType::Complex128 | DataType::Raw { .. }
+        DataType::Bool
+            | DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+            | DataType::Float16
+            | DataType::Float32
+            | DataType::Float64
     )
 }
 
@@ -57,7 +68,12 @@ pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
         | DataType::Complex128
         | DataType::Raw { .. }
         | DataType::String
-        | DataType::Bytes => Num::U(0),
+        | DataType::Bytes
+        | DataType::DateTime64(_)
+        | DataType::TimeDelta64(_)
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. }
+        | DataType::Structured { .. } => Num::U(0),
     }
 }
 
@@ -93,7 +109,12 @@ pub fn write(dt: DataType, out: &mut [u8], i: usize, v: Num) {
         | DataType::Complex128
         | DataType::Raw { .. }
         | DataType::String
-        | DataType::Bytes => {}
+        | DataType::Bytes
+        | DataType::DateTime64(_)
+        | DataType::TimeDelta64(_)
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. }
+        | DataType::Structured { .. } => {}
     }
 }
 

@@ -57,6 +57,10 @@ impl ArrayToArrayCodec for TransposeCodec {
         "transpose"
     }
 
+    fn only_reorders(&self) -> bool {
+        true
+    }
+
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
         ChunkRepr {
             shape: self.order.iter().map(|&i| decoded.shape[i]).collect(),

@@ -1,40 +1,16 @@
 //! Zarr v3 `zarr.json` documents (core spec 3.1).
 
 use super::extension::Extension;
+use super::{attributes, check_shape, required, u64_list, ListedNode};
 use crate::chunk_grid::ChunkGrid;
 use crate::chunk_key_encoding::{ChunkKeyEncoding, Separator};
 use crate::data_type::DataType;
 use crate::error::{Result, ZarrError};
 use crate::fill_value::FillValue;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArrayMetadata {
-    pub shape: Vec<u64>,
-    pub data_type: DataType,
-    pub chunk_grid: ChunkGrid,
-    pub chunk_key_encoding: ChunkKeyEncoding,
-    pub fill_value: FillValue,
-    pub codecs: Vec<Extension>,
-    pub attributes: Map<String, Value>,
-    pub dimension_names: Option<Vec<Option<String>>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupMetadata {
-    pub attributes: Map<String, Value>,
-    /// zarr-python's consolidated metadata: every descendant's document, keyed by its path
-    /// relative to this group. `None` when the group has none.
-    pub consolidated: Option<Map<String, Value>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum NodeMetadata {
-    Array(ArrayMetadata),
-    Group(GroupMetadata),
-}
-
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+pub use super::{ArrayMetadata, GroupMetadata, NodeMetadata};
 
 const ARRAY_KEYS: &[&str] = &[
     "zarr_format",
@@ -92,7 +68,8 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         Some("group") => {
             check_unknown_keys(obj, GROUP_KEYS, location)?;
             Ok(NodeMetadata::Group(GroupMetadata {
-                attributes: attributes(obj, location)?,
+                zarr_format: 3,
+                attributes: attributes(obj.get("attributes"), location)?,
                 consolidated: consolidated(obj, location)?,
             }))
         }
@@ -126,7 +103,10 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
 
 /// The inline consolidated metadata of a group document. Other kinds are marked
 /// `must_understand: false` by their writer, so a reader that does not know them goes without.
-fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Map<String, Value>>> {
+fn consolidated(
+    obj: &Map<String, Value>,
+    location: &str,
+) -> Result<Option<BTreeMap<String, ListedNode>>> {
     let Some(Value::Object(c)) = obj.get("consolidated_metadata") else {
         return Ok(None);
     };
@@ -134,7 +114,12 @@ fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Map<S
         return Ok(None);
     }
     match c.get("metadata") {
-        Some(Value::Object(nodes)) => Ok(Some(nodes.clone())),
+        Some(Value::Object(nodes)) => Ok(Some(
+            nodes
+                .iter()
+                .map(|(path, doc)| (path.clone(), ListedNode::V3(doc.clone())))
+                .collect(),
+        )),
         _ => Err(ZarrError::metadata(
             location,
             "consolidated_metadata has no \"metadata\" object",
@@ -142,46 +127,9 @@ fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Map<S
     }
 }
 
-fn attributes(obj: &Map<String, Value>, location: &str) -> Result<Map<String, Value>> {
-    match obj.get("attributes") {
-        None => Ok(Map::new()),
-        Some(Value::Object(a)) => Ok(a.clone()),
-        Some(other) => Err(ZarrError::metadata(
-            location,
-            format!("\"attributes\" is not an object: {other}"),
-        )),
-    }
-}
-
-fn required<'a>(obj: &'a Map<String, Value>, key: &str, location: &str) -> Result<&'a Value> {
-    obj.get(key)
-        .ok_or_else(|| ZarrError::metadata(location, format!("\"{key}\" is missing")))
-}
-
-fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
-    let bad = || {
-        ZarrError::metadata(
-            location,
-            format!("{what} must be a list of non-negative integers, not {value}"),
-        )
-    };
-    value
-        .as_array()
-        .ok_or_else(bad)?
-        .iter()
-        .map(|v| v.as_u64().ok_or_else(bad))
-        .collect()
-}
-
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
-    // Indices reach JavaScript as numbers, which are exact only up to 2^53 - 1.
-    if let Some(len) = shape.iter().find(|&&n| n > MAX_SAFE_INTEGER) {
-        return Err(ZarrError::unsupported(
-            location,
-            format!("shape has a dimension of {len}, beyond 2^53 - 1"),
-        ));
-    }
+    check_shape(&shape, location)?;
     let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
     let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
     let chunk_key_encoding =
@@ -256,13 +204,15 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         }
     };
     Ok(ArrayMetadata {
+        zarr_format: 3,
         shape,
         data_type,
+        fields: None,
         chunk_grid,
         chunk_key_encoding,
         fill_value,
         codecs,
-        attributes: attributes(obj, location)?,
+        attributes: attributes(obj.get("attributes"), location)?,
         dimension_names,
     })
 }

@@ -3,9 +3,12 @@
 #![allow(dead_code)]
 
 use async_trait::async_trait;
+use futures_executor::block_on;
+use serde_json::Value;
 use std::path::PathBuf;
+use std::rc::Rc;
 use zarr_wasm::store::{ByteRange, ReadableStore};
-use zarr_wasm::Result;
+use zarr_wasm::{open, Node, Result};
 
 pub struct DirStore {
     root: PathBuf,
@@ -54,4 +57,71 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+}
+
+/// Compares element bytes, treating NaNs of a float type as equal to each other.
+fn same_values(dtype: &str, got: &[u8], want: &[u8]) -> bool {
+    let same_floats = |size: usize| {
+        got.len() == want.len()
+            && got.chunks(size).zip(want.chunks(size)).all(|(a, b)| {
+                let nan = |x: &[u8]| match size {
+                    4 => f32::from_le_bytes(x.try_into().unwrap()).is_nan(),
+                    _ => f64::from_le_bytes(x.try_into().unwrap()).is_nan(),
+                };
+                a == b || (nan(a) && nan(b))
+            })
+    };
+    match dtype {
+        "float64" => same_floats(8),
+        "float32" => same_floats(4),
+        _ => got == want,
+    }
+}
+
+/// Reads every array a manifest lists (tests/fixtures/<name>) through the core and compares it
+/// with the values its writer recorded; returns how many arrays it checked.
+pub fn check_manifest(name: &str) -> usize {
+    let manifest: Value = serde_json::from_slice(&std::fs::read(fixture_path(name)).unwrap()).unwrap();
+    let arrays = manifest["arrays"].as_array().unwrap();
+    for entry in arrays {
+        let path = entry["path"].as_str().unwrap();
+        let store = Rc::new(DirStore::fixtures(entry["store"].as_str().unwrap()));
+        let arr = match block_on(open(store, path)) {
+            Ok(Node::Array(a)) => a,
+            Ok(Node::Group(_)) => panic!("{path} is a group"),
+            Err(e) => panic!("{path}: {e}"),
+        };
+        let format = entry["zarr_format"].as_u64().unwrap_or(3);
+        assert_eq!(arr.metadata().zarr_format as u64, format, "{path}");
+        assert_eq!(arr.data_type().name(), entry["dtype"].as_str().unwrap(), "{path}");
+        let shape: Vec<u64> = entry["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(arr.shape(), &shape[..], "{path}");
+        let data = block_on(arr.get(&[])).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(data.shape, shape, "{path}");
+        let want = std::fs::read(fixture_path(entry["data"].as_str().unwrap())).unwrap();
+        let got = match &data.items {
+            // Variable-length results are compared in the manifest's vlen layout.
+            Some(items) => {
+                let mut out = ((data.bytes.len() / 8) as u32).to_le_bytes().to_vec();
+                for handle in data.bytes.chunks(8) {
+                    let item = items.resolve(handle).unwrap();
+                    out.extend((item.len() as u32).to_le_bytes());
+                    out.extend(item);
+                }
+                out
+            }
+            None => data.bytes.clone(),
+        };
+        assert!(
+            same_values(entry["dtype"].as_str().unwrap(), &got, &want),
+            "{}/{path}: values differ",
+            entry["store"]
+        );
+    }
+    arrays.len()
 }

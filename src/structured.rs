@@ -1,0 +1,161 @@
+//! NumPy structured (record) types, as Zarr v2 stores them: each element is a packed record of
+//! named fields, each field a value type with its own byte order, optionally a subarray, or a
+//! nested record. Elements of a structured array stay exactly as stored (fields may disagree on
+//! byte order), and are taken apart here into one native-order buffer per field.
+
+use crate::data_type::{DataType, Endian};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    /// Where the field starts within its record, in bytes.
+    pub offset: usize,
+    /// Subarray shape (empty for one value per record).
+    pub shape: Vec<u64>,
+    pub kind: FieldKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldKind {
+    /// Values of one type; `endian` is `None` where byte order does not apply.
+    Value {
+        data_type: DataType,
+        endian: Option<Endian>,
+    },
+    /// A nested record of `size` bytes.
+    Record { fields: Vec<Field>, size: usize },
+}
+
+impl Field {
+    /// Bytes of one value of the field (one subarray item).
+    pub fn item_size(&self) -> usize {
+        match &self.kind {
+            FieldKind::Value { data_type, .. } => data_type.size(),
+            FieldKind::Record { size, .. } => *size,
+        }
+    }
+
+    /// Values per record (the subarray's element count).
+    pub fn count(&self) -> usize {
+        self.shape.iter().map(|&d| d as usize).product()
+    }
+
+    /// Bytes the field takes in its record.
+    pub fn size(&self) -> usize {
+        self.item_size() * self.count()
+    }
+}
+
+/// One field's values across all records of a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldValues {
+    pub name: String,
+    /// The records' shape followed by the field's subarray shapes.
+    pub shape: Vec<u64>,
+    pub values: Values,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// Elements of `data_type` in C order and native byte order.
+    Elements { data_type: DataType, bytes: Vec<u8> },
+    Record(Vec<FieldValues>),
+}
+
+/// Takes records of `record_size` bytes (a result of `shape`) apart into their fields.
+pub fn split(bytes: &[u8], record_size: usize, shape: &[u64], fields: &[Field]) -> Vec<FieldValues> {
+    let starts: Vec<usize> = (0..bytes.len() / record_size.max(1))
+        .map(|i| i * record_size)
+        .collect();
+    split_at(bytes, &starts, shape, fields)
+}
+
+/// The fields of the records that start at `starts` (in C order of `shape`).
+fn split_at(bytes: &[u8], starts: &[usize], shape: &[u64], fields: &[Field]) -> Vec<FieldValues> {
+    fields
+        .iter()
+        .map(|field| {
+            let shape: Vec<u64> = shape.iter().chain(&field.shape).copied().collect();
+            // Where each value of the field starts: per record, per subarray item.
+            let item = field.item_size();
+            let items: Vec<usize> = starts
+                .iter()
+                .flat_map(|&s| (0..field.count()).map(move |k| s + field.offset + k * item))
+                .collect();
+            let values = match &field.kind {
+                FieldKind::Value { data_type, endian } => Values::Elements {
+                    data_type: *data_type,
+                    bytes: gather(bytes, &items, *data_type, *endian),
+                },
+                FieldKind::Record { fields, .. } => {
+                    Values::Record(split_at(bytes, &items, &shape, fields))
+                }
+            };
+            FieldValues {
+                name: field.name.clone(),
+                shape,
+                values,
+            }
+        })
+        .collect()
+}
+
+/// The values of `data_type` at `items`, swapped to native byte order.
+fn gather(bytes: &[u8], items: &[usize], data_type: DataType, endian: Option<Endian>) -> Vec<u8> {
+    let size = data_type.size();
+    let mut out = Vec::with_capacity(items.len() * size);
+    for &at in items {
+        // Fields lie inside records by construction (metadata checks offsets against the size).
+        out.extend_from_slice(bytes.get(at..at + size).unwrap_or(&vec![0; size]));
+    }
+    if let (Some(unit), Some(e)) = (data_type.byte_order_unit(), endian) {
+        if e != Endian::NATIVE {
+            out.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(name: &str, offset: usize, data_type: DataType, endian: Option<Endian>, shape: Vec<u64>) -> Field {
+        Field {
+            name: name.into(),
+            offset,
+            shape,
+            kind: FieldKind::Value { data_type, endian },
+        }
+    }
+
+    #[test]
+    fn fields_come_apart_in_native_order() {
+        // [("a", ">i2", (2,)), ("r", [("b", "u1"), ("c", "<u2")])]: 7 bytes a record.
+        let fields = vec![
+            value("a", 0, DataType::Int16, Some(Endian::Big), vec![2]),
+            Field {
+                name: "r".into(),
+                offset: 4,
+                shape: vec![],
+                kind: FieldKind::Record {
+                    fields: vec![
+                        value("b", 0, DataType::UInt8, None, vec![]),
+                        value("c", 1, DataType::UInt16, Some(Endian::Little), vec![]),
+                    ],
+                    size: 3,
+                },
+            },
+        ];
+        let records = [0, 1, 0, 2, 9, 5, 0, /**/ 0xff, 0xfe, 0, 3, 8, 0, 1];
+        let parts = split(&records, 7, &[2], &fields);
+        assert_eq!(parts[0].shape, vec![2, 2]);
+        let Values::Elements { bytes, .. } = &parts[0].values else { panic!() };
+        let a: Vec<i16> = bytes.chunks(2).map(|b| i16::from_ne_bytes([b[0], b[1]])).collect();
+        assert_eq!(a, [1, 2, -2, 3]);
+        let Values::Record(inner) = &parts[1].values else { panic!() };
+        let Values::Elements { bytes, .. } = &inner[1].values else { panic!() };
+        let c: Vec<u16> = bytes.chunks(2).map(|b| u16::from_ne_bytes([b[0], b[1]])).collect();
+        assert_eq!((inner[1].name.as_str(), c), ("c", vec![5, 256]));
+    }
+}
