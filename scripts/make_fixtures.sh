@@ -1,13 +1,33 @@
 #!/usr/bin/env bash
-# Regenerates the committed fixtures with pinned writers in a local venv (.venv-fixtures).
+# Regenerates the committed fixtures with pinned writers in local venvs:
+#   bash scripts/make_fixtures.sh        everything
+#   bash scripts/make_fixtures.sh v3     the v3 fixtures, the demo sample and the benchmark data
+#                                        (zarr-python 3, tensorstore; .venv-fixtures)
+#   bash scripts/make_fixtures.sh v2     the v2 fixtures (zarr-python 2, tensorstore;
+#                                        .venv-fixtures-v2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x .venv-fixtures/bin/python ]; then
-  python3 -m venv .venv-fixtures
+which=${1:-all}
+
+venv() { # venv DIR REQUIREMENTS
+  if [ ! -x "$1/bin/python" ]; then
+    python3 -m venv "$1"
+  fi
+  "$1/bin/pip" install -q -r "$2"
+}
+
+if [ "$which" = all ] || [ "$which" = v3 ]; then
+  # libsnappy for the Blosc snappy chunks (numcodecs' c-blosc has no snappy): Debian's binding.
+  if ! /usr/bin/python3 -c "import snappy" 2>/dev/null; then
+    apt-get install -y -q python3-snappy
+  fi
+  venv .venv-fixtures scripts/fixtures-requirements.txt
+  .venv-fixtures/bin/python scripts/make_fixtures.py
 fi
-# libsnappy for the Blosc snappy chunks (numcodecs' c-blosc has no snappy): Debian's binding.
-if ! /usr/bin/python3 -c "import snappy" 2>/dev/null; then
-  apt-get install -y -q python3-snappy
+if [ "$which" = all ] || [ "$which" = v2 ]; then
+  venv .venv-fixtures-v2 scripts/fixtures-v2-requirements.txt
+  .venv-fixtures-v2/bin/python scripts/make_fixtures_v2.py
+  # zarr-python 3 in v2 mode, from the v3 venv.
+  venv .venv-fixtures scripts/fixtures-requirements.txt
+  .venv-fixtures/bin/python scripts/make_fixtures_v2.py
 fi
-.venv-fixtures/bin/pip install -q -r scripts/fixtures-requirements.txt
-.venv-fixtures/bin/python scripts/make_fixtures.py

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the committed Zarr v2 data sets with real v2 writers, and the expected values beside them.
 
-Run with `bash scripts/make_fixtures.sh v2` (a pinned venv: zarr-python 2.18 with numcodecs' C
-codecs, and tensorstore). Outputs:
+Run with `bash scripts/make_fixtures.sh v2`, which runs it twice: with zarr-python 2.18 (and
+tensorstore) in one pinned venv, and with zarr-python 3 in v2 mode in the other. Outputs of the
+zarr-python 2 run:
   tests/fixtures/v2.zarr/               a v2 hierarchy written by zarr-python 2 (not consolidated)
   tests/fixtures/v2_consolidated.zarr/  a v2 hierarchy with zarr-python's .zmetadata
   tests/fixtures/tensorstore_v2.zarr/   arrays written by tensorstore's zarr (v2) driver
@@ -14,6 +15,9 @@ codecs, and tensorstore). Outputs:
                                         S and V types as their bytes, U as UTF-32LE, structured
                                         records as NumPy stores them (each field in its own byte
                                         order), object strings in numcodecs' vlen layout
+Outputs of the zarr-python 3 run:
+  tests/fixtures/zarr3_v2.zarr/         a consolidated v2 hierarchy written by zarr-python 3
+  tests/fixtures/v2_zarr3.expected.json and v2_zarr3.expected/, as above
 Everything is seeded, so values are the same on every run.
 """
 import base64
@@ -30,8 +34,11 @@ from importlib.metadata import version as package_version
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
-EXPECTED_DIR = FIXTURES / "v2.expected"
-RNG = np.random.default_rng(20261123)
+ZARR_MAJOR = int(zarr.__version__.split(".")[0])
+# Each writer's run has its own manifest and values folder.
+EXPECTED_DIR = FIXTURES / ("v2.expected" if ZARR_MAJOR == 2 else "v2_zarr3.expected")
+MANIFEST = FIXTURES / f"{EXPECTED_DIR.name}.json"
+RNG = np.random.default_rng(20261123 + ZARR_MAJOR)
 ZARR = f"zarr-python {zarr.__version__} (numcodecs {numcodecs.__version__})"
 TENSORSTORE = f"tensorstore {package_version('tensorstore')}"
 EXPECTED = []
@@ -125,7 +132,7 @@ def record(store, path, data, chunks, fill, writer, attrs=None, object_codec=Non
     entry = {
         "store": store, "path": path, "writer": writer, "zarr_format": 2,
         "dtype": dtype_name(data.dtype, object_codec), "shape": list(data.shape), "chunks": list(chunks),
-        "fill_value": fill_json(fill, data.dtype), "data": f"v2.expected/{file}", "attrs": attrs,
+        "fill_value": fill_json(fill, data.dtype), "data": f"{EXPECTED_DIR.name}/{file}", "attrs": attrs,
         "dimension_names": names if isinstance(names, list) and len(names) == data.ndim else None,
         "order": order,
     }
@@ -186,18 +193,33 @@ def records_for(dtype, shape):
 
 
 class V2Writer:
-    """Writes arrays into one zarr-python 2 hierarchy and records them."""
+    """Writes arrays into one v2 hierarchy with zarr-python (2, or 3 in v2 mode) and records them."""
 
     def __init__(self, store, attrs):
         self.store = store
         self.path = FIXTURES / store
         shutil.rmtree(self.path, ignore_errors=True)
-        self.root = zarr.open_group(str(self.path), mode="w")
+        if ZARR_MAJOR == 2:
+            self.root = zarr.open_group(str(self.path), mode="w")
+        else:
+            self.root = zarr.open_group(str(self.path), mode="w", zarr_format=2)
         self.root.attrs.update(attrs)
 
+    def create(self, name, data, chunks, fill_value, **kw):
+        if ZARR_MAJOR == 2:
+            return self.root.create_dataset(name, shape=data.shape, chunks=chunks, dtype=data.dtype,
+                                            fill_value=fill_value, **kw)
+        # zarr-python 3 names them differently, and takes the object codec from the data type.
+        kw.pop("object_codec", None)
+        if "compressor" in kw:
+            kw["compressors"] = kw.pop("compressor")
+        if "dimension_separator" in kw:
+            kw["chunk_key_encoding"] = {"name": "v2", "separator": kw.pop("dimension_separator")}
+        dtype = str if data.dtype.kind == "O" else data.dtype
+        return self.root.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, fill_value=fill_value, **kw)
+
     def array(self, name, data, chunks, fill_value=0, write=None, lossy=False, attrs=None, **kw):
-        arr = self.root.create_dataset(name, shape=data.shape, chunks=chunks, dtype=data.dtype,
-                                       fill_value=fill_value, **kw)
+        arr = self.create(name, data, chunks, fill_value, **kw)
         if attrs:
             arr.attrs.update(attrs)
         if lossy:
@@ -234,7 +256,10 @@ class V2Writer:
             assert got.tobytes() == data.tobytes() if data.dtype.kind != "O" else list(got.reshape(-1)) == list(data.reshape(-1)), name
         meta = json.loads((self.path / name / ".zarray").read_text())
         assert meta["zarr_format"] == 2
-        record(self.store, name, data, chunks, fill_value, ZARR, attrs=dict(arr.attrs),
+        zattrs = self.path / name / ".zattrs"
+        # The attributes as the document has them (zarr-python sorts the keys).
+        attrs = json.loads(zattrs.read_text()) if zattrs.exists() else {}
+        record(self.store, name, data, chunks, fill_value, ZARR, attrs=attrs,
                object_codec=kw.get("object_codec"), order=meta["order"])
         return arr
 
@@ -480,16 +505,44 @@ def write_bad():
     (bad / "not_json" / ".zarray").write_text("{ this is not json")
 
 
+def write_zarr3():
+    """What zarr-python 3 writes in v2 mode (as xarray does for `zarr_format=2`), consolidated."""
+    w = V2Writer("zarr3_v2.zarr", {"title": "v2 written by zarr-python 3", "writer": ZARR})
+    zlib = numcodecs.Zlib(level=1)
+    w.array("int16_zlib", values_for(np.dtype("<i2"), (13, 11)), (5, 4), compressor=zlib)
+    w.array("float32_nan_sparse", values_for(np.dtype("<f4"), (20, 20)), (8, 8), fill_value=float("nan"),
+            compressor=numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.BITSHUFFLE),
+            write=[np.s_[0:8, 0:8], np.s_[10:20, 12:20]])
+    w.array("big_endian_delta", np.cumsum(RNG.normal(0, 1, (12, 10)), axis=1).astype(">f8"), (5, 5),
+            filters=[numcodecs.Delta(dtype=">f8")], compressor=zlib, lossy=True)
+    w.array("f_order_3d", values_for(np.dtype("<i4"), (7, 6, 5)), (3, 4, 2), order="F", compressor=zlib)
+    strings = np.array(["", "a", "zarr", "héllo", "日本語", "😀", "x" * 50] * 3, dtype=object).reshape(3, 7)
+    w.array("strings", strings, (2, 4), fill_value="", compressor=None, write=[np.s_[0:2, 0:4], np.s_[2:3, 4:7]])
+    w.array("fixed_bytes", values_for(np.dtype("S4"), (9,)), (4,), fill_value=b"x", compressor=None, write=[np.s_[0:8]])
+    w.array("unicode", values_for(np.dtype("<U3"), (9,)), (4,), fill_value="", compressor=zlib)
+    w.array("datetime_ms", values_for(np.dtype("<M8[ms]"), (9,)), (4,), fill_value=np.datetime64("NaT"),
+            compressor=None, write=[np.s_[0:4]])
+    w.array("bool", values_for(np.dtype("|b1"), (9, 9)), (4, 4), fill_value=False, compressor=zlib)
+    w.array("nested_keys", values_for(np.dtype("<u2"), (10, 9)), (4, 4), dimension_separator="/", compressor=None)
+    w.array("dimension_names", values_for(np.dtype("<f8"), (4, 5)), (2, 5), compressor=None,
+            attrs={"_ARRAY_DIMENSIONS": ["time", "x"], "long_name": "written as xarray does"})
+    w.root.create_group("group", attributes={"kind": "a child group"})
+    zarr.consolidate_metadata(str(w.path))
+
+
 def write_manifest():
     groups = {"v2.zarr": {"": {"title": "zarr-wasm v2 fixtures", "writer": ZARR}, "nested/deeper": {"depth": 2}}}
-    (FIXTURES / "v2.expected.json").write_text(json.dumps({"arrays": EXPECTED, "groups": groups}, indent=1) + "\n")
+    MANIFEST.write_text(json.dumps({"arrays": EXPECTED, "groups": groups}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
     shutil.rmtree(EXPECTED_DIR, ignore_errors=True)
-    write_v2()
-    write_consolidated()
-    write_tensorstore()
-    write_bad()
+    if ZARR_MAJOR == 2:
+        write_v2()
+        write_consolidated()
+        write_tensorstore()
+        write_bad()
+    else:
+        write_zarr3()
     write_manifest()
     print("v2 fixtures written with", ZARR, "and", TENSORSTORE)

@@ -99,7 +99,15 @@ pub(crate) async fn open_v2(
         }
     };
     let (zarray, zattrs) = join(json(path.key(".zarray")), json(path.key(".zattrs"))).await;
-    let zattrs = zattrs?.map(|(doc, _)| doc);
+    let zattrs = match zattrs? {
+        Some((doc, location)) if !doc.is_object() => {
+            return Err(ZarrError::metadata(
+                &location,
+                format!("attributes are not a JSON object: {doc}"),
+            ))
+        }
+        other => other.map(|(doc, _)| doc),
+    };
     if let Some((zarray, location)) = zarray? {
         let metadata = v2::parse_array(&zarray, zattrs.as_ref(), &location)?;
         let node = node_from_metadata(

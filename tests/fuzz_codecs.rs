@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
 use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
+use zarr_wasm::metadata::{v2, ArrayMetadata};
 use zarr_wasm::variable::Items;
 
 struct CountingAllocator;
@@ -82,7 +83,13 @@ struct Target {
 
 fn targets() -> Vec<Target> {
     let mut out = Vec::new();
-    for store in ["codecs.zarr", "v3.zarr", "tensorstore.zarr"] {
+    for store in [
+        "codecs.zarr",
+        "v3.zarr",
+        "tensorstore.zarr",
+        "v2.zarr",
+        "tensorstore_v2.zarr",
+    ] {
         let root = common::fixture_path(store);
         let mut stack = vec![root.clone()];
         while let Some(dir) = stack.pop() {
@@ -90,14 +97,13 @@ fn targets() -> Vec<Target> {
                 continue;
             };
             for e in entries.flatten() {
-                if e.path().is_dir() && e.file_name() != "c" {
+                let name = e.file_name().to_string_lossy().into_owned();
+                // Chunk folders: "c" in v3, digits for v2's nested keys.
+                if e.path().is_dir() && name != "c" && !name.starts_with(|c: char| c.is_ascii_digit()) {
                     stack.push(e.path());
                 }
             }
-            let Ok(bytes) = std::fs::read(dir.join("zarr.json")) else {
-                continue;
-            };
-            let Ok(NodeMetadata::Array(meta)) = parse(&bytes, "fuzz") else {
+            let Some(meta) = array_metadata(&dir) else {
                 continue;
             };
             let Some(shape) = meta.chunk_grid.regular_chunk_shape() else {
@@ -112,7 +118,10 @@ fn targets() -> Vec<Target> {
             ) else {
                 continue;
             };
-            let chunk_path = first_chunk(&dir);
+            let chunk_path = match meta.zarr_format {
+                2 => first_chunk(&dir),
+                _ => first_chunk(&dir.join("c")),
+            };
             let Some(chunk) = chunk_path.and_then(|p| std::fs::read(p).ok()) else {
                 continue;
             };
@@ -132,8 +141,24 @@ fn targets() -> Vec<Target> {
     out
 }
 
+/// The array metadata in `dir`: its `zarr.json`, or its `.zarray` and `.zattrs`.
+fn array_metadata(dir: &std::path::Path) -> Option<ArrayMetadata> {
+    if let Ok(bytes) = std::fs::read(dir.join("zarr.json")) {
+        return match parse(&bytes, "fuzz") {
+            Ok(NodeMetadata::Array(meta)) => Some(meta),
+            _ => None,
+        };
+    }
+    let zarray: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join(".zarray")).ok()?).ok()?;
+    let zattrs = std::fs::read(dir.join(".zattrs"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    v2::parse_array(&zarray, zattrs.as_ref(), "fuzz").ok()
+}
+
+/// The first chunk file below `dir` (names not starting with "." nor "zarr.json").
 fn first_chunk(dir: &std::path::Path) -> Option<std::path::PathBuf> {
-    let mut stack = vec![dir.join("c")];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let mut entries: Vec<_> = std::fs::read_dir(&d)
             .ok()?
@@ -142,6 +167,10 @@ fn first_chunk(dir: &std::path::Path) -> Option<std::path::PathBuf> {
             .collect();
         entries.sort();
         for p in entries {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "zarr.json" {
+                continue;
+            }
             if p.is_file() {
                 return Some(p);
             }
@@ -256,7 +285,7 @@ fn mutated_real_chunks_never_panic_hang_or_overallocate() {
     let _serial = serial();
     let targets = targets();
     assert!(
-        targets.len() >= 60,
+        targets.len() >= 150,
         "found only {} fixture arrays",
         targets.len()
     );
@@ -284,7 +313,11 @@ fn mutated_real_chunks_never_panic_hang_or_overallocate() {
             // takes apart; that must succeed for every chunk the pipeline accepted.
             Ok(out) if variable => {
                 let n = t.repr.shape.iter().product::<u64>() as usize;
-                if Items::default().push_chunk(&out, n).is_err() {
+                let handles = Items::default().push_chunk(&out, n);
+                // F-order chunks then reorder the handles.
+                if handles.is_err()
+                    || t.pipeline.restore_order(handles.unwrap_or_default(), &t.repr).is_err()
+                {
                     fail(
                         "accepted a vlen chunk it cannot take apart",
                         &t.name,

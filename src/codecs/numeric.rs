@@ -165,9 +165,11 @@ pub fn parse_numpy_dtype(s: &str) -> Result<DataType, String> {
     if let Some(dt) = DataType::from_v3_name(s).filter(|&d| is_real(d)) {
         return Ok(dt);
     }
-    let (order, code) = match s.as_bytes().first() {
-        Some(b'<' | b'>' | b'|' | b'=') => (s.as_bytes()[0], &s[1..]),
-        _ => (b'=', s),
+    // The byte order does not matter here: filters work on values, and where their bytes are
+    // stored the array's codecs (a v2 array's bytes codec) say the order.
+    let code = match s.as_bytes().first() {
+        Some(b'<' | b'>' | b'|' | b'=') => &s[1..],
+        _ => s,
     };
     let dt = match code {
         "b1" | "?" => DataType::Bool,
@@ -188,11 +190,6 @@ pub fn parse_numpy_dtype(s: &str) -> Result<DataType, String> {
             ))
         }
     };
-    if order == b'>' && dt.size() > 1 {
-        return Err(format!(
-            "big-endian dtype \"{s}\" in a filter configuration is not supported"
-        ));
-    }
     Ok(dt)
 }
 
@@ -214,7 +211,8 @@ mod tests {
         assert_eq!(parse_numpy_dtype("<i4"), Ok(DataType::Int32));
         assert_eq!(parse_numpy_dtype("|u1"), Ok(DataType::UInt8));
         assert_eq!(parse_numpy_dtype("float32"), Ok(DataType::Float32));
-        assert!(parse_numpy_dtype(">f8").is_err());
+        // Byte order is the array codecs' business: a filter names only the value type.
+        assert_eq!(parse_numpy_dtype(">f8"), Ok(DataType::Float64));
         assert!(parse_numpy_dtype("<c8").is_err());
     }
 }

@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startServer } from "../support/server.mjs";
 import { launchChromium, openPage } from "../support/browser.mjs";
-import { readCases } from "../cases/read.mjs";
+import { MANIFESTS, readCases } from "../cases/read.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
-const names = readCases(manifest).map((c) => c.name);
+const manifests = MANIFESTS.map((m) => JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")));
+const names = readCases(manifests).map((c) => c.name);
 let server, browser, page, errors;
 
 before(async () => {

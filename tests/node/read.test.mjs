@@ -4,10 +4,10 @@ import { readFileSync } from "node:fs";
 import * as zarr from "zarr-wasm";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
-import { readCases } from "../cases/read.mjs";
+import { MANIFESTS, readCases } from "../cases/read.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
+const manifests = MANIFESTS.map((m) => JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")));
 let server;
 let ctx;
 
@@ -17,4 +17,4 @@ before(async () => {
 });
 after(() => server.close());
 
-for (const c of readCases(manifest)) test(c.name, () => c.run(ctx));
+for (const c of readCases(manifests)) test(c.name, () => c.run(ctx));
