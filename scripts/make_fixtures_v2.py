@@ -123,11 +123,23 @@ def expected_bytes(data):
     return out.astype(out.dtype.newbyteorder("<")).tobytes()
 
 
+def as_read(value):
+    """Attributes as zarr-wasm reads them: zarr-python writes Python's NaN and Infinity tokens for
+    non-finite floats, which zarr-wasm reads as the strings the Zarr specs use for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: as_read(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_read(v) for v in value]
+    return value
+
+
 def record(store, path, data, chunks, fill, writer, attrs=None, object_codec=None, order="C"):
     file = f"{store.removesuffix('.zarr')}__{path.replace('/', '__')}.bin"
     EXPECTED_DIR.mkdir(exist_ok=True)
     (EXPECTED_DIR / file).write_bytes(expected_bytes(data))
-    attrs = attrs or {}
+    attrs = as_read(attrs or {})
     names = attrs.get("_ARRAY_DIMENSIONS")
     entry = {
         "store": store, "path": path, "writer": writer, "zarr_format": 2,
@@ -366,7 +378,8 @@ def write_v2():
     w.array("layouts/scalar", np.array(7, dtype="<i4"), (), compressor=None)
     w.array("layouts/empty", np.zeros((0, 5), dtype="<f4"), (2, 2), compressor=zlib)
     w.array("layouts/nan_fill", values_for(np.dtype("<f8"), (40, 40)), (10, 10), fill_value=float("nan"),
-            compressor=zlib, write=[np.s_[0:10, 0:10], np.s_[25:33, 12:18]])
+            compressor=zlib, write=[np.s_[0:10, 0:10], np.s_[25:33, 12:18]],
+            attrs={"_FillValue": float("nan"), "valid_range": [float("-inf"), float("inf")], "note": "NaN"})
     w.array("layouts/null_fill", values_for(np.dtype("<i4"), (20, 20)), (10, 10), fill_value=None, compressor=zlib,
             write=[np.s_[0:10, 10:20]])
     w.array("layouts/int_fill", values_for(np.dtype("<i2"), (20, 20)), (10, 10), fill_value=-42, compressor=zlib,
@@ -525,7 +538,8 @@ def write_zarr3():
     w.array("bool", values_for(np.dtype("|b1"), (9, 9)), (4, 4), fill_value=False, compressor=zlib)
     w.array("nested_keys", values_for(np.dtype("<u2"), (10, 9)), (4, 4), dimension_separator="/", compressor=None)
     w.array("dimension_names", values_for(np.dtype("<f8"), (4, 5)), (2, 5), compressor=None,
-            attrs={"_ARRAY_DIMENSIONS": ["time", "x"], "long_name": "written as xarray does"})
+            attrs={"_ARRAY_DIMENSIONS": ["time", "x"], "long_name": "written as xarray does",
+                   "missing_value": float("nan")})
     w.root.create_group("group", attributes={"kind": "a child group"})
     zarr.consolidate_metadata(str(w.path))
 

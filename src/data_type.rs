@@ -38,12 +38,18 @@ pub enum DataType {
     /// NumPy's `timedelta64[unit]` (Zarr v2 `m8[unit]`): a signed 64-bit count of units.
     TimeDelta64(TimeUnit),
     /// NumPy's `S<len>` (Zarr v2): byte strings of `len` bytes, shorter ones padded with NULs.
-    FixedBytes { len: usize },
+    FixedBytes {
+        len: usize,
+    },
     /// NumPy's `U<chars>` (Zarr v2): `chars` UTF-32 code units, shorter strings padded with NULs.
-    FixedUnicode { chars: usize },
+    FixedUnicode {
+        chars: usize,
+    },
     /// A NumPy structured (record) type of `size` bytes; its fields are described beside the
     /// array's data type (`structured::Field`).
-    Structured { size: usize },
+    Structured {
+        size: usize,
+    },
 }
 
 /// A byte order of stored multi-byte values.

@@ -457,7 +457,10 @@ mod tests {
         assert_eq!(v2(json!(0.0), DataType::UInt8).unwrap().as_bytes(), [0]);
         assert_eq!(v2(json!(1), DataType::Bool).unwrap().as_bytes(), [1]);
         let ns = DataType::DateTime64(TimeUnit::parse("ns").unwrap());
-        assert_eq!(v2(json!("NaT"), ns).unwrap().as_bytes(), i64::MIN.to_ne_bytes());
+        assert_eq!(
+            v2(json!("NaT"), ns).unwrap().as_bytes(),
+            i64::MIN.to_ne_bytes()
+        );
         assert_eq!(v2(json!(-5), ns).unwrap().to_scalar(ns), Scalar::Int(-5));
         let s4 = DataType::FixedBytes { len: 4 };
         assert_eq!(v2(json!("YWI="), s4).unwrap().as_bytes(), b"ab\0\0");
@@ -471,7 +474,10 @@ mod tests {
         assert!(v2(json!("AQI="), record).is_err());
         // zarr-python 2's default for object arrays, 0, is no string at all.
         assert!(v2(json!(0), DataType::String).unwrap().is_undefined());
-        assert_eq!(v2(json!("x"), DataType::String).unwrap().item(), Some(&b"x"[..]));
+        assert_eq!(
+            v2(json!("x"), DataType::String).unwrap().item(),
+            Some(&b"x"[..])
+        );
         assert!(v2(json!([1, "NaN"]), DataType::Complex64).is_ok());
     }
 }

@@ -96,7 +96,11 @@ impl Group {
             };
             return Box::pin(open_with(self.store.clone(), path.as_str(), options)).await;
         };
-        let document = if self.metadata.zarr_format == 2 { ".zarray" } else { "zarr.json" };
+        let document = if self.metadata.zarr_format == 2 {
+            ".zarray"
+        } else {
+            "zarr.json"
+        };
         let location = format!(
             "{} (consolidated metadata)",
             self.store.locate(&path.key(document))

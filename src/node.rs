@@ -86,7 +86,7 @@ async fn open_v3(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Optio
 
 /// The v2 node at `path`, or `None` when there is neither `.zarray` nor `.zgroup`. `.zattrs` is
 /// asked for with `.zarray` (an array needs both: one round trip), `.zgroup` with `.zmetadata`.
-pub(crate) async fn open_v2(
+async fn open_v2(
     store: &Rc<dyn ReadableStore>,
     path: &NodePath,
     use_consolidated: bool,
@@ -136,8 +136,14 @@ pub(crate) async fn open_v2(
         return Ok(None);
     };
     let metadata = v2::parse_group(&zgroup, zattrs.as_ref(), &location)?;
-    node_from_metadata(store.clone(), path.clone(), NodeMetadata::Group(metadata), &location, None)
-        .map(Some)
+    node_from_metadata(
+        store.clone(),
+        path.clone(),
+        NodeMetadata::Group(metadata),
+        &location,
+        None,
+    )
+    .map(Some)
 }
 
 /// Opens `path` from the consolidated metadata at the root of the hierarchy: v2's `.zmetadata`
@@ -168,7 +174,10 @@ async fn open_consolidated(
     let bytes = store.get(&key).await?.ok_or_else(|| {
         ZarrError::new(
             ErrorKind::NotFound,
-            format!("no consolidated metadata at the root of {}: no .zmetadata or zarr.json", store.locate("")),
+            format!(
+                "no consolidated metadata at the root of {}: no .zmetadata or zarr.json",
+                store.locate("")
+            ),
         )
     })?;
     let group = match v3::parse(&bytes, &location)? {
@@ -194,7 +203,10 @@ async fn from_consolidated(
     location: &str,
 ) -> Result<Node> {
     let own = listed.remove("").ok_or_else(|| {
-        ZarrError::metadata(location, "the consolidated metadata does not list its own group")
+        ZarrError::metadata(
+            location,
+            "the consolidated metadata does not list its own group",
+        )
     })?;
     let NodeMetadata::Group(mut group) = own.parse(location)? else {
         return Err(ZarrError::metadata(
@@ -204,7 +216,9 @@ async fn from_consolidated(
     };
     group.consolidated = Some(listed);
     let group = Group::new(store.clone(), listed_at.clone(), group, None);
-    group.open(path.relative_to(listed_at).unwrap_or_default()).await
+    group
+        .open(path.relative_to(listed_at).unwrap_or_default())
+        .await
 }
 
 /// The node for metadata already read; `consolidated` is what an ancestor group listed.

@@ -58,12 +58,20 @@ pub struct FieldValues {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
     /// Elements of `data_type` in C order and native byte order.
-    Elements { data_type: DataType, bytes: Vec<u8> },
+    Elements {
+        data_type: DataType,
+        bytes: Vec<u8>,
+    },
     Record(Vec<FieldValues>),
 }
 
 /// Takes records of `record_size` bytes (a result of `shape`) apart into their fields.
-pub fn split(bytes: &[u8], record_size: usize, shape: &[u64], fields: &[Field]) -> Vec<FieldValues> {
+pub fn split(
+    bytes: &[u8],
+    record_size: usize,
+    shape: &[u64],
+    fields: &[Field],
+) -> Vec<FieldValues> {
     let starts: Vec<usize> = (0..bytes.len() / record_size.max(1))
         .map(|i| i * record_size)
         .collect();
@@ -77,17 +85,17 @@ fn split_at(bytes: &[u8], starts: &[usize], shape: &[u64], fields: &[Field]) -> 
         .map(|field| {
             let shape: Vec<u64> = shape.iter().chain(&field.shape).copied().collect();
             // Where each value of the field starts: per record, per subarray item.
-            let item = field.item_size();
-            let items: Vec<usize> = starts
+            let (item, count) = (field.item_size(), field.count());
+            let items = starts
                 .iter()
-                .flat_map(|&s| (0..field.count()).map(move |k| s + field.offset + k * item))
-                .collect();
+                .flat_map(move |&s| (0..count).map(move |k| s + field.offset + k * item));
             let values = match &field.kind {
                 FieldKind::Value { data_type, endian } => Values::Elements {
                     data_type: *data_type,
-                    bytes: gather(bytes, &items, *data_type, *endian),
+                    bytes: gather(bytes, items, starts.len() * count, *data_type, *endian),
                 },
                 FieldKind::Record { fields, .. } => {
+                    let items: Vec<usize> = items.collect();
                     Values::Record(split_at(bytes, &items, &shape, fields))
                 }
             };
@@ -100,13 +108,20 @@ fn split_at(bytes: &[u8], starts: &[usize], shape: &[u64], fields: &[Field]) -> 
         .collect()
 }
 
-/// The values of `data_type` at `items`, swapped to native byte order.
-fn gather(bytes: &[u8], items: &[usize], data_type: DataType, endian: Option<Endian>) -> Vec<u8> {
+/// The `n` values of `data_type` at `items`, swapped to native byte order.
+fn gather(
+    bytes: &[u8],
+    items: impl Iterator<Item = usize>,
+    n: usize,
+    data_type: DataType,
+    endian: Option<Endian>,
+) -> Vec<u8> {
     let size = data_type.size();
-    let mut out = Vec::with_capacity(items.len() * size);
-    for &at in items {
-        // Fields lie inside records by construction (metadata checks offsets against the size).
-        out.extend_from_slice(bytes.get(at..at + size).unwrap_or(&vec![0; size]));
+    let zeros = vec![0; size];
+    let mut out = Vec::with_capacity(n * size);
+    for at in items {
+        // Fields lie inside records by construction (the record size is the fields' sum).
+        out.extend_from_slice(bytes.get(at..at + size).unwrap_or(&zeros));
     }
     if let (Some(unit), Some(e)) = (data_type.byte_order_unit(), endian) {
         if e != Endian::NATIVE {
@@ -120,7 +135,13 @@ fn gather(bytes: &[u8], items: &[usize], data_type: DataType, endian: Option<End
 mod tests {
     use super::*;
 
-    fn value(name: &str, offset: usize, data_type: DataType, endian: Option<Endian>, shape: Vec<u64>) -> Field {
+    fn value(
+        name: &str,
+        offset: usize,
+        data_type: DataType,
+        endian: Option<Endian>,
+        shape: Vec<u64>,
+    ) -> Field {
         Field {
             name: name.into(),
             offset,
@@ -150,12 +171,24 @@ mod tests {
         let records = [0, 1, 0, 2, 9, 5, 0, /**/ 0xff, 0xfe, 0, 3, 8, 0, 1];
         let parts = split(&records, 7, &[2], &fields);
         assert_eq!(parts[0].shape, vec![2, 2]);
-        let Values::Elements { bytes, .. } = &parts[0].values else { panic!() };
-        let a: Vec<i16> = bytes.chunks(2).map(|b| i16::from_ne_bytes([b[0], b[1]])).collect();
+        let Values::Elements { bytes, .. } = &parts[0].values else {
+            panic!()
+        };
+        let a: Vec<i16> = bytes
+            .chunks(2)
+            .map(|b| i16::from_ne_bytes([b[0], b[1]]))
+            .collect();
         assert_eq!(a, [1, 2, -2, 3]);
-        let Values::Record(inner) = &parts[1].values else { panic!() };
-        let Values::Elements { bytes, .. } = &inner[1].values else { panic!() };
-        let c: Vec<u16> = bytes.chunks(2).map(|b| u16::from_ne_bytes([b[0], b[1]])).collect();
+        let Values::Record(inner) = &parts[1].values else {
+            panic!()
+        };
+        let Values::Elements { bytes, .. } = &inner[1].values else {
+            panic!()
+        };
+        let c: Vec<u16> = bytes
+            .chunks(2)
+            .map(|b| u16::from_ne_bytes([b[0], b[1]]))
+            .collect();
         assert_eq!((inner[1].name.as_str(), c), ("c", vec![5, 256]));
     }
 }

@@ -99,7 +99,10 @@ fn targets() -> Vec<Target> {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 // Chunk folders: "c" in v3, digits for v2's nested keys.
-                if e.path().is_dir() && name != "c" && !name.starts_with(|c: char| c.is_ascii_digit()) {
+                if e.path().is_dir()
+                    && name != "c"
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                {
                     stack.push(e.path());
                 }
             }
@@ -149,7 +152,8 @@ fn array_metadata(dir: &std::path::Path) -> Option<ArrayMetadata> {
             _ => None,
         };
     }
-    let zarray: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join(".zarray")).ok()?).ok()?;
+    let zarray: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join(".zarray")).ok()?).ok()?;
     let zattrs = std::fs::read(dir.join(".zattrs"))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
@@ -316,7 +320,9 @@ fn mutated_real_chunks_never_panic_hang_or_overallocate() {
                 let handles = Items::default().push_chunk(&out, n);
                 // F-order chunks then reorder the handles.
                 if handles.is_err()
-                    || t.pipeline.restore_order(handles.unwrap_or_default(), &t.repr).is_err()
+                    || t.pipeline
+                        .restore_order(handles.unwrap_or_default(), &t.repr)
+                        .is_err()
                 {
                     fail(
                         "accepted a vlen chunk it cannot take apart",

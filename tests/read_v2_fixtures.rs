@@ -67,7 +67,14 @@ fn v2_nodes_are_found_after_zarr_json_and_with_the_format_given() {
     assert_eq!(a.metadata().zarr_format, 2);
     let mut keys = store.take();
     keys.sort();
-    assert_eq!(keys, ["dtypes/int16/.zarray", "dtypes/int16/.zattrs", "dtypes/int16/zarr.json"]);
+    assert_eq!(
+        keys,
+        [
+            "dtypes/int16/.zarray",
+            "dtypes/int16/.zattrs",
+            "dtypes/int16/zarr.json"
+        ]
+    );
 
     let v2 = OpenOptions {
         zarr_format: Some(2),
@@ -81,20 +88,29 @@ fn v2_nodes_are_found_after_zarr_json_and_with_the_format_given() {
         panic!("not a group")
     };
     assert_eq!(root.metadata().attributes["title"], "zarr-wasm v2 fixtures");
-    assert!(root.children().is_none(), "no listing without consolidated metadata");
+    assert!(
+        root.children().is_none(),
+        "no listing without consolidated metadata"
+    );
     store.take();
     opened(block_on(root.open("nested/deeper/leaf")));
     assert!(store.take().iter().all(|k| !k.ends_with("zarr.json")));
 
     let missing = block_on(open(store.clone(), "no/such")).err().unwrap();
     assert_eq!(missing.kind, ErrorKind::NotFound);
-    assert!(missing.message.contains("no/such/zarr.json") && missing.message.contains(".zgroup"), "{missing}");
+    assert!(
+        missing.message.contains("no/such/zarr.json") && missing.message.contains(".zgroup"),
+        "{missing}"
+    );
     let v3_only = OpenOptions {
         zarr_format: Some(3),
         consolidated: None,
     };
     assert_eq!(
-        block_on(open_with(store.clone(), "dtypes/int16", v3_only)).err().unwrap().kind,
+        block_on(open_with(store.clone(), "dtypes/int16", v3_only))
+            .err()
+            .unwrap()
+            .kind,
         ErrorKind::NotFound
     );
 }
@@ -106,7 +122,11 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
         zarr_format: None,
         consolidated: Some(true),
     };
-    let Node::Array(raw) = opened(block_on(open_with(store.clone(), "images/raw", consolidated))) else {
+    let Node::Array(raw) = opened(block_on(open_with(
+        store.clone(),
+        "images/raw",
+        consolidated,
+    ))) else {
         panic!("not an array")
     };
     assert_eq!(raw.shape(), [16, 16]);
@@ -116,9 +136,19 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
     let Node::Group(root) = opened(block_on(open(store.clone(), ""))) else {
         panic!("not a group")
     };
-    let children: Vec<(String, String)> =
-        root.children().unwrap().into_iter().map(|c| (c.name, c.kind)).collect();
-    assert_eq!(children, [("images".into(), "group".into()), ("table".into(), "array".into())]);
+    let children: Vec<(String, String)> = root
+        .children()
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.name, c.kind))
+        .collect();
+    assert_eq!(
+        children,
+        [
+            ("images".into(), "group".into()),
+            ("table".into(), "array".into())
+        ]
+    );
     store.take();
     let Node::Group(images) = opened(block_on(root.open("images"))) else {
         panic!("not a group")
@@ -131,7 +161,10 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
         labels.metadata().dimension_names,
         Some(vec![Some("y".into()), Some("x".into())])
     );
-    assert_eq!(block_on(images.open("nope")).err().unwrap().kind, ErrorKind::NotFound);
+    assert_eq!(
+        block_on(images.open("nope")).err().unwrap().kind,
+        ErrorKind::NotFound
+    );
     assert!(store.take().is_empty(), "children open with no request");
 
     // Without consolidated metadata, asking for it is an error that says so.
@@ -140,7 +173,9 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
         zarr_format: Some(2),
         consolidated: Some(true),
     };
-    let err = block_on(open_with(plain.clone(), "", only_v2)).err().unwrap();
+    let err = block_on(open_with(plain.clone(), "", only_v2))
+        .err()
+        .unwrap();
     assert!(err.message.contains(".zmetadata"), "{err}");
 }
 
@@ -154,7 +189,11 @@ fn broken_v2_arrays_fail_with_errors_that_say_where_and_what() {
     for (path, kind, what) in [
         ("bz2", ErrorKind::Unsupported, "codec \"numcodecs.bz2\""),
         ("pickle", ErrorKind::Unsupported, "\"pickle\""),
-        ("unknown_filter", ErrorKind::Unsupported, "numcodecs.frobnicate"),
+        (
+            "unknown_filter",
+            ErrorKind::Unsupported,
+            "numcodecs.frobnicate",
+        ),
         ("unknown_dtype", ErrorKind::Unsupported, "<q8"),
         ("no_byte_order", ErrorKind::Metadata, "byte order"),
         ("no_object_codec", ErrorKind::Metadata, "object codec"),
@@ -167,7 +206,10 @@ fn broken_v2_arrays_fail_with_errors_that_say_where_and_what() {
         let e = open_err(path);
         assert_eq!(e.kind, kind, "{path}: {e}");
         assert!(e.message.contains(what), "{path}: {e}");
-        assert!(e.message.contains(&format!("bad_v2.zarr/{path}/.za")), "{path}: {e}");
+        assert!(
+            e.message.contains(&format!("bad_v2.zarr/{path}/.za")),
+            "{path}: {e}"
+        );
     }
     for (name, codec) in [
         ("truncated_zlib", "numcodecs.zlib"),
@@ -180,10 +222,13 @@ fn broken_v2_arrays_fail_with_errors_that_say_where_and_what() {
         let e = block_on(arr.get(&[])).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Codec, "{name}: {e}");
         assert!(
-            e.message.contains(&format!("codec {codec}")) && e.message.contains(&format!("{name}/0.0")),
+            e.message.contains(&format!("codec {codec}"))
+                && e.message.contains(&format!("{name}/0.0")),
             "{e}"
         );
-        assert!(block_on(arr.get_chunk(&[1, 1])).is_ok(), "{name}: the other chunks read");
+        assert!(
+            block_on(arr.get_chunk(&[1, 1])).is_ok(),
+            "{name}: the other chunks read"
+        );
     }
 }
-

@@ -6,12 +6,12 @@ use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
 use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
 use crate::fixed_string::{bytes_to_strings, utf32_to_strings};
-use crate::node::OpenOptions;
-use crate::structured::{self, Field, FieldKind, FieldValues, Values};
 use crate::group::Group;
+use crate::node::OpenOptions;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
 use crate::store::http::HttpOptions;
+use crate::structured::{self, Field, FieldKind, FieldValues, Values};
 use crate::variable::Items;
 use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
 use serde::Serialize;
@@ -220,7 +220,11 @@ fn record_to_js(fields: &[FieldValues]) -> Result<JsValue, JsValue> {
 }
 
 /// Elements of `data_type` (native order) as the JS value users get for them.
-fn values_to_js(data_type: DataType, bytes: &[u8], items: Option<&Items>) -> Result<JsValue, JsValue> {
+fn values_to_js(
+    data_type: DataType,
+    bytes: &[u8],
+    items: Option<&Items>,
+) -> Result<JsValue, JsValue> {
     if let Some(items) = items {
         return variable_to_js(data_type, bytes, items);
     }
@@ -229,7 +233,9 @@ fn values_to_js(data_type: DataType, bytes: &[u8], items: Option<&Items>) -> Res
         DataType::FixedUnicode { chars } => {
             return Ok(strings_to_js(utf32_to_strings(bytes, chars)))
         }
-        DataType::Float16 if Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) => {
+        DataType::Float16
+            if Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) =>
+        {
             return Ok(float16_as_float32(bytes))
         }
         _ => {}

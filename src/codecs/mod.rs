@@ -218,7 +218,9 @@ impl CodecPipeline {
                 // Variable-length elements are reordered as handles; every other codec that
                 // accepted the data type (categorize) produces them.
                 (Built::ArrayToArray(c), false)
-                    if data_type.is_variable() && c.only_reorders() && array_to_array.is_empty() =>
+                    if data_type.is_variable()
+                        && c.only_reorders()
+                        && array_to_array.is_empty() =>
                 {
                     element_order.push(c)
                 }

@@ -4,6 +4,7 @@
 //! codec, its dtype's byte order a bytes codec, its filters and compressor numcodecs codecs).
 
 pub mod extension;
+pub mod json;
 pub mod v2;
 pub mod v3;
 
@@ -55,7 +56,10 @@ pub enum ListedNode {
     /// A `zarr.json` document.
     V3(Value),
     /// A v2 array: its `.zarray` and `.zattrs`.
-    V2Array { zarray: Value, zattrs: Option<Value> },
+    V2Array {
+        zarray: Value,
+        zattrs: Option<Value>,
+    },
     /// A v2 group: its `.zattrs`.
     V2Group { zattrs: Option<Value> },
 }

@@ -39,11 +39,7 @@ const OBJECT_CODECS: &[&str] = &[
     "pickle",
 ];
 
-/// Parses a JSON document's bytes; `location` names it in errors.
-pub fn parse_json(bytes: &[u8], location: &str) -> Result<Value> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
-}
+pub use super::json::parse as parse_json;
 
 /// Checks that a document says `"zarr_format": 2`.
 fn check_format(obj: &Map<String, Value>, location: &str) -> Result<()> {
@@ -66,7 +62,11 @@ fn object<'a>(doc: &'a Value, location: &str) -> Result<&'a Map<String, Value>> 
 }
 
 /// A group from its `.zgroup` and `.zattrs` documents.
-pub fn parse_group(zgroup: &Value, zattrs: Option<&Value>, location: &str) -> Result<GroupMetadata> {
+pub fn parse_group(
+    zgroup: &Value,
+    zattrs: Option<&Value>,
+    location: &str,
+) -> Result<GroupMetadata> {
     check_format(object(zgroup, location)?, location)?;
     Ok(GroupMetadata {
         zarr_format: 2,
@@ -92,7 +92,10 @@ pub fn parse_consolidated(doc: &Value, location: &str) -> Result<BTreeMap<String
         }
     }
     let Some(Value::Object(documents)) = obj.get("metadata") else {
-        return Err(ZarrError::metadata(location, "\"metadata\" is not an object"));
+        return Err(ZarrError::metadata(
+            location,
+            "\"metadata\" is not an object",
+        ));
     };
     // Keys are "<path>/<name>" (or "<name>" for the node where the document lies).
     let split = |key: &str| match key.rsplit_once('/') {
@@ -129,7 +132,11 @@ fn prefix(path: &str) -> String {
 }
 
 /// An array from its `.zarray` and `.zattrs` documents.
-pub fn parse_array(zarray: &Value, zattrs: Option<&Value>, location: &str) -> Result<ArrayMetadata> {
+pub fn parse_array(
+    zarray: &Value,
+    zattrs: Option<&Value>,
+    location: &str,
+) -> Result<ArrayMetadata> {
     let obj = object(zarray, location)?;
     check_format(obj, location)?;
     let meta_err = |e: String| ZarrError::metadata(location, e);
@@ -143,18 +150,29 @@ pub fn parse_array(zarray: &Value, zattrs: Option<&Value>, location: &str) -> Re
         value => Some(codec(value, "compressor", location)?),
     };
     let dtype = parse_dtype(required(obj, "dtype", location)?, &filters, location)?;
-    let fill_value = FillValue::from_v2_json(required(obj, "fill_value", location)?, dtype.data_type)
-        .map_err(meta_err)?;
+    let fill_value =
+        FillValue::from_v2_json(required(obj, "fill_value", location)?, dtype.data_type)
+            .map_err(meta_err)?;
     let order = match required(obj, "order", location)? {
         Value::String(s) if s == "C" || s == "F" => s.as_str(),
-        other => return Err(meta_err(format!("\"order\" must be \"C\" or \"F\", not {other}"))),
+        other => {
+            return Err(meta_err(format!(
+                "\"order\" must be \"C\" or \"F\", not {other}"
+            )))
+        }
     };
     let separator = match obj.get("dimension_separator") {
         None | Some(Value::Null) => Separator::Dot,
         Some(Value::String(s)) => Separator::parse(s).ok_or_else(|| {
-            meta_err(format!("dimension_separator \"{s}\" is neither \".\" nor \"/\""))
+            meta_err(format!(
+                "dimension_separator \"{s}\" is neither \".\" nor \"/\""
+            ))
         })?,
-        Some(other) => return Err(meta_err(format!("dimension_separator {other} is not a string"))),
+        Some(other) => {
+            return Err(meta_err(format!(
+                "dimension_separator {other} is not a string"
+            )))
+        }
     };
     // Values are laid out in Fortran order: the C order of the axes reversed.
     let transpose = (order == "F" && shape.len() > 1)
@@ -205,8 +223,11 @@ fn codec(value: &Value, what: &str, location: &str) -> Result<(String, Extension
         Some(Value::String(id)) => id.clone(),
         _ => return Err(bad(format!("{value} has no \"id\" string"))),
     };
-    let configuration: Map<String, Value> =
-        config.iter().filter(|(k, _)| *k != "id").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let configuration: Map<String, Value> = config
+        .iter()
+        .filter(|(k, _)| *k != "id")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let name = if id.starts_with("vlen-") {
         id.clone()
     } else {
@@ -222,7 +243,11 @@ fn codec(value: &Value, what: &str, location: &str) -> Result<(String, Extension
     ))
 }
 
-fn codec_list(value: Option<&Value>, what: &str, location: &str) -> Result<Vec<(String, Extension)>> {
+fn codec_list(
+    value: Option<&Value>,
+    what: &str,
+    location: &str,
+) -> Result<Vec<(String, Extension)>> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(list)) => list.iter().map(|c| codec(c, what, location)).collect(),
@@ -275,7 +300,12 @@ fn pipeline(
     Ok(values
         .into_iter()
         .chain(Some(serializer))
-        .chain(bytes_filters.into_iter().chain(compressor).map(|(_, ext)| ext))
+        .chain(
+            bytes_filters
+                .into_iter()
+                .chain(compressor)
+                .map(|(_, ext)| ext),
+        )
         .collect())
 }
 
@@ -311,8 +341,13 @@ pub struct Dtype {
 
 /// Parses `dtype`: a NumPy type string or a structured type's field list. An object dtype takes
 /// its element type from its object codec (the first filter).
-pub fn parse_dtype(value: &Value, filters: &[(String, Extension)], location: &str) -> Result<Dtype> {
-    let unsupported = |what: &str| ZarrError::unsupported(location, format!("dtype {value}: {what}"));
+pub fn parse_dtype(
+    value: &Value,
+    filters: &[(String, Extension)],
+    location: &str,
+) -> Result<Dtype> {
+    let unsupported =
+        |what: &str| ZarrError::unsupported(location, format!("dtype {value}: {what}"));
     match value {
         Value::String(s) if s == "|O" => {
             let first = filters.first().map(|(id, _)| id.as_str());
@@ -388,21 +423,30 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
             Some(s) => s
                 .as_array()
                 .and_then(|dims| dims.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
-                .ok_or_else(|| format!("field \"{name}\" has a shape {s} that is not a list of sizes"))?,
+                .ok_or_else(|| {
+                    format!("field \"{name}\" has a shape {s} that is not a list of sizes")
+                })?,
         };
         let kind = match &parts[1] {
             Value::String(s) if s == "|O" || s.ends_with('O') => {
-                return Err(format!("field \"{name}\" holds objects, which records cannot store"))
+                return Err(format!(
+                    "field \"{name}\" holds objects, which records cannot store"
+                ))
             }
             Value::String(s) => {
-                let (data_type, endian) = parse_simple(s).map_err(|e| format!("field \"{name}\": {e}"))?;
+                let (data_type, endian) =
+                    parse_simple(s).map_err(|e| format!("field \"{name}\": {e}"))?;
                 FieldKind::Value { data_type, endian }
             }
             Value::Array(inner) => {
                 let (fields, size) = parse_fields(inner)?;
                 FieldKind::Record { fields, size }
             }
-            other => return Err(format!("field \"{name}\" has a dtype {other} that is not a type")),
+            other => {
+                return Err(format!(
+                    "field \"{name}\" has a dtype {other} that is not a type"
+                ))
+            }
         };
         let field = Field {
             name: name.to_string(),
@@ -413,7 +457,9 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
         let size = field
             .shape
             .iter()
-            .try_fold(field.item_size(), |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
+            .try_fold(field.item_size(), |acc, &d| {
+                acc.checked_mul(usize::try_from(d).ok()?)
+            })
             .filter(|&s| s <= crate::buffer::MAX_BUFFER)
             .ok_or_else(|| format!("field \"{name}\" is too large"))?;
         offset = offset
@@ -443,10 +489,17 @@ pub fn parse_simple(s: &str) -> std::result::Result<(DataType, Option<Endian>), 
         Some('<') => Some(Endian::Little),
         Some('>') => Some(Endian::Big),
         Some('|') => None,
-        _ => return Err(format!("\"{s}\" does not start with a byte order (<, > or |)")),
+        _ => {
+            return Err(format!(
+                "\"{s}\" does not start with a byte order (<, > or |)"
+            ))
+        }
     };
     let rest = chars.as_str();
-    let kind = rest.chars().next().ok_or_else(|| format!("unknown type \"{s}\""))?;
+    let kind = rest
+        .chars()
+        .next()
+        .ok_or_else(|| format!("unknown type \"{s}\""))?;
     let size_text = &rest[kind.len_utf8()..];
     let data_type = match kind {
         'M' | 'm' => {
@@ -464,8 +517,12 @@ pub fn parse_simple(s: &str) -> std::result::Result<(DataType, Option<Endian>), 
         }
         _ => {
             let size: usize = match size_text {
-                t if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && !t.starts_with('0') => {
-                    t.parse().map_err(|_| format!("the size in \"{s}\" is too large"))?
+                t if !t.is_empty()
+                    && t.bytes().all(|b| b.is_ascii_digit())
+                    && !t.starts_with('0') =>
+                {
+                    t.parse()
+                        .map_err(|_| format!("the size in \"{s}\" is too large"))?
                 }
                 _ => return Err(format!("unknown type \"{s}\"")),
             };
@@ -520,11 +577,26 @@ mod tests {
         assert_eq!(ok("|b1"), (DataType::Bool, None));
         assert_eq!(ok("<u1"), (DataType::UInt8, None));
         assert_eq!(ok("|S12"), (DataType::FixedBytes { len: 12 }, None));
-        assert_eq!(ok(">U3"), (DataType::FixedUnicode { chars: 3 }, Some(Endian::Big)));
+        assert_eq!(
+            ok(">U3"),
+            (DataType::FixedUnicode { chars: 3 }, Some(Endian::Big))
+        );
         assert_eq!(ok("|V16"), (DataType::Raw { bytes: 16 }, None));
         assert_eq!(ok("<M8[ns]").0.name(), "datetime64[ns]");
         assert_eq!(ok(">m8[10s]").0.name(), "timedelta64[10s]");
-        for bad in ["i4", "|i4", "<i3", "<f16", "<S0", "<S", "<M8", "<M8[parsec]", "<U05", "<x4", "<"] {
+        for bad in [
+            "i4",
+            "|i4",
+            "<i3",
+            "<f16",
+            "<S0",
+            "<S",
+            "<M8",
+            "<M8[parsec]",
+            "<U05",
+            "<x4",
+            "<",
+        ] {
             assert!(parse_simple(bad).is_err(), "{bad}");
         }
         assert!(parse_simple("<x4").unwrap_err().starts_with("unknown"));
@@ -533,13 +605,31 @@ mod tests {
 
     #[test]
     fn structured_fields_are_packed_and_nested() {
-        let dtype = json!([["x", "<f4"], ["y", ">i2", [2, 2]], ["z", [["a", "|u1"], ["b", "<c8"]]], ["", "|V3"], ["s", "|S3"]]);
+        let dtype = json!([
+            ["x", "<f4"],
+            ["y", ">i2", [2, 2]],
+            ["z", [["a", "|u1"], ["b", "<c8"]]],
+            ["", "|V3"],
+            ["s", "|S3"]
+        ]);
         let d = parse_dtype(&dtype, &[], "m").unwrap();
-        assert_eq!(d.data_type, DataType::Structured { size: 4 + 8 + 9 + 3 + 3 });
+        assert_eq!(
+            d.data_type,
+            DataType::Structured {
+                size: 4 + 8 + 9 + 3 + 3
+            }
+        );
         let fields = d.fields.unwrap();
-        let offsets: Vec<(&str, usize)> = fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();
+        let offsets: Vec<(&str, usize)> =
+            fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();
         assert_eq!(offsets, [("x", 0), ("y", 4), ("z", 12), ("s", 24)]);
-        for bad in [json!([["x", "<f4"], ["x", "<i2"]]), json!([["x", "|O"]]), json!([]), json!([["x"]]), json!([[1, "<f4"]])] {
+        for bad in [
+            json!([["x", "<f4"], ["x", "<i2"]]),
+            json!([["x", "|O"]]),
+            json!([]),
+            json!([["x"]]),
+            json!([[1, "<f4"]]),
+        ] {
             assert!(parse_dtype(&bad, &[], "m").is_err(), "{bad}");
         }
     }
@@ -553,11 +643,17 @@ mod tests {
         let zattrs = json!({"_ARRAY_DIMENSIONS": ["y", "x"], "units": "m"});
         let a = parse_array(&doc, Some(&zattrs), "m").unwrap();
         let names: Vec<&str> = a.codecs.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["transpose", "numcodecs.delta", "bytes", "numcodecs.zlib"]);
+        assert_eq!(
+            names,
+            ["transpose", "numcodecs.delta", "bytes", "numcodecs.zlib"]
+        );
         // The delta filter's encoded type is little endian, whatever the array's order.
         assert_eq!(a.codecs[2].configuration["endian"], json!("little"));
         assert_eq!(a.chunk_key_encoding, ChunkKeyEncoding::V2(Separator::Slash));
-        assert_eq!(a.dimension_names, Some(vec![Some("y".into()), Some("x".into())]));
+        assert_eq!(
+            a.dimension_names,
+            Some(vec![Some("y".into()), Some("x".into())])
+        );
         assert_eq!(a.attributes["units"], json!("m"));
         assert_eq!(a.zarr_format, 2);
 
@@ -574,9 +670,15 @@ mod tests {
         assert_eq!(a.data_type, DataType::String);
         assert_eq!(a.codecs[0].name, "vlen-utf8");
         doc["filters"] = json!([{"id": "pickle"}]);
-        assert_eq!(parse_array(&doc, None, "m").unwrap_err().kind, ErrorKind::Unsupported);
+        assert_eq!(
+            parse_array(&doc, None, "m").unwrap_err().kind,
+            ErrorKind::Unsupported
+        );
         doc["filters"] = Value::Null;
-        assert!(parse_array(&doc, None, "m").unwrap_err().message.contains("object codec"));
+        assert!(parse_array(&doc, None, "m")
+            .unwrap_err()
+            .message
+            .contains("object codec"));
     }
 
     #[test]
@@ -609,7 +711,9 @@ mod tests {
         let nodes = parse_consolidated(&doc, "m").unwrap();
         let kinds: Vec<(&str, &str)> = nodes.iter().map(|(p, n)| (p.as_str(), n.kind())).collect();
         assert_eq!(kinds, [("", "group"), ("a", "group"), ("a/b", "array")]);
-        let super::super::NodeMetadata::Array(b) = nodes["a/b"].parse("m").unwrap() else { panic!() };
+        let super::super::NodeMetadata::Array(b) = nodes["a/b"].parse("m").unwrap() else {
+            panic!()
+        };
         assert_eq!(b.attributes["k"], json!(1));
         assert!(parse_consolidated(&json!({"metadata": {}}), "m").is_err());
     }

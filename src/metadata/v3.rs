@@ -35,8 +35,7 @@ const GROUP_KEYS: &[&str] = &[
 
 /// Parses the bytes of a `zarr.json`; `location` names it in errors.
 pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
-    let doc: Value = serde_json::from_slice(bytes)
-        .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))?;
+    let doc = super::json::parse(bytes, location)?;
     parse_document(&doc, location)
 }
 
@@ -372,6 +371,23 @@ mod tests {
             .message
             .contains("zarr_format"));
         assert!(parse_value(&json!([1, 2])).is_err());
+    }
+
+    #[test]
+    fn python_nan_tokens_are_read() {
+        // What zarr-python writes for a NaN attribute and (older versions) a NaN fill value.
+        let mut doc = array_doc().to_string();
+        doc = doc.replace("\"data_type\":\"uint16\"", "\"data_type\":\"float32\"");
+        doc = doc.replace("\"fill_value\":7", "\"fill_value\":NaN");
+        doc = doc.replace(
+            "\"attributes\":{\"a\":1}",
+            "\"attributes\":{\"a\":-Infinity}",
+        );
+        let NodeMetadata::Array(a) = parse(doc.as_bytes(), "m").unwrap() else {
+            panic!("not an array")
+        };
+        assert!(f32::from_ne_bytes(a.fill_value.as_bytes().try_into().unwrap()).is_nan());
+        assert_eq!(a.attributes["a"], json!("-Infinity"));
     }
 
     #[test]

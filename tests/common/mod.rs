@@ -81,7 +81,8 @@ fn same_values(dtype: &str, got: &[u8], want: &[u8]) -> bool {
 /// Reads every array a manifest lists (tests/fixtures/<name>) through the core and compares it
 /// with the values its writer recorded; returns how many arrays it checked.
 pub fn check_manifest(name: &str) -> usize {
-    let manifest: Value = serde_json::from_slice(&std::fs::read(fixture_path(name)).unwrap()).unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(fixture_path(name)).unwrap()).unwrap();
     let arrays = manifest["arrays"].as_array().unwrap();
     for entry in arrays {
         let path = entry["path"].as_str().unwrap();
@@ -93,7 +94,11 @@ pub fn check_manifest(name: &str) -> usize {
         };
         let format = entry["zarr_format"].as_u64().unwrap_or(3);
         assert_eq!(arr.metadata().zarr_format as u64, format, "{path}");
-        assert_eq!(arr.data_type().name(), entry["dtype"].as_str().unwrap(), "{path}");
+        assert_eq!(
+            arr.data_type().name(),
+            entry["dtype"].as_str().unwrap(),
+            "{path}"
+        );
         let shape: Vec<u64> = entry["shape"]
             .as_array()
             .unwrap()

@@ -1,0 +1,72 @@
+//! Reading metadata documents as JSON. zarr-python writes Python's non-standard `NaN`, `Infinity`
+//! and `-Infinity` tokens for such float attributes (and older versions for fill values), in v2
+//! and v3 documents alike; strict JSON refuses them. They are read as the strings "NaN",
+//! "Infinity" and "-Infinity": the form the Zarr specs give non-finite floats in JSON.
+
+use crate::error::{Result, ZarrError};
+use serde_json::Value;
+
+/// Parses a metadata document; `location` names it in errors.
+pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
+    serde_json::from_slice(bytes)
+        .or_else(|strict| match quote_non_finite(bytes) {
+            Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| strict),
+            None => Err(strict),
+        })
+        .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
+}
+
+const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
+
+/// `bytes` with each bare `NaN`, `Infinity` and `-Infinity` (outside strings) put in quotes, or
+/// `None` where there is none.
+fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len() + 16);
+    let (mut in_string, mut escaped, mut found) = (false, false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if let Some(token) = TOKENS.iter().find(|t| bytes[i..].starts_with(t)) {
+            let end = i + token.len();
+            // A whole token, not the start of a longer word.
+            if !bytes.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+                out.push(b'"');
+                out.extend_from_slice(token);
+                out.push(b'"');
+                found = true;
+                i = end;
+                continue;
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    found.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn python_non_finite_tokens_read_as_the_specs_strings() {
+        let doc = br#"{"a": NaN, "b": [Infinity, -Infinity], "s": "NaN \" Infinity", "n": -1.5}"#;
+        assert_eq!(
+            parse(doc, "m").unwrap(),
+            json!({"a": "NaN", "b": ["Infinity", "-Infinity"], "s": "NaN \" Infinity", "n": -1.5})
+        );
+        let err = parse(b"{\"a\": NaNa}", "http://h/.zattrs").unwrap_err();
+        assert!(err.message.contains("not valid JSON") && err.message.contains("http://h/.zattrs"));
+        assert!(parse(b"{ nope", "m").is_err());
+    }
+}
