@@ -518,6 +518,15 @@ def write_bad():
     (bad / "not_json" / ".zarray").write_text("{ this is not json")
 
 
+def write_awkward_names():
+    """Field names that are JavaScript's own property names: a result must still hold them as fields."""
+    w = V2Writer.__new__(V2Writer)
+    w.store, w.path = "v2.zarr", FIXTURES / "v2.zarr"
+    w.root = zarr.open_group(str(w.path), mode="a")
+    dtype = np.dtype([("__proto__", "<i2"), ("constructor", "|u1"), ("toString", ">f4")])
+    w.array("structured/awkward_names", records_for(dtype, (6,)), (4,), fill_value=None, compressor=None)
+
+
 def write_zarr3():
     """What zarr-python 3 writes in v2 mode (as xarray does for `zarr_format=2`), consolidated."""
     w = V2Writer("zarr3_v2.zarr", {"title": "v2 written by zarr-python 3", "writer": ZARR})
@@ -556,6 +565,7 @@ if __name__ == "__main__":
         write_consolidated()
         write_tensorstore()
         write_bad()
+        write_awkward_names()
     else:
         write_zarr3()
     write_manifest()

@@ -188,8 +188,9 @@ impl Array {
                 None => {
                     let fill = self.metadata.fill_value.as_bytes();
                     let mut filled = alloc_elements(&shape, fill.len())?;
+                    // Every element has bytes (metadata refuses empty types); max(1) keeps it so.
                     filled
-                        .chunks_exact_mut(fill.len())
+                        .chunks_exact_mut(fill.len().max(1))
                         .for_each(|element| element.copy_from_slice(fill));
                     filled
                 }

@@ -146,6 +146,10 @@ impl fmt::Display for TimeUnit {
 /// into the items that come with them (see `array::Items`).
 pub const VARIABLE_HANDLE_SIZE: usize = 8;
 
+/// The largest element this reader takes (raw, fixed-string and structured types): metadata
+/// declares the size, and far larger elements are hostile (a fill value alone is one element).
+pub const MAX_ELEMENT_SIZE: usize = 1 << 24;
+
 impl DataType {
     /// The Zarr v3 name (`data_type` in `zarr.json`).
     pub fn from_v3_name(name: &str) -> Option<DataType> {
@@ -176,7 +180,7 @@ impl DataType {
                     return None;
                 }
                 let bits: usize = digits.parse().ok()?;
-                if bits % 8 != 0 {
+                if bits % 8 != 0 || bits / 8 > MAX_ELEMENT_SIZE {
                     return None;
                 }
                 DataType::Raw { bytes: bits / 8 }
@@ -187,18 +191,7 @@ impl DataType {
     /// The name users see: the v3 name for v3 types, and for types that only Zarr v2 has, NumPy's
     /// (`datetime64[ms]`, `timedelta64[10s]`, `S5`, `U5`, `structured`).
     pub fn name(self) -> String {
-        match self {
-            DataType::Raw { bytes } => format!("r{}", bytes * 8),
-            DataType::DateTime64(unit) => format!("datetime64[{unit}]"),
-            DataType::TimeDelta64(unit) => format!("timedelta64[{unit}]"),
-            DataType::FixedBytes { len } => format!("S{len}"),
-            DataType::FixedUnicode { chars } => format!("U{chars}"),
-            other => other.fixed_name().to_string(),
-        }
-    }
-
-    fn fixed_name(self) -> &'static str {
-        match self {
+        let fixed = match self {
             DataType::Bool => "bool",
             DataType::Int8 => "int8",
             DataType::Int16 => "int16",
@@ -213,15 +206,16 @@ impl DataType {
             DataType::Float64 => "float64",
             DataType::Complex64 => "complex64",
             DataType::Complex128 => "complex128",
-            DataType::Raw { .. } => "r*",
             DataType::String => "string",
             DataType::Bytes => "variable_length_bytes",
             DataType::Structured { .. } => "structured",
-            DataType::DateTime64(_)
-            | DataType::TimeDelta64(_)
-            | DataType::FixedBytes { .. }
-            | DataType::FixedUnicode { .. } => "",
-        }
+            DataType::Raw { bytes } => return format!("r{}", bytes * 8),
+            DataType::DateTime64(unit) => return format!("datetime64[{unit}]"),
+            DataType::TimeDelta64(unit) => return format!("timedelta64[{unit}]"),
+            DataType::FixedBytes { len } => return format!("S{len}"),
+            DataType::FixedUnicode { chars } => return format!("U{chars}"),
+        };
+        fixed.to_string()
     }
 
     /// Bytes per element.

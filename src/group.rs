@@ -96,19 +96,15 @@ impl Group {
             };
             return Box::pin(open_with(self.store.clone(), path.as_str(), options)).await;
         };
-        let document = if self.metadata.zarr_format == 2 {
-            ".zarray"
-        } else {
-            "zarr.json"
-        };
+        let listed = consolidated.node(&path).ok_or_else(|| {
+            let location = self.store.locate(&path.key(""));
+            ZarrError::not_found(&format!("{location} (consolidated metadata)"))
+        })?;
         let location = format!(
             "{} (consolidated metadata)",
-            self.store.locate(&path.key(document))
+            self.store.locate(&path.key(listed.document()))
         );
-        let metadata = consolidated
-            .node(&path)
-            .ok_or_else(|| ZarrError::not_found(&location))?
-            .parse(&location)?;
+        let metadata = listed.parse(&location)?;
         node_from_metadata(
             self.store.clone(),
             path,

@@ -217,7 +217,13 @@ async fn from_consolidated(
     group.consolidated = Some(listed);
     let group = Group::new(store.clone(), listed_at.clone(), group, None);
     group
-        .open(path.relative_to(listed_at).unwrap_or_default())
+        .open(path.relative_to(listed_at).ok_or_else(|| {
+            ZarrError::selection(format!(
+                "{} is not below the group at \"{}\" whose metadata lists it",
+                path.as_str(),
+                listed_at.as_str()
+            ))
+        })?)
         .await
 }
 

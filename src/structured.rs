@@ -35,23 +35,21 @@ impl Field {
         }
     }
 
-    /// Values per record (the subarray's element count).
+    /// Values per record (the subarray's element count). Metadata bounds a field's bytes, so
+    /// this cannot overflow for a parsed type; 0 if it would.
     pub fn count(&self) -> usize {
-        self.shape.iter().map(|&d| d as usize).product()
-    }
-
-    /// Bytes the field takes in its record.
-    pub fn size(&self) -> usize {
-        self.item_size() * self.count()
+        self.shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
+            .unwrap_or(0)
     }
 }
 
-/// One field's values across all records of a result.
+/// One field's values across all records of a result: the records in C order, each record's
+/// subarray items together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldValues {
     pub name: String,
-    /// The records' shape followed by the field's subarray shapes.
-    pub shape: Vec<u64>,
     pub values: Values,
 }
 
@@ -65,25 +63,19 @@ pub enum Values {
     Record(Vec<FieldValues>),
 }
 
-/// Takes records of `record_size` bytes (a result of `shape`) apart into their fields.
-pub fn split(
-    bytes: &[u8],
-    record_size: usize,
-    shape: &[u64],
-    fields: &[Field],
-) -> Vec<FieldValues> {
+/// Takes records of `record_size` bytes apart into their fields.
+pub fn split(bytes: &[u8], record_size: usize, fields: &[Field]) -> Vec<FieldValues> {
     let starts: Vec<usize> = (0..bytes.len() / record_size.max(1))
         .map(|i| i * record_size)
         .collect();
-    split_at(bytes, &starts, shape, fields)
+    split_at(bytes, &starts, fields)
 }
 
-/// The fields of the records that start at `starts` (in C order of `shape`).
-fn split_at(bytes: &[u8], starts: &[usize], shape: &[u64], fields: &[Field]) -> Vec<FieldValues> {
+/// The fields of the records that start at `starts`.
+fn split_at(bytes: &[u8], starts: &[usize], fields: &[Field]) -> Vec<FieldValues> {
     fields
         .iter()
         .map(|field| {
-            let shape: Vec<u64> = shape.iter().chain(&field.shape).copied().collect();
             // Where each value of the field starts: per record, per subarray item.
             let (item, count) = (field.item_size(), field.count());
             let items = starts
@@ -96,12 +88,11 @@ fn split_at(bytes: &[u8], starts: &[usize], shape: &[u64], fields: &[Field]) -> 
                 },
                 FieldKind::Record { fields, .. } => {
                     let items: Vec<usize> = items.collect();
-                    Values::Record(split_at(bytes, &items, &shape, fields))
+                    Values::Record(split_at(bytes, &items, fields))
                 }
             };
             FieldValues {
                 name: field.name.clone(),
-                shape,
                 values,
             }
         })
@@ -169,8 +160,7 @@ mod tests {
             },
         ];
         let records = [0, 1, 0, 2, 9, 5, 0, /**/ 0xff, 0xfe, 0, 3, 8, 0, 1];
-        let parts = split(&records, 7, &[2], &fields);
-        assert_eq!(parts[0].shape, vec![2, 2]);
+        let parts = split(&records, 7, &fields);
         let Values::Elements { bytes, .. } = &parts[0].values else {
             panic!()
         };

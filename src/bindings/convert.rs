@@ -199,7 +199,7 @@ fn fields_to_js(fields: &[Field]) -> Result<JsValue, JsValue> {
 pub fn array_data_to_js(data: &ArrayData, fields: Option<&[Field]>) -> Result<JsValue, JsValue> {
     let values = match (data.data_type, fields) {
         (DataType::Structured { size }, Some(fields)) => {
-            record_to_js(&structured::split(&data.bytes, size, &data.shape, fields))?
+            record_to_js(&structured::split(&data.bytes, size, fields))?
         }
         _ => values_to_js(data.data_type, &data.bytes, data.items.as_ref())?,
     };
@@ -214,7 +214,13 @@ fn record_to_js(fields: &[FieldValues]) -> Result<JsValue, JsValue> {
             Values::Elements { data_type, bytes } => values_to_js(*data_type, bytes, None)?,
             Values::Record(inner) => record_to_js(inner)?,
         };
-        set(&obj, &field.name, values)?;
+        // An own property, so that any name (`__proto__` too) is just a field.
+        let descriptor = Object::new();
+        for flag in ["enumerable", "writable", "configurable"] {
+            set(&descriptor, flag, true)?;
+        }
+        set(&descriptor, "value", values)?;
+        Object::define_property(&obj, &field.name.as_str().into(), &descriptor);
     }
     Ok(obj.into())
 }

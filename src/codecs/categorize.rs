@@ -4,7 +4,7 @@
 //! (labels cut to `n` characters, as NumPy assigns them) or objects (variable-length strings).
 
 use super::numeric::{self, Num};
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::{decoded_size_limit, ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
@@ -33,7 +33,7 @@ impl CategorizeCodec {
         let matches = match (declared, data_type) {
             (Some("|O"), DataType::String) => true,
             (Some(d), DataType::FixedUnicode { chars }) => {
-                d.len() > 1 && d[1..].strip_prefix('U') == Some(&chars.to_string())
+                d.get(1..).and_then(|t| t.strip_prefix('U')) == Some(&chars.to_string())
             }
             _ => false,
         };
@@ -111,10 +111,21 @@ impl ArrayToArrayCodec for CategorizeCodec {
                 }
                 Ok(out)
             }
-            // Variable-length strings, in the layout the vlen codecs decode to.
+            // Variable-length strings, in the layout the vlen codecs decode to. Labels come from
+            // metadata and repeat per element: the size is checked before anything is allocated.
             _ => {
-                let mut out = (n as u32).to_le_bytes().to_vec();
+                let size = labels
+                    .clone()
+                    .try_fold(4usize, |acc, l| acc.checked_add(4 + l.len()))
+                    .filter(|&s| s <= decoded_size_limit(None))
+                    .ok_or_else(|| err(format!("{n} labels take more memory than a chunk may")))?;
+                let count = u32::try_from(n).map_err(|_| err(format!("{n} elements")))?;
+                let mut out = Vec::new();
+                out.try_reserve_exact(size)
+                    .map_err(|_| err(format!("cannot allocate {size} bytes")))?;
+                out.extend(count.to_le_bytes());
                 for label in labels {
+                    // Each label is shorter than the whole, which fits in memory and so in u32.
                     out.extend((label.len() as u32).to_le_bytes());
                     out.extend(label.as_bytes());
                 }
@@ -155,6 +166,7 @@ mod tests {
         assert_eq!(out, [2, 0, 0, 0, 3, 0, 0, 0, b'b', b'b', b'b', 0, 0, 0, 0]);
         assert!(c.decode(vec![1], &repr).is_err());
         assert!(codec("<U3", DataType::FixedUnicode { chars: 2 }).is_err());
+        assert!(codec("éU2", DataType::FixedUnicode { chars: 2 }).is_err());
         assert!(codec("|O", DataType::Int32).is_err());
     }
 }

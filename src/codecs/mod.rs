@@ -263,12 +263,11 @@ impl CodecPipeline {
     /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the
     /// array-to-bytes codec.
     fn reprs(&self, repr: &ChunkRepr) -> Vec<ChunkRepr> {
-        let mut reprs = vec![self.reordered(repr)];
-        for codec in &self.array_to_array {
-            let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
-            reprs.push(next);
-        }
-        reprs
+        let reordered = chain(&self.element_order, repr.clone()).pop();
+        chain(
+            &self.array_to_array,
+            reordered.unwrap_or_else(|| repr.clone()),
+        )
     }
 
     /// Sizes before each bytes-to-bytes codec (where fixed), and the final encoded size.
@@ -297,27 +296,11 @@ impl CodecPipeline {
         }
     }
 
-    /// A chunk of `repr` after the element-order codecs (itself for fixed-size data).
-    fn reordered(&self, repr: &ChunkRepr) -> ChunkRepr {
-        self.element_order
-            .iter()
-            .fold(repr.clone(), |r, codec| codec.encoded_repr(&r))
-    }
-
     /// Puts the handles of a variable-length chunk of `repr`, taken out in stored order, into
     /// C order (see `element_order`).
     pub fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let mut reprs = vec![repr.clone()];
-        for codec in &self.element_order {
-            let next = codec.encoded_repr(reprs.last().unwrap_or(repr));
-            reprs.push(next);
-        }
-        reprs.pop();
-        let mut elements = handles;
-        for (codec, decoded) in self.element_order.iter().zip(reprs).rev() {
-            elements = codec.decode(elements, &decoded)?;
-        }
-        Ok(elements)
+        let reprs = chain(&self.element_order, repr.clone());
+        decode_array_to_array(&self.element_order, handles, reprs)
     }
 
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order); for
@@ -331,12 +314,32 @@ impl CodecPipeline {
         for (codec, decoded_size) in self.bytes_to_bytes.iter().zip(sizes).rev() {
             bytes = codec.decode(bytes, decoded_size)?;
         }
-        let mut elements = self.array_to_bytes.decode(bytes, &array_repr)?;
-        for (codec, decoded) in self.array_to_array.iter().zip(reprs).rev() {
-            elements = codec.decode(elements, &decoded)?;
-        }
-        Ok(elements)
+        let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
+        decode_array_to_array(&self.array_to_array, elements, reprs)
     }
+}
+
+/// What a chunk of `repr` is before each of `codecs`, and (last) after them all.
+fn chain(codecs: &[Box<dyn ArrayToArrayCodec>], repr: ChunkRepr) -> Vec<ChunkRepr> {
+    let mut reprs = vec![repr];
+    for codec in codecs {
+        let next = reprs.last().map(|r| codec.encoded_repr(r));
+        reprs.extend(next);
+    }
+    reprs
+}
+
+/// Runs `codecs` backwards over `elements`; `reprs` is what each codec decodes to (`chain`'s
+/// list; a last entry beyond the codecs is not used).
+fn decode_array_to_array(
+    codecs: &[Box<dyn ArrayToArrayCodec>],
+    mut elements: Vec<u8>,
+    reprs: Vec<ChunkRepr>,
+) -> Result<Vec<u8>, CodecError> {
+    for (codec, decoded) in codecs.iter().zip(reprs).rev() {
+        elements = codec.decode(elements, &decoded)?;
+    }
+    Ok(elements)
 }
 
 /// Checks the decoded size a header (`what`) declares against the chunk's exact size where the

@@ -60,8 +60,11 @@ pub enum ListedNode {
         zarray: Value,
         zattrs: Option<Value>,
     },
-    /// A v2 group: its `.zattrs`.
-    V2Group { zattrs: Option<Value> },
+    /// A v2 group: its `.zgroup` and `.zattrs`.
+    V2Group {
+        zgroup: Value,
+        zattrs: Option<Value>,
+    },
 }
 
 impl ListedNode {
@@ -78,6 +81,15 @@ impl ListedNode {
         }
     }
 
+    /// The document that describes the node (for messages).
+    pub fn document(&self) -> &'static str {
+        match self {
+            ListedNode::V3(_) => "zarr.json",
+            ListedNode::V2Array { .. } => ".zarray",
+            ListedNode::V2Group { .. } => ".zgroup",
+        }
+    }
+
     /// The node's metadata; `location` names the documents in errors.
     pub fn parse(&self, location: &str) -> Result<NodeMetadata> {
         match self {
@@ -85,11 +97,9 @@ impl ListedNode {
             ListedNode::V2Array { zarray, zattrs } => {
                 v2::parse_array(zarray, zattrs.as_ref(), location).map(NodeMetadata::Array)
             }
-            ListedNode::V2Group { zattrs } => Ok(NodeMetadata::Group(GroupMetadata {
-                zarr_format: 2,
-                attributes: attributes(zattrs.as_ref(), location)?,
-                consolidated: None,
-            })),
+            ListedNode::V2Group { zgroup, zattrs } => {
+                v2::parse_group(zgroup, zattrs.as_ref(), location).map(NodeMetadata::Group)
+            }
         }
     }
 }

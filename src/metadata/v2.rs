@@ -9,9 +9,10 @@ use super::{
     ListedNode,
 };
 use crate::chunk_key_encoding::{ChunkKeyEncoding, Separator};
-use crate::data_type::{DataType, Endian, TimeUnit};
+use crate::data_type::{DataType, Endian, TimeUnit, MAX_ELEMENT_SIZE};
 use crate::error::{Result, ZarrError};
 use crate::fill_value::FillValue;
+use crate::node_path::NodePath;
 use crate::structured::{Field, FieldKind};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -105,30 +106,38 @@ pub fn parse_consolidated(doc: &Value, location: &str) -> Result<BTreeMap<String
     let mut nodes = BTreeMap::new();
     for key in documents.keys() {
         let (path, name) = split(key);
-        let zattrs = documents.get(&format!("{}.zattrs", prefix(&path))).cloned();
+        let zattrs_key = match key.strip_suffix(name.as_str()) {
+            Some(dir) => format!("{dir}.zattrs"),
+            None => continue,
+        };
+        let zattrs = documents.get(&zattrs_key).cloned();
         let node = match name.as_str() {
             ".zarray" => ListedNode::V2Array {
                 zarray: documents[key].clone(),
                 zattrs,
             },
-            ".zgroup" => {
-                check_format(object(&documents[key], location)?, location)?;
-                ListedNode::V2Group { zattrs }
-            }
+            ".zgroup" => ListedNode::V2Group {
+                zgroup: documents[key].clone(),
+                zattrs,
+            },
             // Attributes belong to the array or group beside them; other keys are not nodes.
             _ => continue,
         };
-        nodes.insert(path, node);
+        // Listed under the paths `open` takes; a path that could never be opened is no node.
+        let Ok(path) = NodePath::parse(&path) else {
+            continue;
+        };
+        if nodes.insert(path.as_str().to_string(), node).is_some() {
+            return Err(ZarrError::metadata(
+                location,
+                format!(
+                    "the consolidated metadata lists two nodes at \"{}\"",
+                    path.as_str()
+                ),
+            ));
+        }
     }
     Ok(nodes)
-}
-
-fn prefix(path: &str) -> String {
-    if path.is_empty() {
-        String::new()
-    } else {
-        format!("{path}/")
-    }
 }
 
 /// An array from its `.zarray` and `.zattrs` documents.
@@ -284,6 +293,7 @@ fn pipeline(
             bytes_filters.push((id, ext));
         }
     }
+    check_filter_orders(dtype, &values, location)?;
     let serializer = match serializer {
         Some(ext) => ext,
         None => {
@@ -307,6 +317,36 @@ fn pipeline(
                 .map(|(_, ext)| ext),
         )
         .collect())
+}
+
+/// numcodecs filters view the bytes they decode to as their declared `dtype`, and the array views
+/// them as its own: where the two disagree on byte order the values are reinterpreted, which only
+/// NumPy's memory model gives a meaning to. Such arrays are refused rather than misread.
+fn check_filter_orders(dtype: &Dtype, value_filters: &[Extension], location: &str) -> Result<()> {
+    let Some(array) = dtype.endian else {
+        return Ok(());
+    };
+    for filter in value_filters {
+        let declared = ["dtype", "decode_dtype"]
+            .iter()
+            .find_map(|k| filter.configuration.get(*k).and_then(Value::as_str));
+        let order = match declared.and_then(|d| d.as_bytes().first()) {
+            Some(b'<') => Endian::Little,
+            Some(b'>') => Endian::Big,
+            _ => continue,
+        };
+        if order != array {
+            return Err(ZarrError::unsupported(
+                location,
+                format!(
+                    "filter \"{}\" decodes to {}, whose byte order is not the array's",
+                    filter.name,
+                    declared.unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The byte order of the bytes the value filters leave (or of the array's elements where there
@@ -460,12 +500,16 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
             .try_fold(field.item_size(), |acc, &d| {
                 acc.checked_mul(usize::try_from(d).ok()?)
             })
-            .filter(|&s| s <= crate::buffer::MAX_BUFFER)
-            .ok_or_else(|| format!("field \"{name}\" is too large"))?;
+            .filter(|&s| s <= MAX_ELEMENT_SIZE)
+            .ok_or_else(|| format!("field \"{name}\" is larger than an element may be here"))?;
+        // A record of empty fields would have no bytes to address its elements by.
+        if size == 0 {
+            return Err(format!("field \"{name}\" has no bytes"));
+        }
         offset = offset
             .checked_add(size)
-            .filter(|&o| o <= crate::buffer::MAX_BUFFER)
-            .ok_or_else(|| "the record is too large".to_string())?;
+            .filter(|&o| o <= MAX_ELEMENT_SIZE)
+            .ok_or_else(|| "the record is larger than an element may be here".to_string())?;
         // NumPy's aligned records list their padding as unnamed fields: bytes, not values.
         if name.is_empty() {
             continue;
@@ -503,7 +547,13 @@ pub fn parse_simple(s: &str) -> std::result::Result<(DataType, Option<Endian>), 
     let size_text = &rest[kind.len_utf8()..];
     let data_type = match kind {
         'M' | 'm' => {
-            let unit = size_text
+            // NumPy writes a datetime without a unit as plain `M8`: the generic unit.
+            let unit = if size_text == "8" {
+                "8[generic]"
+            } else {
+                size_text
+            };
+            let unit = unit
                 .strip_prefix("8[")
                 .and_then(|u| u.strip_suffix(']'))
                 .ok_or_else(|| format!("\"{s}\" must be {kind}8[unit]"))?;
@@ -526,9 +576,10 @@ pub fn parse_simple(s: &str) -> std::result::Result<(DataType, Option<Endian>), 
                 }
                 _ => return Err(format!("unknown type \"{s}\"")),
             };
-            // Sizes past the address space cannot be read; the checked products keep them out.
-            if !matches!(size.checked_mul(4), Some(b) if b <= crate::buffer::MAX_BUFFER) {
-                return Err(format!("the size in \"{s}\" is too large"));
+            if !matches!(size.checked_mul(4), Some(b) if b <= MAX_ELEMENT_SIZE) {
+                return Err(format!(
+                    "\"{s}\" is larger than the {MAX_ELEMENT_SIZE} bytes an element may have here"
+                ));
             }
             match (kind, size) {
                 ('b', 1) => DataType::Bool,
@@ -584,6 +635,7 @@ mod tests {
         assert_eq!(ok("|V16"), (DataType::Raw { bytes: 16 }, None));
         assert_eq!(ok("<M8[ns]").0.name(), "datetime64[ns]");
         assert_eq!(ok(">m8[10s]").0.name(), "timedelta64[10s]");
+        assert_eq!(ok("<M8").0.name(), "datetime64[generic]");
         for bad in [
             "i4",
             "|i4",
@@ -591,8 +643,8 @@ mod tests {
             "<f16",
             "<S0",
             "<S",
-            "<M8",
             "<M8[parsec]",
+            "<U600000000",
             "<U05",
             "<x4",
             "<",
@@ -629,6 +681,12 @@ mod tests {
             json!([]),
             json!([["x"]]),
             json!([[1, "<f4"]]),
+            json!([["a", "<i4", [0]]]),
+            json!([
+                ["b", "|u1"],
+                ["z", [["a", "<i4", [0]]], [4294967296u64, 4294967296u64]]
+            ]),
+            json!([["z", "<i4", [1099511627776u64]]]),
         ] {
             assert!(parse_dtype(&bad, &[], "m").is_err(), "{bad}");
         }
@@ -638,7 +696,7 @@ mod tests {
     fn a_v2_array_becomes_its_v3_equivalent() {
         let mut doc = zarray(json!(">i2"));
         doc["order"] = json!("F");
-        doc["filters"] = json!([{"id": "delta", "dtype": "<i2"}]);
+        doc["filters"] = json!([{"id": "delta", "dtype": ">i2", "astype": "<i2"}]);
         doc["dimension_separator"] = json!("/");
         let zattrs = json!({"_ARRAY_DIMENSIONS": ["y", "x"], "units": "m"});
         let a = parse_array(&doc, Some(&zattrs), "m").unwrap();
@@ -649,6 +707,11 @@ mod tests {
         );
         // The delta filter's encoded type is little endian, whatever the array's order.
         assert_eq!(a.codecs[2].configuration["endian"], json!("little"));
+        // A filter that would have NumPy reinterpret the array's bytes is refused.
+        let mut reinterpreting = doc.clone();
+        reinterpreting["filters"] = json!([{"id": "delta", "dtype": "<i2"}]);
+        let err = parse_array(&reinterpreting, None, "m").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
         assert_eq!(a.chunk_key_encoding, ChunkKeyEncoding::V2(Separator::Slash));
         assert_eq!(
             a.dimension_names,
@@ -707,10 +770,25 @@ mod tests {
         let doc = json!({"zarr_consolidated_format": 1, "metadata": {
             ".zgroup": {"zarr_format": 2}, ".zattrs": {"title": "t"},
             "a/.zgroup": {"zarr_format": 2},
-            "a/b/.zarray": zarray(json!("<i4")), "a/b/.zattrs": {"k": 1}}});
+            "a/b/.zarray": zarray(json!("<i4")), "a/b/.zattrs": {"k": 1},
+            "/c\\d/.zgroup": {"zarr_format": 2}, "../e/.zgroup": {"zarr_format": 2}}});
         let nodes = parse_consolidated(&doc, "m").unwrap();
         let kinds: Vec<(&str, &str)> = nodes.iter().map(|(p, n)| (p.as_str(), n.kind())).collect();
-        assert_eq!(kinds, [("", "group"), ("a", "group"), ("a/b", "array")]);
+        assert_eq!(
+            kinds,
+            [
+                ("", "group"),
+                ("a", "group"),
+                ("a/b", "array"),
+                ("c/d", "group")
+            ]
+        );
+        let both = json!({"zarr_consolidated_format": 1, "metadata": {
+            "x/.zgroup": {"zarr_format": 2}, "x/.zarray": zarray(json!("<i4"))}});
+        assert!(parse_consolidated(&both, "m")
+            .unwrap_err()
+            .message
+            .contains("two nodes"));
         let super::super::NodeMetadata::Array(b) = nodes["a/b"].parse("m").unwrap() else {
             panic!()
         };
