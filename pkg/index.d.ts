@@ -89,6 +89,67 @@ export class FetchStore {
   readonly options: FetchStoreOptions;
 }
 
+/** A byte range a store is asked for: `length` bytes from `offset` (to the end without one), or the last `suffixLength` bytes. */
+export type RangeRequest = { offset: number; length?: number } | { suffixLength: number };
+
+export interface StoreOptions {
+  /** The signal of the read this request belongs to: stop when it aborts (reject with an AbortError). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Any store: an object whose `get` resolves to the value's bytes, or `undefined` when the key has
+ * none (a missing chunk reads as the fill value). `getRange` is optional (without it, ranges are
+ * cut from whole values); `url`, where present, names the store in error messages. A rejection
+ * becomes a StoreError naming the key (an AbortError if it is named so or the signal aborted).
+ */
+export interface Store {
+  get(key: string, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  getRange?(key: string, range: RangeRequest, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  url?: string;
+}
+
+/** A store held in memory: keys to bytes. */
+export class MemoryStore implements Store {
+  constructor(entries?: Iterable<[string, Uint8Array]>);
+  readonly map: Map<string, Uint8Array>;
+  set(key: string, value: Uint8Array | ArrayBuffer): this;
+  get(key: string): Uint8Array | undefined;
+  getRange(key: string, range: RangeRequest): Uint8Array | undefined;
+}
+
+/**
+ * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore; stored or deflated members, ZIP64),
+ * read with range requests: the end of the archive, its central directory, then only what reads
+ * need (stored members in ranges too). `source` is the archive's URL, or a store with `key` the
+ * archive's key in it. Opening it again reuses the directory.
+ */
+export class ZipStore {
+  constructor(source: string | URL | FetchStore | Store, key?: string);
+  readonly source: FetchStore | Store;
+  readonly key: string;
+}
+
+/** The base class of every error zarr-wasm rejects with; messages name the URL or key. */
+export class ZarrError extends Error {}
+/** No Zarr node at the path (no zarr.json, .zarray or .zgroup); no consolidated metadata where asked for. */
+export class NotFoundError extends ZarrError {}
+/** Metadata that is not JSON or not valid Zarr. */
+export class MetadataError extends ZarrError {}
+/** Valid Zarr that uses something not implemented: a codec, data type, grid, key encoding... */
+export class UnsupportedError extends ZarrError {}
+/** A chunk that cannot be decoded: the message names the codec, the chunk and the problem. */
+export class CodecError extends ZarrError {}
+/** A store could not deliver bytes: network failure, an HTTP status (in `status`), a store's own error. */
+export class StoreError extends ZarrError {
+  /** The HTTP status the server answered with, where there was one. */
+  readonly status: number | null;
+}
+/** A selection, chunk coordinates, node path or option that does not fit. */
+export class SelectionError extends ZarrError {}
+/** The call's AbortSignal was aborted. */
+export class AbortError extends ZarrError {}
+
 /** One field of a structured type. */
 export interface Field {
   name: string;
@@ -184,7 +245,8 @@ export interface ReadOptions {
 }
 
 /**
- * Opens a node. Rejects with an Error whose `name` is one of NotFoundError, MetadataError,
- * UnsupportedError, CodecError, StoreError, SelectionError and whose message names the URL.
+ * Opens a node of a hierarchy at a URL or in a store. Rejects with a ZarrError subclass
+ * (NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError,
+ * AbortError) whose message names the URL or key.
  */
-export function open(location: string | URL | FetchStore, options?: OpenOptions): Promise<ZarrArray | Group>;
+export function open(location: string | URL | FetchStore | ZipStore | Store, options?: OpenOptions): Promise<ZarrArray | Group>;

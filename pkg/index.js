@@ -1,6 +1,6 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { openFetch } from "./zarr_wasm.js";
+import initWasm, { WasmStore } from "./zarr_wasm.js";
 
 let loading = null;
 
@@ -30,6 +30,59 @@ export function slice(...args) {
   return { start: start ?? null, stop: stop ?? null, step: step ?? null };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Errors: every rejection is one of these classes, so callers can test with `instanceof`; each
+// message names the key or URL and what was wrong.
+
+/** The base class of every error zarr-wasm rejects with. */
+export class ZarrError extends Error {}
+/** No Zarr node (no zarr.json, .zarray or .zgroup) at the path; no consolidated metadata where asked for. */
+export class NotFoundError extends ZarrError {}
+/** Metadata that is not JSON or not valid Zarr. */
+export class MetadataError extends ZarrError {}
+/** Valid Zarr that uses something not implemented (a codec, data type, grid...). */
+export class UnsupportedError extends ZarrError {}
+/** A chunk that cannot be decoded: the message names the codec, the chunk and the problem. */
+export class CodecError extends ZarrError {}
+/** A store that could not deliver bytes; `status` is the HTTP status where a server answered one. */
+export class StoreError extends ZarrError {
+  constructor(message, options) {
+    super(message, options);
+    this.status = options?.status ?? null;
+  }
+}
+/** A selection, chunk coordinate, path or option that does not fit. */
+export class SelectionError extends ZarrError {}
+/** The call's AbortSignal was aborted. */
+export class AbortError extends ZarrError {}
+
+const ERRORS = { NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError };
+// Names set here, not taken from the classes: minifiers rename classes.
+for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {
+  Object.defineProperty(Class.prototype, "name", { value: name, writable: true, configurable: true });
+}
+
+/** The error a wasm call rejected with, as an instance of its class (other errors pass through). */
+function typed(err) {
+  const Class = err instanceof Error && !(err instanceof ZarrError) ? ERRORS[err.name] : undefined;
+  return Class ? new Class(err.message, { status: err.status }) : err;
+}
+const call = async (f) => {
+  try {
+    return await f();
+  } catch (err) {
+    throw typed(err);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stores. Any object with `get(key, { signal })` (and optionally `getRange(key, range,
+// { signal })`, `range` being `{ offset, length }` or `{ suffixLength }`) resolving to a
+// Uint8Array, or undefined for a missing key, is a store.
+
+// The opened store behind each store object: reused by every open() of it.
+const opened = new WeakMap();
+
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
   /**
@@ -48,6 +101,62 @@ export class FetchStore {
   }
 }
 
+/** A store held in memory: a Map from keys to bytes (`set` to add, or pass entries). */
+export class MemoryStore {
+  constructor(entries) {
+    this.map = new Map(entries ?? []);
+  }
+  set(key, value) {
+    this.map.set(key, value instanceof Uint8Array ? value : new Uint8Array(value));
+    return this;
+  }
+  get(key) {
+    return this.map.get(key);
+  }
+  getRange(key, range) {
+    const value = this.map.get(key);
+    if (value === undefined) return undefined;
+    if (range.suffixLength !== undefined) return value.subarray(Math.max(0, value.length - range.suffixLength));
+    return value.subarray(range.offset, range.length === undefined ? undefined : range.offset + range.length);
+  }
+}
+
+/**
+ * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore), read with range requests: the end of
+ * the file, its central directory, then only the members (and parts of stored members) reads
+ * need. `source` is the archive's URL, or a store and `key` the archive's key in it.
+ */
+export class ZipStore {
+  constructor(source, key = "") {
+    this.source = typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
+    this.key = String(key);
+  }
+}
+
+function label(store) {
+  return store.url ? String(store.url) : `${store.constructor?.name ?? "store"}:`;
+}
+
+/** The opened store for a URL or a store object (resolves; a ZIP archive reads its directory). */
+async function openStore(location, signal) {
+  if (typeof location === "string" || location instanceof URL) return WasmStore.fetch(String(location), {});
+  let handle = opened.get(location);
+  if (handle === undefined) {
+    if (location instanceof FetchStore) handle = WasmStore.fetch(location.url, location.options ?? {});
+    else if (location instanceof ZipStore) {
+      const inner = await openStore(location.source, signal);
+      handle = inner.zip(location.key, signal ?? null);
+    } else handle = WasmStore.js(location, label(location));
+    opened.set(location, handle);
+  }
+  try {
+    return await handle;
+  } catch (err) {
+    opened.delete(location); // a failed opening (an aborted directory read, say) is tried again
+    throw err;
+  }
+}
+
 // The wasm handle behind each node; kept out of the objects so they show only their metadata.
 // Handles are freed by a FinalizationRegistry (wasm-bindgen --weak-refs) once a node is collected.
 const handles = new WeakMap();
@@ -63,17 +172,21 @@ class Node {
 export class ZarrArray extends Node {
   /** Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or `slice()`. */
   get(selection, options = {}) {
-    return handles.get(this).get(selection ?? null, options.signal ?? null);
+    return call(() => handles.get(this).get(selection ?? null, options.signal ?? null));
   }
 
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
-    return handles.get(this).getChunk(coords, options.signal ?? null);
+    return call(() => handles.get(this).getChunk(coords, options.signal ?? null));
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
   chunkExtent(coords) {
-    return handles.get(this).chunkExtent(coords);
+    try {
+      return handles.get(this).chunkExtent(coords);
+    } catch (err) {
+      throw typed(err);
+    }
   }
 }
 
@@ -81,7 +194,7 @@ export class ZarrArray extends Node {
 export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
-    return wrap(await handles.get(this).open(String(path)));
+    return wrap(await call(() => handles.get(this).open(String(path))));
   }
 }
 
@@ -90,16 +203,18 @@ function wrap(handle) {
 }
 
 /**
- * Opens the array or group at `options.path` (default: the root) of a hierarchy, given as a URL
- * or a FetchStore, Zarr v3 or v2. Costs one request for a Zarr v3 node; a v2 array costs three
- * (zarr.json, then .zarray and .zattrs together), two with `zarrFormat: 2`. With
- * `consolidated: true` the node is opened from the consolidated metadata at the root of the
- * hierarchy (v2's `.zmetadata`, or the v3 root's `zarr.json`): one request, and none for any
- * node opened below it.
+ * Opens the array or group at `options.path` (default: the root) of a hierarchy, Zarr v3 or v2.
+ * `location` is a URL, a FetchStore, a ZipStore, a MemoryStore or any store object. A v3 node
+ * costs one request; a v2 array three (zarr.json, then .zarray and .zattrs together), two with
+ * `zarrFormat: 2`. With `consolidated: true` the node is opened from the consolidated metadata
+ * at the root of the hierarchy (v2's `.zmetadata`, or the v3 root's `zarr.json`): one request,
+ * and none for any node opened below it.
  */
 export async function open(location, options = {}) {
   await loadWasm();
-  const store = location instanceof FetchStore ? location : new FetchStore(location);
-  const { zarrFormat, consolidated } = options;
-  return wrap(await openFetch(store.url, options.path ?? "", store.options ?? {}, { zarrFormat, consolidated }, options.signal ?? null));
+  const { zarrFormat, consolidated, signal } = options;
+  return call(async () => {
+    const store = await openStore(location, signal);
+    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated }, signal ?? null));
+  });
 }

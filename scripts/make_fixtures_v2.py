@@ -527,6 +527,52 @@ def write_awkward_names():
     w.array("structured/awkward_names", records_for(dtype, (6,)), (4,), fill_value=None, compressor=None)
 
 
+ZIPS = FIXTURES / "zip"
+
+
+def write_zips_zarr2():
+    """Zipped hierarchies: zarr-python 2's ZipStore (members stored), and Info-ZIP's zip with
+    ZIP64 records forced and every member deflated. Both hold v2_consolidated.zarr."""
+    import subprocess
+    ZIPS.mkdir(exist_ok=True)
+    source = FIXTURES / "v2_consolidated.zarr"
+    target = ZIPS / "v2_zarr2.zip"
+    target.unlink(missing_ok=True)
+    with zarr.storage.ZipStore(str(target), mode="w") as dest:
+        zarr.convenience.copy_store(zarr.storage.DirectoryStore(str(source)), dest)
+    target = ZIPS / "v2_zip64_deflated.zip"
+    target.unlink(missing_ok=True)
+    subprocess.run(["zip", "-q", "-r", "-9", "-fz", "-X", str(target), "."], cwd=source, check=True)
+    for name in ["v2_zarr2.zip", "v2_zip64_deflated.zip"]:
+        assert zarr.open_group(zarr.storage.ZipStore(str(ZIPS / name), mode="r"))["images/raw"][...].tobytes() == \
+            zarr.open_group(str(source), mode="r")["images/raw"][...].tobytes(), name
+
+
+def write_zips_zarr3():
+    """zarr-python 3's ZipStore with a sharded v3 array (members stored, so shards read in
+    ranges) and a deflated copy: both hold codecs.zarr's sharding group."""
+    from zarr.storage import LocalStore, ZipStore
+    import asyncio
+    import zipfile
+    from zarr.core.buffer import default_buffer_prototype
+
+    async def copy(target, compression):
+        source = LocalStore(str(FIXTURES / "codecs.zarr"), read_only=True)
+        dest = await ZipStore.open(str(target), mode="w", compression=compression)
+        keys = [k async for k in source.list_prefix("sharding/")] + ["zarr.json"]
+        for key in sorted(keys):
+            dest_key = key if key != "zarr.json" else "zarr.json"
+            await dest.set(dest_key, await source.get(key, prototype=default_buffer_prototype()))
+        dest.close()
+
+    ZIPS.mkdir(exist_ok=True)
+    for name, compression in [("v3_sharded_zarr3.zip", zipfile.ZIP_STORED), ("v3_deflated_zarr3.zip", zipfile.ZIP_DEFLATED)]:
+        (ZIPS / name).unlink(missing_ok=True)
+        asyncio.run(copy(ZIPS / name, compression))
+        arr = zarr.open_array(ZipStore(str(ZIPS / name), mode="r"), path="sharding/index_end")
+        assert arr[...].tobytes() == zarr.open_array(str(FIXTURES / "codecs.zarr"), path="sharding/index_end")[...].tobytes()
+
+
 def write_zarr3():
     """What zarr-python 3 writes in v2 mode (as xarray does for `zarr_format=2`), consolidated."""
     w = V2Writer("zarr3_v2.zarr", {"title": "v2 written by zarr-python 3", "writer": ZARR})
@@ -566,7 +612,9 @@ if __name__ == "__main__":
         write_tensorstore()
         write_bad()
         write_awkward_names()
+        write_zips_zarr2()
     else:
         write_zarr3()
+        write_zips_zarr3()
     write_manifest()
     print("v2 fixtures written with", ZARR, "and", TENSORSTORE)

@@ -26,6 +26,8 @@ pub enum ErrorKind {
 pub struct ZarrError {
     pub kind: ErrorKind,
     pub message: String,
+    /// The HTTP status a server answered with, for store errors that are one.
+    pub status: Option<u16>,
 }
 
 pub type Result<T, E = ZarrError> = std::result::Result<T, E>;
@@ -35,6 +37,7 @@ impl ZarrError {
         ZarrError {
             kind,
             message: message.into(),
+            status: None,
         }
     }
 
@@ -61,6 +64,14 @@ impl ZarrError {
             ErrorKind::Store,
             format!("cannot read {location}: {reason}"),
         )
+    }
+
+    /// An HTTP error status the server answered `location` with.
+    pub fn http_status(location: &str, status: u16, detail: impl fmt::Display) -> Self {
+        ZarrError {
+            status: Some(status),
+            ..Self::store(location, format!("HTTP status {status}{detail}"))
+        }
     }
 
     pub fn aborted(location: &str) -> Self {

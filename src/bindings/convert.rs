@@ -30,6 +30,9 @@ pub fn js_error(err: ZarrError) -> JsValue {
         ErrorKind::Selection => "SelectionError",
         ErrorKind::Aborted => "AbortError",
     });
+    if let Some(status) = err.status {
+        let _ = Reflect::set(&e, &"status".into(), &JsValue::from(status));
+    }
     e.into()
 }
 

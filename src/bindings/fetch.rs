@@ -16,7 +16,7 @@ extern "C" {
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(request: &Request) -> Promise;
     #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
+    pub(super) fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
 }
 
 /// Sends requests with the global `fetch` or the user's own function, adding the user's headers.

@@ -4,19 +4,18 @@
 
 mod convert;
 mod fetch;
+mod stores;
 
 use crate::array::Array;
 use crate::group::Group;
 use crate::node::{open_with, Node};
 use crate::store::http::HttpStore;
-use crate::store::ReadableStore;
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
-use fetch::FetchClient;
 use std::rc::Rc;
+use stores::{HttpSource, JsSource, Source, ZipSource};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -24,59 +23,68 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Opens the node at `path` below `url` over HTTP with `fetch`; `options` are the FetchStore's,
-/// `open_options` open()'s (`zarrFormat`, `consolidated`).
-#[wasm_bindgen(js_name = openFetch)]
-pub async fn open_fetch(
-    url: String,
-    path: String,
-    options: JsValue,
-    open_options: JsValue,
-    signal: JsValue,
-) -> Result<JsValue, JsValue> {
-    let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
-    let open_options = convert::open_options(&open_options).map_err(js_error)?;
-    let http = Rc::new(HttpStore::with_options(&url, client, http));
-    let base: Rc<dyn ReadableStore> = http.clone();
-    // The signal is the opening's only: the node keeps reading through the plain store.
-    let node = open_with(through_signal(&http, &signal, &base)?, &path, open_options)
-        .await
-        .map_err(js_error)?;
-    Ok(node_to_js(node.with_store(base), http))
+/// A store of the JS API, opened: reads of every node opened from it share it (an HTTP store's
+/// request limit and what it learnt of the server, a ZIP archive's directory).
+#[wasm_bindgen]
+pub struct WasmStore {
+    source: Rc<dyn Source>,
 }
 
-/// The store a read goes through: `base`, or with an `AbortSignal` a view of it that passes the
-/// signal to every request.
-fn through_signal(
-    http: &Rc<HttpStore<FetchClient>>,
-    signal: &JsValue,
-    base: &Rc<dyn ReadableStore>,
-) -> Result<Rc<dyn ReadableStore>, JsValue> {
-    if signal.is_undefined() || signal.is_null() {
-        return Ok(base.clone());
+#[wasm_bindgen]
+impl WasmStore {
+    /// An HTTP store below `url`; `options` are the FetchStore's.
+    pub fn fetch(url: String, options: JsValue) -> Result<WasmStore, JsValue> {
+        let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
+        let http = Rc::new(HttpStore::with_options(&url, client, http));
+        Ok(WasmStore {
+            source: Rc::new(HttpSource(http)),
+        })
     }
-    let signal: web_sys::AbortSignal = signal.clone().dyn_into().map_err(|_| {
-        js_error(crate::error::ZarrError::selection(
-            "signal must be an AbortSignal",
-        ))
-    })?;
-    let client = FetchClient {
-        signal: Some(signal),
-        ..http.client().clone()
-    };
-    Ok(Rc::new(http.with_client(client)))
+
+    /// A store written in JS: `get(key, { signal })` and optionally `getRange(key, range,
+    /// { signal })`, resolving to a Uint8Array or undefined; `label` names it in messages.
+    pub fn js(store: JsValue, label: String) -> Result<WasmStore, JsValue> {
+        let source = JsSource::new(store, label).map_err(js_error)?;
+        Ok(WasmStore {
+            source: Rc::new(source),
+        })
+    }
+
+    /// The ZIP archive at `key` of this store, its directory read (resolves to a WasmStore).
+    pub fn zip(&self, key: String, signal: JsValue) -> js_sys::Promise {
+        let inner = self.source.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let zip = ZipSource::open(inner, &key, &signal).await?;
+            Ok(WasmStore {
+                source: Rc::new(zip),
+            }
+            .into())
+        })
+    }
+
+    /// Opens the node at `path`; `options` are open()'s (`zarrFormat`, `consolidated`).
+    pub fn open(&self, path: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
+        let source = self.source.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let options = convert::open_options(&options).map_err(js_error)?;
+            let reading = stores::reading(&*source, &signal)?;
+            // The signal is the opening's only: the node keeps reading through the plain store.
+            let node = open_with(reading, &path, options).await.map_err(js_error)?;
+            Ok(node_to_js(node.with_store(source.store()), source))
+        })
+    }
 }
 
-fn node_to_js(node: Node, http: Rc<HttpStore<FetchClient>>) -> JsValue {
+fn node_to_js(node: Node, source: Rc<dyn Source>) -> JsValue {
     match node {
         Node::Array(a) => WasmArray {
             inner: Rc::new(a),
-            http,
+            source,
         }
         .into(),
         Node::Group(g) => WasmGroup {
             inner: Rc::new(g),
-            http,
+            source,
         }
         .into(),
     }
@@ -85,7 +93,7 @@ fn node_to_js(node: Node, http: Rc<HttpStore<FetchClient>>) -> JsValue {
 #[wasm_bindgen]
 pub struct WasmArray {
     inner: Rc<Array>,
-    http: Rc<HttpStore<FetchClient>>,
+    source: Rc<dyn Source>,
 }
 
 impl WasmArray {
@@ -94,11 +102,8 @@ impl WasmArray {
         if signal.is_undefined() || signal.is_null() {
             return Ok(self.inner.clone());
         }
-        let base: Rc<dyn ReadableStore> = self.http.clone();
-        Ok(Rc::new(
-            self.inner
-                .with_store(through_signal(&self.http, signal, &base)?),
-        ))
+        let store = stores::reading(&*self.source, signal)?;
+        Ok(Rc::new(self.inner.with_store(store)))
     }
 }
 
@@ -144,7 +149,7 @@ impl WasmArray {
 #[wasm_bindgen]
 pub struct WasmGroup {
     inner: Rc<Group>,
-    http: Rc<HttpStore<FetchClient>>,
+    source: Rc<dyn Source>,
 }
 
 #[wasm_bindgen]
@@ -155,12 +160,12 @@ impl WasmGroup {
 
     /// Opens a node below this group.
     pub fn open(&self, path: String) -> js_sys::Promise {
-        let (group, http) = (self.inner.clone(), self.http.clone());
+        let (group, source) = (self.inner.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
             group
                 .open(&path)
                 .await
-                .map(|node| node_to_js(node, http))
+                .map(|node| node_to_js(node, source))
                 .map_err(js_error)
         })
     }

@@ -200,12 +200,7 @@ impl<C: HttpClient> HttpStore<C> {
                     return Ok(None)
                 }
                 Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}
-                Ok(r) => {
-                    return Err(ZarrError::store(
-                        &url,
-                        format!("HTTP status {}{}", r.status, tries()),
-                    ))
-                }
+                Ok(r) => return Err(ZarrError::http_status(&url, r.status, tries())),
                 Err(f) if f.aborted => return Err(ZarrError::aborted(&url)),
                 Err(f) if !last && f.retryable => {}
                 Err(f) => return Err(ZarrError::store(&url, format!("{}{}", f.message, tries()))),

@@ -3,6 +3,7 @@
 pub mod http;
 pub mod limit;
 pub mod memory;
+pub mod zip;
 
 use crate::error::Result;
 use async_trait::async_trait;

@@ -2,6 +2,7 @@
 // Chromium (tests/browser). Each case is `{ name, run(ctx) }`; ctx comes from context.mjs.
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 import { v2Cases } from "./read_v2.mjs";
+import { storeCases } from "./stores.mjs";
 
 // float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
@@ -671,5 +672,5 @@ export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expe
 
 /** Every case, given the fixtures' manifests (MANIFESTS, parsed, in that order). */
 export function readCases(manifests) {
-  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases];
+  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases, ...storeCases];
 }

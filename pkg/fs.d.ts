@@ -1,0 +1,14 @@
+import type { Store } from "./index.js";
+
+/** A store over the files below `dir` (Node, Deno, Bun): key "a/zarr.json" is the file dir/a/zarr.json. */
+export class FileSystemStore implements Store {
+  constructor(dir: string);
+  /** The directory, absolute. */
+  readonly root: string;
+  /** Its file: URL, which names it in error messages. */
+  readonly url: string;
+  get(key: string): Promise<Uint8Array | undefined>;
+  getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
+}
+
+type RangeRequest = { offset: number; length?: number } | { suffixLength: number };

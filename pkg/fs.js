@@ -1,0 +1,58 @@
+// zarr-wasm/fs: a store over a local directory, for Node (and Deno, Bun). Kept out of the main
+// entry so that browser bundles never see node:fs.
+import { open as openFile, readFile } from "node:fs/promises";
+import { resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// What a missing key looks like on a file system.
+const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
+
+/** A store over the files below `dir`: key "a/b/zarr.json" is the file dir/a/b/zarr.json. */
+export class FileSystemStore {
+  constructor(dir) {
+    this.root = resolve(String(dir));
+    this.url = pathToFileURL(this.root).href;
+  }
+
+  /** The file of `key`; keys cannot reach outside the directory. */
+  path(key) {
+    const path = resolve(this.root, key);
+    if (path !== this.root && !path.startsWith(this.root + sep)) throw new RangeError(`key ${key} leaves ${this.root}`);
+    return path;
+  }
+
+  async get(key) {
+    try {
+      return new Uint8Array(await readFile(this.path(key)));
+    } catch (err) {
+      if (MISSING.has(err.code)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Part of a file: `{ offset, length }` (length may be absent: to the end) or `{ suffixLength }`. */
+  async getRange(key, range) {
+    let file;
+    try {
+      file = await openFile(this.path(key), "r");
+    } catch (err) {
+      if (MISSING.has(err.code)) return undefined;
+      throw err;
+    }
+    try {
+      const { size } = await file.stat();
+      const start = range.suffixLength !== undefined ? Math.max(0, size - range.suffixLength) : Math.min(range.offset, size);
+      const end = range.length !== undefined ? Math.min(size, start + range.length) : size;
+      const out = new Uint8Array(end - start);
+      let done = 0;
+      while (done < out.length) {
+        const { bytesRead } = await file.read(out, done, out.length - done, start + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return out.subarray(0, done);
+    } finally {
+      await file.close();
+    }
+  }
+}

@@ -1,0 +1,255 @@
+//! The stores of the JS API, as the core reads them: HTTP (`FetchStore`), any JS object with
+//! `get(key, options)` and optionally `getRange(key, range, options)` (memory, files, the user's
+//! own), and ZIP archives inside either. Each is a `Source`: the store itself, and the view of it
+//! that a read with an `AbortSignal` goes through.
+
+use super::convert::js_error;
+use super::fetch::FetchClient;
+use crate::error::{ErrorKind, Result, ZarrError};
+use crate::store::http::HttpStore;
+use crate::store::zip::ZipStore;
+use crate::store::{ByteRange, ReadableStore};
+use async_trait::async_trait;
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortSignal;
+
+pub trait Source {
+    /// The store, for reads without a signal.
+    fn store(&self) -> Rc<dyn ReadableStore>;
+    /// The store passing `signal` to everything it asks for.
+    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore>;
+}
+
+/// The store a read goes through: `source`'s, or with an `AbortSignal` its view for that signal.
+pub fn reading(
+    source: &dyn Source,
+    signal: &JsValue,
+) -> std::result::Result<Rc<dyn ReadableStore>, JsValue> {
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(source.store());
+    }
+    let signal: AbortSignal = signal
+        .clone()
+        .dyn_into()
+        .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
+    Ok(source.with_signal(&signal))
+}
+
+pub struct HttpSource(pub Rc<HttpStore<FetchClient>>);
+
+impl Source for HttpSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        self.0.clone()
+    }
+
+    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+        let client = FetchClient {
+            signal: Some(signal.clone()),
+            ..self.0.client().clone()
+        };
+        Rc::new(self.0.with_client(client))
+    }
+}
+
+/// A store written in JavaScript.
+pub struct JsSource {
+    store: JsValue,
+    /// Names the store in messages (its URL or kind).
+    label: String,
+}
+
+impl JsSource {
+    pub fn new(store: JsValue, label: String) -> std::result::Result<JsSource, ZarrError> {
+        let get = Reflect::get(&store, &"get".into()).unwrap_or(JsValue::UNDEFINED);
+        if !get.is_function() {
+            return Err(ZarrError::selection(
+                "a store must be a URL, a FetchStore or an object with a get(key, options) method",
+            ));
+        }
+        Ok(JsSource { store, label })
+    }
+
+    fn view(&self, signal: Option<AbortSignal>) -> JsStore {
+        JsStore {
+            store: self.store.clone(),
+            label: self.label.clone(),
+            signal,
+        }
+    }
+}
+
+impl Source for JsSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        Rc::new(self.view(None))
+    }
+
+    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+        Rc::new(self.view(Some(signal.clone())))
+    }
+}
+
+pub struct ZipSource {
+    inner: Rc<dyn Source>,
+    zip: Rc<ZipStore>,
+}
+
+impl ZipSource {
+    /// Reads the directory of the archive at `key` of `inner`.
+    pub async fn open(
+        inner: Rc<dyn Source>,
+        key: &str,
+        signal: &JsValue,
+    ) -> std::result::Result<ZipSource, JsValue> {
+        let store = reading(&*inner, signal)?;
+        let zip = ZipStore::open(store, key).await.map_err(js_error)?;
+        // Later reads go through the plain store, or their own signal's view.
+        let zip = Rc::new(zip.with_inner(inner.store()));
+        Ok(ZipSource { inner, zip })
+    }
+}
+
+impl Source for ZipSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        self.zip.clone()
+    }
+
+    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+        Rc::new(self.zip.with_inner(self.inner.with_signal(signal)))
+    }
+}
+
+/// One view of a JS store: its calls carry `signal`.
+struct JsStore {
+    store: JsValue,
+    label: String,
+    signal: Option<AbortSignal>,
+}
+
+impl JsStore {
+    /// `{ signal }`, the options every call gets.
+    fn options(&self) -> JsValue {
+        let options = Object::new();
+        if let Some(signal) = &self.signal {
+            let _ = Reflect::set(&options, &"signal".into(), signal);
+        }
+        options.into()
+    }
+
+    /// Calls `method` with `args` and awaits what it returns: bytes, or nothing.
+    async fn call(&self, method: &str, key: &str, args: &[JsValue]) -> Result<Option<Vec<u8>>> {
+        let location = self.locate(key);
+        let failed = |e: JsValue| self.failure(&location, e);
+        let f: Function = Reflect::get(&self.store, &method.into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or_else(|| {
+                ZarrError::store(&location, format!("the store has no {method} method"))
+            })?;
+        let returned = f
+            .apply(&self.store, &args.iter().collect())
+            .map_err(failed)?;
+        let value = JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(failed)?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let bytes = if let Some(b) = value.dyn_ref::<Uint8Array>() {
+            b.clone()
+        } else if value.is_instance_of::<js_sys::ArrayBuffer>() {
+            Uint8Array::new(&value)
+        } else {
+            return Err(ZarrError::store(
+                &location,
+                format!("store.{method} resolved to {value:?}, not a Uint8Array or undefined"),
+            ));
+        };
+        let mut out = crate::buffer::try_zeroed(bytes.length() as usize)
+            .map_err(|e| ZarrError::store(&location, e))?;
+        bytes.copy_to(&mut out);
+        Ok(Some(out))
+    }
+
+    /// A rejection of the store's: the caller's abort, or the store's own failure.
+    fn failure(&self, location: &str, err: JsValue) -> ZarrError {
+        let name = Reflect::get(&err, &"name".into())
+            .ok()
+            .and_then(|n| n.as_string());
+        if self.cancelled() || name.as_deref() == Some("AbortError") {
+            return ZarrError::aborted(location);
+        }
+        let message = err
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| format!("{err:?}"));
+        ZarrError::new(
+            ErrorKind::Store,
+            format!("cannot read {location}: {message}"),
+        )
+    }
+}
+
+/// A byte range as stores of the JS API take it: `{ offset, length }` or `{ suffixLength }`.
+fn range_to_js(range: ByteRange) -> JsValue {
+    let obj = Object::new();
+    let set = |k: &str, v: u64| {
+        let _ = Reflect::set(&obj, &k.into(), &JsValue::from_f64(v as f64));
+    };
+    match range {
+        ByteRange::Span { offset, length } => {
+            set("offset", offset);
+            set("length", length);
+        }
+        ByteRange::From(offset) => set("offset", offset),
+        ByteRange::Suffix(n) => set("suffixLength", n),
+    }
+    obj.into()
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for JsStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.call("get", key, &[key.into(), self.options()]).await
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        let has_range = Reflect::get(&self.store, &"getRange".into())
+            .map(|f| f.is_function())
+            .unwrap_or(false);
+        if has_range {
+            return self
+                .call(
+                    "getRange",
+                    key,
+                    &[key.into(), range_to_js(range), self.options()],
+                )
+                .await;
+        }
+        // A store that only gives whole values: cut the range from them.
+        Ok(self.get(key).await?.map(|v| range.cut(&v).to_vec()))
+    }
+
+    fn locate(&self, key: &str) -> String {
+        if key.is_empty() {
+            self.label.clone()
+        } else {
+            format!("{}/{key}", self.label.trim_end_matches('/'))
+        }
+    }
+
+    async fn batch_window(&self) {
+        // Reads started together get their turn first, so their ranges go as one batch.
+        let promise = Promise::new(&mut |resolve, _| {
+            let _ = super::fetch::set_timeout(&resolve, 0);
+        });
+        let _ = JsFuture::from(promise).await;
+    }
+
+    fn cancelled(&self) -> bool {
+        self.signal.as_ref().is_some_and(|s| s.aborted())
+    }
+}
