@@ -3,8 +3,9 @@
 #   bash scripts/make_fixtures.sh        everything
 #   bash scripts/make_fixtures.sh v3     the v3 fixtures, the demo sample and the benchmark data
 #                                        (zarr-python 3, tensorstore; .venv-fixtures)
-#   bash scripts/make_fixtures.sh v2     the v2 fixtures (zarr-python 2, tensorstore;
-#                                        .venv-fixtures-v2)
+#   bash scripts/make_fixtures.sh v2     the v2 fixtures and the ZIP archives (zarr-python 2,
+#                                        tensorstore, Info-ZIP; .venv-fixtures-v2; then zarr-python
+#                                        3 in v2 mode from .venv-fixtures)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -25,6 +26,8 @@ if [ "$which" = all ] || [ "$which" = v3 ]; then
   .venv-fixtures/bin/python scripts/make_fixtures.py
 fi
 if [ "$which" = all ] || [ "$which" = v2 ]; then
+  # Info-ZIP writes the ZIP64 archive (zip -fz).
+  command -v zip >/dev/null || apt-get install -y -q zip
   venv .venv-fixtures-v2 scripts/fixtures-v2-requirements.txt
   .venv-fixtures-v2/bin/python scripts/make_fixtures_v2.py
   # zarr-python 3 in v2 mode, from the v3 venv.

@@ -190,3 +190,62 @@ fn damaged_archives_fail_with_errors_naming_them() {
         ErrorKind::NotFound
     );
 }
+
+#[test]
+fn mutated_archives_never_panic() {
+    let iterations: usize = std::env::var("FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let archives: Vec<Vec<u8>> = ["v2_zarr2.zip", "v2_zip64_deflated.zip", "v3_deflated_zarr3.zip"]
+        .iter()
+        .map(|n| std::fs::read(fixture_path(&format!("zip/{n}"))).unwrap())
+        .collect();
+    let mut rng = common::Rng(0x5eed_2161);
+    let (mut opened, mut refused) = (0, 0);
+    for _ in 0..iterations {
+        let mut bytes = archives[rng.below(archives.len())].clone();
+        for _ in 0..1 + rng.below(8) {
+            let at = rng.below(bytes.len());
+            match rng.below(4) {
+                0 => bytes[at] ^= 1 << rng.below(8),
+                1 => bytes[at] = [0, 0xff, 0x50, 0x4b][rng.below(4)],
+                2 => bytes.truncate(at),
+                _ => {
+                    // A 32-bit field set to an extreme: sizes, offsets, counts.
+                    let end = (at + 4).min(bytes.len());
+                    for b in &mut bytes[at..end] {
+                        *b = 0xff;
+                    }
+                }
+            }
+            if bytes.is_empty() {
+                break;
+            }
+        }
+        let mut store = zarr_wasm::store::memory::MemoryStore::new();
+        store.insert("a.zip", bytes);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            match block_on(ZipStore::open(Rc::new(store), "a.zip")) {
+                Ok(zip) => {
+                    let names: Vec<String> = zip.directory().names().map(str::to_string).collect();
+                    for n in names {
+                        let _ = block_on(zip.get(&n));
+                        let _ = block_on(zip.get_range(&n, ByteRange::Suffix(7)));
+                    }
+                    true
+                }
+                Err(e) => {
+                    assert!(e.message.contains("a.zip"), "{e}");
+                    false
+                }
+            }
+        }));
+        match result {
+            Ok(true) => opened += 1,
+            Ok(false) => refused += 1,
+            Err(_) => panic!("a mutated archive panicked the reader"),
+        }
+    }
+    println!("{iterations} mutated archives: {opened} opened, {refused} refused");
+}
