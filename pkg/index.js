@@ -3,6 +3,7 @@
 import initWasm, { WasmStore } from "./zarr_wasm.js";
 
 let loading = null;
+let wasm = null;
 
 function loadWasm() {
   loading ??= (async () => {
@@ -10,15 +11,23 @@ function loadWasm() {
     if (url.protocol === "file:" && globalThis.process?.versions?.node) {
       // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import alone.
       const { readFile } = await import(/* webpackIgnore: true */ "node:fs/promises");
-      await initWasm({ module_or_path: await readFile(url) });
+      wasm = await initWasm({ module_or_path: await readFile(url) });
     } else {
-      await initWasm({ module_or_path: url });
+      wasm = await initWasm({ module_or_path: url });
     }
   })().catch((err) => {
     loading = null; // let a later call try again
     throw err;
   });
   return loading;
+}
+
+/**
+ * The module's memory: `{ wasmBytes }`, the size of the WebAssembly memory (0 before the first
+ * open()). It grows to the largest read's needs and is reused; it does not shrink.
+ */
+export function memoryUsage() {
+  return { wasmBytes: wasm ? wasm.memory.buffer.byteLength : 0 };
 }
 
 /**
@@ -166,24 +175,86 @@ class Node {
     handles.set(this, handle);
     Object.assign(this, handle.info());
   }
+
+  /**
+   * Releases the node's memory in the module now; otherwise that happens once the node is
+   * garbage-collected. Reads already started finish; later calls reject with a SelectionError.
+   * `using arr = await open(...)` calls it at the end of the block (Symbol.dispose).
+   */
+  free() {
+    handles.get(this)?.free();
+    handles.delete(this);
+  }
+}
+if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
+
+/** The wasm handle of a node that has not been freed. */
+function handle(node) {
+  const h = handles.get(node);
+  if (!h) throw new SelectionError(`the ${node.kind} at "${node.path}" was freed`);
+  return h;
 }
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
 export class ZarrArray extends Node {
-  /** Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or `slice()`. */
+  /**
+   * Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or
+   * `slice()`. `options`: `signal` (an AbortSignal), `concurrency` (chunks in flight, default
+   * 64), `onProgress({ chunksDone, chunksTotal, bytesFetched })` (called as each chunk is in
+   * place), `out` (a typed array of the result's type and length to write into).
+   */
   get(selection, options = {}) {
-    return call(() => handles.get(this).get(selection ?? null, options.signal ?? null));
+    const { signal, concurrency, onProgress, out } = options;
+    return call(() => handle(this).get(selection ?? null, { signal, concurrency, onProgress, out }));
+  }
+
+  /**
+   * Reads a selection chunk by chunk, for viewers that draw each part as it arrives: yields
+   * `{ coords, origin, shape, data, stride }` for every chunk the selection touches, in chunk
+   * order, `origin` being where the part starts in the whole selection's result. `concurrency`
+   * (default 4) chunks are read ahead; leaving the loop early cancels them.
+   */
+  async *iterate(selection, options = {}) {
+    const regions = (() => {
+      try {
+        return handle(this).chunkRegions(selection ?? null);
+      } catch (err) {
+        throw typed(err);
+      }
+    })();
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    options.signal?.addEventListener("abort", abort);
+    const read = (r) => {
+      const p = this.get(r.selection, { signal: stop.signal }).then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
+      p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
+      return p;
+    };
+    const ahead = [];
+    let next = 0;
+    try {
+      while (next < regions.length || ahead.length) {
+        while (next < regions.length && ahead.length < (options.concurrency ?? 4)) ahead.push(read(regions[next++]));
+        const part = await ahead.shift().catch((err) => {
+          throw options.signal?.aborted ? new AbortError(err.message) : err;
+        });
+        yield part;
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", abort);
+      stop.abort();
+    }
   }
 
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
-    return call(() => handles.get(this).getChunk(coords, options.signal ?? null));
+    return call(() => handle(this).getChunk(coords, options.signal ?? null));
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
   chunkExtent(coords) {
     try {
-      return handles.get(this).chunkExtent(coords);
+      return handle(this).chunkExtent(coords);
     } catch (err) {
       throw typed(err);
     }
@@ -194,7 +265,7 @@ export class ZarrArray extends Node {
 export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
-    return wrap(await call(() => handles.get(this).open(String(path))));
+    return wrap(await call(() => handle(this).open(String(path))));
   }
 }
 

@@ -104,18 +104,33 @@ impl Array {
 
     /// Reads `selection` (see `DimSelection`); the result drops dimensions selected by an index.
     pub async fn get(&self, selection: &[DimSelection]) -> Result<ArrayData> {
+        self.get_with(selection, &ReadOptions::default()).await
+    }
+
+    /// `get` with its concurrency and a progress callback given.
+    pub async fn get_with(
+        &self,
+        selection: &[DimSelection],
+        options: &ReadOptions<'_>,
+    ) -> Result<ArrayData> {
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
         let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
         let esize = self.data_type().size();
         let mut bytes = alloc_elements(&counts, esize).map_err(|e| self.in_this_array(e))?;
         let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
             .map_err(|e| self.in_this_array(e))?;
+        let total = projections.total();
         let mut arrivals = stream::iter(projections.map(|p| self.read_pieces(p)))
-            .buffer_unordered(DEFAULT_CONCURRENCY);
+            .buffer_unordered(options.concurrency.max(1));
         let mut items = self.new_items();
+        let mut done = 0u64;
         while let Some(pieces) = arrivals.next().await {
             for piece in pieces? {
                 self.place(piece, &mut bytes, &counts, items.as_mut())?;
+            }
+            done += 1;
+            if let Some(progress) = options.progress {
+                progress(done, total);
             }
         }
         Ok(ArrayData {
@@ -124,6 +139,42 @@ impl Array {
             bytes,
             items,
         })
+    }
+
+    /// Each chunk's share of `selection`, in C order of chunk coordinates: the selection that
+    /// reads just that share, and where it goes in the whole result. For reading a region chunk
+    /// by chunk (streaming viewers draw each as it arrives).
+    pub fn chunk_regions(&self, selection: &[DimSelection]) -> Result<Vec<ChunkRegion>> {
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        let grid = &self.metadata.chunk_grid;
+        let projections = chunk_projections(grid, &ranges).map_err(|e| self.in_this_array(e))?;
+        Ok(projections
+            .map(|p| {
+                let origin = grid.chunk_origin(&p.coords);
+                let mut region = ChunkRegion {
+                    selection: Vec::with_capacity(p.parts.len()),
+                    out_start: Vec::new(),
+                    shape: Vec::new(),
+                    coords: p.coords,
+                };
+                for ((part, range), o) in p.parts.iter().zip(&ranges).zip(origin) {
+                    let start = o + part.start_in_chunk;
+                    region.selection.push(if range.keep {
+                        region.out_start.push(part.out_start);
+                        region.shape.push(part.count);
+                        let stop = start + (part.count - 1) * part.step + 1;
+                        DimSelection::Slice {
+                            start: Some(start as i64),
+                            stop: Some(stop as i64),
+                            step: Some(part.step as i64),
+                        }
+                    } else {
+                        DimSelection::Index(start as i64)
+                    });
+                }
+                region
+            })
+            .collect())
     }
 
     /// An empty item list for a variable-length type (holding the fill item), else `None`.
@@ -305,6 +356,35 @@ impl Array {
     pub(crate) fn range_batches(&self) -> &RangeBatches {
         &self.range_batches
     }
+}
+
+/// How a read runs.
+pub struct ReadOptions<'a> {
+    /// Chunks (shards, for a sharded array) fetched and decoded at once.
+    pub concurrency: usize,
+    /// Called as each chunk is in place: chunks done, and how many the read touches.
+    pub progress: Option<&'a dyn Fn(u64, u64)>,
+}
+
+impl Default for ReadOptions<'_> {
+    fn default() -> Self {
+        ReadOptions {
+            concurrency: DEFAULT_CONCURRENCY,
+            progress: None,
+        }
+    }
+}
+
+/// One chunk's share of a selection (see `Array::chunk_regions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkRegion {
+    pub coords: Vec<u64>,
+    /// Reads exactly this chunk's share.
+    pub selection: Vec<DimSelection>,
+    /// Where the share starts in the whole result, and its shape (dimensions the selection
+    /// keeps).
+    pub out_start: Vec<u64>,
+    pub shape: Vec<u64>,
 }
 
 /// Decoded elements of one chunk (or inner chunk) and the share of the selection they fill.

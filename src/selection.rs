@@ -194,6 +194,18 @@ pub struct ChunkProjections {
     done: bool,
 }
 
+impl ChunkProjections {
+    /// How many chunks the selection touches in all (saturating: it is for progress reports).
+    pub fn total(&self) -> u64 {
+        if self.done {
+            return 0;
+        }
+        self.per_dim
+            .iter()
+            .fold(1u64, |acc, parts| acc.saturating_mul(parts.len() as u64))
+    }
+}
+
 impl Iterator for ChunkProjections {
     type Item = ChunkProjection;
 

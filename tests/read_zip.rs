@@ -197,10 +197,14 @@ fn mutated_archives_never_panic() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
-    let archives: Vec<Vec<u8>> = ["v2_zarr2.zip", "v2_zip64_deflated.zip", "v3_deflated_zarr3.zip"]
-        .iter()
-        .map(|n| std::fs::read(fixture_path(&format!("zip/{n}"))).unwrap())
-        .collect();
+    let archives: Vec<Vec<u8>> = [
+        "v2_zarr2.zip",
+        "v2_zip64_deflated.zip",
+        "v3_deflated_zarr3.zip",
+    ]
+    .iter()
+    .map(|n| std::fs::read(fixture_path(&format!("zip/{n}"))).unwrap())
+    .collect();
     let mut rng = common::Rng(0x5eed_2161);
     let (mut opened, mut refused) = (0, 0);
     for _ in 0..iterations {

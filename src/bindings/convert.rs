@@ -1,7 +1,7 @@
 //! Conversions between JS values and core types.
 
 use super::fetch::FetchClient;
-use crate::array::{Array, ArrayData};
+use crate::array::{Array, ArrayData, ChunkRegion, ReadOptions};
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
 use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
@@ -410,6 +410,165 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
             })
         })
         .collect()
+}
+
+/// `get()`'s options.
+pub struct GetOptions {
+    pub signal: JsValue,
+    pub concurrency: usize,
+    pub on_progress: Option<js_sys::Function>,
+    /// A typed array to write the result into.
+    pub out: Option<JsValue>,
+}
+
+/// `{ signal, concurrency, onProgress, out }`, all optional.
+pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
+    let mut parsed = GetOptions {
+        signal: JsValue::UNDEFINED,
+        concurrency: ReadOptions::default().concurrency,
+        on_progress: None,
+        out: None,
+    };
+    if options.is_undefined() || options.is_null() {
+        return Ok(parsed);
+    }
+    let get = |name: &str| {
+        Reflect::get(options, &name.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    let bad = |what: &str| ZarrError::selection(format!("read option {what}"));
+    if let Some(v) = get("signal") {
+        parsed.signal = v;
+    }
+    if let Some(v) = get("concurrency") {
+        parsed.concurrency = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && (1.0..=1024.0).contains(n))
+            .ok_or_else(|| bad("concurrency must be an integer from 1 to 1024"))?
+            as usize;
+    }
+    if let Some(v) = get("onProgress") {
+        parsed.on_progress = Some(
+            v.dyn_into()
+                .map_err(|_| bad("onProgress must be a function"))?,
+        );
+    }
+    parsed.out = get("out");
+    Ok(parsed)
+}
+
+/// Calls `onProgress({ chunksDone, chunksTotal, bytesFetched })`. What the callback throws is
+/// its own business: the read goes on.
+pub fn report_progress(f: &js_sys::Function, done: u64, total: u64, bytes: u64) {
+    let obj = Object::new();
+    let _ = set(&obj, "chunksDone", done as f64);
+    let _ = set(&obj, "chunksTotal", total as f64);
+    let _ = set(&obj, "bytesFetched", bytes as f64);
+    let _ = f.call1(&JsValue::NULL, &obj);
+}
+
+/// The typed array a numeric type is returned as, by name, and its bytes per element; `None`
+/// for types returned otherwise (strings, records) and float16 where it is widened to float32.
+fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
+    Some(match data_type {
+        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => ("Uint8Array", 1),
+        DataType::Int8 => ("Int8Array", 1),
+        DataType::Int16 => ("Int16Array", 2),
+        DataType::UInt16 => ("Uint16Array", 2),
+        DataType::Int32 => ("Int32Array", 4),
+        DataType::UInt32 => ("Uint32Array", 4),
+        DataType::Int64 | DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
+            ("BigInt64Array", 8)
+        }
+        DataType::UInt64 => ("BigUint64Array", 8),
+        DataType::Float16
+            if Reflect::has(&js_sys::global(), &"Float16Array".into()) == Ok(true) =>
+        {
+            ("Float16Array", 2)
+        }
+        DataType::Float32 | DataType::Complex64 => ("Float32Array", 4),
+        DataType::Float64 | DataType::Complex128 => ("Float64Array", 8),
+        _ => return None,
+    })
+}
+
+/// The result written into the caller's typed array `out`, which must be of the type and length
+/// a new result would have: `{ data: out, shape, stride }`. The bytes go straight from wasm
+/// memory into the caller's buffer.
+pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsValue> {
+    let bad = |what: String| js_error(ZarrError::selection(format!("read option out {what}")));
+    let widened = data.data_type == DataType::Float16 && typed_array_kind(data.data_type).is_none();
+    let (name, size) = match (typed_array_kind(data.data_type), widened) {
+        (Some(kind), _) => kind,
+        (None, true) => ("Float32Array", 2),
+        (None, false) => {
+            return Err(bad(format!(
+                "is for numeric results, not {}",
+                data.data_type
+            )))
+        }
+    };
+    let length = data.bytes.len() / size;
+    let view = out
+        .dyn_ref::<Object>()
+        .filter(|_| js_sys::ArrayBuffer::is_view(out));
+    let out_name = view
+        .and_then(|o| Reflect::get(&Object::get_prototype_of(o), &"constructor".into()).ok())
+        .and_then(|c| Reflect::get(&c, &"name".into()).ok())
+        .and_then(|n| n.as_string());
+    let out_length = Reflect::get(out, &"length".into())
+        .ok()
+        .and_then(|l| l.as_f64());
+    if out_name.as_deref() != Some(name) || out_length != Some(length as f64) {
+        return Err(bad(format!("must be a {name} of length {length}")));
+    }
+    if widened {
+        let set_fn: js_sys::Function = Reflect::get(out, &"set".into())?.dyn_into()?;
+        set_fn.call1(out, &float16_as_float32(&data.bytes))?;
+    } else {
+        let buffer: js_sys::ArrayBuffer = Reflect::get(out, &"buffer".into())?.dyn_into()?;
+        let offset = Reflect::get(out, &"byteOffset".into())?
+            .as_f64()
+            .unwrap_or(0.0) as u32;
+        Uint8Array::new_with_byte_offset_and_length(&buffer, offset, data.bytes.len() as u32)
+            .copy_from(&data.bytes);
+    }
+    with_shape(out.clone(), &data.shape)
+}
+
+/// `[{ coords, selection, outStart, shape }]`: each chunk's share of a selection.
+pub fn chunk_regions_to_js(regions: &[ChunkRegion]) -> Result<JsValue, JsValue> {
+    regions
+        .iter()
+        .map(|r| {
+            let obj = Object::new();
+            set(&obj, "coords", numbers(&r.coords))?;
+            let selection: JsArray = r
+                .selection
+                .iter()
+                .map(|s| match s {
+                    DimSelection::Index(i) => JsValue::from_f64(*i as f64),
+                    DimSelection::Slice { start, stop, step } => {
+                        let slice = Object::new();
+                        let n = |v: &Option<i64>| {
+                            v.map_or(JsValue::NULL, |x| JsValue::from_f64(x as f64))
+                        };
+                        let _ = set(&slice, "start", n(start));
+                        let _ = set(&slice, "stop", n(stop));
+                        let _ = set(&slice, "step", n(step));
+                        slice.into()
+                    }
+                    DimSelection::All => JsValue::NULL,
+                })
+                .collect();
+            set(&obj, "selection", selection)?;
+            set(&obj, "outStart", numbers(&r.out_start))?;
+            set(&obj, "shape", numbers(&r.shape))?;
+            Ok(JsValue::from(obj))
+        })
+        .collect::<Result<JsArray, JsValue>>()
+        .map(Into::into)
 }
 
 /// `open()`'s options beside the path and the signal: `{ zarrFormat: 2 | 3, consolidated }`.

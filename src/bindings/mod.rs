@@ -7,8 +7,10 @@ mod fetch;
 mod stores;
 
 use crate::array::Array;
+use crate::array::ReadOptions;
 use crate::group::Group;
 use crate::node::{open_with, Node};
+use crate::store::counting::CountingStore;
 use crate::store::http::HttpStore;
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
@@ -115,14 +117,49 @@ impl WasmArray {
     }
 
     /// Reads a selection: `[null | number | {start, stop, step}, ...]`.
-    pub fn get(&self, selection: JsValue, signal: JsValue) -> js_sys::Promise {
-        let array = self.reading(&signal);
+    /// Reads a selection; `options` are `{ signal, concurrency, onProgress, out }`.
+    pub fn get(&self, selection: JsValue, options: JsValue) -> js_sys::Promise {
+        let parsed = convert::read_options(&options).map_err(js_error);
+        let array = parsed
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|o| self.reading(&o.signal));
         wasm_bindgen_futures::future_to_promise(async move {
-            let array = array?;
+            let (options, array) = (parsed?, array?);
             let selection = parse_selection(&selection, array.shape().len()).map_err(js_error)?;
-            let data = array.get(&selection).await.map_err(js_error)?;
-            array_data_to_js(&data, array.metadata().fields.as_deref())
+            // Counted through a view of this read's own: bytes for its progress reports.
+            let (array, bytes) = match options.on_progress {
+                Some(_) => {
+                    let counting = CountingStore::new(array.store().clone());
+                    let bytes = counting.counter();
+                    (Rc::new(array.with_store(Rc::new(counting))), Some(bytes))
+                }
+                None => (array, None),
+            };
+            let report = |done: u64, total: u64| {
+                if let (Some(f), Some(bytes)) = (&options.on_progress, &bytes) {
+                    convert::report_progress(f, done, total, bytes.get());
+                }
+            };
+            let read = ReadOptions {
+                concurrency: options.concurrency,
+                progress: Some(&report),
+            };
+            let data = array.get_with(&selection, &read).await.map_err(js_error)?;
+            let fields = array.metadata().fields.as_deref();
+            match &options.out {
+                Some(out) => convert::array_data_into(&data, out),
+                None => array_data_to_js(&data, fields),
+            }
         })
+    }
+
+    /// Each chunk's share of a selection: `[{ coords, selection, outStart, shape }]`.
+    #[wasm_bindgen(js_name = chunkRegions)]
+    pub fn chunk_regions(&self, selection: JsValue) -> Result<JsValue, JsValue> {
+        let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
+        let regions = self.inner.chunk_regions(&selection).map_err(js_error)?;
+        convert::chunk_regions_to_js(&regions)
     }
 
     /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).

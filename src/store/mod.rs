@@ -1,5 +1,6 @@
 //! Stores: where keys' bytes come from. The reader only ever asks for whole values or byte ranges.
 
+pub mod counting;
 pub mod http;
 pub mod limit;
 pub mod memory;

@@ -3,6 +3,7 @@
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 import { v2Cases } from "./read_v2.mjs";
 import { storeCases } from "./stores.mjs";
+import { apiCases } from "./api.mjs";
 
 // float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
@@ -672,5 +673,5 @@ export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expe
 
 /** Every case, given the fixtures' manifests (MANIFESTS, parsed, in that order). */
 export function readCases(manifests) {
-  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases, ...storeCases];
+  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases, ...storeCases, ...apiCases];
 }

@@ -1,0 +1,80 @@
+//! A view of a store that counts the bytes it delivers: how much a read has fetched so far.
+
+use super::{ByteRange, ReadHints, ReadableStore};
+use crate::error::Result;
+use async_trait::async_trait;
+use std::cell::Cell;
+use std::rc::Rc;
+
+pub struct CountingStore {
+    inner: Rc<dyn ReadableStore>,
+    bytes: Rc<Cell<u64>>,
+}
+
+impl CountingStore {
+    pub fn new(inner: Rc<dyn ReadableStore>) -> Self {
+        CountingStore {
+            inner,
+            bytes: Rc::default(),
+        }
+    }
+
+    /// The count, shared: it goes on growing as reads through this view deliver bytes.
+    pub fn counter(&self) -> Rc<Cell<u64>> {
+        self.bytes.clone()
+    }
+
+    fn counted(&self, value: Option<Vec<u8>>) -> Option<Vec<u8>> {
+        if let Some(v) = &value {
+            self.bytes
+                .set(self.bytes.get().saturating_add(v.len() as u64));
+        }
+        value
+    }
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for CountingStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.counted(self.inner.get(key).await?))
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        Ok(self.counted(self.inner.get_range(key, range).await?))
+    }
+
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+
+    async fn batch_window(&self) {
+        self.inner.batch_window().await
+    }
+
+    fn hints(&self) -> ReadHints {
+        self.inner.hints()
+    }
+
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::MemoryStore;
+    use futures_executor::block_on;
+
+    #[test]
+    fn counts_what_it_delivers() {
+        let mut memory = MemoryStore::new();
+        memory.insert("a", vec![1, 2, 3, 4]);
+        let store = CountingStore::new(Rc::new(memory));
+        let counter = store.counter();
+        block_on(store.get("a")).unwrap();
+        block_on(store.get("missing")).unwrap();
+        block_on(store.get_range("a", ByteRange::Suffix(1))).unwrap();
+        assert_eq!(counter.get(), 5);
+    }
+}

@@ -1,0 +1,122 @@
+// The read API beyond get(selection): progress, concurrency, reading into the caller's buffer,
+// chunk-by-chunk iteration, freeing nodes and memory over many reads. Shared by Node and
+// headless Chromium like read.mjs.
+import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
+
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const apiCases = [
+  {
+    name: "onProgress reports chunks done of the total and the bytes fetched; concurrency bounds the chunks in flight",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" }); // 16 x 16 chunks
+      const reports = [];
+      await ctx.clearLog();
+      await arr.get(null, { onProgress: (p) => reports.push(p) });
+      const log = await ctx.requests();
+      equal(reports.length, 256, "a report per chunk");
+      ok(reports.every((r, i) => r.chunksDone === i + 1 && r.chunksTotal === 256), "chunks done count up to the total");
+      equal(reports[255].bytesFetched, log.reduce((sum, r) => sum + r.bytes, 0), "bytes fetched: what the server sent");
+      ok(reports.every((r, i) => i === 0 || r.bytesFetched >= reports[i - 1].bytesFetched), "bytes only grow");
+
+      const slow = await open(`${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks" });
+      await ctx.clearLog();
+      const part = await slow.get([ctx.zarr.slice(0, 16), null], { concurrency: 2 });
+      deepEqual(part.shape, [16, 64], "the read is right");
+      const peak = Math.max(...(await ctx.requests()).map((r) => r.active));
+      ok(peak <= 2, `at most 2 chunks in flight, saw ${peak}`);
+      await rejects(arr.get(null, { concurrency: 0 }), "SelectionError", [/concurrency/], "a bad concurrency");
+      await rejects(arr.get(null, { onProgress: 3 }), "SelectionError", [/onProgress/], "a bad onProgress");
+      let calls = 0;
+      const throwing = await arr.get([0, null], { onProgress: () => { calls++; throw new Error("the callback's own bug"); } });
+      ok(calls === 16 && throwing.shape[0] === 64, "a callback that throws does not stop the read");
+    },
+  },
+  {
+    name: "out: a read writes into the caller's typed array of the right type and length, or says what it needs",
+    async run(ctx) {
+      const { open, slice } = ctx.zarr;
+      const arr = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" }); // 13 x 11
+      const whole = (await arr.get()).data;
+      const out = new Uint16Array(5 * 11);
+      const r = await arr.get([slice(2, 7), null], { out });
+      ok(r.data === out, "the result's data is the caller's array");
+      deepEqual(Array.from(out), Array.from(whole.subarray(22, 77)), "values");
+      const inBig = new Uint16Array(new ArrayBuffer(200), 40, 55);
+      await arr.get([slice(2, 7), null], { out: inBig });
+      deepEqual(Array.from(inBig), Array.from(out), "a view at an offset into a larger buffer");
+      await rejects(arr.get([slice(2, 7), null], { out: new Uint16Array(54) }), "SelectionError", [/Uint16Array of length 55/], "wrong length");
+      await rejects(arr.get(null, { out: new Int16Array(143) }), "SelectionError", [/Uint16Array/], "wrong type");
+      const strings = await open(`${ctx.base}/codecs.zarr`, { path: "vlen/utf8" });
+      await rejects(strings.get(null, { out: new Uint8Array(50) }), "SelectionError", [/numeric results/], "strings");
+      const i64 = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/int64" });
+      const big = new BigInt64Array(143);
+      await i64.get(null, { out: big });
+      sameBytes(bytesOf(big), bytesOf((await i64.get()).data), "int64 into a BigInt64Array");
+    },
+  },
+  {
+    name: "iterate() yields each chunk's part of a selection with its place; the parts make the whole; leaving early cancels",
+    async run(ctx) {
+      const { open, slice } = ctx.zarr;
+      const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/d3" }); // int32 [7, 6, 5] in [3, 4, 2]
+      const selection = [slice(1, 7, 2), -2, slice(null, -1)];
+      const want = await arr.get(selection);
+      const got = new Int32Array(want.data.length);
+      const seen = [];
+      for await (const part of arr.iterate(selection)) {
+        seen.push(part.coords.join());
+        for (let i = 0; i < part.shape[0]; i++) {
+          for (let k = 0; k < part.shape[1]; k++) got[(part.origin[0] + i) * want.shape[1] + part.origin[1] + k] = part.data[i * part.stride[0] + k];
+        }
+      }
+      deepEqual(seen, ["0,1,0", "0,1,1", "1,1,0", "1,1,1"], "chunks in order (rows 1, 3, 5 lie in chunks 0 and 1)");
+      deepEqual(Array.from(got), Array.from(want.data), "the parts make the whole selection");
+
+      const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks" });
+      await ctx.clearLog();
+      let parts = 0;
+      for await (const part of slow.iterate(null, { concurrency: 3 })) {
+        equal(part.data.length, 16, "a 4 x 4 chunk");
+        if (++parts === 2) break;
+      }
+      await wait(250);
+      const sent = (await ctx.requests()).length;
+      ok(sent <= 6, `leaving the loop stops reading ahead: ${sent} requests`);
+      equal(await ctx.active(), 0, "nothing left in flight");
+      const controller = new AbortController();
+      const reading = (async () => {
+        for await (const part of slow.iterate(null, { signal: controller.signal })) void part;
+      })();
+      await wait(50);
+      controller.abort();
+      await rejects(reading, "AbortError", [], "an aborted iteration");
+    },
+  },
+  {
+    name: "free() releases a node at once; hundreds of opens and reads leave the module's memory where it was",
+    async run(ctx) {
+      const { open, memoryUsage } = ctx.zarr;
+      const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
+      await arr.get(); // the module's memory grows to what this read needs, once
+      const before = memoryUsage().wasmBytes;
+      ok(before > 0, "the module's memory is known");
+      for (let i = 0; i < 300; i++) {
+        const a = await open(`${ctx.base}/v3.zarr`, { path: "layouts/scalar", zarrFormat: 3 });
+        equal((await a.get()).data[0], 7, "a read");
+        a.free();
+      }
+      for (let i = 0; i < 100; i++) await arr.get([ctx.zarr.slice(i % 48, 16 + (i % 48)), null]); // 64 chunks each
+      equal(memoryUsage().wasmBytes, before, "300 opens and 400 reads later the memory has not grown");
+      const freed = await open(`${ctx.base}/v3.zarr`, { path: "layouts/d1" });
+      freed.free();
+      await rejects(freed.get(), "SelectionError", [/layouts\/d1" was freed/], "a freed node");
+      if (Symbol.dispose) {
+        const scoped = await open(`${ctx.base}/v3.zarr`, { path: "layouts/d1" });
+        scoped[Symbol.dispose]();
+        await rejects(scoped.get(), "SelectionError", [/freed/], "Symbol.dispose frees");
+      }
+    },
+  },
+];
