@@ -189,7 +189,19 @@ export class ZarrArray {
   readonly attrs: Attributes;
   readonly dimensionNames: (string | null)[] | null;
   /** Reads a selection; no argument reads everything. Missing chunks read as the fill value. */
-  get(selection?: Selection | null, options?: ReadOptions): Promise<Chunk>;
+  get(selection?: Selection | null, options?: GetOptions): Promise<Chunk>;
+  /**
+   * Reads a selection chunk by chunk, in chunk order, `concurrency` (default 4) chunks ahead:
+   * each part says where it goes in the whole selection's result (`origin`, in the result's
+   * dimensions). Leaving the loop early cancels the reads ahead.
+   */
+  iterate(selection?: Selection | null, options?: IterateOptions): AsyncGenerator<ChunkPart, void, void>;
+  /**
+   * Releases the node's memory in the module now (else when it is garbage-collected); later
+   * calls reject. Where the runtime has `Symbol.dispose`, `[Symbol.dispose]()` is `free()` too
+   * (not declared here, so that these types work without the `esnext.disposable` lib).
+   */
+  free(): void;
   /** Reads one whole stored chunk (edge chunks keep the full chunk shape). */
   getChunk(coords: number[], options?: ReadOptions): Promise<Chunk>;
   /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
@@ -210,6 +222,8 @@ export class Group {
   readonly attrs: Attributes;
   /** Direct children, where the hierarchy lists them (consolidated metadata); else `null`. */
   readonly children: Child[] | null;
+  /** Releases the group's memory in the module now (see ZarrArray.free). */
+  free(): void;
   /**
    * Opens a node below this group (no request when consolidated metadata lists it; a v2 group's
    * children are looked for as v2 nodes only).
@@ -243,6 +257,46 @@ export interface ReadOptions {
   /** Aborting it cancels the read's pending requests; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
 }
+
+export interface Progress {
+  /** Chunks (shards, for a sharded array) read and in place. */
+  chunksDone: number;
+  /** Chunks the read touches. */
+  chunksTotal: number;
+  /** Bytes the store delivered for this read so far. */
+  bytesFetched: number;
+}
+
+export interface GetOptions extends ReadOptions {
+  /** Chunks fetched and decoded at once (default 64). */
+  concurrency?: number;
+  /** Called as each chunk is in place. */
+  onProgress?: (progress: Progress) => void;
+  /**
+   * A typed array of the result's type and length to write into (numeric types only): the
+   * result's `data` is then this array, and no new one is made.
+   */
+  out?: TypedArray;
+}
+
+export interface IterateOptions extends ReadOptions {
+  /** Chunks read ahead of the one the loop is at (default 4). */
+  concurrency?: number;
+}
+
+/** One chunk's part of a selection (see `iterate`). */
+export interface ChunkPart<T extends Values = Values> extends Chunk<T> {
+  /** The chunk's grid coordinates. */
+  coords: number[];
+  /** Where the part starts in the whole selection's result. */
+  origin: number[];
+}
+
+/**
+ * The module's memory: `wasmBytes` is the size of its WebAssembly memory (0 before the first
+ * open()); it grows to the largest read's needs, is reused, and does not shrink.
+ */
+export function memoryUsage(): { wasmBytes: number };
 
 /**
  * Opens a node of a hierarchy at a URL or in a store. Rejects with a ZarrError subclass

@@ -9,8 +9,11 @@ function loadWasm() {
   loading ??= (async () => {
     const url = new URL("./zarr_wasm_bg.wasm", import.meta.url);
     if (url.protocol === "file:" && globalThis.process?.versions?.node) {
-      // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import alone.
-      const { readFile } = await import(/* webpackIgnore: true */ "node:fs/promises");
+      // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import
+      // alone: webpack is told so, and a name in a variable is one that esbuild and Vite do not
+      // try to resolve for the browser.
+      const nodeFs = "node:fs/promises";
+      const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
       wasm = await initWasm({ module_or_path: await readFile(url) });
     } else {
       wasm = await initWasm({ module_or_path: url });
