@@ -81,6 +81,8 @@ export interface FetchStoreOptions {
   credentials?: "omit" | "same-origin" | "include";
   /** Used instead of the global fetch, e.g. to presign URLs. */
   fetch?: (request: Request) => Promise<Response>;
+  /** Bytes of recent responses kept in memory (default 0). Identical requests in flight are always shared. */
+  cacheSize?: number;
 }
 
 export class FetchStore {
@@ -107,6 +109,8 @@ export interface Store {
   get(key: string, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
   getRange?(key: string, range: RangeRequest, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
   url?: string;
+  /** Bytes of recent values zarr-wasm keeps from this store (default 0). */
+  cacheSize?: number;
 }
 
 /** A store held in memory: keys to bytes. */
@@ -125,9 +129,10 @@ export class MemoryStore implements Store {
  * archive's key in it. Opening it again reuses the directory.
  */
 export class ZipStore {
-  constructor(source: string | URL | FetchStore | Store, key?: string);
+  constructor(source: string | URL | FetchStore | Store, key?: string, options?: { cacheSize?: number });
   readonly source: FetchStore | Store;
   readonly key: string;
+  readonly options: { cacheSize?: number };
 }
 
 /** The base class of every error zarr-wasm rejects with; messages name the URL or key. */
@@ -249,6 +254,12 @@ export interface OpenOptions {
    * `false`: never read `.zmetadata`. Default: a v2 group uses its `.zmetadata` where it has one.
    */
   consolidated?: boolean;
+  /**
+   * Bytes of decoded chunks (and inner chunks of shards) an array keeps for later reads, and
+   * arrays opened through a group (default 0: none). Re-reading kept chunks costs no request
+   * and no decoding.
+   */
+  chunkCacheSize?: number;
   /** Aborting it cancels the opening's requests; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
 }

@@ -105,7 +105,8 @@ export class FetchStore {
    * default 32), `mergeGap` (bytes between shard ranges fetched together, default 4096),
    * `indexCacheSize` (shard indexes kept per array, default 4096), `headers` (added to every request),
    * `credentials` ("omit", "same-origin", "include"), `fetch` (your own `(Request) => Promise<Response>`,
-   * e.g. to presign URLs).
+   * e.g. to presign URLs), `cacheSize` (bytes of recent responses kept, default 0; identical
+   * requests in flight are always shared).
    */
   constructor(url, options = {}) {
     this.url = String(url);
@@ -139,9 +140,11 @@ export class MemoryStore {
  * need. `source` is the archive's URL, or a store and `key` the archive's key in it.
  */
 export class ZipStore {
-  constructor(source, key = "") {
+  /** `options`: `cacheSize` (bytes of recent member data kept, default 0). */
+  constructor(source, key = "", options = {}) {
     this.source = typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
     this.key = String(key);
+    this.options = { ...options };
   }
 }
 
@@ -157,8 +160,8 @@ async function openStore(location, signal) {
     if (location instanceof FetchStore) handle = WasmStore.fetch(location.url, location.options ?? {});
     else if (location instanceof ZipStore) {
       const inner = await openStore(location.source, signal);
-      handle = inner.zip(location.key, signal ?? null);
-    } else handle = WasmStore.js(location, label(location));
+      handle = inner.zip(location.key, location.options, signal ?? null);
+    } else handle = WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
     opened.set(location, handle);
   }
   try {
@@ -286,9 +289,9 @@ function wrap(handle) {
  */
 export async function open(location, options = {}) {
   await loadWasm();
-  const { zarrFormat, consolidated, signal } = options;
+  const { zarrFormat, consolidated, chunkCacheSize, signal } = options;
   return call(async () => {
     const store = await openStore(location, signal);
-    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated }, signal ?? null));
+    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize }, signal ?? null));
   });
 }

@@ -4,6 +4,7 @@ use crate::buffer::try_zeroed;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
+use crate::lru::ByteLru;
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
 use crate::region::{copy_box, fill_box, Placement};
@@ -14,6 +15,7 @@ use crate::sharded::{IndexCache, RangeBatches};
 use crate::store::ReadableStore;
 use crate::variable::Items;
 use futures_util::stream::{self, StreamExt};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// How many chunk requests one read keeps in flight. Browsers queue beyond their own per-host limit,
@@ -40,6 +42,8 @@ pub struct Array {
     pipeline: Rc<CodecPipeline>,
     index_cache: Rc<IndexCache>,
     range_batches: Rc<RangeBatches>,
+    /// Decoded chunks (and inner chunks of shards) kept for later reads; empty unless given room.
+    chunk_cache: Rc<RefCell<ByteLru<Vec<u64>>>>,
 }
 
 impl Array {
@@ -64,7 +68,31 @@ impl Array {
             pipeline: Rc::new(pipeline),
             index_cache: Rc::default(),
             range_batches: Rc::default(),
+            chunk_cache: Rc::new(RefCell::new(ByteLru::new(0))),
         })
+    }
+
+    /// Keeps up to `bytes` of decoded chunks for later reads (0, the default: none). Every view
+    /// of the array shares them.
+    pub fn set_chunk_cache(&self, bytes: usize) {
+        *self.chunk_cache.borrow_mut() = ByteLru::new(bytes);
+    }
+
+    /// A decoded chunk kept under `key` (chunk coordinates; for an inner chunk of a shard, see
+    /// `inner_chunk_key`).
+    pub(crate) fn cached_chunk(&self, key: &[u64]) -> Option<Vec<u8>> {
+        let mut cache = self.chunk_cache.borrow_mut();
+        if cache.capacity() == 0 {
+            return None;
+        }
+        cache.get(&key.to_vec()).map(|v| v.to_vec())
+    }
+
+    pub(crate) fn keep_chunk(&self, key: Vec<u64>, decoded: &[u8]) {
+        let mut cache = self.chunk_cache.borrow_mut();
+        if decoded.len() <= cache.capacity() {
+            cache.insert(key, Rc::new(decoded.to_vec()));
+        }
     }
 
     /// This array reading through another view of its store (one that carries a read's
@@ -77,6 +105,7 @@ impl Array {
             pipeline: self.pipeline.clone(),
             index_cache: self.index_cache.clone(),
             range_batches: self.range_batches.clone(),
+            chunk_cache: self.chunk_cache.clone(),
         }
     }
 
@@ -262,6 +291,9 @@ impl Array {
 
     /// The decoded chunk at `coords`, or `None` when the store has no such chunk.
     pub(crate) async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
+        if let Some(kept) = self.cached_chunk(coords) {
+            return Ok(Some(kept));
+        }
         let key = self.chunk_key(coords);
         let Some(encoded) = self.store.get(&key).await? else {
             return Ok(None);
@@ -289,6 +321,7 @@ impl Array {
                 CodecError::new("pipeline", reason),
             ));
         }
+        self.keep_chunk(coords.to_vec(), &decoded);
         Ok(Some(decoded))
     }
 

@@ -282,14 +282,27 @@ impl Array {
                 (p, range)
             })
             .collect();
-        let needed: Vec<Range<u64>> = wanted.iter().filter_map(|(_, r)| r.clone()).collect();
+        // Inner chunks kept from earlier reads are not fetched again.
+        let wanted: Vec<(ChunkProjection, Option<Range<u64>>, Option<Vec<u8>>)> = wanted
+            .into_iter()
+            .map(|(p, r)| {
+                let kept = self.cached_chunk(&inner_chunk_key(&projection.coords, &p.coords));
+                (p, r, kept)
+            })
+            .collect();
+        let needed: Vec<Range<u64>> = wanted
+            .iter()
+            .filter(|(_, _, kept)| kept.is_none())
+            .filter_map(|(_, r, _)| r.clone())
+            .collect();
         let blocks = self
             .range_batches()
             .fetch(self.store(), &key, needed)
             .await?;
         let mut pieces = Vec::with_capacity(wanted.len());
-        for (inner_projection, range) in wanted {
+        for (inner_projection, range, kept) in wanted {
             let data = match range {
+                _ if kept.is_some() => kept,
                 None => None,
                 Some(r) => {
                     let (g, bytes) = blocks
@@ -306,6 +319,8 @@ impl Array {
                     let decoded = codec
                         .decode_inner(slice, &inner_projection.coords)
                         .map_err(broken)?;
+                    let inner_key = inner_chunk_key(&projection.coords, &inner_projection.coords);
+                    self.keep_chunk(inner_key, &decoded);
                     Some(decoded)
                 }
             };
@@ -393,4 +408,15 @@ mod tests {
         assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
         assert_eq!(merge_ranges(vec![], 4096), Vec::<Range<u64>>::new());
     }
+}
+
+/// The chunk cache's key of an inner chunk: the shard's coordinates, a marker no coordinate can
+/// be (grids are far smaller), then the inner chunk's.
+fn inner_chunk_key(shard: &[u64], inner: &[u64]) -> Vec<u64> {
+    shard
+        .iter()
+        .chain(&[u64::MAX])
+        .chain(inner)
+        .copied()
+        .collect()
 }

@@ -571,6 +571,31 @@ pub fn chunk_regions_to_js(regions: &[ChunkRegion]) -> Result<JsValue, JsValue> 
         .map(Into::into)
 }
 
+/// A store's `cacheSize` option: bytes of recent values to keep (default 0, none).
+pub fn cache_size(options: &JsValue) -> Result<usize, ZarrError> {
+    bytes_option(options, "cacheSize")
+}
+
+/// A size in bytes from `options[name]`, where given (default 0).
+fn bytes_option(options: &JsValue, name: &str) -> Result<usize, ZarrError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(0);
+    }
+    let v = Reflect::get(options, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    if v.is_undefined() || v.is_null() {
+        return Ok(0);
+    }
+    v.as_f64()
+        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= crate::buffer::MAX_BUFFER as f64)
+        .map(|n| n as usize)
+        .ok_or_else(|| ZarrError::selection(format!("option {name} must be a number of bytes")))
+}
+
+/// `open()`'s `chunkCacheSize`: bytes of decoded chunks each array keeps (default 0, none).
+pub fn chunk_cache_size(options: &JsValue) -> Result<usize, ZarrError> {
+    bytes_option(options, "chunkCacheSize")
+}
+
 /// `open()`'s options beside the path and the signal: `{ zarrFormat: 2 | 3, consolidated }`.
 pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
     let mut open = OpenOptions::default();

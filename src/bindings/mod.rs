@@ -16,7 +16,7 @@ use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
 use std::rc::Rc;
-use stores::{HttpSource, JsSource, Source, ZipSource};
+use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -34,31 +34,34 @@ pub struct WasmStore {
 
 #[wasm_bindgen]
 impl WasmStore {
-    /// An HTTP store below `url`; `options` are the FetchStore's.
+    /// An HTTP store below `url`; `options` are the FetchStore's (`cacheSize` among them).
     pub fn fetch(url: String, options: JsValue) -> Result<WasmStore, JsValue> {
         let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
+        let cache = convert::cache_size(&options).map_err(js_error)?;
         let http = Rc::new(HttpStore::with_options(&url, client, http));
         Ok(WasmStore {
-            source: Rc::new(HttpSource(http)),
+            source: CachedSource::wrap(Rc::new(HttpSource(http)), cache),
         })
     }
 
     /// A store written in JS: `get(key, { signal })` and optionally `getRange(key, range,
     /// { signal })`, resolving to a Uint8Array or undefined; `label` names it in messages.
-    pub fn js(store: JsValue, label: String) -> Result<WasmStore, JsValue> {
+    pub fn js(store: JsValue, label: String, options: JsValue) -> Result<WasmStore, JsValue> {
         let source = JsSource::new(store, label).map_err(js_error)?;
+        let cache = convert::cache_size(&options).map_err(js_error)?;
         Ok(WasmStore {
-            source: Rc::new(source),
+            source: CachedSource::wrap(Rc::new(source), cache),
         })
     }
 
     /// The ZIP archive at `key` of this store, its directory read (resolves to a WasmStore).
-    pub fn zip(&self, key: String, signal: JsValue) -> js_sys::Promise {
+    pub fn zip(&self, key: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let inner = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
+            let cache = convert::cache_size(&options).map_err(js_error)?;
             let zip = ZipSource::open(inner, &key, &signal).await?;
             Ok(WasmStore {
-                source: Rc::new(zip),
+                source: CachedSource::wrap(Rc::new(zip), cache),
             }
             .into())
         })
@@ -68,25 +71,36 @@ impl WasmStore {
     pub fn open(&self, path: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
+            let chunk_cache = convert::chunk_cache_size(&options).map_err(js_error)?;
             let options = convert::open_options(&options).map_err(js_error)?;
             let reading = stores::reading(&*source, &signal)?;
             // The signal is the opening's only: the node keeps reading through the plain store.
             let node = open_with(reading, &path, options).await.map_err(js_error)?;
-            Ok(node_to_js(node.with_store(source.store()), source))
+            Ok(node_to_js(
+                node.with_store(source.store()),
+                source,
+                chunk_cache,
+            ))
         })
     }
 }
 
-fn node_to_js(node: Node, source: Rc<dyn Source>) -> JsValue {
+/// The JS handle of a node; `chunk_cache` is the bytes of decoded chunks an array keeps (a
+/// group hands it on to the arrays opened through it).
+fn node_to_js(node: Node, source: Rc<dyn Source>, chunk_cache: usize) -> JsValue {
     match node {
-        Node::Array(a) => WasmArray {
-            inner: Rc::new(a),
-            source,
+        Node::Array(a) => {
+            a.set_chunk_cache(chunk_cache);
+            WasmArray {
+                inner: Rc::new(a),
+                source,
+            }
+            .into()
         }
-        .into(),
         Node::Group(g) => WasmGroup {
             inner: Rc::new(g),
             source,
+            chunk_cache,
         }
         .into(),
     }
@@ -187,6 +201,7 @@ impl WasmArray {
 pub struct WasmGroup {
     inner: Rc<Group>,
     source: Rc<dyn Source>,
+    chunk_cache: usize,
 }
 
 #[wasm_bindgen]
@@ -197,12 +212,13 @@ impl WasmGroup {
 
     /// Opens a node below this group.
     pub fn open(&self, path: String) -> js_sys::Promise {
-        let (group, source) = (self.inner.clone(), self.source.clone());
+        let (group, source, chunk_cache) =
+            (self.inner.clone(), self.source.clone(), self.chunk_cache);
         wasm_bindgen_futures::future_to_promise(async move {
             group
                 .open(&path)
                 .await
-                .map(|node| node_to_js(node, source))
+                .map(|node| node_to_js(node, source, chunk_cache))
                 .map_err(js_error)
         })
     }

@@ -6,6 +6,7 @@
 use super::convert::js_error;
 use super::fetch::FetchClient;
 use crate::error::{ErrorKind, Result, ZarrError};
+use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::http::HttpStore;
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadableStore};
@@ -37,6 +38,35 @@ pub fn reading(
         .dyn_into()
         .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
     Ok(source.with_signal(&signal))
+}
+
+/// A source whose every view shares one cache: identical requests in flight are one, and up to
+/// its size of recent values are kept.
+pub struct CachedSource {
+    inner: Rc<dyn Source>,
+    cache: Rc<StoreCache>,
+}
+
+impl CachedSource {
+    pub fn wrap(inner: Rc<dyn Source>, bytes: usize) -> Rc<dyn Source> {
+        Rc::new(CachedSource {
+            inner,
+            cache: StoreCache::new(bytes),
+        })
+    }
+}
+
+impl Source for CachedSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        Rc::new(CachedStore::new(self.inner.store(), self.cache.clone()))
+    }
+
+    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+        Rc::new(CachedStore::new(
+            self.inner.with_signal(signal),
+            self.cache.clone(),
+        ))
+    }
 }
 
 pub struct HttpSource(pub Rc<HttpStore<FetchClient>>);

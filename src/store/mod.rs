@@ -1,5 +1,6 @@
 //! Stores: where keys' bytes come from. The reader only ever asks for whole values or byte ranges.
 
+pub mod cache;
 pub mod counting;
 pub mod http;
 pub mod limit;
@@ -32,7 +33,7 @@ impl Default for ReadHints {
 }
 
 /// A byte range of a stored value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ByteRange {
     /// `length` bytes from `offset`.
     Span { offset: u64, length: u64 },

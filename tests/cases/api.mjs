@@ -95,6 +95,39 @@ export const apiCases = [
     },
   },
   {
+    name: "caches: identical requests in flight are shared; a store's cacheSize keeps responses, an array's chunkCacheSize decoded chunks",
+    async run(ctx) {
+      const { open, FetchStore, slice } = ctx.zarr;
+      const chunkPaths = (log) => log.map((r) => r.path).filter((p) => /\/c\/\d/.test(p));
+      const arr = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" }); // 3 x 3 chunks of 5 x 4
+      await ctx.clearLog();
+      const [a, b] = await Promise.all([arr.get([0, 0]), arr.get([1, 2])]); // both in chunk (0, 0)
+      equal(chunkPaths(await ctx.requests()).length, 1, "two reads of one chunk at once: one request");
+      equal(a.data[0], (await arr.get()).data[0], "the first read's value");
+      ok(b.data.length === 1, "the second read's value");
+      await ctx.clearLog();
+      await arr.get([0, 0]);
+      equal(chunkPaths(await ctx.requests()).length, 1, "no cache by default: asked again");
+
+      const cached = await open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: 1 << 20 }), { path: "dtypes/uint16" });
+      const first = await cached.get();
+      await ctx.clearLog();
+      const again = await cached.get([slice(0, 13), null]);
+      equal((await ctx.requests()).length, 0, "a store with cacheSize answers from memory");
+      deepEqual(Array.from(again.data), Array.from(first.data), "the same values");
+
+      const sharded = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end", chunkCacheSize: 1 << 20 });
+      const v = (await sharded.get([40, 45])).data[0];
+      await ctx.clearLog();
+      equal((await sharded.get([41, 46])).data[0], (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((x) => x.get([41, 46]))).data[0], "a value from a kept inner chunk");
+      const log = (await ctx.requests()).filter((r) => r.path.includes("/c/"));
+      equal(log.filter((r) => r.range && !r.range.startsWith("bytes=-")).length, 1, "only the uncached array fetched the inner chunk");
+      ok(typeof v === "number", "a value");
+      await rejects(open(`${ctx.base}/v3.zarr`, { chunkCacheSize: -1 }), "SelectionError", [/chunkCacheSize/], "a bad size");
+      await rejects(open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: "big" })), "SelectionError", [/cacheSize/], "a bad store cache size");
+    },
+  },
+  {
     name: "free() releases a node at once; hundreds of opens and reads leave the module's memory where it was",
     async run(ctx) {
       const { open, memoryUsage } = ctx.zarr;

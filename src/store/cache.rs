@@ -1,0 +1,220 @@
+//! A view of a store that de-duplicates identical requests in flight (two reads that need the
+//! same chunk at once fetch it once) and, where given room, keeps recent values in memory,
+//! bounded in bytes. Every view of one store (a read's, with its `AbortSignal`) shares both.
+
+use super::{ByteRange, ReadHints, ReadableStore};
+use crate::error::{ErrorKind, Result};
+use crate::lru::ByteLru;
+use async_trait::async_trait;
+use futures_util::future::{FutureExt, LocalBoxFuture, Shared, WeakShared};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A whole value (`None`) or a range of it.
+type Key = (String, Option<ByteRange>);
+type Fetch = Shared<LocalBoxFuture<'static, Result<Option<Rc<Vec<u8>>>>>>;
+
+/// What the views of one store share.
+pub struct StoreCache {
+    values: RefCell<ByteLru<Key>>,
+    /// Held weakly: a request every read has given up on (aborted, dropped) is dropped with its
+    /// last reader, releasing what it holds (a request permit), instead of waiting here forever.
+    in_flight:
+        RefCell<HashMap<Key, WeakShared<LocalBoxFuture<'static, Result<Option<Rc<Vec<u8>>>>>>>>,
+}
+
+impl StoreCache {
+    /// A cache keeping up to `capacity` bytes of values (0: none, requests are still shared).
+    pub fn new(capacity: usize) -> Rc<StoreCache> {
+        Rc::new(StoreCache {
+            values: RefCell::new(ByteLru::new(capacity)),
+            in_flight: RefCell::default(),
+        })
+    }
+
+    /// The bytes the kept values take.
+    pub fn used(&self) -> usize {
+        self.values.borrow().used()
+    }
+}
+
+pub struct CachedStore {
+    inner: Rc<dyn ReadableStore>,
+    cache: Rc<StoreCache>,
+}
+
+impl CachedStore {
+    pub fn new(inner: Rc<dyn ReadableStore>, cache: Rc<StoreCache>) -> Self {
+        CachedStore { inner, cache }
+    }
+
+    async fn fetch(&self, key: &str, range: Option<ByteRange>) -> Result<Option<Vec<u8>>> {
+        let k: Key = (key.to_string(), range);
+        if let Some(v) = self.cache.values.borrow_mut().get(&k) {
+            return Ok(Some(v.to_vec()));
+        }
+        let shared = self
+            .cache
+            .in_flight
+            .borrow()
+            .get(&k)
+            .and_then(WeakShared::upgrade);
+        let (fetch, ours) = match shared {
+            Some(f) => (f, false),
+            None => {
+                let (inner, key2) = (self.inner.clone(), key.to_string());
+                let f: Fetch = async move {
+                    let value = match range {
+                        Some(r) => inner.get_range(&key2, r).await?,
+                        None => inner.get(&key2).await?,
+                    };
+                    Ok(value.map(Rc::new))
+                }
+                .boxed_local()
+                .shared();
+                if let Some(weak) = f.downgrade() {
+                    self.cache.in_flight.borrow_mut().insert(k.clone(), weak);
+                }
+                (f, true)
+            }
+        };
+        let result = fetch.await;
+        if ours {
+            self.cache.in_flight.borrow_mut().remove(&k);
+            if let Ok(Some(v)) = &result {
+                self.cache.values.borrow_mut().insert(k.clone(), v.clone());
+            }
+        }
+        match result {
+            // Another read's abort ended the shared request: this read was not aborted, so it
+            // asks again for itself.
+            Err(e) if e.kind == ErrorKind::Aborted && !ours && !self.inner.cancelled() => {
+                match range {
+                    Some(r) => self.inner.get_range(key, r).await,
+                    None => self.inner.get(key).await,
+                }
+            }
+            other => other.map(|v| v.map(|v| v.to_vec())),
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for CachedStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.fetch(key, None).await
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.fetch(key, Some(range)).await
+    }
+
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+
+    async fn batch_window(&self) {
+        self.inner.batch_window().await
+    }
+
+    fn hints(&self) -> ReadHints {
+        self.inner.hints()
+    }
+
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::MemoryStore;
+    use futures_executor::block_on;
+    use futures_util::future::join;
+    use std::cell::Cell;
+
+    /// A memory store counting the requests that reach it, each taking a turn to answer.
+    struct Counted {
+        inner: MemoryStore,
+        requests: Cell<usize>,
+    }
+
+    #[async_trait(?Send)]
+    impl ReadableStore for Counted {
+        async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+            self.requests.set(self.requests.get() + 1);
+            YieldOnce(false).await;
+            self.inner.get(key).await
+        }
+        async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+            self.requests.set(self.requests.get() + 1);
+            self.inner.get_range(key, range).await
+        }
+        fn locate(&self, key: &str) -> String {
+            key.into()
+        }
+    }
+
+    /// Pending once: other futures get their turn, as they would while a request is out.
+    struct YieldOnce(bool);
+
+    impl std::future::Future for YieldOnce {
+        type Output = ();
+        fn poll(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            if self.0 {
+                return std::task::Poll::Ready(());
+            }
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+
+    fn counted() -> Rc<Counted> {
+        let mut inner = MemoryStore::new();
+        inner.insert("a", vec![1; 100]);
+        inner.insert("b", vec![2; 100]);
+        Rc::new(Counted {
+            inner,
+            requests: Cell::new(0),
+        })
+    }
+
+    #[test]
+    fn identical_requests_in_flight_are_one() {
+        let store = counted();
+        let cached = CachedStore::new(store.clone(), StoreCache::new(0));
+        let (x, y) = block_on(join(cached.get("a"), cached.get("a")));
+        assert_eq!(
+            (x.unwrap(), y.unwrap()),
+            (Some(vec![1; 100]), Some(vec![1; 100]))
+        );
+        assert_eq!(store.requests.get(), 1);
+        block_on(cached.get("a")).unwrap();
+        assert_eq!(store.requests.get(), 2, "nothing kept without room");
+    }
+
+    #[test]
+    fn values_are_kept_within_the_bound() {
+        let store = counted();
+        let cache = StoreCache::new(150);
+        let cached = CachedStore::new(store.clone(), cache.clone());
+        block_on(cached.get("a")).unwrap();
+        block_on(cached.get("a")).unwrap();
+        assert_eq!(store.requests.get(), 1);
+        block_on(cached.get_range("b", ByteRange::Suffix(10))).unwrap();
+        block_on(cached.get("b")).unwrap(); // evicts a
+        assert!(cache.used() <= 150);
+        block_on(cached.get("a")).unwrap();
+        assert_eq!(store.requests.get(), 4);
+        // Another view of the same store shares what is kept.
+        let other = CachedStore::new(store.clone(), cache);
+        block_on(other.get("a")).unwrap();
+        assert_eq!(store.requests.get(), 4);
+    }
+}
