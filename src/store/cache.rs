@@ -95,7 +95,9 @@ impl CachedStore {
                     None => self.inner.get(key).await,
                 }
             }
-            other => other.map(|v| v.map(|v| v.to_vec())),
+            // The bytes themselves where nothing else holds them (no cache, no other reader):
+            // a response is not copied just to pass through.
+            other => other.map(|v| v.map(|v| Rc::try_unwrap(v).unwrap_or_else(|v| v.to_vec()))),
         }
     }
 }
