@@ -77,7 +77,7 @@ for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {
 /** The error a wasm call rejected with, as an instance of its class (other errors pass through). */
 function typed(err) {
   const Class = err instanceof Error && !(err instanceof ZarrError) ? ERRORS[err.name] : undefined;
-  return Class ? new Class(err.message, { status: err.status }) : err;
+  return Class ? new Class(err.message, { status: err.status, cause: err }) : err;
 }
 const call = async (f) => {
   try {
@@ -117,7 +117,8 @@ export class FetchStore {
 /** A store held in memory: a Map from keys to bytes (`set` to add, or pass entries). */
 export class MemoryStore {
   constructor(entries) {
-    this.map = new Map(entries ?? []);
+    this.map = new Map();
+    for (const [key, value] of entries ?? []) this.set(key, value);
   }
   set(key, value) {
     this.map.set(key, value instanceof Uint8Array ? value : new Uint8Array(value));
@@ -152,24 +153,41 @@ function label(store) {
   return store.url ? String(store.url) : `${store.constructor?.name ?? "store"}:`;
 }
 
-/** The opened store for a URL or a store object (resolves; a ZIP archive reads its directory). */
+/** Rejects with an AbortError when `signal` aborts, else settles as `promise` does. */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(new AbortError(`the signal was aborted (${signal.reason ?? "no reason given"})`));
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+/**
+ * The opened store for a URL or a store object (resolves; a ZIP archive reads its directory).
+ * FetchStores and ZipStores are opened once and shared by every open() of them. A store object
+ * of the user's is opened each time: the opened store holds the object, so keeping it keyed by
+ * that object would keep both alive for ever.
+ */
 async function openStore(location, signal) {
   if (typeof location === "string" || location instanceof URL) return WasmStore.fetch(String(location), {});
+  if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) {
+    return WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
+  }
   let handle = opened.get(location);
   if (handle === undefined) {
-    if (location instanceof FetchStore) handle = WasmStore.fetch(location.url, location.options ?? {});
-    else if (location instanceof ZipStore) {
-      const inner = await openStore(location.source, signal);
-      handle = inner.zip(location.key, location.options, signal ?? null);
-    } else handle = WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
+    if (location instanceof FetchStore) handle = Promise.resolve(WasmStore.fetch(location.url, location.options ?? {}));
+    else {
+      // The directory is read once for every caller, so without any one caller's signal: each
+      // caller stops waiting when its own signal aborts.
+      handle = openStore(location.source).then((inner) => inner.zip(location.key, location.options, null));
+    }
     opened.set(location, handle);
+    // A failed opening is tried again by the next call (unless another has replaced it).
+    handle.catch(() => opened.get(location) === handle && opened.delete(location));
   }
-  try {
-    return await handle;
-  } catch (err) {
-    opened.delete(location); // a failed opening (an aborted directory read, say) is tried again
-    throw err;
-  }
+  return unlessAborted(handle, signal);
 }
 
 // The wasm handle behind each node; kept out of the objects so they show only their metadata.
@@ -221,6 +239,11 @@ export class ZarrArray extends Node {
    * (default 4) chunks are read ahead; leaving the loop early cancels them.
    */
   async *iterate(selection, options = {}) {
+    const ahead_ = options.concurrency ?? 4;
+    if (!Number.isInteger(ahead_) || ahead_ < 1 || ahead_ > 1024) {
+      throw new SelectionError(`iterate option concurrency must be an integer from 1 to 1024, not ${ahead_}`);
+    }
+    if (options.signal?.aborted) throw new AbortError(`the signal was aborted before iterating ${this.path}`);
     const regions = (() => {
       try {
         return handle(this).chunkRegions(selection ?? null);
@@ -240,7 +263,7 @@ export class ZarrArray extends Node {
     let next = 0;
     try {
       while (next < regions.length || ahead.length) {
-        while (next < regions.length && ahead.length < (options.concurrency ?? 4)) ahead.push(read(regions[next++]));
+        while (next < regions.length && ahead.length < ahead_) ahead.push(read(regions[next++]));
         const part = await ahead.shift().catch((err) => {
           throw options.signal?.aborted ? new AbortError(err.message) : err;
         });

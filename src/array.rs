@@ -24,6 +24,9 @@ use std::rc::Rc;
 /// holds encoded bytes in flight, not 64 decoded chunks.
 const DEFAULT_CONCURRENCY: usize = 64;
 
+/// The most chunks `chunk_regions` lists for one selection.
+const MAX_CHUNK_REGIONS: u64 = 1 << 20;
+
 /// Elements in C order and native byte order, with their shape. For variable-length types each
 /// element is a handle into `items`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +180,14 @@ impl Array {
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
         let grid = &self.metadata.chunk_grid;
         let projections = chunk_projections(grid, &ranges).map_err(|e| self.in_this_array(e))?;
+        // The list is built whole: a selection over millions of chunks is refused, not allocated.
+        if projections.total() > MAX_CHUNK_REGIONS {
+            let reason = format!(
+                "the selection touches {} chunks, more than {MAX_CHUNK_REGIONS} to list one by one",
+                projections.total()
+            );
+            return Err(self.in_this_array(ZarrError::selection(reason)));
+        }
         Ok(projections
             .map(|p| {
                 let origin = grid.chunk_origin(&p.coords);

@@ -48,7 +48,7 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
     /// Keeps `value`, dropping the least recently used values to make room. A value larger than
     /// the whole cache is not kept.
     pub fn insert(&mut self, key: K, value: Rc<Vec<u8>>) {
-        if value.len() > self.capacity {
+        if self.capacity == 0 || value.len() > self.capacity {
             return;
         }
         self.remove(&key);
@@ -93,6 +93,9 @@ mod tests {
         assert_eq!((lru.used(), lru.get(&"c").is_none()), (10, true));
         let mut off = ByteLru::new(0);
         off.insert("x", Rc::new(vec![]));
-        assert_eq!(off.used(), 0);
+        assert!(
+            off.get(&"x").is_none(),
+            "a cache without room keeps nothing, empty values too"
+        );
     }
 }

@@ -510,17 +510,26 @@ pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsVal
         }
     };
     let length = data.bytes.len() / size;
-    let view = out
+    // An instance of the type by its prototype chain (a subclass, such as Node's Buffer for
+    // Uint8Array, is one too).
+    let prototype = Reflect::get(&js_sys::global(), &name.into())
+        .and_then(|c| Reflect::get(&c, &"prototype".into()))
+        .unwrap_or(JsValue::NULL);
+    let mut is_type = false;
+    let mut current = out
         .dyn_ref::<Object>()
-        .filter(|_| js_sys::ArrayBuffer::is_view(out));
-    let out_name = view
-        .and_then(|o| Reflect::get(&Object::get_prototype_of(o), &"constructor".into()).ok())
-        .and_then(|c| Reflect::get(&c, &"name".into()).ok())
-        .and_then(|n| n.as_string());
+        .map_or(JsValue::NULL, |o| Object::get_prototype_of(o).into());
+    while let Some(o) = current.dyn_ref::<Object>().filter(|_| !current.is_null()) {
+        if current == prototype {
+            is_type = true;
+            break;
+        }
+        current = Object::get_prototype_of(o).into();
+    }
     let out_length = Reflect::get(out, &"length".into())
         .ok()
         .and_then(|l| l.as_f64());
-    if out_name.as_deref() != Some(name) || out_length != Some(length as f64) {
+    if !is_type || out_length != Some(length as f64) {
         return Err(bad(format!("must be a {name} of length {length}")));
     }
     if widened {

@@ -164,10 +164,32 @@ impl HttpClient for FetchClient {
         self.signal.as_ref().is_some_and(|s| s.aborted())
     }
 
+    async fn aborted(&self) {
+        match &self.signal {
+            Some(signal) => signal_aborted(signal).await,
+            None => std::future::pending::<()>().await,
+        }
+    }
+
     async fn sleep(&self, ms: u32) {
         let promise = Promise::new(&mut |resolve, _| {
             set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
         });
         let _ = JsFuture::from(promise).await;
     }
+}
+
+/// Resolves when `signal` aborts (at once if it has).
+pub(super) async fn signal_aborted(signal: &web_sys::AbortSignal) {
+    if signal.aborted() {
+        return;
+    }
+    let promise = Promise::new(&mut |resolve, _| {
+        let options = web_sys::AddEventListenerOptions::new();
+        options.set_once(true);
+        let _ = signal.add_event_listener_with_callback_and_add_event_listener_options(
+            "abort", &resolve, &options,
+        );
+    });
+    let _ = JsFuture::from(promise).await;
 }

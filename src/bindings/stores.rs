@@ -9,7 +9,7 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::http::HttpStore;
 use crate::store::zip::ZipStore;
-use crate::store::{ByteRange, ReadableStore};
+use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use std::rc::Rc;
@@ -281,5 +281,23 @@ impl ReadableStore for JsStore {
 
     fn cancelled(&self) -> bool {
         self.signal.as_ref().is_some_and(|s| s.aborted())
+    }
+
+    async fn aborted(&self) {
+        match &self.signal {
+            Some(signal) => super::fetch::signal_aborted(signal).await,
+            None => std::future::pending::<()>().await,
+        }
+    }
+
+    fn hints(&self) -> ReadHints {
+        // Without getRange every range is cut from a whole value: read shards whole.
+        let has_range = Reflect::get(&self.store, &"getRange".into())
+            .map(|f| f.is_function())
+            .unwrap_or(false);
+        ReadHints {
+            whole_values: !has_range,
+            ..ReadHints::default()
+        }
     }
 }

@@ -79,7 +79,20 @@ impl CachedStore {
                 (f, true)
             }
         };
-        let result = fetch.await;
+        // A request another read started does not carry this read's signal: this read stops
+        // waiting when its own signal aborts.
+        let result = if ours {
+            fetch.await
+        } else {
+            let aborted = self.inner.aborted();
+            futures_util::pin_mut!(aborted);
+            match futures_util::future::select(fetch, aborted).await {
+                futures_util::future::Either::Left((result, _)) => result,
+                futures_util::future::Either::Right(_) => {
+                    return Err(crate::error::ZarrError::aborted(&self.inner.locate(key)))
+                }
+            }
+        };
         if ours {
             self.cache.in_flight.borrow_mut().remove(&k);
             if let Ok(Some(v)) = &result {
@@ -126,6 +139,10 @@ impl ReadableStore for CachedStore {
 
     fn cancelled(&self) -> bool {
         self.inner.cancelled()
+    }
+
+    async fn aborted(&self) {
+        self.inner.aborted().await
     }
 }
 

@@ -58,6 +58,10 @@ impl ReadableStore for CountingStore {
     fn cancelled(&self) -> bool {
         self.inner.cancelled()
     }
+
+    async fn aborted(&self) {
+        self.inner.aborted().await
+    }
 }
 
 #[cfg(test)]

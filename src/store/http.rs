@@ -52,6 +52,10 @@ pub trait HttpClient {
     fn cancelled(&self) -> bool {
         false
     }
+    /// Resolves when the caller aborts (never, without a signal).
+    async fn aborted(&self) {
+        std::future::pending::<()>().await
+    }
 }
 
 /// How the store treats a server.
@@ -321,6 +325,10 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
 
     fn cancelled(&self) -> bool {
         self.client.cancelled()
+    }
+
+    async fn aborted(&self) {
+        self.client.aborted().await
     }
 
     fn hints(&self) -> ReadHints {

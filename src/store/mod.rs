@@ -87,4 +87,10 @@ pub trait ReadableStore {
     fn cancelled(&self) -> bool {
         false
     }
+
+    /// Resolves when the reads going through this store are aborted (never, for a store without
+    /// a signal): for waits that do not go through the store's own requests (another read's).
+    async fn aborted(&self) {
+        std::future::pending::<()>().await
+    }
 }

@@ -39,6 +39,9 @@ struct Member {
 pub struct ZipDirectory {
     members: HashMap<String, Member>,
     data_offsets: RefCell<HashMap<String, u64>>,
+    /// The member inflated last: ranges of a deflated member (a shard's index, then its inner
+    /// chunks) are cut from it instead of fetching and inflating it again.
+    last_inflated: RefCell<Option<(String, Rc<Vec<u8>>)>>,
 }
 
 impl ZipDirectory {
@@ -128,6 +131,7 @@ impl ZipStore {
             directory: Rc::new(ZipDirectory {
                 members,
                 data_offsets: RefCell::default(),
+                last_inflated: RefCell::default(),
             }),
         })
     }
@@ -206,6 +210,17 @@ impl ZipStore {
             }
             return Ok(data);
         }
+        let last = self.directory.last_inflated.borrow().clone();
+        if let Some((_, data)) = last.filter(|(n, _)| n == name) {
+            return Ok(match range {
+                Some(r) => r.cut(&data).to_vec(),
+                None => data.to_vec(),
+            });
+        }
+        let limit = usize::try_from(member.uncompressed)
+            .ok()
+            .filter(|&n| n <= crate::buffer::MAX_BUFFER)
+            .ok_or_else(|| ZarrError::store(&location, "the member is too large"))?;
         let span = ByteRange::Span {
             offset,
             length: member.compressed,
@@ -215,10 +230,6 @@ impl ZipStore {
             .get_range(&self.key, span)
             .await?
             .unwrap_or_default();
-        let limit = usize::try_from(member.uncompressed)
-            .ok()
-            .filter(|&n| n <= crate::buffer::MAX_BUFFER)
-            .ok_or_else(|| ZarrError::store(&location, "the member is too large"))?;
         let mut data = Vec::new();
         inflate_append(&compressed, &mut data, limit, Wrapper::Raw)
             .map_err(|e| ZarrError::store(&location, format!("its deflated data: {e}")))?;
@@ -232,10 +243,12 @@ impl ZipStore {
             ));
         }
         check_crc(&data, member.crc32, &location)?;
-        Ok(match range {
+        let out = match range {
             Some(r) => r.cut(&data).to_vec(),
-            None => data,
-        })
+            None => data.clone(),
+        };
+        *self.directory.last_inflated.borrow_mut() = Some((name.to_string(), Rc::new(data)));
+        Ok(out)
     }
 }
 
@@ -438,5 +451,9 @@ impl ReadableStore for ZipStore {
 
     fn cancelled(&self) -> bool {
         self.inner.cancelled()
+    }
+
+    async fn aborted(&self) {
+        self.inner.aborted().await
     }
 }

@@ -92,6 +92,11 @@ export const apiCases = [
       await wait(50);
       controller.abort();
       await rejects(reading, "AbortError", [], "an aborted iteration");
+      const iterateWith = async (options) => {
+        for await (const part of slow.iterate(null, options)) void part;
+      };
+      await rejects(iterateWith({ signal: AbortSignal.abort() }), "AbortError", [/aborted before iterating/], "a signal aborted already");
+      await rejects(iterateWith({ concurrency: 0 }), "SelectionError", [/concurrency must be an integer/], "a bad concurrency");
     },
   },
   {

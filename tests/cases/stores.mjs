@@ -83,6 +83,26 @@ export const storeCases = [
       deepEqual(user.calls[1][2], { suffixLength: 260 }, "the index is a suffix range");
       ok(user.calls.slice(1).every((c) => c[3]), "the read's signal reaches the store");
 
+      // A read that joins another's request in flight still stops at its own abort.
+      let release;
+      const held = new Promise((r) => (release = r));
+      const slowStore = {
+        url: "held://x",
+        async get(key) {
+          if (key.endsWith("c/0/0")) await held;
+          return memory.get(key);
+        },
+      };
+      const heldArr = await open(slowStore, { path: "dtypes/uint16" });
+      const first = heldArr.get([0, 0]);
+      const stop = new AbortController();
+      const second = heldArr.get([1, 1], { signal: stop.signal });
+      await new Promise((r) => setTimeout(r, 20));
+      stop.abort();
+      await rejects(second, "AbortError", [/c\/0\/0/], "the joined read aborts at once");
+      release();
+      equal((await first).data.length, 1, "the read that started the request still gets it");
+
       const failing = { url: "mine://x", get: async (key) => { throw new Error(`disk on fire reading ${key}`); } };
       await rejects(open(failing, { path: "a" }), "StoreError", [/mine:\/\/x\/a\/zarr\.json/, /disk on fire/], "a store that throws");
       const aborting = { get: async () => { throw new DOMException("stop", "AbortError"); } };
@@ -125,6 +145,14 @@ export const storeCases = [
       const deflated = await open(new ZipStore(memory, "data.zip"), { path: "sharding/nested" });
       sameBytes(bytesOf((await deflated.get()).data), await expected(ctx, "v3.expected.json", "codecs.zarr", "sharding/nested"), "a deflated ZIP in memory");
       await rejects(open(new ZipStore(`${ctx.base}/zip/none.zip`)), "NotFoundError", [/no ZIP file at .*zip\/none\.zip/], "no archive");
+      // One caller's abort while the directory is read does not fail another caller's open().
+      const shared = new ZipStore(`${ctx.origin}/__slow/100/tests/fixtures/zip/v2_zarr2.zip`);
+      const gone = new AbortController();
+      const aborted = open(shared, { signal: gone.signal });
+      const kept = open(shared, { path: "table" });
+      gone.abort();
+      await rejects(aborted, "AbortError", [], "the aborted open");
+      equal((await kept).path, "table", "the other open goes on");
       await rejects(open(new ZipStore(`${ctx.base}/v3.zarr/zarr.json`)), "StoreError", [/not a readable ZIP file/], "not an archive");
       await rejects(open(zip, { path: "nothing" }), "NotFoundError", [/v3_sharded_zarr3\.zip#nothing\/zarr\.json/], "a missing node names the archive and the member");
     },
