@@ -2,7 +2,7 @@
 //! same chunk at once fetch it once) and, where given room, keeps recent values in memory,
 //! bounded in bytes. Every view of one store (a read's, with its `AbortSignal`) shares both.
 
-use super::{ByteRange, ReadHints, ReadableStore};
+use super::{ByteRange, ReadableStore};
 use crate::error::{ErrorKind, Result};
 use crate::lru::ByteLru;
 use async_trait::async_trait;
@@ -129,20 +129,8 @@ impl ReadableStore for CachedStore {
         self.inner.locate(key)
     }
 
-    async fn batch_window(&self) {
-        self.inner.batch_window().await
-    }
-
-    fn hints(&self) -> ReadHints {
-        self.inner.hints()
-    }
-
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    async fn aborted(&self) {
-        self.inner.aborted().await
+    fn wrapped(&self) -> Option<&dyn ReadableStore> {
+        Some(&*self.inner)
     }
 }
 

@@ -1,6 +1,6 @@
 //! A view of a store that counts the bytes it delivers: how much a read has fetched so far.
 
-use super::{ByteRange, ReadHints, ReadableStore};
+use super::{ByteRange, ReadableStore};
 use crate::error::Result;
 use async_trait::async_trait;
 use std::cell::Cell;
@@ -47,20 +47,8 @@ impl ReadableStore for CountingStore {
         self.inner.locate(key)
     }
 
-    async fn batch_window(&self) {
-        self.inner.batch_window().await
-    }
-
-    fn hints(&self) -> ReadHints {
-        self.inner.hints()
-    }
-
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    async fn aborted(&self) {
-        self.inner.aborted().await
+    fn wrapped(&self) -> Option<&dyn ReadableStore> {
+        Some(&*self.inner)
     }
 }
 

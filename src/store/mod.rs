@@ -73,24 +73,38 @@ pub trait ReadableStore {
     /// Where `key` lives, for messages: a URL for HTTP stores.
     fn locate(&self, key: &str) -> String;
 
+    /// For a view of another store (a cache, a counter, an archive inside it): that store. The
+    /// methods below then answer as it does, unless the view says otherwise.
+    fn wrapped(&self) -> Option<&dyn ReadableStore> {
+        None
+    }
+
     /// Resolves once the reads started together with the caller have had their turn, so that their
     /// range requests can be sent as one batch. Remote stores wait for the platform's next task
     /// (a timer of 0 ms in JavaScript); local stores have nothing to gain and return at once.
-    async fn batch_window(&self) {}
+    async fn batch_window(&self) {
+        if let Some(inner) = self.wrapped() {
+            inner.batch_window().await
+        }
+    }
 
     /// How to batch reads of this store.
     fn hints(&self) -> ReadHints {
-        ReadHints::default()
+        self.wrapped()
+            .map_or_else(ReadHints::default, |inner| inner.hints())
     }
 
     /// Whether the reads going through this store were aborted by their caller.
     fn cancelled(&self) -> bool {
-        false
+        self.wrapped().is_some_and(|inner| inner.cancelled())
     }
 
     /// Resolves when the reads going through this store are aborted (never, for a store without
     /// a signal): for waits that do not go through the store's own requests (another read's).
     async fn aborted(&self) {
-        std::future::pending::<()>().await
+        match self.wrapped() {
+            Some(inner) => inner.aborted().await,
+            None => std::future::pending::<()>().await,
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! per member its local header and data. Stored members are read in ranges too (a shard's inner
 //! chunks); deflated ones whole. ZIP64 archives (over 4 GiB or 65535 members) read as well.
 
-use super::{ByteRange, ReadHints, ReadableStore};
+use super::{ByteRange, ReadableStore};
 use crate::codecs::inflate::{inflate_append, Wrapper};
 use crate::error::{ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
@@ -441,19 +441,7 @@ impl ReadableStore for ZipStore {
         format!("{}#{key}", self.inner.locate(&self.key))
     }
 
-    async fn batch_window(&self) {
-        self.inner.batch_window().await
-    }
-
-    fn hints(&self) -> ReadHints {
-        self.inner.hints()
-    }
-
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    async fn aborted(&self) {
-        self.inner.aborted().await
+    fn wrapped(&self) -> Option<&dyn ReadableStore> {
+        Some(&*self.inner)
     }
 }
