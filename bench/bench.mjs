@@ -11,14 +11,20 @@ import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
 import * as zarrita from "zarrita";
+import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
+import { launchChromium } from "../tests/support/browser.mjs";
+import { measureOffThread } from "./offthread.js";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const CODECS = JSON.parse(readFileSync(new URL("data/bench.json", import.meta.url)));
 
 const here = new URL(".", import.meta.url).pathname;
-const server = await startServer({ mounts: { "/": `${here}/data` } });
+const repo = new URL("..", import.meta.url).pathname;
+const server = await startServer({
+  mounts: { "/": `${here}/data`, "/pkg/": `${repo}/pkg`, "/bench/": here, "/bench-build/": `${repo}/target/bench` },
+});
 const url = `${server.url}/bench.zarr`;
 
 const readers = (base) => ({
@@ -160,6 +166,38 @@ for (const name of Object.keys(tileReaders)) tileResults[name] = await streamTil
   }
 }
 
+// Off the main thread: whole reads over HTTP in Node and in headless Chromium, on the main thread and
+// through pools of one and two workers, with the longest main-thread stall of each read.
+const OFF_THREAD = { paths: ["zstd", "gzip", "blosc_lz4_shuffle"], runs: RUNS, warmup: WARMUP, workers: [1, 2] };
+// And from memory, where decoding is all the work: how it scales with workers.
+const offThreadKeys = [...memoryFiles.keys()]
+  .map((k) => k.slice("/bench.zarr/".length))
+  .filter((k) => OFF_THREAD.paths.some((p) => k.startsWith(`${p}/`)) || k === "zarr.json");
+const offThreadEntries = offThreadKeys.map((k) => [k, memoryFiles.get(`/bench.zarr/${k}`)]);
+const offThreadNode = {
+  http: await measureOffThread({ zw, zarrita, base: `${server.url}/bench.zarr`, ...OFF_THREAD }),
+  memory: await measureOffThread({ zw, zarrita, entries: offThreadEntries, ...OFF_THREAD }),
+};
+await esbuild.build({
+  stdin: { contents: 'export * from "zarrita";', resolveDir: repo },
+  bundle: true, format: "esm", platform: "browser", outfile: `${repo}/target/bench/zarrita.js`, logLevel: "error",
+});
+const offThreadChromium = await (async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/bench/offthread.html`);
+    await page.waitForFunction(() => window.measure !== undefined, null, { timeout: 30000 });
+    page.setDefaultTimeout(0);
+    return {
+      http: await page.evaluate((options) => window.measure(options), OFF_THREAD),
+      memory: await page.evaluate((options) => window.measure(options), { ...OFF_THREAD, keys: offThreadKeys }),
+    };
+  } finally {
+    await browser.close();
+  }
+})();
+
 const fromMemory = await measure(`${MEMORY}/bench.zarr`);
 
 // The floor under every read from memory: fetching the raw array's 64 chunks and taking their
@@ -234,6 +272,18 @@ const sizeLines = [
   `| numcodecs.js blosc + zstd + lz4 together | ${kib(sum("js"))} | ${kib(sum("jsGz"))} |`,
 ];
 
+function offThreadTable(rows) {
+  const mainMs = Object.fromEntries(rows.filter((r) => r.reader === "zarr-wasm, main thread").map((r) => [r.path, r.ms]));
+  return [
+    "| array | reader | wall time (median) | longest main-thread stall, median (worst) | wall time vs zarr-wasm on the main thread |",
+    "|---|---|---|---|---|",
+    ...rows.map((r) =>
+      r.ms === null
+        ? `| ${r.path} | ${r.reader} | | ${r.stall.toFixed(1)} ms | |`
+        : `| ${r.path} | ${r.reader} | ${r.ms.toFixed(1)} ms | ${r.stall.toFixed(1)} ms (${r.worstStall.toFixed(1)} ms) | ${(mainMs[r.path] / r.ms).toFixed(2)}x |`),
+  ];
+}
+
 const report = [
   "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js + numcodecs.js",
   "",
@@ -277,6 +327,36 @@ const report = [
     const r = runs[runs.length - 1];
     return `| ${name} | ${r.requests} | ${r.heads} | ${(r.bytes / 1e6).toFixed(3)} MB | ${median(runs.map((x) => x.ms)).toFixed(0)} ms |`;
   }),
+  "",
+  "## Off the main thread (worker pools)",
+  "",
+  `Whole reads of the 2048 x 2048 uint16 image (8 MiB) over HTTP from the test server, by zarrita.js and by zarr-wasm on`,
+  `the main thread, and by zarr-wasm through pools of one and two workers (\`open(url, { workers: pool })\`): the`,
+  `main thread splits each read into boxes of whole chunks and only copies finished rows into place. While each`,
+  `read runs, a heartbeat (a \`setTimeout(0)\` chain) measures the longest gap between its beats: the longest`,
+  `main-thread task the read caused. The idle row is the heartbeat alone (the timer's own clamp). ${RUNS} timed runs`,
+  `per reader after ${WARMUP} warm-up runs, alternating; medians, and the worst run in brackets. This machine has`,
+  `${os.cpus().length} cores, so two workers and the main thread share them.`,
+  "",
+  "### In headless Chromium (Web Workers)",
+  "",
+  "Over HTTP (Chromium keeps at most six connections to one server, so these reads wait on the network as much as on decoding):",
+  "",
+  ...offThreadTable(offThreadChromium.http),
+  "",
+  "From memory (the page fetched the files first; zarr-wasm reads a MemoryStore, whose bytes the workers ask the main thread for, zarrita.js a Map): decoding is the work, and it scales with workers:",
+  "",
+  ...offThreadTable(offThreadChromium.memory),
+  "",
+  `### In Node ${process.versions.node} (worker_threads)`,
+  "",
+  "Over HTTP (the test server runs in the same process, on the main thread's event loop):",
+  "",
+  ...offThreadTable(offThreadNode.http),
+  "",
+  "From memory:",
+  "",
+  ...offThreadTable(offThreadNode.memory),
   "",
   "## Download size",
   "",

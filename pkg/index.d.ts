@@ -262,6 +262,40 @@ export interface OpenOptions {
   chunkCacheSize?: number;
   /** Aborting it cancels the opening's requests; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
+  /**
+   * Read through workers: a `WorkerPool`, or a number n for a pool of n shared by every open()
+   * that asks for n. The node is opened on the main thread too (its metadata is there at once);
+   * each `get` is split into boxes of whole chunks that the workers fetch, decode and assemble,
+   * and the main thread only copies finished rows into place. Results, errors, `signal`,
+   * `onProgress` and `out` behave as without workers. Each worker opens the node itself (one
+   * metadata request per worker) and keeps its own caches. Store objects (MemoryStore,
+   * FileSystemStore, your own) are read on the main thread for the workers; a FetchStore with a
+   * `fetch` function cannot be sent to workers and is refused with an `UnsupportedError`.
+   */
+  workers?: number | WorkerPool;
+}
+
+export interface WorkerPoolOptions {
+  /**
+   * The worker script (`zarr-wasm/worker`), where a bundler does not bundle it by itself:
+   * webpack 5 and Vite do (Vite with `worker: { format: "es" }`); with esbuild, build
+   * `zarr-wasm/worker` as a second entry point and give its URL. Default: `worker.js` beside
+   * the package's `index.js`.
+   */
+  url?: string | URL;
+}
+
+/**
+ * Workers (Web Workers in browsers, `worker_threads` in Node) that fetch and decode for the main
+ * thread, each with its own instance of the module. Started on the first read; in Node, idle
+ * workers do not keep the process alive.
+ */
+export class WorkerPool {
+  /** `size` defaults to `navigator.hardwareConcurrency` (at least 1). */
+  constructor(size?: number, options?: WorkerPoolOptions);
+  readonly size: number;
+  /** Stops every worker; reads in progress reject with a `ZarrError`, and the pool cannot be used again. */
+  terminate(): void;
 }
 
 export interface ReadOptions {
@@ -270,7 +304,10 @@ export interface ReadOptions {
 }
 
 export interface Progress {
-  /** Chunks (shards, for a sharded array) read and in place. */
+  /**
+   * Chunks (shards, for a sharded array) read and in place. Through workers: chunks of the grid
+   * the read was split along (inner chunks where a few shards were split between workers).
+   */
   chunksDone: number;
   /** Chunks the read touches. */
   chunksTotal: number;
@@ -279,7 +316,7 @@ export interface Progress {
 }
 
 export interface GetOptions extends ReadOptions {
-  /** Chunks fetched and decoded at once (default 64). */
+  /** Chunks fetched and decoded at once (default 64); through workers, per part of the read. */
   concurrency?: number;
   /** Called as each chunk is in place. */
   onProgress?: (progress: Progress) => void;

@@ -1,6 +1,10 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
 import initWasm, { WasmStore } from "./zarr_wasm.js";
+import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
+import { WorkerPool, allocateLike, place } from "./pool.js";
+
+export { WorkerPool } from "./pool.js";
 
 let loading = null;
 let wasm = null;
@@ -43,42 +47,9 @@ export function slice(...args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Errors: every rejection is one of these classes, so callers can test with `instanceof`; each
-// message names the key or URL and what was wrong.
+// Errors (errors.js): every rejection is one of these classes.
+export { ZarrError, NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError } from "./errors.js";
 
-/** The base class of every error zarr-wasm rejects with. */
-export class ZarrError extends Error {}
-/** No Zarr node (no zarr.json, .zarray or .zgroup) at the path; no consolidated metadata where asked for. */
-export class NotFoundError extends ZarrError {}
-/** Metadata that is not JSON or not valid Zarr. */
-export class MetadataError extends ZarrError {}
-/** Valid Zarr that uses something not implemented (a codec, data type, grid...). */
-export class UnsupportedError extends ZarrError {}
-/** A chunk that cannot be decoded: the message names the codec, the chunk and the problem. */
-export class CodecError extends ZarrError {}
-/** A store that could not deliver bytes; `status` is the HTTP status where a server answered one. */
-export class StoreError extends ZarrError {
-  constructor(message, options) {
-    super(message, options);
-    this.status = options?.status ?? null;
-  }
-}
-/** A selection, chunk coordinate, path or option that does not fit. */
-export class SelectionError extends ZarrError {}
-/** The call's AbortSignal was aborted. */
-export class AbortError extends ZarrError {}
-
-const ERRORS = { NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError };
-// Names set here, not taken from the classes: minifiers rename classes.
-for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {
-  Object.defineProperty(Class.prototype, "name", { value: name, writable: true, configurable: true });
-}
-
-/** The error a wasm call rejected with, as an instance of its class (other errors pass through). */
-function typed(err) {
-  const Class = err instanceof Error && !(err instanceof ZarrError) ? ERRORS[err.name] : undefined;
-  return Class ? new Class(err.message, { status: err.status, cause: err }) : err;
-}
 const call = async (f) => {
   try {
     return await f();
@@ -208,6 +179,14 @@ class Node {
   free() {
     handles.get(this)?.free();
     handles.delete(this);
+    const workers = pooled.get(this);
+    if (workers) {
+      // The workers drop the node once the reads already started have finished.
+      pooled.delete(this);
+      released.unregister(this);
+      workers.freed = true;
+      if (workers.reads === 0) releaseInWorkers(workers);
+    }
   }
 }
 if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
@@ -228,6 +207,7 @@ export class ZarrArray extends Node {
    * place), `out` (a typed array of the result's type and length to write into).
    */
   get(selection, options = {}) {
+    if (pooled.has(this)) return readInWorkers(this, selection ?? null, options, PARTS_PER_WORKER);
     const { signal, concurrency, onProgress, out } = options;
     return call(() => handle(this).get(selection ?? null, { signal, concurrency, onProgress, out }));
   }
@@ -255,7 +235,9 @@ export class ZarrArray extends Node {
     const abort = () => stop.abort();
     options.signal?.addEventListener("abort", abort);
     const read = (r) => {
-      const p = this.get(r.selection, { signal: stop.signal }).then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
+      // With workers, each chunk is one worker's: its region is not split further.
+      const part = pooled.has(this) ? readInWorkers(this, r.selection, { signal: stop.signal }, 0) : this.get(r.selection, { signal: stop.signal });
+      const p = part.then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
       p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
       return p;
     };
@@ -277,6 +259,17 @@ export class ZarrArray extends Node {
 
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
+    const workers = pooled.get(this);
+    if (workers) {
+      try {
+        handle(this).chunkExtent(coords); // coordinates checked here, before a worker is asked
+      } catch (err) {
+        return Promise.reject(typed(err));
+      }
+      return inWorkers(workers, () =>
+        workers.pool.run(workers.node, { type: "chunk", coords: [...coords] }, { signal: options.signal, label: workers.label }),
+      );
+    }
     return call(() => handle(this).getChunk(coords, options.signal ?? null));
   }
 
@@ -294,7 +287,10 @@ export class ZarrArray extends Node {
 export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
-    return wrap(await call(() => handle(this).open(String(path))));
+    const node = wrap(await call(() => handle(this).open(String(path))));
+    const workers = pooled.get(this);
+    if (workers) readThrough(node, workers.pool, workers.node.store, workers.node.options);
+    return node;
   }
 }
 
@@ -313,8 +309,218 @@ function wrap(handle) {
 export async function open(location, options = {}) {
   await loadWasm();
   const { zarrFormat, consolidated, chunkCacheSize, signal } = options;
-  return call(async () => {
+  const pool = workerPool(options.workers);
+  const objects = new Map(); // the store objects workers read through this thread
+  const storeDesc = pool ? describeStore(location, objects) : null;
+  const node = await call(async () => {
     const store = await openStore(location, signal);
     return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize }, signal ?? null));
   });
+  if (pool) readThrough(node, pool, storeDesc, { zarrFormat, consolidated, chunkCacheSize }, objects);
+  return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading through a worker pool (pool.js, worker.js). The node is opened on the main thread too:
+// its metadata answers questions at once, and it splits each read into parts for the workers.
+
+// Parts a read is split into per worker: enough that a worker finishing early takes another.
+const PARTS_PER_WORKER = 4;
+
+// The pool and the workers' description of each node read through one.
+const pooled = new WeakMap();
+// Workers drop a node once it is garbage-collected here (or freed).
+// (A node with reads in flight is still referenced by them, so it is not collected before they end.)
+const released = new FinalizationRegistry(releaseInWorkers);
+// Shared pools for `workers: n`, one per size.
+const sharedPools = new Map();
+
+function workerPool(workers) {
+  if (workers === undefined || workers === null || workers === 0 || workers === false) return null;
+  if (workers instanceof WorkerPool) return workers;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
+    throw new SelectionError(`open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`);
+  }
+  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated) sharedPools.set(workers, new WorkerPool(workers));
+  return sharedPools.get(workers);
+}
+
+/** Makes `node` read through `pool`; `store` describes its store to a worker. */
+function readThrough(node, pool, store, options, objects = new Map()) {
+  const id = nextNodeId++;
+  const desc = { id, store, path: node.path, options };
+  const stores = proxiedStores(store);
+  // Store objects come with a new description, or are the pool's already (a group's children).
+  for (const storeId of stores) pool.shareStore(storeId, objects.get(storeId) ?? pool.storeObjects.get(storeId)?.store);
+  const workers = { pool, node: desc, stores, label: `${storeLabel(store)} ${node.path}`, reads: 0, freed: false };
+  pooled.set(node, workers);
+  released.register(node, workers, node);
+}
+
+/** Drops a node from the workers (freed, or garbage-collected). */
+function releaseInWorkers(workers) {
+  workers.pool.release(workers.node.id, workers.stores);
+}
+
+/** Runs `read` (a promise-returning call) counting it among the node's reads in flight. */
+async function inWorkers(workers, read) {
+  workers.reads++;
+  try {
+    return await read();
+  } finally {
+    if (--workers.reads === 0 && workers.freed) releaseInWorkers(workers);
+  }
+}
+
+let nextNodeId = 1;
+const storeIds = new WeakMap(); // store object -> id
+const urlStoreIds = new Map(); // URL -> id
+
+function idOf(location) {
+  if (typeof location === "string" || location instanceof URL) {
+    const url = String(location);
+    if (!urlStoreIds.has(url)) urlStoreIds.set(url, nextNodeId++);
+    return urlStoreIds.get(url);
+  }
+  if (!storeIds.has(location)) storeIds.set(location, nextNodeId++);
+  return storeIds.get(location);
+}
+
+/**
+ * What a worker needs to open the same store: a URL and options, a ZIP archive's source and key,
+ * or, for a store object (MemoryStore, FileSystemStore, your own), a stand-in that asks the main
+ * thread for bytes.
+ */
+function describeStore(location, objects) {
+  const id = idOf(location);
+  if (typeof location === "string" || location instanceof URL) return { id, kind: "fetch", url: String(location), options: {} };
+  if (location instanceof FetchStore) {
+    const { fetch, headers, ...rest } = location.options ?? {};
+    if (fetch !== undefined) {
+      throw new UnsupportedError(`FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`);
+    }
+    const options = { ...rest };
+    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
+    try {
+      structuredClone(options);
+    } catch (err) {
+      throw new UnsupportedError(`FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`);
+    }
+    return { id, kind: "fetch", url: location.url, options };
+  }
+  if (location instanceof ZipStore) {
+    return { id, kind: "zip", source: describeStore(location.source, objects), key: location.key, options: { ...location.options } };
+  }
+  objects.set(id, location);
+  return { id, kind: "main", hasRange: typeof location.getRange === "function", label: label(location), cacheSize: location.cacheSize };
+}
+
+/** A store description's name in messages. */
+function storeLabel(desc) {
+  if (desc.kind === "zip") return `${storeLabel(desc.source)}#${desc.key}`;
+  return desc.kind === "fetch" ? desc.url : desc.label;
+}
+
+/** The ids of the store objects a store description reads through the main thread. */
+function proxiedStores(desc) {
+  if (desc.kind === "main") return [desc.id];
+  return desc.kind === "zip" ? proxiedStores(desc.source) : [];
+}
+
+const cStrides = (shape) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/**
+ * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole
+ * chunks, each read by a worker and put in place here as it arrives.
+ */
+async function readInWorkers(arr, selection, options, partsPerWorker) {
+  const workers = pooled.get(arr);
+  const { pool, node, label } = workers;
+  const { signal, concurrency, onProgress: given, out } = options;
+  if (signal !== undefined && signal !== null && typeof signal?.addEventListener !== "function") {
+    throw new SelectionError(`read option signal must be an AbortSignal, not ${signal}`);
+  }
+  if (given !== undefined && given !== null && typeof given !== "function") {
+    throw new SelectionError(`read option onProgress must be a function, not ${typeof given}`);
+  }
+  // What the callback throws is its own business: the read goes on (as on the main thread).
+  const onProgress = given && ((p) => {
+    try {
+      given(p);
+    } catch {}
+  });
+  if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
+  let plan;
+  try {
+    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size);
+  } catch (err) {
+    throw typed(err);
+  }
+  // One part: the whole selection (resolved), and the worker's result as it is.
+  const parts =
+    plan.parts.length > 1 ? plan.parts : [{ selection: plan.selection, outStart: plan.shape.map(() => 0), shape: plan.shape, chunks: 0 }];
+  const chunksTotal = parts.reduce((n, p) => n + p.chunks, 0);
+  const done = parts.map(() => 0);
+  const bytes = parts.map(() => 0);
+  const report = () => {
+    const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+    onProgress({ chunksDone: sum(done), chunksTotal, bytesFetched: sum(bytes) });
+  };
+  return inWorkers(workers, () => readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, done, bytes, report }));
+}
+
+/** The parts of a split read, each by a worker, put in place as they arrive. */
+async function readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, done, bytes, report }) {
+  // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
+  // caller's signal is, or when one part fails.
+  const stops = parts.map(() => new AbortController());
+  const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
+  const abort = () => stopAll(signal.reason);
+  signal?.addEventListener("abort", abort, { once: true });
+  let result = null;
+  try {
+    await Promise.all(
+      parts.map(async (part, i) => {
+        const progress =
+          onProgress &&
+          (parts.length === 1
+            ? onProgress
+            : (p) => {
+                done[i] = Math.floor((part.chunks * p.chunksDone) / Math.max(p.chunksTotal, 1));
+                bytes[i] = p.bytesFetched;
+                report();
+              });
+        const message = { type: "read", selection: part.selection, concurrency, progress: Boolean(onProgress) };
+        const value = await pool.run(node, message, { signal: stops[i].signal, onProgress: progress, label });
+        if (parts.length === 1 && !out) {
+          result = value;
+          return;
+        }
+        result ??= { data: outFor(out, value.data, count(part.shape), count(plan.shape)), shape: plan.shape, stride: cStrides(plan.shape) };
+        place(result.data, plan.shape, value.data, part.shape, part.outStart);
+        if (onProgress && parts.length > 1 && done[i] !== part.chunks) {
+          done[i] = part.chunks;
+          report();
+        }
+      }),
+    );
+  } catch (err) {
+    stopAll("another part of the read failed");
+    throw signal?.aborted && !(err instanceof AbortError) ? new AbortError(err.message, { cause: err }) : err;
+  } finally {
+    signal?.removeEventListener("abort", abort);
+  }
+  return result;
+}
+
+/** Where a read's parts go: the caller's `out` (checked against a part), or new memory. */
+function outFor(out, sample, sampleCount, total) {
+  if (out === undefined || out === null) return allocateLike(sample, sampleCount, total);
+  if (!ArrayBuffer.isView(sample)) throw new SelectionError("read option out is for numeric results, not strings or records");
+  const length = (sample.length / Math.max(sampleCount, 1)) * total;
+  if (!(out instanceof sample.constructor) || out.length !== length) {
+    throw new SelectionError(`read option out must be a ${sample.constructor.name} of length ${length}`);
+  }
+  return out;
 }

@@ -1,6 +1,8 @@
 //! A Zarr array opened from a store: reads selections and single chunks.
 
 use crate::buffer::try_zeroed;
+use crate::chunk_grid::ChunkGrid;
+use crate::partition::{partition, Partition};
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
@@ -215,6 +217,38 @@ impl Array {
                 region
             })
             .collect())
+    }
+
+    /// `selection` split into at most `max_parts` parts of whole chunks, for readers working side
+    /// by side (see `partition`). Shards are split into their inner chunks only where there are
+    /// fewer than `readers` of them: a shard read by one reader costs one index request, and its
+    /// ranges can be merged.
+    pub fn partition(
+        &self,
+        selection: &[DimSelection],
+        max_parts: usize,
+        readers: usize,
+    ) -> Result<Partition> {
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        let grid = &self.metadata.chunk_grid;
+        let outer = partition(grid, &ranges, max_parts).map_err(|e| self.in_this_array(e))?;
+        match self.inner_grid() {
+            Some(inner) if outer.parts.len() < readers => {
+                partition(&inner, &ranges, max_parts).map_err(|e| self.in_this_array(e))
+            }
+            _ => Ok(outer),
+        }
+    }
+
+    /// The grid of a sharded array's inner chunks over the whole array, where shards are regular
+    /// and made of whole inner chunks (so inner chunk edges are the same in every shard).
+    fn inner_grid(&self) -> Option<ChunkGrid> {
+        let inner = self.pipeline.sharding()?.inner_shape();
+        let outer = self.metadata.chunk_grid.regular_chunk_shape()?;
+        let whole = outer.len() == inner.len() && outer.iter().zip(inner).all(|(o, i)| o % i == 0);
+        whole
+            .then(|| ChunkGrid::regular(inner.to_vec(), self.shape()).ok())
+            .flatten()
     }
 
     /// An empty item list for a variable-length type (holding the fill item), else `None`.

@@ -15,6 +15,7 @@ pub mod lru;
 pub mod metadata;
 pub mod node;
 pub mod node_path;
+pub mod partition;
 pub mod region;
 pub mod selection;
 pub mod sharded;

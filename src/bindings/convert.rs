@@ -8,6 +8,7 @@ use crate::fill_value::Scalar;
 use crate::fixed_string::{bytes_to_strings, utf32_to_strings};
 use crate::group::Group;
 use crate::node::OpenOptions;
+use crate::partition::Partition;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
 use crate::store::http::HttpOptions;
@@ -553,31 +554,53 @@ pub fn chunk_regions_to_js(regions: &[ChunkRegion]) -> Result<JsValue, JsValue> 
         .map(|r| {
             let obj = Object::new();
             set(&obj, "coords", numbers(&r.coords))?;
-            let selection: JsArray = r
-                .selection
-                .iter()
-                .map(|s| match s {
-                    DimSelection::Index(i) => JsValue::from_f64(*i as f64),
-                    DimSelection::Slice { start, stop, step } => {
-                        let slice = Object::new();
-                        let n = |v: &Option<i64>| {
-                            v.map_or(JsValue::NULL, |x| JsValue::from_f64(x as f64))
-                        };
-                        let _ = set(&slice, "start", n(start));
-                        let _ = set(&slice, "stop", n(stop));
-                        let _ = set(&slice, "step", n(step));
-                        slice.into()
-                    }
-                    DimSelection::All => JsValue::NULL,
-                })
-                .collect();
-            set(&obj, "selection", selection)?;
+            set(&obj, "selection", selection_to_js(&r.selection))?;
             set(&obj, "outStart", numbers(&r.out_start))?;
             set(&obj, "shape", numbers(&r.shape))?;
             Ok(JsValue::from(obj))
         })
         .collect::<Result<JsArray, JsValue>>()
         .map(Into::into)
+}
+
+/// A split read: `{ selection, shape, parts: [{ selection, outStart, shape, chunks }] }`.
+pub fn partition_to_js(partition: &Partition) -> Result<JsValue, JsValue> {
+    let parts = partition
+        .parts
+        .iter()
+        .map(|p| {
+            let obj = Object::new();
+            set(&obj, "selection", selection_to_js(&p.selection))?;
+            set(&obj, "outStart", numbers(&p.out_start))?;
+            set(&obj, "shape", numbers(&p.shape))?;
+            set(&obj, "chunks", p.chunks as f64)?;
+            Ok(JsValue::from(obj))
+        })
+        .collect::<Result<JsArray, JsValue>>()?;
+    let obj = Object::new();
+    set(&obj, "selection", selection_to_js(&partition.selection))?;
+    set(&obj, "shape", numbers(&partition.shape))?;
+    set(&obj, "parts", parts)?;
+    Ok(obj.into())
+}
+
+/// A selection as the JS API takes it: numbers, `{ start, stop, step }` and nulls.
+fn selection_to_js(selection: &[DimSelection]) -> JsArray {
+    let n = |v: &Option<i64>| v.map_or(JsValue::NULL, |x| JsValue::from_f64(x as f64));
+    selection
+        .iter()
+        .map(|s| match s {
+            DimSelection::Index(i) => JsValue::from_f64(*i as f64),
+            DimSelection::Slice { start, stop, step } => {
+                let slice = Object::new();
+                let _ = set(&slice, "start", n(start));
+                let _ = set(&slice, "stop", n(stop));
+                let _ = set(&slice, "step", n(step));
+                slice.into()
+            }
+            DimSelection::All => JsValue::NULL,
+        })
+        .collect()
 }
 
 /// A store's `cacheSize` option: bytes of recent values to keep (default 0, none).

@@ -176,6 +176,22 @@ impl WasmArray {
         convert::chunk_regions_to_js(&regions)
     }
 
+    /// The selection split into at most `maxParts` boxes of whole chunks for `readers` workers:
+    /// `{ selection, shape, parts: [{ selection, outStart, shape, chunks }] }`.
+    pub fn partition(
+        &self,
+        selection: JsValue,
+        max_parts: u32,
+        readers: u32,
+    ) -> Result<JsValue, JsValue> {
+        let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
+        let partition = self
+            .inner
+            .partition(&selection, max_parts as usize, readers as usize)
+            .map_err(js_error)?;
+        convert::partition_to_js(&partition)
+    }
+
     /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).
     #[wasm_bindgen(js_name = chunkExtent)]
     pub fn chunk_extent(&self, coords: JsValue) -> Result<JsValue, JsValue> {

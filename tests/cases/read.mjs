@@ -4,6 +4,7 @@ import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/ch
 import { v2Cases } from "./read_v2.mjs";
 import { storeCases } from "./stores.mjs";
 import { apiCases } from "./api.mjs";
+import { workerCases } from "./workers.mjs";
 
 // float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
@@ -673,5 +674,12 @@ export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expe
 
 /** Every case, given the fixtures' manifests (MANIFESTS, parsed, in that order). */
 export function readCases(manifests) {
-  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases, ...storeCases, ...apiCases];
+  return [
+    ...manifests.flatMap((m) => m.arrays).map(wholeArrayCase),
+    ...cases,
+    ...v2Cases,
+    ...storeCases,
+    ...apiCases,
+    ...workerCases(manifests, MANIFESTS),
+  ];
 }

@@ -1,0 +1,320 @@
+// A pool of workers that read for the main thread: Web Workers in browsers (and Deno), worker_threads
+// in Node. Each worker runs its own instance of the module (worker.js) and opens the same nodes
+// from the same stores; the main thread splits a read into boxes of whole chunks, hands them out,
+// and puts the parts in place as they arrive. Fetching, decoding and assembling each part happen in
+// a worker; the main thread only copies finished rows.
+import { AbortError, SelectionError, ZarrError, errorFromData } from "./errors.js";
+
+// Parts in flight per worker: one being decoded while the next one's requests are under way.
+const TASKS_PER_WORKER = 2;
+
+// The worker script. Bundlers (webpack 5, Vite) see the `new Worker(new URL(...))` below and bundle
+// it; in Node the file is started from beside this one.
+const WORKER_FILE = "./worker.js";
+
+/** A started worker behind the same few calls in browsers and in Node. */
+async function startWorker(url) {
+  if (typeof globalThis.Worker === "function") {
+    const worker = url
+      ? new Worker(url, { type: "module", name: "zarr-wasm" })
+      : new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "zarr-wasm" });
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer ?? []),
+      listen(onMessage, onFailure) {
+        worker.onmessage = (event) => onMessage(event.data);
+        worker.onerror = (event) => {
+          event.preventDefault?.();
+          onFailure(event.message || `the worker script ${url ?? WORKER_FILE} could not be run`);
+        };
+        worker.onmessageerror = () => onFailure("a message from the worker could not be read");
+      },
+      ref() {},
+      unref() {},
+      terminate: () => worker.terminate(),
+    };
+  }
+  // A name in a variable: bundlers for the browser leave it alone (see index.js).
+  const threads = "node:worker_threads";
+  const { Worker: NodeWorker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ threads);
+  // Node takes file: URLs as URL objects only.
+  const file = url === undefined ? new URL(WORKER_FILE, import.meta.url) : /^file:/.test(url) ? new URL(url) : url;
+  const worker = new NodeWorker(file);
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer ?? []),
+    listen(onMessage, onFailure) {
+      worker.on("message", onMessage);
+      worker.on("error", (err) => onFailure(err?.message ?? String(err)));
+      worker.on("messageerror", () => onFailure("a message from the worker could not be read"));
+      worker.on("exit", (code) => onFailure(`the worker exited (code ${code})`));
+    },
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    terminate: () => worker.terminate(),
+  };
+}
+
+/** How many cores the platform says it has (at least 1). */
+function cores() {
+  return Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
+}
+
+let nextId = 1;
+
+/**
+ * Workers that fetch and decode for the main thread. `open(location, { workers: pool })` reads
+ * the node through them (or `{ workers: n }`, a pool of n shared by every open() that asks for
+ * n). `size` defaults to the number of cores; `options.url` is the worker script's URL where a
+ * bundler cannot find it (esbuild: build zarr-wasm/worker as a second entry point and pass its URL).
+ */
+export class WorkerPool {
+  constructor(size = cores(), options = {}) {
+    if (!Number.isInteger(size) || size < 1 || size > 256) {
+      throw new RangeError(`a WorkerPool's size must be an integer from 1 to 256, not ${size}`);
+    }
+    this.size = size;
+    this.url = options.url === undefined ? undefined : String(options.url);
+    this.workers = null; // started on the first read
+    this.queue = [];
+    this.tasks = new Map(); // id -> task, queued or in flight
+    this.storeObjects = new Map(); // store id -> { store, users }: stores workers read through the main thread
+    this.terminated = false;
+  }
+
+  /** Stops every worker; reads in progress reject, and the pool cannot be used again. */
+  terminate() {
+    this.terminated = true;
+    this.stopAll("the worker pool was terminated");
+  }
+
+  /** Rejects every task with `reason` and stops the workers; the next read starts new ones. */
+  stopAll(reason) {
+    const tasks = [...this.tasks.values()];
+    this.tasks.clear();
+    this.queue.length = 0;
+    for (const task of tasks) task.reject(new ZarrError(`${task.label}: ${reason}`));
+    const started = this.started;
+    this.started = null;
+    this.workers = null;
+    started?.then((workers) => workers.forEach((w) => w.port.terminate()), () => {});
+  }
+
+  start() {
+    if (this.started) return this.started;
+    const starting = Array.from({ length: this.size }, async () => {
+      const worker = { port: await startWorker(this.url), running: new Set(), opened: new Set() };
+      worker.port.listen(
+        (message) => this.receive(worker, message),
+        (reason) => this.fail(worker, reason),
+      );
+      worker.port.unref();
+      return worker;
+    });
+    const started = Promise.all(starting).then(
+      (workers) => {
+        if (this.started === started) this.workers = workers;
+        return workers;
+      },
+      async (err) => {
+        // The workers that did start are stopped with the rest.
+        for (const w of await Promise.allSettled(starting)) if (w.status === "fulfilled") w.value.port.terminate();
+        throw err;
+      },
+    );
+    this.started = started;
+    return started;
+  }
+
+  /**
+   * Runs `message` ({ type: "read" | "chunk", ... }) on the node `node` ({ id, store, path,
+   * options }, as worker.js opens it) in the next free worker. `label` names the read in
+   * messages; `onProgress` receives the worker's progress reports; `signal` stops waiting (and
+   * tells the worker to stop).
+   */
+  run(node, message, { signal, onProgress, label = node.path } = {}) {
+    if (this.terminated) return Promise.reject(new ZarrError(`${label}: the worker pool was terminated`));
+    if (signal?.aborted) return Promise.reject(aborted(signal, label));
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      const task = { id, node, label, message: { ...message, task: id, node: node.id }, onProgress, worker: null };
+      const stop = () => {
+        // The worker is told; its place is freed when it answers (it always does).
+        if (task.worker) task.worker.port.post({ type: "abort", task: id });
+        else this.tasks.delete(id);
+        task.abandoned = true;
+        reject(aborted(signal, label));
+      };
+      task.resolve = (value) => {
+        signal?.removeEventListener("abort", stop);
+        if (!task.abandoned) resolve(value);
+      };
+      task.reject = (err) => {
+        signal?.removeEventListener("abort", stop);
+        if (!task.abandoned) reject(err);
+      };
+      signal?.addEventListener("abort", stop, { once: true });
+      this.tasks.set(id, task);
+      this.queue.push(task);
+      this.start().then(
+        () => this.pump(),
+        (err) => this.fail(null, `workers could not be started: ${err?.message ?? err}`),
+      );
+    });
+  }
+
+  /** Hands queued tasks to workers with room, the least busy first. */
+  pump() {
+    if (!this.workers) return;
+    while (this.queue.length) {
+      const worker = this.workers.reduce((a, b) => (b.running.size < a.running.size ? b : a));
+      if (worker.running.size >= TASKS_PER_WORKER) return;
+      const task = this.queue.shift();
+      if (!this.tasks.has(task.id)) continue; // aborted while queued
+      task.worker = worker;
+      if (worker.running.size === 0) worker.port.ref();
+      worker.running.add(task.id);
+      try {
+        if (!worker.opened.has(task.node.id)) {
+          worker.port.post({ type: "open", node: task.node });
+          worker.opened.add(task.node.id);
+        }
+        worker.port.post(task.message);
+      } catch (err) {
+        // Something in the message cannot be sent to a worker.
+        this.finish(task);
+        task.reject(new SelectionError(`${task.label}: cannot be sent to a worker (${err?.message ?? err})`));
+      }
+    }
+  }
+
+  /** Forgets a task, freeing its worker's place. */
+  finish(task) {
+    this.tasks.delete(task.id);
+    const worker = task.worker;
+    if (worker && worker.running.delete(task.id) && worker.running.size === 0) worker.port.unref();
+    this.pump();
+  }
+
+  receive(worker, message) {
+    if (message.type === "store") return this.serveStore(worker, message);
+    const task = this.tasks.get(message.task);
+    if (!task) return;
+    if (message.type === "progress") {
+      if (!task.abandoned) task.onProgress?.(message.progress);
+      return;
+    }
+    this.finish(task);
+    if (message.type === "result") task.resolve(message.value);
+    else task.reject(errorFromData(message.error, task.label));
+  }
+
+  /**
+   * A worker failed as a whole (it could not start, crashed, or sent what cannot be read): every
+   * read in progress rejects, and the workers are replaced on the next read.
+   */
+  fail(worker, reason) {
+    if (worker && this.workers && !this.workers.includes(worker)) return; // a stopped worker's last words
+    this.stopAll(`a zarr-wasm worker failed: ${reason}`);
+  }
+
+  /** Lets workers read `store` (id `id`) through the main thread, until released. */
+  shareStore(id, store) {
+    const entry = this.storeObjects.get(id) ?? { store, users: 0 };
+    entry.users++;
+    this.storeObjects.set(id, entry);
+  }
+
+  /** Tells the workers that have opened `nodeId` to drop it; `storeIds` are its shared stores. */
+  release(nodeId, storeIds = []) {
+    for (const worker of this.workers ?? []) {
+      if (worker.opened.delete(nodeId)) worker.port.post({ type: "free", node: nodeId });
+    }
+    for (const id of storeIds) {
+      const entry = this.storeObjects.get(id);
+      if (entry && --entry.users === 0) this.storeObjects.delete(id);
+    }
+  }
+
+  /** A worker's request for bytes of a store that lives on the main thread. */
+  async serveStore(worker, { request, store, key, range }) {
+    try {
+      const object = this.storeObjects.get(store)?.store;
+      if (!object) throw new Error(`the store was released`);
+      const value = range ? await object.getRange(key, range, {}) : await object.get(key, {});
+      let bytes;
+      if (value instanceof Uint8Array) bytes = value.slice(); // a copy: the store keeps its own
+      else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value.slice(0));
+      else if (value !== undefined && value !== null) {
+        throw new TypeError(`the store returned ${Object.prototype.toString.call(value)}, not a Uint8Array, an ArrayBuffer or undefined`);
+      }
+      worker.port.post({ type: "store-reply", request, value: bytes }, bytes ? [bytes.buffer] : []);
+    } catch (err) {
+      worker.port.post({ type: "store-reply", request, error: { name: err?.name, message: err?.message ?? String(err), status: err?.status } });
+    }
+  }
+}
+
+function aborted(signal, label) {
+  return new AbortError(`reading ${label} was aborted (${signal?.reason ?? "no reason given"})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Putting parts together. A part's data is a typed array, an Array (strings), or for records an
+// object of fields, each of those; an element may span several entries (complex numbers, fields
+// with a subarray shape), counted as the data's length over the part's element count.
+
+const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/** Empty data for `total` elements, of the same kind as `sample` (which holds `sampleCount`). */
+export function allocateLike(sample, sampleCount, total) {
+  if (ArrayBuffer.isView(sample)) return new sample.constructor((sample.length / sampleCount) * total);
+  if (Array.isArray(sample)) return new Array((sample.length / sampleCount) * total);
+  const record = {};
+  for (const [name, field] of Object.entries(sample)) {
+    Object.defineProperty(record, name, {
+      value: allocateLike(field, sampleCount, total),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return record;
+}
+
+/** Copies `src` (a part of shape `srcShape`) into `dst` (shape `dstShape`) at `origin`. */
+export function place(dst, dstShape, src, srcShape, origin) {
+  const n = count(srcShape);
+  if (n === 0) return;
+  if (!ArrayBuffer.isView(src) && !Array.isArray(src)) {
+    for (const name of Object.keys(src)) place(dst[name], dstShape, src[name], srcShape, origin);
+    return;
+  }
+  const per = src.length / n; // entries per element
+  const nd = srcShape.length;
+  const row = (nd ? srcShape[nd - 1] : 1) * per;
+  const dstStrides = new Array(nd);
+  for (let d = nd - 1, s = per; d >= 0; d--) {
+    dstStrides[d] = s;
+    s *= dstShape[d];
+  }
+  const index = new Array(Math.max(nd - 1, 0)).fill(0);
+  const typed = ArrayBuffer.isView(src);
+  for (let from = 0; from < src.length; from += row) {
+    let to = nd ? origin[nd - 1] * per : 0;
+    for (let d = 0; d < nd - 1; d++) to += (origin[d] + index[d]) * dstStrides[d];
+    if (typed) dst.set(src.subarray(from, from + row), to);
+    else for (let k = 0; k < row; k++) dst[to + k] = src[from + k];
+    for (let d = nd - 2; d >= 0; d--) {
+      if (++index[d] < srcShape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+/** The buffers of a result's typed arrays, to transfer rather than copy. */
+export function buffersOf(data, into = new Set()) {
+  if (ArrayBuffer.isView(data)) into.add(data.buffer);
+  else if (data && typeof data === "object" && !Array.isArray(data)) {
+    for (const field of Object.values(data)) buffersOf(field, into);
+  }
+  return into;
+}

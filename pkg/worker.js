@@ -1,0 +1,147 @@
+// The worker of a WorkerPool (pool.js): its own instance of the module, opening the nodes the main
+// thread names and reading the parts it is given. Results go back with their buffers transferred,
+// not copied.
+import { open, FetchStore, ZipStore } from "./index.js";
+import { errorToData } from "./errors.js";
+import { buffersOf } from "./pool.js";
+
+const port = await (async () => {
+  if (typeof globalThis.WorkerGlobalScope !== "undefined") {
+    return {
+      post: (m, t) => self.postMessage(m, t ?? []),
+      listen(f) {
+        self.onmessage = (e) => f(e.data);
+        // A message that cannot be read fails the pool's reads at once rather than leaving one waiting.
+        self.onmessageerror = () => {
+          throw new Error("a message from the main thread could not be read");
+        };
+      },
+    };
+  }
+  const threads = "node:worker_threads";
+  const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ threads);
+  return {
+    post: (m, t) => parentPort.postMessage(m, t ?? []),
+    listen(f) {
+      parentPort.on("message", f);
+      parentPort.on("messageerror", () => {
+        throw new Error("a message from the main thread could not be read");
+      });
+    },
+  };
+})();
+
+const stores = new Map(); // store id -> { store, users }: the stores this worker opens nodes from
+const described = new Map(); // node id -> { store, path, options }, as the main thread sent it
+const nodes = new Map(); // node id -> Promise of the opened node
+const reads = new Map(); // task id -> AbortController
+const storeRequests = new Map(); // request id -> { resolve, reject }
+let nextRequest = 1;
+
+/** The store a description from the main thread stands for (see describeStore in index.js). */
+function storeFrom(desc) {
+  let entry = stores.get(desc.id);
+  if (!entry) {
+    let store;
+    if (desc.kind === "fetch") store = new FetchStore(desc.url, desc.options);
+    else if (desc.kind === "zip") store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
+    else store = mainThreadStore(desc);
+    entry = { store, users: 0 };
+    stores.set(desc.id, entry);
+  }
+  entry.users++;
+  return entry.store;
+}
+
+/** Forgets a store (and the stores below it) once no node uses it. */
+function dropStore(desc) {
+  const entry = stores.get(desc.id);
+  if (entry && --entry.users === 0) {
+    stores.delete(desc.id);
+    if (desc.kind === "zip") dropStore(desc.source); // the use storeFrom counted on creating it
+  }
+}
+
+/** A store whose bytes the main thread reads (a store object of the user's, a MemoryStore...). */
+function mainThreadStore(desc) {
+  const ask = (key, range) =>
+    new Promise((resolve, reject) => {
+      const request = nextRequest++;
+      storeRequests.set(request, { resolve, reject });
+      port.post({ type: "store", request, store: desc.id, key, range });
+    });
+  // `url` is what messages call the store: the main thread's name for it.
+  const store = { get: (key) => ask(key, null), url: desc.label };
+  if (desc.hasRange) store.getRange = (key, range) => ask(key, { ...range });
+  if (desc.cacheSize) store.cacheSize = desc.cacheSize;
+  return store;
+}
+
+/** The node `id`, opened (again, if the last opening failed). */
+function nodeFor(id) {
+  let opening = nodes.get(id);
+  if (!opening) {
+    const { store, path, options } = described.get(id);
+    opening = open(stores.get(store.id).store, { ...options, path });
+    opening.catch(() => nodes.get(id) === opening && nodes.delete(id));
+    nodes.set(id, opening);
+  }
+  return opening;
+}
+
+async function read(message) {
+  const controller = new AbortController();
+  reads.set(message.task, controller);
+  try {
+    const node = await nodeFor(message.node);
+    const signal = controller.signal;
+    const value =
+      message.type === "chunk"
+        ? await node.getChunk(message.coords, { signal })
+        : await node.get(message.selection, {
+            signal,
+            concurrency: message.concurrency,
+            onProgress: message.progress ? (progress) => port.post({ type: "progress", task: message.task, progress }) : undefined,
+          });
+    port.post({ type: "result", task: message.task, value }, [...buffersOf(value.data)]);
+  } catch (err) {
+    port.post({ type: "error", task: message.task, error: errorToData(err) });
+  } finally {
+    reads.delete(message.task);
+  }
+}
+
+port.listen((message) => {
+  switch (message.type) {
+    case "open":
+      described.set(message.node.id, message.node);
+      storeFrom(message.node.store);
+      nodeFor(message.node.id).catch(() => {}); // the reads that need it see the failure
+      break;
+    case "read":
+    case "chunk":
+      if (!described.has(message.node)) {
+        port.post({ type: "error", task: message.task, error: { name: "SelectionError", message: `node ${message.node} is not open in this worker` } });
+      } else read(message);
+      break;
+    case "abort":
+      reads.get(message.task)?.abort("the read was aborted on the main thread");
+      break;
+    case "free":
+      nodes.get(message.node)?.then((node) => node.free(), () => {});
+      nodes.delete(message.node);
+      if (described.has(message.node)) dropStore(described.get(message.node).store);
+      described.delete(message.node);
+      break;
+    case "store-reply": {
+      const waiting = storeRequests.get(message.request);
+      storeRequests.delete(message.request);
+      if (message.error) {
+        const { name, message: text, status } = message.error;
+        waiting?.reject(Object.assign(new Error(text), { name: name ?? "Error", status }));
+      }
+      else waiting?.resolve(message.value);
+      break;
+    }
+  }
+});

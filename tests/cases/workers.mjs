@@ -1,0 +1,240 @@
+// Reads through a WorkerPool (Web Workers in Chromium, worker_threads in Node): the same results as
+// on the main thread for every fixture, each chunk fetched once, errors of the same classes,
+// abort, progress, out, every kind of store, groups, iterate and getChunk. Shared by Node and
+// headless Chromium like read.mjs.
+import { deepEqual, equal, ok, rejects, sameBytes, bytesOf } from "../support/check.mjs";
+
+/** Runs `body(pool)` with a pool of two workers, stopped afterwards. */
+async function withPool(ctx, body) {
+  const pool = new ctx.zarr.WorkerPool(2);
+  try {
+    return await body(pool);
+  } finally {
+    pool.terminate();
+  }
+}
+
+/** The same result: data type, shape, stride and every value (bytes for typed arrays). */
+function sameResult(actual, expected, what) {
+  deepEqual(actual.shape, expected.shape, `${what}: shape`);
+  deepEqual(actual.stride, expected.stride, `${what}: stride`);
+  sameData(actual.data, expected.data, what);
+}
+
+function sameData(actual, expected, what) {
+  equal(Object.getPrototypeOf(actual).constructor, Object.getPrototypeOf(expected).constructor, `${what}: type`);
+  if (ArrayBuffer.isView(expected)) return sameBytes(bytesOf(actual), bytesOf(expected), what);
+  if (Array.isArray(expected)) {
+    equal(actual.length, expected.length, `${what}: length`);
+    expected.forEach((e, i) => (ArrayBuffer.isView(e) ? sameBytes(actual[i], e, `${what}[${i}]`) : equal(actual[i], e, `${what}[${i}]`)));
+    return;
+  }
+  deepEqual(Object.keys(actual), Object.keys(expected), `${what}: fields`);
+  for (const name of Object.keys(expected)) sameData(actual[name], expected[name], `${what}.${name}`);
+}
+
+/** Every other element along the first axis, from the second: parts that start mid-chunk. */
+function strided(ctx, shape) {
+  return shape.length ? [ctx.zarr.slice(1, undefined, 2), ...shape.slice(1).map(() => null)] : [];
+}
+
+/** Every array of a manifest, read whole and strided through the pool and on the main thread. */
+function manifestCase(manifest, file) {
+  return {
+    name: `workers: every array of ${file} (${manifest.arrays.length}) reads the same through a pool of two as on the main thread`,
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        for (const entry of manifest.arrays) {
+          const url = `${ctx.base}/${entry.store}`;
+          const here = await ctx.zarr.open(url, { path: entry.path });
+          const there = await ctx.zarr.open(url, { path: entry.path, workers: pool });
+          sameResult(await there.get(), await here.get(), `${entry.store}/${entry.path}`);
+          const selection = strided(ctx, entry.shape);
+          sameResult(await there.get(selection), await here.get(selection), `${entry.store}/${entry.path} strided`);
+          there.free();
+        }
+      });
+    },
+  };
+}
+
+const chunkRequests = (log) => log.filter((r) => /\/c\//.test(r.path));
+
+const cases = [
+  {
+    name: "workers: a read is split between the workers, each chunk fetched once; a sharded read splits inside a shard",
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        const { open } = ctx.zarr;
+        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool }); // 16 x 16 chunks
+        const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
+        await ctx.clearLog();
+        sameResult(await arr.get(), await here.get(), "many_chunks");
+        const log = await ctx.requests();
+        const chunks = chunkRequests(log).map((r) => r.path);
+        equal(chunks.length, 256 * 2, "each chunk once by the workers and once by the main thread's read");
+        equal(new Set(chunks).size, 256, "256 distinct chunks");
+        const metadata = log.filter((r) => r.path.endsWith("/zarr.json"));
+        equal(metadata.length, 2, "the node opened by both workers (so both read parts), not again on the main thread");
+
+        // 2 x 2 shards of 4 x 4 inner chunks: as many shards as workers or more, so each shard is
+        // one worker's, fetched once (whole: most of it is wanted).
+        const sharded = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end", workers: pool });
+        const direct = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+        await ctx.clearLog();
+        sameResult(await sharded.get(), await direct.get(), "sharded");
+        const whole = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
+        equal(whole.length, 4 * 2, "four shards, by the workers and by the main thread");
+        equal(new Set(whole.map((r) => r.path)).size, 4, "each shard once per reader");
+        // One shard's worth: fewer shards than workers, so its inner chunks are split between them.
+        const { slice } = ctx.zarr;
+        await ctx.clearLog();
+        sameResult(await sharded.get([slice(0, 32), slice(0, 32)]), await direct.get([slice(0, 32), slice(0, 32)]), "one shard");
+        const parts = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
+        ok(parts.filter((r) => r.status === 206).length >= 4, `index and inner chunk ranges by both workers: ${parts.map((r) => r.range)}`);
+      });
+    },
+  },
+  {
+    name: "workers: errors cross as their classes and name the chunk; abort stops the workers' reads",
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        const { open, slice } = ctx.zarr;
+        const bad = await open(`${ctx.base}/bad.zarr`, { path: "truncated_gzip", workers: pool });
+        await rejects(bad.get(), "CodecError", [/gzip/, /truncated_gzip\/c/], "a corrupt chunk");
+        const missing = await open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`, { path: "dtypes/uint16" }).catch((e) => e);
+        equal(missing.name, "StoreError", "a 500 on opening");
+        const arr = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16", workers: pool });
+        await rejects(arr.get([slice(0, 99, -1), null]), "SelectionError", [/step/], "a bad selection, refused on the main thread");
+        await rejects(arr.getChunk([9, 9]), "SelectionError", [/9/], "a chunk outside the grid");
+
+        const slow = await open(`${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const controller = new AbortController();
+        const reading = slow.get(null, { signal: controller.signal });
+        setTimeout(() => controller.abort("the user panned away"), 50);
+        await rejects(reading, "AbortError", [/panned away/], "an aborted read");
+        await rejects(slow.get(null, { signal: controller.signal }), "AbortError", [/aborted/], "an already aborted signal");
+        // The workers stop too: nothing is left in flight soon after the slow requests return.
+        let active = Infinity;
+        for (let i = 0; i < 40 && active > 0; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          active = await ctx.active();
+        }
+        equal(active, 0, "requests in flight after the abort");
+        sameResult(await arr.get(), await (await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" })).get(), "the pool reads on");
+      });
+    },
+  },
+  {
+    name: "workers: onProgress counts up to the total; out receives the parts; iterate, getChunk and group children use the pool",
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        const { open, slice } = ctx.zarr;
+        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
+        const reports = [];
+        await ctx.clearLog();
+        const whole = await arr.get(null, { onProgress: (p) => reports.push(p) });
+        const last = reports[reports.length - 1];
+        deepEqual([last.chunksDone, last.chunksTotal], [256, 256], "the last report: all chunks done");
+        ok(reports.every((r, i) => i === 0 || r.chunksDone >= reports[i - 1].chunksDone), "chunks done only grow");
+        const chunkBytes = chunkRequests(await ctx.requests()).reduce((n, r) => n + r.bytes, 0);
+        equal(last.bytesFetched, chunkBytes, "bytes fetched: the chunks the server sent");
+
+        const out = new Uint8Array(whole.data.length);
+        const into = await arr.get(null, { out });
+        ok(into.data === out, "the result's data is the caller's array");
+        sameBytes(out, whole.data, "values in out");
+        await rejects(arr.get(null, { out: new Uint8Array(3) }), "SelectionError", [/Uint8Array of length/], "out of the wrong length");
+
+        const parts = [];
+        for await (const part of arr.iterate([slice(0, 8), null])) parts.push(part);
+        equal(parts.length, 32, "one part per chunk (two rows of sixteen)");
+        sameResult(parts[3], await here.get([slice(0, 4), slice(12, 16)]), "an iterated part");
+        sameResult(await arr.getChunk([2, 3]), await here.getChunk([2, 3]), "getChunk");
+
+        const root = await open(`${ctx.base}/v3.zarr`, { workers: pool });
+        const child = await root.open("layouts/many_chunks");
+        await ctx.clearLog();
+        sameResult(await child.get([5, null]), await here.get([5, null]), "a group's child");
+        const log = await ctx.requests();
+        ok(log.some((r) => r.path.endsWith("many_chunks/zarr.json")), "a worker opened the child");
+        child.free();
+        await rejects(child.get(), "SelectionError", [/freed/], "a freed node");
+      });
+    },
+  },
+  {
+    name: "workers: stores objects are read through the main thread; ZIP archives and FetchStore options go to the workers",
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        const { open, MemoryStore, ZipStore, FetchStore } = ctx.zarr;
+        const wanted = await (await open(`${ctx.base}/v3.zarr`, { path: "dtypes/float64" })).get();
+        const memory = new MemoryStore();
+        for (const key of ["zarr.json", "c/0/0", "c/0/1", "c/0/2", "c/1/0", "c/1/1", "c/1/2", "c/2/0", "c/2/1", "c/2/2"]) {
+          memory.set(key, await ctx.bytes(`v3.zarr/dtypes/float64/${key}`));
+        }
+        sameResult(await (await open(memory, { workers: pool })).get(), wanted, "a MemoryStore");
+
+        const asked = [];
+        const own = { get: (key) => (asked.push(key), memory.get(key)) };
+        sameResult(await (await open(own, { workers: pool })).get(), wanted, "a store object without getRange");
+        ok(asked.some((k) => k.startsWith("c/")), "chunks were asked of the main thread's store");
+        const failing = { get: (key) => (key === "zarr.json" ? memory.get(key) : Promise.reject(new Error("disk on fire"))) };
+        await rejects((await open(failing, { workers: pool })).get(), "StoreError", [/disk on fire/], "a store object that fails");
+
+        const headers = new FetchStore(`${ctx.base}/v3.zarr`, { headers: { "X-Token": "secret" } });
+        await ctx.clearLog();
+        sameResult(await (await open(headers, { path: "dtypes/float64", workers: pool })).get(), wanted, "a FetchStore with headers");
+        ok((await ctx.requests()).filter((r) => /\/c\//.test(r.path)).every((r) => r.token === "secret"), "the workers send the headers");
+        const custom = new FetchStore(`${ctx.base}/v3.zarr`, { fetch: (r) => fetch(r) });
+        await rejects(open(custom, { path: "dtypes/float64", workers: pool }), "UnsupportedError", [/fetch function/], "a fetch function");
+
+        const archive = `${ctx.base}/zip/v3_sharded_zarr3.zip`;
+        const zipped = await open(new ZipStore(archive), { path: "sharding/index_end", workers: pool });
+        sameResult(await zipped.get(), await (await open(new ZipStore(archive), { path: "sharding/index_end" })).get(), "a ZIP archive over HTTP");
+        const inMemory = new ZipStore(new MemoryStore([["data.zip", await ctx.bytes("zip/v3_deflated_zarr3.zip")]]), "data.zip");
+        const nested = await open(inMemory, { path: "sharding/nested", workers: pool });
+        sameResult(await nested.get(), await (await open(inMemory, { path: "sharding/nested" })).get(), "a deflated ZIP in a MemoryStore");
+        await rejects(open(`${ctx.base}/v3.zarr`, { workers: 0.5 }), "SelectionError", [/workers/], "a bad workers option");
+      });
+    },
+  },
+  {
+    name: "workers: a throwing onProgress is ignored, a bad one refused; free() and terminate() during reads",
+    async run(ctx) {
+      const { open, slice, WorkerPool } = ctx.zarr;
+      await withPool(ctx, async (pool) => {
+        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const here = await (await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })).get();
+        let calls = 0;
+        const read = await arr.get(null, { onProgress: () => { calls++; throw new Error("the callback's own bug"); } });
+        ok(calls > 0, "the callback was called");
+        sameResult(read, here, "a read whose callback throws");
+        await rejects(arr.get(null, { onProgress: 3 }), "SelectionError", [/onProgress/], "a bad onProgress");
+
+        // Freed while reading: the read started finishes; later ones are refused.
+        const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const reading = slow.get([slice(0, 8), null]);
+        slow.free();
+        sameResult(await reading, await (await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })).get([slice(0, 8), null]), "a read started before free()");
+        await rejects(slow.get(), "SelectionError", [/freed/], "a read after free()");
+
+        const metadata = await ctx.bytes("v3.zarr/dtypes/uint16/zarr.json");
+        const wrong = { get: (key) => (key === "zarr.json" ? metadata : "not bytes") };
+        const odd = await open(wrong, { workers: pool });
+        await rejects(odd.get(), "StoreError", [/not a Uint8Array/, /c\/\d\/\d/], "a store object returning a string");
+      });
+      const pool = new WorkerPool(2);
+      const arr = await open(`${ctx.origin}/__slow/200/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+      const reading = arr.get();
+      setTimeout(() => pool.terminate(), 50);
+      await rejects(reading, "ZarrError", [/terminated/, /many_chunks/], "a read when its pool is terminated");
+      await rejects(arr.get(), "ZarrError", [/terminated/], "and reads after");
+    },
+  },
+];
+
+export function workerCases(manifests, files) {
+  return [...manifests.map((m, i) => manifestCase(m, files[i])), ...cases];
+}
