@@ -179,6 +179,11 @@ export class ZarrArray {
   readonly chunkGrid: "regular" | "rectilinear";
   /** The number of chunks along each dimension that cover the array. */
   readonly gridShape: number[];
+  /**
+   * A sharded array's inner chunk shape (`sharding_indexed` as its whole codec pipeline): the
+   * unit a partial read fetches and decodes, and a good tile size. `null` for other arrays.
+   */
+  readonly innerChunks: number[] | null;
   readonly dtype: DataType;
   /** For `datetime64`/`timedelta64`: the unit, as NumPy writes it (`ns`, `D`, `10s`...). */
   readonly timeUnit?: string;
@@ -313,6 +318,8 @@ export interface Progress {
   chunksTotal: number;
   /** Bytes the store delivered for this read so far. */
   bytesFetched: number;
+  /** Requests this read made of the store so far (ranges merged into one request count once). */
+  requests: number;
 }
 
 export interface GetOptions extends ReadOptions {

@@ -463,15 +463,18 @@ async function readInWorkers(arr, selection, options, partsPerWorker) {
   const chunksTotal = parts.reduce((n, p) => n + p.chunks, 0);
   const done = parts.map(() => 0);
   const bytes = parts.map(() => 0);
+  const requests = parts.map(() => 0);
   const report = () => {
     const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-    onProgress({ chunksDone: sum(done), chunksTotal, bytesFetched: sum(bytes) });
+    onProgress({ chunksDone: sum(done), chunksTotal, bytesFetched: sum(bytes), requests: sum(requests) });
   };
-  return inWorkers(workers, () => readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, done, bytes, report }));
+  const counts = { done, bytes, requests };
+  return inWorkers(workers, () => readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, counts, report }));
 }
 
 /** The parts of a split read, each by a worker, put in place as they arrive. */
-async function readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, done, bytes, report }) {
+async function readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, counts, report }) {
+  const { done, bytes, requests } = counts;
   // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
   // caller's signal is, or when one part fails.
   const stops = parts.map(() => new AbortController());
@@ -489,6 +492,7 @@ async function readParts({ pool, node, label, plan, parts, signal, concurrency, 
             : (p) => {
                 done[i] = Math.floor((part.chunks * p.chunksDone) / Math.max(p.chunksTotal, 1));
                 bytes[i] = p.bytesFetched;
+                requests[i] = p.requests;
                 report();
               });
         const message = { type: "read", selection: part.selection, concurrency, progress: Boolean(onProgress) };

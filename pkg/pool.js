@@ -241,7 +241,9 @@ export class WorkerPool {
       if (!object) throw new Error(`the store was released`);
       const value = range ? await object.getRange(key, range, {}) : await object.get(key, {});
       let bytes;
-      if (value instanceof Uint8Array) bytes = value.slice(); // a copy: the store keeps its own
+      // A copy, made with the Uint8Array constructor: the store keeps its own bytes, and a Node
+      // Buffer's slice() would be a view of a buffer shared with others, not a copy.
+      if (value instanceof Uint8Array) bytes = new Uint8Array(value);
       else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value.slice(0));
       else if (value !== undefined && value !== null) {
         throw new TypeError(`the store returned ${Object.prototype.toString.call(value)}, not a Uint8Array, an ArrayBuffer or undefined`);

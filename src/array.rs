@@ -240,6 +240,12 @@ impl Array {
         }
     }
 
+    /// A sharded array's inner chunk shape (the unit a partial read fetches and decodes), else
+    /// `None`.
+    pub fn inner_chunk_shape(&self) -> Option<&[u64]> {
+        self.pipeline.sharding().map(|codec| codec.inner_shape())
+    }
+
     /// The grid of a sharded array's inner chunks over the whole array, where shards are regular
     /// and made of whole inner chunks (so inner chunk edges are the same in every shard).
     fn inner_grid(&self) -> Option<ChunkGrid> {

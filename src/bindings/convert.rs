@@ -11,6 +11,7 @@ use crate::node::OpenOptions;
 use crate::partition::Partition;
 use crate::region::c_strides;
 use crate::selection::DimSelection;
+use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
 use crate::structured::{self, Field, FieldKind, FieldValues, Values};
 use crate::variable::Items;
@@ -104,6 +105,11 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
         },
     )?;
     set(&obj, "gridShape", numbers(&meta.chunk_grid.grid_shape()))?;
+    set(
+        &obj,
+        "innerChunks",
+        array.inner_chunk_shape().map_or(JsValue::NULL, numbers),
+    )?;
     set(&obj, "dtype", meta.data_type.name())?;
     if let DataType::DateTime64(unit) | DataType::TimeDelta64(unit) = meta.data_type {
         set(&obj, "timeUnit", unit.to_string())?;
@@ -459,13 +465,14 @@ pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
     Ok(parsed)
 }
 
-/// Calls `onProgress({ chunksDone, chunksTotal, bytesFetched })`. What the callback throws is
-/// its own business: the read goes on.
-pub fn report_progress(f: &js_sys::Function, done: u64, total: u64, bytes: u64) {
+/// Calls `onProgress({ chunksDone, chunksTotal, bytesFetched, requests })`. What the callback
+/// throws is its own business: the read goes on.
+pub fn report_progress(f: &js_sys::Function, done: u64, total: u64, counts: &Counts) {
     let obj = Object::new();
     let _ = set(&obj, "chunksDone", done as f64);
     let _ = set(&obj, "chunksTotal", total as f64);
-    let _ = set(&obj, "bytesFetched", bytes as f64);
+    let _ = set(&obj, "bytesFetched", counts.bytes.get() as f64);
+    let _ = set(&obj, "requests", counts.requests.get() as f64);
     let _ = f.call1(&JsValue::NULL, &obj);
 }
 

@@ -152,7 +152,7 @@ impl WasmArray {
             };
             let report = |done: u64, total: u64| {
                 if let (Some(f), Some(bytes)) = (&options.on_progress, &bytes) {
-                    convert::report_progress(f, done, total, bytes.get());
+                    convert::report_progress(f, done, total, bytes);
                 }
             };
             let read = ReadOptions {

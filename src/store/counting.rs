@@ -1,4 +1,5 @@
-//! A view of a store that counts the bytes it delivers: how much a read has fetched so far.
+//! A view of a store that counts the requests made through it and the bytes it delivers: how
+//! much a read has fetched so far.
 
 use super::{ByteRange, ReadableStore};
 use crate::error::Result;
@@ -8,26 +9,38 @@ use std::rc::Rc;
 
 pub struct CountingStore {
     inner: Rc<dyn ReadableStore>,
-    bytes: Rc<Cell<u64>>,
+    counts: Rc<Counts>,
+}
+
+/// Requests made (each `get` or `get_range`, answered or not) and bytes delivered.
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub requests: Cell<u64>,
+    pub bytes: Cell<u64>,
 }
 
 impl CountingStore {
     pub fn new(inner: Rc<dyn ReadableStore>) -> Self {
         CountingStore {
             inner,
-            bytes: Rc::default(),
+            counts: Rc::default(),
         }
     }
 
-    /// The count, shared: it goes on growing as reads through this view deliver bytes.
-    pub fn counter(&self) -> Rc<Cell<u64>> {
-        self.bytes.clone()
+    /// The counts, shared: they go on growing as reads go through this view.
+    pub fn counter(&self) -> Rc<Counts> {
+        self.counts.clone()
+    }
+
+    fn asked(&self) {
+        let requests = &self.counts.requests;
+        requests.set(requests.get().saturating_add(1));
     }
 
     fn counted(&self, value: Option<Vec<u8>>) -> Option<Vec<u8>> {
         if let Some(v) = &value {
-            self.bytes
-                .set(self.bytes.get().saturating_add(v.len() as u64));
+            let bytes = &self.counts.bytes;
+            bytes.set(bytes.get().saturating_add(v.len() as u64));
         }
         value
     }
@@ -36,10 +49,12 @@ impl CountingStore {
 #[async_trait(?Send)]
 impl ReadableStore for CountingStore {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.asked();
         Ok(self.counted(self.inner.get(key).await?))
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.asked();
         Ok(self.counted(self.inner.get_range(key, range).await?))
     }
 
@@ -67,6 +82,6 @@ mod tests {
         block_on(store.get("a")).unwrap();
         block_on(store.get("missing")).unwrap();
         block_on(store.get_range("a", ByteRange::Suffix(1))).unwrap();
-        assert_eq!(counter.get(), 5);
+        assert_eq!((counter.requests.get(), counter.bytes.get()), (3, 5));
     }
 }

@@ -18,6 +18,7 @@ export const apiCases = [
       equal(reports.length, 256, "a report per chunk");
       ok(reports.every((r, i) => r.chunksDone === i + 1 && r.chunksTotal === 256), "chunks done count up to the total");
       equal(reports[255].bytesFetched, log.reduce((sum, r) => sum + r.bytes, 0), "bytes fetched: what the server sent");
+      equal(reports[255].requests, log.length, "requests: what the server saw");
       ok(reports.every((r, i) => i === 0 || r.bytesFetched >= reports[i - 1].bytesFetched), "bytes only grow");
 
       const slow = await open(`${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks" });

@@ -81,6 +81,7 @@ const cases = [
         // one worker's, fetched once (whole: most of it is wanted).
         const sharded = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end", workers: pool });
         const direct = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+        deepEqual([direct.chunks, direct.innerChunks, arr.innerChunks], [[32, 32], [8, 8], null], "shard and inner chunk shapes");
         await ctx.clearLog();
         sameResult(await sharded.get(), await direct.get(), "sharded");
         const whole = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
@@ -140,6 +141,7 @@ const cases = [
         ok(reports.every((r, i) => i === 0 || r.chunksDone >= reports[i - 1].chunksDone), "chunks done only grow");
         const chunkBytes = chunkRequests(await ctx.requests()).reduce((n, r) => n + r.bytes, 0);
         equal(last.bytesFetched, chunkBytes, "bytes fetched: the chunks the server sent");
+        equal(last.requests, 256, "requests: one per chunk");
 
         const out = new Uint8Array(whole.data.length);
         const into = await arr.get(null, { out });

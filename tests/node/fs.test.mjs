@@ -41,3 +41,25 @@ test("FileSystemStore: ZIP archives on disk, missing keys, keys that would leave
   await assert.rejects(outside.get("../bad.zarr/not_json/zarr.json"), RangeError);
   await assert.rejects(open({ get: (k) => outside.get(`../${k}`) }), (e) => e instanceof StoreError && /leaves/.test(e.message));
 });
+
+test("workers read a MemoryStore of Node Buffers without taking the Buffers' memory", async () => {
+  const { MemoryStore, WorkerPool } = await import("zarr-wasm");
+  // Small files share one pooled ArrayBuffer in Node: the bytes sent to a worker must be copies.
+  const dir = `${fixtures}/v3.zarr/dtypes/uint16`;
+  const keys = ["zarr.json", ...["0/0", "0/1", "0/2", "1/0", "1/1", "1/2", "2/0", "2/1", "2/2"].map((k) => `c/${k}`)];
+  const pooled = Buffer.concat(keys.map((k) => readFileSync(`${dir}/${k}`)));
+  let at = 0;
+  const store = new MemoryStore(keys.map((k) => {
+    const n = readFileSync(`${dir}/${k}`).length;
+    return [k, pooled.subarray(at, (at += n))];
+  }));
+  const pool = new WorkerPool(2);
+  try {
+    const arr = await open(store, { workers: pool });
+    assert.deepEqual(bytes((await arr.get()).data), expected("v3.expected.json", "v3.zarr", "dtypes/uint16"));
+    assert.equal(pooled.buffer.byteLength > 0 && pooled.length, at, "the shared buffer is whole");
+    assert.deepEqual(bytes((await arr.get()).data), expected("v3.expected.json", "v3.zarr", "dtypes/uint16"), "and reads again");
+  } finally {
+    pool.terminate();
+  }
+});
