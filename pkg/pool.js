@@ -5,8 +5,11 @@
 // a worker; the main thread only copies finished rows.
 import { AbortError, SelectionError, ZarrError, errorFromData } from "./errors.js";
 
-// Parts in flight per worker: one being decoded while the next one's requests are under way.
-const TASKS_PER_WORKER = 2;
+// Reads in flight per worker: some decoding while others' requests are under way, and for many
+// small reads at once (a viewer's tiles) enough for their ranges to be merged. Measured with the
+// viewer on the 8192 x 8192 sample: 2 left one worker waiting on round trips (a tour of five views
+// in 1.8 s against 1.1 s with 8).
+const TASKS_PER_WORKER = 8;
 
 // The worker script. Bundlers (webpack 5, Vite) see the `new Worker(new URL(...))` below and bundle
 // it; in Node the file is started from beside this one.

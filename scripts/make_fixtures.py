@@ -12,7 +12,6 @@ Run with `bash scripts/make_fixtures.sh` (makes a pinned venv). Outputs:
   tests/fixtures/v3.expected/*.bin   each array's values, little endian, C order (bool as 0/1 bytes,
                                      complex as (re, im) pairs, raw as bytes)
   tests/fixtures/bad.zarr/           corrupt or unsupported variants, each derived from a real array
-  www/data/sample.zarr/              the demo page's image
   bench/data/bench.zarr/             2048x2048 uint16 images for `npm run bench`
 Everything is seeded, so values are the same on every run (gzip headers carry a timestamp, so
 compressed bytes may differ).
@@ -633,31 +632,6 @@ def synthetic_image(size, seed):
     return np.clip(image, 0, 4095).astype(np.uint16)
 
 
-def write_sample():
-    path = ROOT / "www" / "data" / "sample.zarr"
-    shutil.rmtree(path, ignore_errors=True)
-    root = zarr.open_group(path, mode="w", zarr_format=3, attributes={"description": "synthetic cells, 12-bit"})
-    root.create_array("image", data=synthetic_image(512, 1), chunks=(128, 128), compressors=[GzipCodec(level=6)],
-                      dimension_names=["y", "x"], attributes={"contrast_limits": [300, 3000]})
-
-
-BENCH_CODECS = {
-    # name: (compressors, what the benchmark table calls it)
-    "raw": (None, "bytes only (no compression)"),
-    "gzip": ("GzipCodec(level=5)", "gzip level 5"),
-    "zlib": ("nc.Zlib(level=5)", "numcodecs.zlib level 5"),
-    "zstd": ("ZstdCodec(level=3)", "zstd level 3"),
-    "lz4": ("nc.LZ4(acceleration=1)", "numcodecs.lz4"),
-    "blosc_lz4_shuffle": ('BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")', "blosc lz4 shuffle"),
-    "blosc_lz4_bitshuffle": ('BloscCodec(cname="lz4", clevel=5, shuffle="bitshuffle")', "blosc lz4 bitshuffle"),
-    "blosc_zstd_shuffle": ('BloscCodec(cname="zstd", clevel=5, shuffle="shuffle")', "blosc zstd shuffle"),
-    "blosc_zstd_bitshuffle": ('BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")', "blosc zstd bitshuffle"),
-    "blosc_zlib_shuffle": ('BloscCodec(cname="zlib", clevel=5, shuffle="shuffle")', "blosc zlib shuffle"),
-    "blosc_blosclz_shuffle": ('BloscCodec(cname="blosclz", clevel=5, shuffle="shuffle")', "blosc blosclz shuffle"),
-    "blosc_blosclz_bitshuffle": ('BloscCodec(cname="blosclz", clevel=5, shuffle="bitshuffle")', "blosc blosclz bitshuffle"),
-}
-
-
 def write_bench():
     """The 2048x2048 uint16 image under every codec the benchmark compares, with bench.json
     naming them in table order."""
@@ -686,6 +660,5 @@ if __name__ == "__main__":
     write_handmade()
     write_manifest()
     write_bad()
-    write_sample()
     write_bench()
     print("fixtures written with zarr-python", zarr.__version__)

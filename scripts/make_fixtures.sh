@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the committed fixtures with pinned writers in local venvs:
 #   bash scripts/make_fixtures.sh        everything
-#   bash scripts/make_fixtures.sh v3     the v3 fixtures, the demo sample and the benchmark data
+#   bash scripts/make_fixtures.sh v3     the v3 fixtures and the benchmark data
 #                                        (zarr-python 3, tensorstore; .venv-fixtures)
 #   bash scripts/make_fixtures.sh v2     the v2 fixtures and the ZIP archives (zarr-python 2,
 #                                        tensorstore, Info-ZIP; .venv-fixtures-v2; then zarr-python

@@ -1,4 +1,4 @@
-// Serves the built demo viewer and its sample data on 127.0.0.1 (PORT, default 8080).
+// Serves the built viewer and its sample images on 127.0.0.1 (PORT, default 8080).
 import { startServer } from "../tests/support/server.mjs";
 
 const port = Number(process.env.PORT ?? 8080);
@@ -7,4 +7,4 @@ const server = await startServer({
   port,
   quiet: !process.env.VERBOSE,
 });
-console.log(`zarr-wasm demo viewer: ${server.url}/   (Ctrl-C to stop)`);
+console.log(`zarr-wasm viewer: ${server.url}/   (Ctrl-C to stop)`);

@@ -1,79 +1,436 @@
-// The demo: opens a Zarr array with zarr-wasm (the bundled sample by default) and draws a 2-D plane
-// of it in grey levels. ?url=...&path=... opens another array.
-import { open } from "zarr-wasm";
+// The viewer: streams the tiles of an OME-Zarr image (or any 2-D+ Zarr array) at the resolution the
+// zoom calls for, with zarr-wasm decoding in a pool of workers or, for comparison, zarrita.js.
+// Pan by dragging, zoom with the wheel, a pinch or +/-. Tiles that leave the view before they
+// arrive are aborted; recent tiles are kept. ?url= opens another image.
+import { WorkerPool } from "zarr-wasm";
+import { openImage } from "./ome.js";
+import { zarrWasmReader, zarritaReader } from "./readers.js";
+import { fitView, pickLevel, visibleTiles, zoomAbout } from "./view.js";
+import { addChannel, lut } from "./colormap.js";
 
-const canvas = document.getElementById("view");
-const status = document.getElementById("status");
-const info = document.getElementById("info");
+const $ = (id) => document.getElementById(id);
+const canvas = $("view");
+const ctx2d = canvas.getContext("2d");
 
-const params = new URLSearchParams(location.search);
-const url = params.get("url") || new URL("data/sample.zarr", location.href).href;
-const path = params.get("path") ?? (params.get("url") ? "" : "image");
-document.getElementById("url").value = url;
-document.getElementById("path").value = path;
+const MAX_IN_FLIGHT = 24; // tile reads at once
+const CACHE_TILES = 1500; // decoded tile planes kept (about 200 MB of uint16 at 256 x 256)
 
-/** Grey level 0..255 for `value` between the contrast limits `lo` and `hi`. */
-export function grey(value, lo, hi) {
-  const t = (Number(value) - lo) / (hi - lo || 1);
-  return Math.round(255 * Math.min(1, Math.max(0, t)));
+const pool = new WorkerPool(Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1)));
+const readers = { "zarr-wasm": zarrWasmReader(pool), "zarrita.js": zarritaReader() };
+
+const state = {
+  image: null,
+  reader: readers["zarr-wasm"],
+  arrays: new Map(), // reader name / level -> Promise of the reader's array
+  view: null,
+  sliders: {}, // axis index -> position
+  colormap: "channel",
+  style: 0, // bumped when contrast or colours change: composites are redrawn
+  planes: new Map(), // tile plane key -> { data } (LRU by insertion order)
+  composites: new Map(), // tile key -> { canvas, style }
+  inFlight: new Map(), // tile plane key -> { controller, wanted }
+  queue: [],
+  level: 0,
+  load: null, // { started, tiles } of the current burst of loading
+  lastLoad: null,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tiles and their planes. A tile plane is one channel of one tile: the unit read from the store.
+
+const planeKey = (reader, level, plane, t) => `${reader}|${level}|${plane.join(",")}|${t.row},${t.col}`;
+const tileKey = (level, t) => `${level}|${t.row},${t.col}`;
+
+/** The index along every axis before y and x for channel `c` (sliders elsewhere). */
+function planeIndex(c) {
+  return state.image.axes.map((a) => (a.channel ? c : state.sliders[a.index] ?? 0));
 }
 
-function limitsOf(arr, data) {
-  const given = arr.attrs.contrast_limits;
-  if (Array.isArray(given) && given.length === 2) return given.map(Number);
-  let lo = Infinity, hi = -Infinity;
-  for (const v of data) {
-    const n = Number(v);
-    if (n < lo) lo = n;
-    if (n > hi) hi = n;
+function activeChannels() {
+  return state.image.channels.map((ch, i) => ({ ...ch, index: i })).filter((ch) => ch.active);
+}
+
+function arrayFor(level) {
+  const key = `${state.reader.name}|${level}`;
+  if (!state.arrays.has(key)) {
+    const opening = state.reader.openArray(state.image.url, state.image.levels[level].path);
+    opening.catch(() => state.arrays.delete(key));
+    state.arrays.set(key, opening);
   }
-  return [lo, hi];
+  return state.arrays.get(key);
 }
 
-function show(rows) {
-  info.replaceChildren(...rows.flatMap(([k, v]) => {
+/** Everything the current view wants: the level's visible tiles, and the coarsest level whole. */
+function wantedTiles() {
+  const { levels } = state.image;
+  const coarsest = levels.length - 1;
+  const out = [];
+  for (const t of visibleTiles(state.view, levels[state.level])) out.push([state.level, t]);
+  if (state.level !== coarsest) {
+    const whole = { x: 0, y: 0, scale: 1, width: state.image.shape[1], height: state.image.shape[0] };
+    for (const t of visibleTiles(whole, levels[coarsest])) out.push([coarsest, t]);
+  }
+  return out;
+}
+
+/** Starts the reads the view needs, and aborts those it no longer needs. */
+function schedule() {
+  const wanted = new Map();
+  for (const [level, tile] of wantedTiles()) {
+    for (const ch of activeChannels()) {
+      const plane = planeIndex(ch.index);
+      const key = planeKey(state.reader.name, level, plane, tile);
+      if (!wanted.has(key)) wanted.set(key, { level, tile, plane });
+    }
+  }
+  for (const [key, read] of state.inFlight) {
+    if (!wanted.has(key)) {
+      read.controller.abort("the tile left the view");
+      state.inFlight.delete(key);
+      state.reader.stats.aborted++;
+    }
+  }
+  state.queue = [...wanted].filter(([key]) => !state.planes.has(key) && !state.inFlight.has(key));
+  pump();
+}
+
+function pump() {
+  while (state.inFlight.size < MAX_IN_FLIGHT && state.queue.length) {
+    const [key, job] = state.queue.shift();
+    startRead(key, job);
+  }
+  if (state.inFlight.size === 0 && state.queue.length === 0 && state.load) {
+    state.lastLoad = { tiles: state.load.tiles, ms: performance.now() - state.load.started };
+    state.load = null;
+    settle();
+  }
+}
+
+async function startRead(key, { level, tile, plane }) {
+  const controller = new AbortController();
+  const reader = state.reader;
+  state.inFlight.set(key, { controller });
+  state.load ??= { started: performance.now(), tiles: 0 };
+  const started = performance.now();
+  try {
+    const arr = await arrayFor(level);
+    const selection = [...plane, { start: tile.y0, stop: tile.y1 }, { start: tile.x0, stop: tile.x1 }];
+    const { data } = await arr.read(selection, controller.signal);
+    if (state.inFlight.get(key)?.controller !== controller) return; // aborted meanwhile
+    state.planes.set(key, { data, shape: [tile.y1 - tile.y0, tile.x1 - tile.x0] });
+    evict();
+    reader.stats.tiles++;
+    reader.stats.tileMs.push(performance.now() - started);
+    if (reader.stats.tileMs.length > 200) reader.stats.tileMs.shift();
+    if (state.load) state.load.tiles++;
+    redraw();
+  } catch (err) {
+    if (!controller.signal.aborted) showError(err);
+  } finally {
+    if (state.inFlight.get(key)?.controller === controller) state.inFlight.delete(key);
+    pump();
+    showStats();
+  }
+}
+
+function evict() {
+  while (state.planes.size > CACHE_TILES) state.planes.delete(state.planes.keys().next().value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing: coarser levels first, so that finer tiles cover them as they arrive.
+
+let frame = 0;
+function redraw() {
+  if (!frame) frame = requestAnimationFrame(draw);
+}
+
+/** The tile's picture in the current style, or null while any of its planes is missing. */
+function composite(level, tile) {
+  const key = tileKey(level, tile);
+  const channels = activeChannels();
+  const planes = channels.map((ch) => state.planes.get(planeKey(state.reader.name, level, planeIndex(ch.index), tile)));
+  if (planes.some((p) => !p)) return null;
+  const id = `${state.style}|${state.reader.name}|${planes.map((_, i) => planeIndex(channels[i].index)).join(";")}`;
+  const kept = state.composites.get(key);
+  if (kept?.id === id) return kept.canvas;
+  const [h, w] = planes[0]?.shape ?? [tile.y1 - tile.y0, tile.x1 - tile.x0];
+  const image = new ImageData(w, h);
+  image.data.fill(0);
+  channels.forEach((ch, i) => {
+    const name = state.colormap === "channel" ? ch.color : state.colormap;
+    addChannel(image.data, planes[i].data, ch.limits, lutFor(name));
+  });
+  for (let i = 3; i < image.data.length; i += 4) image.data[i] = 255;
+  const c = kept?.canvas ?? document.createElement("canvas");
+  c.width = w;
+  c.height = h;
+  c.getContext("2d").putImageData(image, 0, 0);
+  state.composites.delete(key);
+  state.composites.set(key, { id, canvas: c });
+  while (state.composites.size > 600) state.composites.delete(state.composites.keys().next().value);
+  return c;
+}
+
+const luts = new Map();
+function lutFor(name) {
+  if (!luts.has(name)) luts.set(name, lut(name));
+  return luts.get(name);
+}
+
+function draw() {
+  frame = 0;
+  const { view, image } = state;
+  ctx2d.imageSmoothingEnabled = false;
+  ctx2d.fillStyle = "#111";
+  ctx2d.fillRect(0, 0, canvas.width, canvas.height);
+  let drawn = 0;
+  for (let level = image.levels.length - 1; level >= state.level; level--) {
+    const geometry = image.levels[level];
+    const d = geometry.downsample;
+    for (const tile of visibleTiles(view, geometry)) {
+      const picture = composite(level, tile);
+      if (!picture) continue;
+      // Whole canvas pixels at the tile's edges: no seams between tiles.
+      const x0 = Math.round((tile.x0 * d - view.x) * view.scale);
+      const y0 = Math.round((tile.y0 * d - view.y) * view.scale);
+      const x1 = Math.round((tile.x1 * d - view.x) * view.scale);
+      const y1 = Math.round((tile.y1 * d - view.y) * view.scale);
+      ctx2d.drawImage(picture, x0, y0, x1 - x0, y1 - y0);
+      if (level === state.level) drawn++;
+    }
+  }
+  document.body.dataset.drawn = String(drawn);
+  if (drawn > 0 && document.body.dataset.state !== "error") document.body.dataset.state = "drawn";
+  showStats();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The view: set, pan, zoom.
+
+function setView(view) {
+  const { image } = state;
+  const fit = fitView(image.shape, canvas.width, canvas.height);
+  const minScale = Math.min(fit.scale, 1) / 4;
+  const scale = Math.min(32, Math.max(minScale, view.scale));
+  state.view = { ...view, scale, width: canvas.width, height: canvas.height };
+  state.level = pickLevel(image.levels, scale);
+  schedule();
+  redraw();
+}
+
+function resize() {
+  const box = canvas.parentElement.getBoundingClientRect();
+  canvas.width = Math.max(64, Math.floor(box.width));
+  canvas.height = Math.max(64, Math.floor(box.height));
+  if (state.view) setView(state.view);
+}
+
+function installControls() {
+  const pointers = new Map();
+  let pinch = null;
+  canvas.addEventListener("pointerdown", (e) => {
+    canvas.setPointerCapture(e.pointerId);
+    pointers.set(e.pointerId, { x: e.offsetX, y: e.offsetY });
+  });
+  canvas.addEventListener("pointermove", (e) => {
+    const last = pointers.get(e.pointerId);
+    if (!last) return;
+    const now = { x: e.offsetX, y: e.offsetY };
+    if (pointers.size === 1) {
+      const { view } = state;
+      setView({ ...view, x: view.x - (now.x - last.x) / view.scale, y: view.y - (now.y - last.y) / view.scale });
+    } else if (pointers.size === 2) {
+      const [a, b] = [...pointers.entries()].map(([id, p]) => (id === e.pointerId ? now : p));
+      const spread = Math.hypot(a.x - b.x, a.y - b.y);
+      if (pinch) zoomBy(spread / pinch, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      pinch = spread;
+    }
+    pointers.set(e.pointerId, now);
+  });
+  const up = (e) => {
+    pointers.delete(e.pointerId);
+    pinch = null;
+  };
+  canvas.addEventListener("pointerup", up);
+  canvas.addEventListener("pointercancel", up);
+  canvas.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    zoomBy(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY);
+  }, { passive: false });
+  canvas.addEventListener("dblclick", (e) => zoomBy(2, e.offsetX, e.offsetY));
+  window.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement) return;
+    if (e.key === "+" || e.key === "=") zoomBy(1.5, canvas.width / 2, canvas.height / 2);
+    if (e.key === "-") zoomBy(1 / 1.5, canvas.width / 2, canvas.height / 2);
+  });
+  $("fit").addEventListener("click", () => setView(fitView(state.image.shape, canvas.width, canvas.height)));
+  $("reader").addEventListener("change", (e) => {
+    state.reader = readers[e.target.value];
+    for (const read of state.inFlight.values()) read.controller.abort("the reader changed");
+    state.inFlight.clear();
+    state.planes.clear(); // each reader fetches its own tiles: a fair comparison
+    state.composites.clear();
+    schedule();
+    redraw();
+  });
+  $("colormap").addEventListener("change", (e) => {
+    state.colormap = e.target.value;
+    restyle();
+  });
+  new ResizeObserver(resize).observe(canvas.parentElement);
+}
+
+function zoomBy(factor, px, py) {
+  setView(zoomAbout(state.view, factor, px, py, 0, Infinity));
+}
+
+function restyle() {
+  state.style++;
+  redraw();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The side panel: channels, sliders, stats.
+
+function buildPanel() {
+  const { image } = state;
+  const channels = $("channels");
+  channels.replaceChildren();
+  image.channels.forEach((ch, i) => {
+    const row = document.createElement("fieldset");
+    row.innerHTML = `<legend><label><input type="checkbox" ${ch.active ? "checked" : ""}> <span class="swatch"></span> ${escape(ch.label)}</label></legend>
+      <label>min <input type="range" class="lo"></label><label>max <input type="range" class="hi"></label><output></output>`;
+    row.querySelector(".swatch").style.background = `#${ch.color}`;
+    const [lo, hi, out] = [row.querySelector(".lo"), row.querySelector(".hi"), row.querySelector("output")];
+    const range = valueRange();
+    for (const input of [lo, hi]) Object.assign(input, { min: range[0], max: range[1], step: Math.max(1, (range[1] - range[0]) / 1000) });
+    lo.value = ch.limits[0];
+    hi.value = ch.limits[1];
+    out.textContent = `${ch.limits[0]} – ${ch.limits[1]}`;
+    const update = () => {
+      ch.limits = [Number(lo.value), Math.max(Number(lo.value) + 1, Number(hi.value))];
+      out.textContent = `${ch.limits[0]} – ${ch.limits[1]}`;
+      restyle();
+    };
+    lo.addEventListener("input", update);
+    hi.addEventListener("input", update);
+    row.querySelector("input[type=checkbox]").addEventListener("change", (e) => {
+      ch.active = e.target.checked;
+      schedule();
+      restyle();
+    });
+    row.dataset.channel = String(i);
+    channels.append(row);
+  });
+  const sliders = $("sliders");
+  sliders.replaceChildren();
+  for (const axis of image.axes.filter((a) => !a.channel)) {
+    state.sliders[axis.index] = 0;
+    const label = document.createElement("label");
+    label.innerHTML = `${escape(axis.name)} <input type="range" min="0" max="${axis.size - 1}" value="0" data-axis="${axis.index}"> <output>0</output>`;
+    const input = label.querySelector("input");
+    input.addEventListener("input", () => {
+      state.sliders[axis.index] = Number(input.value);
+      label.querySelector("output").textContent = input.value;
+      schedule();
+      redraw();
+    });
+    sliders.append(label);
+  }
+}
+
+/** The data type's range, for the contrast sliders. */
+function valueRange() {
+  const dtype = state.image.dtype;
+  const bits = Number(/\d+/.exec(dtype)?.[0] ?? 16);
+  if (dtype.startsWith("uint")) return [0, Math.min(2 ** bits - 1, 65535)];
+  if (dtype.startsWith("int")) return [-(2 ** Math.min(bits - 1, 15)), 2 ** Math.min(bits - 1, 15) - 1];
+  return [0, 1];
+}
+
+const escape = (s) => String(s).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function median(xs) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+function showStats() {
+  const s = state.reader.stats;
+  const level = state.image.levels[state.level];
+  const rows = [
+    ["reader", state.reader.name + (state.reader.name === "zarr-wasm" ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})` : " (main thread)")],
+    ["level", `${state.level} of ${state.image.levels.length} (${level.shape.join(" × ")}, 1:${level.downsample})`],
+    ["zoom", `${(state.view.scale * 100).toFixed(1)} %`],
+    ["tiles loaded", String(s.tiles)],
+    ["in flight", String(state.inFlight.size)],
+    ["aborted", String(s.aborted)],
+    ["requests", String(s.requests)],
+    ["received", `${(s.bytes / 1e6).toFixed(2)} MB`],
+    ["tile time (median)", Number.isNaN(median(s.tileMs)) ? "–" : `${median(s.tileMs).toFixed(1)} ms`],
+    ["last load", state.lastLoad ? `${state.lastLoad.tiles} tiles in ${state.lastLoad.ms.toFixed(0)} ms (${((1000 * state.lastLoad.tiles) / state.lastLoad.ms).toFixed(0)} tiles/s)` : "–"],
+  ];
+  $("stats").replaceChildren(...rows.flatMap(([k, v]) => {
     const dt = document.createElement("dt");
     const dd = document.createElement("dd");
     dt.textContent = k;
     dd.textContent = v;
+    dd.dataset.stat = k;
     return [dt, dd];
   }));
 }
 
-async function main() {
-  const started = performance.now();
-  const arr = await open(url, { path });
-  if (arr.kind !== "array") throw new Error(`${url} ${path} is a group; give an array path`);
-  if (arr.shape.length < 2) throw new Error(`the array has ${arr.shape.length} dimensions; the viewer draws 2`);
-  // The last two axes are the image; earlier axes are taken at index 0.
-  const selection = arr.shape.map((_, i) => (i < arr.shape.length - 2 ? 0 : null));
-  const { data, shape } = await arr.get(selection);
-  const [height, width] = shape;
-  const [lo, hi] = limitsOf(arr, data);
-  const image = new ImageData(width, height);
-  for (let i = 0; i < width * height; i++) {
-    const g = grey(data[i], lo, hi);
-    image.data.set([g, g, g, 255], 4 * i);
-  }
-  canvas.width = width;
-  canvas.height = height;
-  canvas.getContext("2d").putImageData(image, 0, 0);
-  const ms = performance.now() - started;
-  show([
-    ["array", path || "/"],
-    ["shape", arr.shape.join(" × ")],
-    ["chunks", arr.chunks?.join(" × ") ?? "irregular"],
-    ["dtype", arr.dtype],
-    ["contrast", `${lo} – ${hi}`],
-    ["open + read", `${ms.toFixed(1)} ms`],
-  ]);
-  status.textContent = "Drawn.";
-  document.body.dataset.state = "drawn";
-}
-
-main().catch((err) => {
-  status.textContent = `${err.name}: ${err.message}`;
-  status.className = "error";
+function showError(err) {
+  $("status").textContent = `${err.name}: ${err.message}`;
+  $("status").className = "error";
   document.body.dataset.state = "error";
   console.error(err);
-});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests drive the viewer through window.viewer: set a view, wait until nothing is loading.
+
+let idleWaiters = [];
+function settle() {
+  if (state.inFlight.size || state.queue.length) return;
+  for (const resolve of idleWaiters) resolve();
+  idleWaiters = [];
+}
+
+window.viewer = {
+  state,
+  /** Forgets every tile read so far (the next view reads all it shows). */
+  clearCache() {
+    state.planes.clear();
+    state.composites.clear();
+  },
+  setView: (view) => setView({ ...state.view, ...view }),
+  idle: () => (state.inFlight.size || state.queue.length ? new Promise((r) => idleWaiters.push(r)) : Promise.resolve()),
+  stats: () => ({ ...state.reader.stats, tileMs: undefined, inFlight: state.inFlight.size, level: state.level }),
+};
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  let url = params.get("url");
+  if (!url) {
+    // The large sample where `npm start` made it, else the small one that is committed.
+    const large = new URL("data/large.ome.zarr", location.href).href;
+    const found = await fetch(`${large}/zarr.json`, { method: "HEAD" }).then((r) => r.ok, () => false);
+    url = found ? large : new URL("data/sample.ome.zarr", location.href).href;
+  }
+  $("url").value = url;
+  $("status").textContent = "Opening…";
+  const image = await openImage(url);
+  state.image = image;
+  for (const ch of image.channels) ch.limits = ch.window ?? valueRange();
+  buildPanel();
+  $("about").textContent = `${image.shape.join(" × ")} ${image.dtype}, ${image.levels.length} level${image.levels.length > 1 ? "s" : ""}, axes ${[...image.axes.map((a) => a.name), "y", "x"].join(" ")}`;
+  installControls();
+  resize();
+  setView(fitView(image.shape, canvas.width, canvas.height));
+  $("status").textContent = "Drag to pan, wheel or pinch to zoom.";
+}
+
+main().catch(showError);

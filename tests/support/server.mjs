@@ -2,7 +2,8 @@
 // Range support (single ranges, suffix ranges, 206/416), logs every request so tests can count them,
 // and can be told to fail on purpose.
 //
-//   GET /__log               the requests logged so far, as JSON (not itself logged)
+//   GET /__log               the requests logged so far, as JSON (not itself logged); an entry
+//                            has `aborted: true` if the client closed it before the answer
 //   POST /__log/clear        empties the log
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
 //   GET /__active            how many requests are in progress
@@ -73,7 +74,11 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     }
     // `active`: requests in progress when this one arrived, itself included.
     const entry = { method: req.method, path: url.pathname, range: req.headers.range ?? null, status: 0, active: ++active };
-    res.on("close", () => active--);
+    res.on("close", () => {
+      active--;
+      // The client went away before the answer was sent: an aborted request.
+      if (!res.writableFinished) entry.aborted = true;
+    });
     log.push(entry);
     const reply = (status, body = "") => {
       entry.status = status;
