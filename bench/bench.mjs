@@ -6,7 +6,7 @@
 // compiled for this machine (examples/decode_bench.rs: decoding only, no HTTP). The table goes to
 // stdout and to bench/RESULTS.md.
 import { execFileSync } from "node:child_process";
-import { writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
@@ -198,6 +198,54 @@ const offThreadChromium = await (async () => {
   }
 })();
 
+// The viewer itself (www/, built by webpack) in headless Chromium, on its sample (the large one where
+// scripts/start.sh made it): a tour of views from a cold page, once with each reader, the server
+// adding 20 ms to every request. Requests and bytes are the server's counts.
+const VIEWER_RUNS = Math.max(3, Math.round(RUNS / 3));
+const viewerServer = await startServer({ mounts: { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data` } });
+const viewerSample = existsSync(`${repo}/www/data/large.ome.zarr/zarr.json`) ? "large.ome.zarr" : "sample.ome.zarr";
+async function viewerTour(browser, reader) {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${viewerServer.url}/?url=${viewerServer.url}/__slow/20/data/${viewerSample}`);
+  await page.waitForFunction(() => window.viewer?.state.image, null, { timeout: 60000 });
+  await page.selectOption("#reader", reader); // before any tile arrives: the other reader's are dropped
+  await page.evaluate(() => window.viewer.idle());
+  viewerServer.log.length = 0;
+  const t0 = performance.now();
+  const stats = await page.evaluate(async () => {
+    const side = window.viewer.state.image.shape[1];
+    const views = [
+      { x: side * 0.1, y: side * 0.4, scale: 2560 / side },
+      { x: side * 0.15, y: side * 0.45, scale: 5120 / side },
+      { x: side * 0.2, y: side * 0.45, scale: 5120 / side },
+      { x: side * 0.6, y: side * 0.1, scale: 1280 / side },
+      { x: side * 0.62, y: side * 0.12, scale: 8192 / side },
+    ];
+    for (const view of views) {
+      window.viewer.setView(view);
+      await window.viewer.idle();
+    }
+    return window.viewer.stats();
+  });
+  const ms = performance.now() - t0;
+  const log = [...viewerServer.log];
+  await page.close();
+  return { ms, tiles: stats.tiles, requests: log.length, bytes: log.reduce((a, r) => a + (r.bytes ?? 0), 0) };
+}
+const viewerResults = { "zarr-wasm": [], "zarrita.js": [] };
+{
+  const browser = await launchChromium();
+  try {
+    for (let i = 0; i < VIEWER_RUNS; i++) {
+      for (const reader of i % 2 ? ["zarrita.js", "zarr-wasm"] : ["zarr-wasm", "zarrita.js"]) viewerResults[reader].push(await viewerTour(browser, reader));
+    }
+  } finally {
+    await browser.close();
+    await viewerServer.close();
+  }
+}
+
 const fromMemory = await measure(`${MEMORY}/bench.zarr`);
 
 // The floor under every read from memory: fetching the raw array's 64 chunks and taking their
@@ -327,6 +375,19 @@ const report = [
     const r = runs[runs.length - 1];
     return `| ${name} | ${r.requests} | ${r.heads} | ${(r.bytes / 1e6).toFixed(3)} MB | ${median(runs.map((x) => x.ms)).toFixed(0)} ms |`;
   }),
+  "",
+  "## The viewer",
+  "",
+  `The viewer (\`www/\`, webpack build) in headless Chromium on \`www/data/${viewerSample}\`, from a cold page: five views`,
+  `one after the other (zooming in on an organoid at 31 %, 63 % and 63 % of full resolution, then out to 16 % and in`,
+  `to 100 % elsewhere), each until its tiles are drawn; the server adds 20 ms to every request. zarr-wasm reads in the`,
+  `viewer's worker pool (one worker on this machine), zarrita.js on the main thread. Requests and bytes are the server's`,
+  `counts for the tour; ${VIEWER_RUNS} runs per reader, alternating; medians.`,
+  "",
+  "| reader | tiles | requests | bytes received | tour time (median) |",
+  "|---|---|---|---|---|",
+  ...Object.entries(viewerResults).map(([name, runs]) =>
+    `| ${name} | ${runs[0].tiles} | ${median(runs.map((r) => r.requests))} | ${(median(runs.map((r) => r.bytes)) / 1e6).toFixed(2)} MB | ${median(runs.map((r) => r.ms)).toFixed(0)} ms |`),
   "",
   "## Off the main thread (worker pools)",
   "",

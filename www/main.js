@@ -13,7 +13,8 @@ const canvas = $("view");
 const ctx2d = canvas.getContext("2d");
 
 const MAX_IN_FLIGHT = 24; // tile reads at once
-const CACHE_TILES = 1500; // decoded tile planes kept (about 200 MB of uint16 at 256 x 256)
+const MAX_VIEW_TILES = 400; // tiles a view may ask for at one level; beyond, a coarser level
+const CACHE_BYTES = 256 << 20; // decoded tile planes kept, least recently drawn out first
 
 const pool = new WorkerPool(Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1)));
 const readers = { "zarr-wasm": zarrWasmReader(pool), "zarrita.js": zarritaReader() };
@@ -26,7 +27,9 @@ const state = {
   sliders: {}, // axis index -> position
   colormap: "channel",
   style: 0, // bumped when contrast or colours change: composites are redrawn
-  planes: new Map(), // tile plane key -> { data } (LRU by insertion order)
+  planes: new Map(), // tile plane key -> { data, shape } (least recently used first)
+  planeBytes: 0,
+  wanted: new Set(), // tile plane keys the current view needs: never evicted
   composites: new Map(), // tile key -> { canvas, style }
   inFlight: new Map(), // tile plane key -> { controller, wanted }
   queue: [],
@@ -41,9 +44,14 @@ const state = {
 const planeKey = (reader, level, plane, t) => `${reader}|${level}|${plane.join(",")}|${t.row},${t.col}`;
 const tileKey = (level, t) => `${level}|${t.row},${t.col}`;
 
-/** The index along every axis before y and x for channel `c` (sliders elsewhere). */
-function planeIndex(c) {
-  return state.image.axes.map((a) => (a.channel ? c : state.sliders[a.index] ?? 0));
+/**
+ * The index along every axis before y and x for channel `c` at `level` (sliders elsewhere; a
+ * level that shrinks z, say, takes the slider's position in proportion).
+ */
+function planeIndex(c, level) {
+  const full = state.image.levels[level].full;
+  const full0 = state.image.levels[0].full;
+  return state.image.axes.map((a) => (a.channel ? c : Math.floor(((state.sliders[a.index] ?? 0) * full[a.index]) / full0[a.index])));
 }
 
 function activeChannels() {
@@ -60,16 +68,18 @@ function arrayFor(level) {
   return state.arrays.get(key);
 }
 
-/** Everything the current view wants: the level's visible tiles, and the coarsest level whole. */
+/**
+ * Everything the current view wants, in order: the coarsest level's tiles in view first (the
+ * backdrop while finer tiles load), then the level's. At most MAX_VIEW_TILES of each, nearest
+ * the centre: a single-level image zoomed far out shows its middle until zoomed in.
+ */
 function wantedTiles() {
   const { levels } = state.image;
   const coarsest = levels.length - 1;
   const out = [];
-  for (const t of visibleTiles(state.view, levels[state.level])) out.push([state.level, t]);
-  if (state.level !== coarsest) {
-    const whole = { x: 0, y: 0, scale: 1, width: state.image.shape[1], height: state.image.shape[0] };
-    for (const t of visibleTiles(whole, levels[coarsest])) out.push([coarsest, t]);
-  }
+  const add = (level) => visibleTiles(state.view, levels[level]).slice(0, MAX_VIEW_TILES).forEach((t) => out.push([level, t]));
+  if (state.level !== coarsest) add(coarsest);
+  add(state.level);
   return out;
 }
 
@@ -78,11 +88,12 @@ function schedule() {
   const wanted = new Map();
   for (const [level, tile] of wantedTiles()) {
     for (const ch of activeChannels()) {
-      const plane = planeIndex(ch.index);
+      const plane = planeIndex(ch.index, level);
       const key = planeKey(state.reader.name, level, plane, tile);
       if (!wanted.has(key)) wanted.set(key, { level, tile, plane });
     }
   }
+  state.wanted = new Set(wanted.keys());
   for (const [key, read] of state.inFlight) {
     if (!wanted.has(key)) {
       read.controller.abort("the tile left the view");
@@ -91,6 +102,7 @@ function schedule() {
     }
   }
   state.queue = [...wanted].filter(([key]) => !state.planes.has(key) && !state.inFlight.has(key));
+  if (activeChannels().length === 0) status("No channel is on: tick one.");
   pump();
 }
 
@@ -118,7 +130,9 @@ async function startRead(key, { level, tile, plane }) {
     const { data } = await arr.read(selection, controller.signal);
     if (state.inFlight.get(key)?.controller !== controller) return; // aborted meanwhile
     state.planes.set(key, { data, shape: [tile.y1 - tile.y0, tile.x1 - tile.x0] });
+    state.planeBytes += data.byteLength;
     evict();
+    if (level === state.image.levels.length - 1) autoContrast(plane, data);
     reader.stats.tiles++;
     reader.stats.tileMs.push(performance.now() - started);
     if (reader.stats.tileMs.length > 200) reader.stats.tileMs.shift();
@@ -133,8 +147,45 @@ async function startRead(key, { level, tile, plane }) {
   }
 }
 
+/** Drops the least recently used planes past CACHE_BYTES, but none the current view needs. */
 function evict() {
-  while (state.planes.size > CACHE_TILES) state.planes.delete(state.planes.keys().next().value);
+  for (const [key, plane] of state.planes) {
+    if (state.planeBytes <= CACHE_BYTES) break;
+    if (state.wanted.has(key)) continue;
+    state.planes.delete(key);
+    state.planeBytes -= plane.data.byteLength;
+  }
+}
+
+/** A plane, marked as just used. */
+function usePlane(key) {
+  const plane = state.planes.get(key);
+  if (plane) {
+    state.planes.delete(key);
+    state.planes.set(key, plane);
+  }
+  return plane;
+}
+
+/**
+ * Contrast limits from the data where the image gives none: the first coarsest-level tile of each
+ * channel sets them to its range.
+ */
+function autoContrast(plane, data) {
+  const c = state.image.channelAxis ? plane[state.image.channelAxis.index] : 0;
+  const ch = state.image.channels[c];
+  if (!ch || ch.window) return;
+  let lo = Infinity, hi = -Infinity;
+  for (const v of data) {
+    const n = Number(v);
+    if (Number.isFinite(n)) (lo = Math.min(lo, n)), (hi = Math.max(hi, n));
+  }
+  if (!(hi > lo)) return;
+  ch.window = [lo, hi];
+  ch.limits = [lo, hi];
+  ch.range = [Math.min(ch.range[0], lo), Math.max(ch.range[1], hi)];
+  buildChannels();
+  restyle();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,11 +200,12 @@ function redraw() {
 function composite(level, tile) {
   const key = tileKey(level, tile);
   const channels = activeChannels();
-  const planes = channels.map((ch) => state.planes.get(planeKey(state.reader.name, level, planeIndex(ch.index), tile)));
-  if (planes.some((p) => !p)) return null;
-  const id = `${state.style}|${state.reader.name}|${planes.map((_, i) => planeIndex(channels[i].index)).join(";")}`;
+  const planes = channels.map((ch) => usePlane(planeKey(state.reader.name, level, planeIndex(ch.index, level), tile)));
+  const id = `${state.style}|${state.reader.name}|${planes.map((_, i) => planeIndex(channels[i].index, level)).join(";")}`;
   const kept = state.composites.get(key);
   if (kept?.id === id) return kept.canvas;
+  // Until every plane is in (another z, a channel turned on), the tile's last picture stays.
+  if (planes.length === 0 || planes.some((p) => !p)) return kept?.canvas ?? null;
   const [h, w] = planes[0]?.shape ?? [tile.y1 - tile.y0, tile.x1 - tile.x0];
   const image = new ImageData(w, h);
   image.data.fill(0);
@@ -187,15 +239,15 @@ function draw() {
   let drawn = 0;
   for (let level = image.levels.length - 1; level >= state.level; level--) {
     const geometry = image.levels[level];
-    const d = geometry.downsample;
-    for (const tile of visibleTiles(view, geometry)) {
+    const [dx, dy] = [geometry.downsample, geometry.downsampleY];
+    for (const tile of visibleTiles(view, geometry).slice(0, MAX_VIEW_TILES)) {
       const picture = composite(level, tile);
       if (!picture) continue;
       // Whole canvas pixels at the tile's edges: no seams between tiles.
-      const x0 = Math.round((tile.x0 * d - view.x) * view.scale);
-      const y0 = Math.round((tile.y0 * d - view.y) * view.scale);
-      const x1 = Math.round((tile.x1 * d - view.x) * view.scale);
-      const y1 = Math.round((tile.y1 * d - view.y) * view.scale);
+      const x0 = Math.round((tile.x0 * dx - view.x) * view.scale);
+      const y0 = Math.round((tile.y0 * dy - view.y) * view.scale);
+      const x1 = Math.round((tile.x1 * dx - view.x) * view.scale);
+      const y1 = Math.round((tile.y1 * dy - view.y) * view.scale);
       ctx2d.drawImage(picture, x0, y0, x1 - x0, y1 - y0);
       if (level === state.level) drawn++;
     }
@@ -208,13 +260,21 @@ function draw() {
 // ---------------------------------------------------------------------------------------------
 // The view: set, pan, zoom.
 
+/** The zoom limits: a quarter of the whole image's fit (or of 1:1), to 32 screen pixels a pixel. */
+function scaleLimits() {
+  const fit = fitView(state.image.shape, canvas.width, canvas.height);
+  return [Math.min(fit.scale, 1) / 4, Math.max(32, fit.scale)];
+}
+
 function setView(view) {
   const { image } = state;
-  const fit = fitView(image.shape, canvas.width, canvas.height);
-  const minScale = Math.min(fit.scale, 1) / 4;
-  const scale = Math.min(32, Math.max(minScale, view.scale));
+  const [minScale, maxScale] = scaleLimits();
+  const scale = Math.min(maxScale, Math.max(minScale, view.scale));
   state.view = { ...view, scale, width: canvas.width, height: canvas.height };
-  state.level = pickLevel(image.levels, scale);
+  // The level the zoom calls for, or a coarser one where that would be too many tiles.
+  let level = pickLevel(image.levels, scale);
+  while (level < image.levels.length - 1 && visibleTiles(state.view, image.levels[level]).length > MAX_VIEW_TILES) level++;
+  state.level = level;
   schedule();
   redraw();
 }
@@ -266,11 +326,16 @@ function installControls() {
   });
   $("fit").addEventListener("click", () => setView(fitView(state.image.shape, canvas.width, canvas.height)));
   $("reader").addEventListener("change", (e) => {
+    for (const read of state.inFlight.values()) {
+      read.controller.abort("the reader changed");
+      state.reader.stats.aborted++;
+    }
     state.reader = readers[e.target.value];
-    for (const read of state.inFlight.values()) read.controller.abort("the reader changed");
     state.inFlight.clear();
     state.planes.clear(); // each reader fetches its own tiles: a fair comparison
+    state.planeBytes = 0;
     state.composites.clear();
+    state.load = state.lastLoad = null;
     schedule();
     redraw();
   });
@@ -282,7 +347,7 @@ function installControls() {
 }
 
 function zoomBy(factor, px, py) {
-  setView(zoomAbout(state.view, factor, px, py, 0, Infinity));
+  setView(zoomAbout(state.view, factor, px, py, ...scaleLimits()));
 }
 
 function restyle() {
@@ -294,6 +359,11 @@ function restyle() {
 // The side panel: channels, sliders, stats.
 
 function buildPanel() {
+  buildChannels();
+  buildSliders();
+}
+
+function buildChannels() {
   const { image } = state;
   const channels = $("channels");
   channels.replaceChildren();
@@ -303,13 +373,14 @@ function buildPanel() {
       <label>min <input type="range" class="lo"></label><label>max <input type="range" class="hi"></label><output></output>`;
     row.querySelector(".swatch").style.background = `#${ch.color}`;
     const [lo, hi, out] = [row.querySelector(".lo"), row.querySelector(".hi"), row.querySelector("output")];
-    const range = valueRange();
-    for (const input of [lo, hi]) Object.assign(input, { min: range[0], max: range[1], step: Math.max(1, (range[1] - range[0]) / 1000) });
+    const range = ch.range;
+    const step = integerType() ? Math.max(1, Math.round((range[1] - range[0]) / 1000)) : (range[1] - range[0]) / 1000;
+    for (const input of [lo, hi]) Object.assign(input, { min: range[0], max: range[1], step });
     lo.value = ch.limits[0];
     hi.value = ch.limits[1];
     out.textContent = `${ch.limits[0]} – ${ch.limits[1]}`;
     const update = () => {
-      ch.limits = [Number(lo.value), Math.max(Number(lo.value) + 1, Number(hi.value))];
+      ch.limits = [Number(lo.value), Math.max(Number(lo.value) + step, Number(hi.value))];
       out.textContent = `${ch.limits[0]} – ${ch.limits[1]}`;
       restyle();
     };
@@ -323,10 +394,14 @@ function buildPanel() {
     row.dataset.channel = String(i);
     channels.append(row);
   });
+}
+
+function buildSliders() {
+  const { image } = state;
   const sliders = $("sliders");
   sliders.replaceChildren();
   for (const axis of image.axes.filter((a) => !a.channel)) {
-    state.sliders[axis.index] = 0;
+    state.sliders[axis.index] ??= 0;
     const label = document.createElement("label");
     label.innerHTML = `${escape(axis.name)} <input type="range" min="0" max="${axis.size - 1}" value="0" data-axis="${axis.index}"> <output>0</output>`;
     const input = label.querySelector("input");
@@ -340,12 +415,18 @@ function buildPanel() {
   }
 }
 
-/** The data type's range, for the contrast sliders. */
-function valueRange() {
+const integerType = () => /^u?int/.test(state.image.dtype);
+
+/**
+ * The contrast sliders' range before any data is seen: the channel window's bounds where the image
+ * gives them, else the type's range (integers) or [0, 1], widened by the data later.
+ */
+function valueRange(window) {
+  if (window && Number.isFinite(window.min) && Number.isFinite(window.max) && window.max > window.min) return [window.min, window.max];
   const dtype = state.image.dtype;
   const bits = Number(/\d+/.exec(dtype)?.[0] ?? 16);
-  if (dtype.startsWith("uint")) return [0, Math.min(2 ** bits - 1, 65535)];
-  if (dtype.startsWith("int")) return [-(2 ** Math.min(bits - 1, 15)), 2 ** Math.min(bits - 1, 15) - 1];
+  if (dtype.startsWith("uint")) return [0, 2 ** bits - 1];
+  if (dtype.startsWith("int")) return [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1];
   return [0, 1];
 }
 
@@ -364,13 +445,13 @@ function showStats() {
     ["reader", state.reader.name + (state.reader.name === "zarr-wasm" ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})` : " (main thread)")],
     ["level", `${state.level} of ${state.image.levels.length} (${level.shape.join(" × ")}, 1:${level.downsample})`],
     ["zoom", `${(state.view.scale * 100).toFixed(1)} %`],
-    ["tiles loaded", String(s.tiles)],
+    ["tile reads", `${s.tiles} (a channel of a tile each)`],
     ["in flight", String(state.inFlight.size)],
     ["aborted", String(s.aborted)],
     ["requests", String(s.requests)],
     ["received", `${(s.bytes / 1e6).toFixed(2)} MB`],
-    ["tile time (median)", Number.isNaN(median(s.tileMs)) ? "–" : `${median(s.tileMs).toFixed(1)} ms`],
-    ["last load", state.lastLoad ? `${state.lastLoad.tiles} tiles in ${state.lastLoad.ms.toFixed(0)} ms (${((1000 * state.lastLoad.tiles) / state.lastLoad.ms).toFixed(0)} tiles/s)` : "–"],
+    ["read time (median)", Number.isNaN(median(s.tileMs)) ? "–" : `${median(s.tileMs).toFixed(1)} ms from request to decoded data`],
+    ["last load", state.lastLoad ? `${state.lastLoad.tiles} reads in ${state.lastLoad.ms.toFixed(0)} ms (${((1000 * state.lastLoad.tiles) / state.lastLoad.ms).toFixed(0)} reads/s)` : "–"],
   ];
   $("stats").replaceChildren(...rows.flatMap(([k, v]) => {
     const dt = document.createElement("dt");
@@ -380,6 +461,11 @@ function showStats() {
     dd.dataset.stat = k;
     return [dt, dd];
   }));
+}
+
+function status(text) {
+  $("status").textContent = text;
+  $("status").className = "";
 }
 
 function showError(err) {
@@ -420,11 +506,15 @@ async function main() {
     const found = await fetch(`${large}/zarr.json`, { method: "HEAD" }).then((r) => r.ok, () => false);
     url = found ? large : new URL("data/sample.ome.zarr", location.href).href;
   }
+  url = new URL(url, location.href).href; // workers and zarrita.js resolve URLs elsewhere
   $("url").value = url;
   $("status").textContent = "Opening…";
   const image = await openImage(url);
   state.image = image;
-  for (const ch of image.channels) ch.limits = ch.window ?? valueRange();
+  for (const ch of image.channels) {
+    ch.range = valueRange(ch.omeroWindow);
+    ch.limits = ch.window ?? ch.range;
+  }
   buildPanel();
   $("about").textContent = `${image.shape.join(" × ")} ${image.dtype}, ${image.levels.length} level${image.levels.length > 1 ? "s" : ""}, axes ${[...image.axes.map((a) => a.name), "y", "x"].join(" ")}`;
   installControls();

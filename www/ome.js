@@ -16,8 +16,10 @@ export async function openImage(url) {
   return describe(url, levels, axes.length === levels[0].arr.shape.length ? axes : axesFromNames(levels[0].arr), ome.omero ?? {});
 }
 
+/** Axes of an array without OME metadata: its dimension names; unnamed 5-D is OME's t c z y x. */
 function axesFromNames(arr) {
-  const names = arr.dimensionNames ?? arr.shape.map((_, i) => ["t", "c", "z", "y", "x"].slice(-arr.shape.length)[i]);
+  const named = arr.dimensionNames?.some((n) => n);
+  const names = named ? arr.dimensionNames : arr.shape.length === 5 ? ["t", "c", "z", "y", "x"] : arr.shape.map(() => null);
   return names.map((name) => ({ name: name ?? "" }));
 }
 
@@ -35,6 +37,7 @@ function describe(url, levels, axes, omero) {
       label: c.label ?? (nChannels > 1 ? `channel ${i}` : "values"),
       color: /^[0-9a-f]{6}$/i.test(c.color ?? "") ? c.color : nChannels > 1 ? ["00FFFF", "FF00FF", "FFFF00", "FFFFFF"][i % 4] : "FFFFFF",
       window: c.window && Number.isFinite(c.window.start) ? [c.window.start, c.window.end] : null,
+      omeroWindow: c.window ?? null,
       active: c.active ?? i < 4,
     };
   });
@@ -51,7 +54,8 @@ function describe(url, levels, axes, omero) {
       const chunk = (arr.innerChunks ?? arr.chunks ?? [256, 256]).slice(-2);
       // Tiles of the chunk (or inner chunk) size, within reason: huge chunks are read in parts.
       const tile = chunk.map((n) => Math.max(64, Math.min(1024, n)));
-      return { path, shape: [h, w], downsample: width / w, tile, info: arr };
+      // `full`: every axis, for the other axes' positions on this level (z may shrink too).
+      return { path, shape: [h, w], full: arr.shape, downsample: width / w, downsampleY: height / h, tile, info: arr };
     }),
   };
 }

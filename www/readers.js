@@ -18,8 +18,8 @@ export function zarrWasmReader(pool) {
       const arr = await zw.open(url, { path, workers: pool ?? undefined });
       return {
         async read(selection, signal) {
-          // Each report holds the read's totals so far: the differences are added up, so an
-          // aborted read's requests count too.
+          // Each report holds the read's totals so far: the differences are added up (reads
+          // aborted before their last report are not counted, for either reader).
           let seen = { requests: 0, bytesFetched: 0 };
           const onProgress = (p) => {
             stats.requests += p.requests - seen.requests;
@@ -41,17 +41,16 @@ const toZarrWasm = (s) => (s !== null && typeof s === "object" ? zw.slice(s.star
  */
 export function zarritaReader() {
   const stats = newStats();
+  // Requests are counted once answered, as zarr-wasm's progress reports count them.
   const counted = (inner, counting) => ({
     async get(key, options) {
-      if (counting()) stats.requests++;
       const value = await inner.get(key, options);
-      if (counting()) stats.bytes += value?.length ?? 0;
+      if (counting()) (stats.requests++, (stats.bytes += value?.length ?? 0));
       return value;
     },
     async getRange(key, range, options) {
-      if (counting()) stats.requests++;
       const value = await inner.getRange(key, range, options);
-      if (counting()) stats.bytes += value?.length ?? 0;
+      if (counting()) (stats.requests++, (stats.bytes += value?.length ?? 0));
       return value;
     },
   });
@@ -63,12 +62,27 @@ export function zarritaReader() {
       const store = counted(new zarrita.FetchStore(url), () => opened);
       // zarr.json first (as zarr-wasm does), then v2's .zarray: zarrita.open alone asks for v2 first.
       const location = zarrita.root(store).resolve(path);
-      const arr = await zarrita.open.v3(location, { kind: "array" }).catch(() => zarrita.open.v2(location, { kind: "array" }));
+      const arr = await zarrita.open.v3(location, { kind: "array" }).catch((err) => {
+        if (!/NotFound/.test(err?.name ?? "")) throw err;
+        return zarrita.open.v2(location, { kind: "array" });
+      });
       opened = true;
       return {
-        read: (selection, signal) =>
-          zarrita.get(arr, selection.map((s) => (s !== null && typeof s === "object" ? zarrita.slice(s.start, s.stop) : s)), { signal }),
+        async read(selection, signal) {
+          const s = selection.map((s) => (s !== null && typeof s === "object" ? zarrita.slice(s.start, s.stop) : s));
+          return cOrder(await zarrita.get(arr, s, { signal }));
+        },
       };
     },
   };
+}
+
+/** A 2-D result in C order: zarrita.js returns an F-ordered array (v2 `order: "F"`, a transpose
+ * codec) in its own order, with its strides. */
+function cOrder({ data, shape, stride }) {
+  const [h, w] = shape;
+  if (stride[1] === 1 && stride[0] === w) return { data, shape };
+  const out = new data.constructor(h * w);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[y * w + x] = data[y * stride[0] + x * stride[1]];
+  return { data: out, shape };
 }

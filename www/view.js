@@ -18,15 +18,16 @@ export function pickLevel(levels, scale) {
 /**
  * The tiles of a level that the view shows: `{ row, col, y0, y1, x0, x1 }` in the level's pixels,
  * nearest the centre first (they are fetched in this order). `tile` is `[rows, cols]`, `shape`
- * the level's `[height, width]`, `downsample` its size relative to level 0.
+ * the level's `[height, width]`, `downsample` its size relative to level 0 (across; `downsampleY`
+ * down, where it differs).
  */
-export function visibleTiles(view, { shape, tile, downsample }) {
+export function visibleTiles(view, { shape, tile, downsample, downsampleY = downsample }) {
   const [height, width] = shape;
   const [th, tw] = tile;
   const left = view.x / downsample;
-  const top = view.y / downsample;
+  const top = view.y / downsampleY;
   const right = (view.x + view.width / view.scale) / downsample;
-  const bottom = (view.y + view.height / view.scale) / downsample;
+  const bottom = (view.y + view.height / view.scale) / downsampleY;
   const rows = [Math.max(0, Math.floor(top / th)), Math.min(Math.ceil(height / th), Math.ceil(bottom / th))];
   const cols = [Math.max(0, Math.floor(left / tw)), Math.min(Math.ceil(width / tw), Math.ceil(right / tw))];
   const tiles = [];

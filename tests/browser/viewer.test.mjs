@@ -43,7 +43,7 @@ const pixels = (points) =>
   }, points);
 
 before(async () => {
-  server = await startServer({ mounts: { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data` } });
+  server = await startServer({ mounts: { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data`, "/fixtures/": `${repo}/tests/fixtures` } });
   browser = await launchChromium();
   ({ page, errors } = await openPage(browser, `${server.url}/?url=${server.url}/data/sample.ome.zarr`));
   await page.setViewportSize({ width: 1200, height: 800 });
@@ -97,51 +97,54 @@ test("viewer: canvas pixels are the sample's values through the channel windows 
   assert.deepEqual(errors, []);
 });
 
-test("viewer: panning with the mouse and zooming with the wheel fetch exactly the shards of the tiles in view", async () => {
-  await viewAndWait({ x: 0, y: 0, scale: 1 });
-  const { width, height } = await page.evaluate(() => ({ width: viewer.state.view.width, height: viewer.state.view.height }));
+async function setPlane(z) {
+  await page.evaluate((value) => {
+    const slider = document.querySelector('#sliders input[data-axis="1"]');
+    slider.value = String(value);
+    slider.dispatchEvent(new Event("input"));
+  }, z);
+}
+
+test("viewer: a mouse drag and the wheel fetch exactly the shards of the tiles in view; a view seen before costs no request", async () => {
+  await setPlane(1);
+  // Twice the full resolution: the canvas (about 900 x 765) shows about 450 x 380 image pixels.
+  await viewAndWait({ x: 20, y: 20, scale: 2 });
   await page.evaluate(() => viewer.clearCache());
   server.log.length = 0;
-  // Drag by (-300, -200) canvas pixels: the view moves from (0, 0) to (300, 200).
+  // Drag by (-40, -40) canvas pixels: the view moves by 20 image pixels, to (40, 40), and all it
+  // shows stays inside the first 512 x 512 shard.
   await page.mouse.move(600, 400);
   await page.mouse.down();
-  await page.mouse.move(450, 300, { steps: 4 });
-  await page.mouse.move(300, 200, { steps: 4 });
+  await page.mouse.move(580, 380, { steps: 3 });
+  await page.mouse.move(560, 360, { steps: 3 });
   await page.mouse.up();
   await page.evaluate(() => window.viewer.idle());
   const view = await page.evaluate(() => ({ ...viewer.state.view }));
-  assert.ok(Math.abs(view.x - 300) < 2 && Math.abs(view.y - 200) < 2, `dragged to ${view.x}, ${view.y}`);
-  // Level 0: 128 x 128 tiles (inner chunks) in 512 x 512 shards; z is 1 from the last test.
-  const shardsOf = (x0, y0, x1, y1) => {
-    const out = new Set();
-    for (let ty = Math.floor(y0 / 128) * 128; ty < y1 && ty < 1024; ty += 128) {
-      for (let tx = Math.floor(x0 / 128) * 128; tx < x1 && tx < 1024; tx += 128) {
-        for (const c of [0, 1]) out.add(`/data/sample.ome.zarr/0/c/${c}/1/${Math.floor(ty / 512)}/${Math.floor(tx / 512)}`);
-      }
-    }
-    return out;
-  };
-  const final = shardsOf(view.x, view.y, view.x + width, view.y + height);
-  // The drag passes through views between the two: what they show lies in the box of both.
-  const passed = shardsOf(0, 0, view.x + width, view.y + height);
-  const chunkPaths = server.log.filter((r) => /\/c\//.test(r.path)).map((r) => r.path);
-  const requested = new Set(chunkPaths.filter((p) => p.includes("/sample.ome.zarr/0/")));
-  for (const s of final) assert.ok(requested.has(s), `shard ${s} of the view was requested`);
-  for (const r of requested) assert.ok(passed.has(r), `${r} is of level 0, plane 1, and in view on the way`);
-  // Besides level 0, only the coarsest level (the backdrop while tiles load), plane 1.
-  for (const p of chunkPaths.filter((p) => !p.includes("/sample.ome.zarr/0/"))) assert.match(p, /\/sample\.ome\.zarr\/2\/c\/[01]\/1\//);
-  assert.ok(server.log.every((r) => r.status === 206 || r.status === 200), "all answered");
-  assert.ok(server.log.filter((r) => r.range).length >= final.size, "shard indexes and inner chunks as ranges");
+  assert.ok(Math.abs(view.x - 40) < 1 && Math.abs(view.y - 40) < 1, `dragged to ${view.x}, ${view.y}`);
+  assert.ok(view.x + view.width / view.scale < 512 && view.y + view.height / view.scale < 512, "the view is inside shard (0, 0)");
+  const chunkLog = server.log.filter((r) => /\/c\//.test(r.path));
+  const level0 = new Set(chunkLog.filter((r) => r.path.includes("/sample.ome.zarr/0/")).map((r) => r.path));
+  assert.deepEqual([...level0].sort(), ["/data/sample.ome.zarr/0/c/0/1/0/0", "/data/sample.ome.zarr/0/c/1/1/0/0"], "level 0: plane 1's first shard of each channel");
+  for (const r of chunkLog.filter((r) => !r.path.includes("/sample.ome.zarr/0/"))) {
+    assert.match(r.path, /\/sample\.ome\.zarr\/2\/c\/[01]\/1\/0\/0$/, "else only the coarsest level's shard (the backdrop)");
+  }
+  assert.ok(chunkLog.every((r) => r.status === 206 && r.range), "shard indexes and inner chunks as ranges, never whole shards");
 
-  // The wheel zooms out about the cursor: a coarser level, and its tiles.
-  server.log.length = 0;
+  // The wheel zooms out about the cursor: four notches of 300 take the scale from 2 to 0.33,
+  // which level 1 serves.
   await page.mouse.move(400, 300);
-  // Two notches of 300: the scale goes from 1 to 0.41 (each notch 0.64x), which level 1 serves.
-  for (let i = 0; i < 2; i++) await page.mouse.wheel(0, 300);
+  for (let i = 0; i < 4; i++) await page.mouse.wheel(0, 300);
   await page.evaluate(() => window.viewer.idle());
   const after = await page.evaluate(() => ({ ...viewer.stats(), scale: viewer.state.view.scale }));
   assert.ok(after.scale < 0.5 && after.level === 1, `zoomed out to scale ${after.scale}, level ${after.level}`);
-  assert.ok(server.log.some((r) => new RegExp(`/${after.level}/c/`).test(r.path)), "the new level's tiles were fetched");
+  assert.ok(server.log.some((r) => r.path.includes("/sample.ome.zarr/1/c/")), "the new level's tiles were fetched");
+
+  // Back to the dragged view: its tiles are kept, so no request at all.
+  server.log.length = 0;
+  await viewAndWait({ x: 40, y: 40, scale: 2 });
+  assert.deepEqual(server.log.map((r) => r.path), [], "a view seen before is drawn from the cache");
+  const got = await pixels([[0, 0], [100, 150]]);
+  assert.deepEqual(got, [expectedRgb(0, 1, 40, 40), expectedRgb(0, 1, 40 + 50, 40 + 75)], "and drawn right (2 canvas pixels an image pixel)");
   assert.deepEqual(errors, []);
 });
 
@@ -150,6 +153,8 @@ test("viewer: tiles that leave the view before they arrive are aborted", async (
   const slow = await browser.newPage();
   const slowErrors = [];
   slow.on("pageerror", (e) => slowErrors.push(e.message));
+  // What the viewer reports with console.error (a failed read); aborted requests are no error.
+  slow.on("console", (m) => m.type() === "error" && !/ERR_ABORTED|Failed to load resource/.test(m.text()) && slowErrors.push(m.text()));
   // A small window: the whole image fits at a coarser level, so level 0 is not read at first.
   await slow.setViewportSize({ width: 620, height: 480 });
   await slow.goto(`${server.url}/?url=${server.url}/__slow/300/data/sample.ome.zarr`);
@@ -166,6 +171,8 @@ test("viewer: tiles that leave the view before they arrive are aborted", async (
   });
   const stats = await slow.evaluate(() => window.viewer.stats());
   assert.ok(stats.aborted > 0, `the viewer aborted ${stats.aborted} reads`);
+  await slow.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.ok(Number(await slow.evaluate(() => document.body.dataset.drawn)) > 0, "the new view's tiles are drawn");
   await new Promise((r) => setTimeout(r, 400)); // the server notices closed connections
   const aborted = server.log.filter((r) => r.aborted);
   assert.ok(aborted.length > 0, "the server saw requests closed before their answer");
@@ -175,8 +182,11 @@ test("viewer: tiles that leave the view before they arrive are aborted", async (
 });
 
 test("viewer: the zarrita.js toggle reads the same view through zarrita.js, with its own counts", async () => {
+  await setPlane(0);
   await viewAndWait({ x: 100, y: 100, scale: 1 });
-  const before = await pixels([[10, 10], [200, 300]]);
+  const points = [[10, 10], [200, 300], [333, 555], [2, 700]];
+  const wanted = points.map(([py, px]) => expectedRgb(0, 0, 100 + py, 100 + px));
+  assert.deepEqual(await pixels(points), wanted, "zarr-wasm's pixels");
   await page.selectOption("#reader", "zarrita.js");
   await page.evaluate(async () => {
     await window.viewer.idle();
@@ -184,9 +194,46 @@ test("viewer: the zarrita.js toggle reads the same view through zarrita.js, with
   });
   const stats = await page.evaluate(() => window.viewer.stats());
   assert.ok(stats.tiles > 0 && stats.requests > 0, `zarrita.js read ${stats.tiles} tiles in ${stats.requests} requests`);
-  assert.deepEqual(await pixels([[10, 10], [200, 300]]), before, "the same pixels");
+  assert.deepEqual(await pixels(points), wanted, "zarrita.js's pixels");
   const text = await page.textContent("#stats");
   assert.match(text, /zarrita\.js/);
   await page.selectOption("#reader", "zarr-wasm");
   assert.deepEqual(errors, []);
+});
+
+test("viewer: a plain array smaller than a tile, v2 in F order, int32 with contrast from its data, a slider for its first axis, by both readers", async () => {
+  // zarr-python 2's 7 x 6 x 5 int32 array in Fortran order (zarrita.js returns it column-major),
+  // without names: the first axis gets a slider, at 0.
+  const { page: small, errors: smallErrors } = await openPage(browser, `${server.url}/?url=/fixtures/v2.zarr/order/f_3d_int32`);
+  await small.waitForSelector("body[data-state=drawn]", { timeout: 30000 });
+  await small.evaluate(() => window.viewer.idle());
+  const bytes = readFileSync(`${repo}/tests/fixtures/v2.expected/v2__order__f_3d_int32.bin`);
+  const values = Array.from({ length: 30 }, (_, i) => bytes.readInt32LE(4 * i)); // plane 0, C order
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  const grey = (v) => Math.round(255 * Math.min(1, Math.max(0, (v - lo) / (hi - lo))));
+  const probe = async () =>
+    small.evaluate(async () => {
+      await window.viewer.idle();
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const { view } = window.viewer.state;
+      const ctx = document.getElementById("view").getContext("2d");
+      const out = [];
+      for (const [y, x] of [[0, 0], [3, 4], [5, 1], [2, 2]]) {
+        const px = Math.floor((x + 0.5 - view.x) * view.scale);
+        const py = Math.floor((y + 0.5 - view.y) * view.scale);
+        out.push(Array.from(ctx.getImageData(px, py, 1, 1).data));
+      }
+      return out;
+    });
+  const wanted = [[0, 0], [3, 4], [5, 1], [2, 2]].map(([y, x]) => {
+    const g = grey(values[y * 5 + x]);
+    return [g, g, g, 255];
+  });
+  assert.equal(await small.evaluate(() => document.querySelectorAll("#sliders input").length), 1, "one slider");
+  assert.deepEqual(await probe(), wanted, "zarr-wasm: the values through limits taken from the data");
+  await small.selectOption("#reader", "zarrita.js");
+  assert.deepEqual(await probe(), wanted, "zarrita.js: the same, in C order");
+  // A v2 array: zarr.json is asked for first (by the page, each worker, and zarrita.js) and is 404.
+  assert.deepEqual(smallErrors.filter((e) => !/status of 404/.test(e)), []);
+  await small.close();
 });
