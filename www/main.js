@@ -253,7 +253,9 @@ function draw() {
     }
   }
   document.body.dataset.drawn = String(drawn);
-  if (drawn > 0 && document.body.dataset.state !== "error") document.body.dataset.state = "drawn";
+  // A failed tile read shows in the status (and the console) until the view changes; the tiles
+  // that did arrive go on being drawn.
+  if (drawn > 0) document.body.dataset.state = "drawn";
   showStats();
 }
 
@@ -268,6 +270,7 @@ function scaleLimits() {
 
 function setView(view) {
   const { image } = state;
+  if ($("status").className === "error") status("Drag to pan, wheel or pinch to zoom.");
   const [minScale, maxScale] = scaleLimits();
   const scale = Math.min(maxScale, Math.max(minScale, view.scale));
   state.view = { ...view, scale, width: canvas.width, height: canvas.height };
