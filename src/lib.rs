@@ -22,6 +22,7 @@ pub mod sharded;
 pub mod store;
 pub mod structured;
 pub mod variable;
+pub mod vectors;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
