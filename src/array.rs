@@ -2,13 +2,13 @@
 
 use crate::buffer::try_zeroed;
 use crate::chunk_grid::ChunkGrid;
-use crate::partition::{partition, Partition};
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::lru::ByteLru;
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
+use crate::partition::{partition, Partition};
 use crate::region::{copy_box, fill_box, Placement};
 use crate::selection::{
     chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimSelection,

@@ -229,7 +229,11 @@ mod tests {
         let ranges = resolve(&[slice(2, 2, 1), DimSelection::All], &shape).unwrap();
         let p = partition(&grid, &ranges, 4).unwrap();
         assert_eq!((p.shape, p.parts.len()), (vec![0, 40], 0));
-        assert_eq!(p.selection[0], slice(2, 2, 1), "the empty selection, resolved");
+        assert_eq!(
+            p.selection[0],
+            slice(2, 2, 1),
+            "the empty selection, resolved"
+        );
         let grid = ChunkGrid::regular(vec![], &[]).unwrap();
         let p = partition(&grid, &[], 4).unwrap();
         assert_eq!(p.parts.len(), 1);

@@ -205,27 +205,45 @@ fn partitions_split_shards_only_when_too_few_and_make_the_whole() {
     let shards = arr.partition(&[], 4, 2).unwrap();
     assert_eq!(shards.parts.len(), 4, "2 x 2 shards, one part each");
     let kept = arr.partition(&[], 8, 4).unwrap();
-    assert_eq!(kept.parts.len(), 4, "as many shards as readers: shards stay whole");
+    assert_eq!(
+        kept.parts.len(),
+        4,
+        "as many shards as readers: shards stay whole"
+    );
     assert!(shards.parts.iter().all(|p| p.chunks == 1));
     let inner = arr.partition(&[], 8, 8).unwrap();
     assert_eq!(inner.shape, vec![50, 60]);
-    assert!(inner.parts.len() > 4 && inner.parts.len() <= 8, "{}", inner.parts.len());
-    assert_eq!(inner.parts.iter().map(|p| p.chunks).sum::<u64>(), 7 * 8, "inner chunks");
+    assert!(
+        inner.parts.len() > 4 && inner.parts.len() <= 8,
+        "{}",
+        inner.parts.len()
+    );
+    assert_eq!(
+        inner.parts.iter().map(|p| p.chunks).sum::<u64>(),
+        7 * 8,
+        "inner chunks"
+    );
     for partition in [shards, inner] {
         let mut assembled = vec![0u8; whole.len()];
         for part in &partition.parts {
-            assert!(part.out_start[0] % 8 == 0 && part.out_start[1] % 8 == 0, "inner chunk edges");
+            assert!(
+                part.out_start[0] % 8 == 0 && part.out_start[1] % 8 == 0,
+                "inner chunk edges"
+            );
             let data = block_on(arr.get(&part.selection)).unwrap();
             let (rows, cols) = (part.shape[0] as usize, part.shape[1] as usize);
             for r in 0..rows {
                 let to = ((part.out_start[0] as usize + r) * 60 + part.out_start[1] as usize) * 2;
-                assembled[to..to + cols * 2].copy_from_slice(&data.bytes[r * cols * 2..(r + 1) * cols * 2]);
+                assembled[to..to + cols * 2]
+                    .copy_from_slice(&data.bytes[r * cols * 2..(r + 1) * cols * 2]);
             }
         }
         assert_eq!(assembled, whole);
     }
     // A chunked (unsharded) array is split along its own chunks only.
     let (_, plain) = open_counting("v3.zarr", "layouts/many_chunks");
-    let p = plain.partition(&[DimSelection::Index(5), DimSelection::All], 64, 2).unwrap();
+    let p = plain
+        .partition(&[DimSelection::Index(5), DimSelection::All], 64, 2)
+        .unwrap();
     assert_eq!(p.parts.len(), 16, "one row of 16 chunks");
 }

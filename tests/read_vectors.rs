@@ -28,7 +28,11 @@ fn cell(arr: &Array, chunk: &[i64]) -> Option<Vec<u8>> {
         .get("chunk_grid_origin")
         .map(|o| serde_json::from_value(o.clone()).unwrap())
         .unwrap_or_else(|| vec![0; chunk.len()]);
-    let coords: Vec<u64> = chunk.iter().zip(&origin).map(|(c, o)| (c - o) as u64).collect();
+    let coords: Vec<u64> = chunk
+        .iter()
+        .zip(&origin)
+        .map(|(c, o)| (c - o) as u64)
+        .collect();
     let data = block_on(arr.get_chunk(&coords)).unwrap();
     let items = data.items.expect("a vlen-bytes array");
     let bytes = items.resolve(&data.bytes[..8]).unwrap().to_vec();
@@ -38,7 +42,11 @@ fn cell(arr: &Array, chunk: &[i64]) -> Option<Vec<u8>> {
 /// The bytes of element `i` of a 1-D vlen-bytes array (an object's manifest is element `id`).
 fn element(arr: &Array, i: i64) -> Vec<u8> {
     let data = block_on(arr.get(&[DimSelection::Index(i)])).unwrap();
-    data.items.unwrap().resolve(&data.bytes[..8]).unwrap().to_vec()
+    data.items
+        .unwrap()
+        .resolve(&data.bytes[..8])
+        .unwrap()
+        .to_vec()
 }
 
 fn nonempty(arr: &Array) -> Vec<Vec<i64>> {
@@ -46,16 +54,28 @@ fn nonempty(arr: &Array) -> Vec<Vec<i64>> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|k| k.as_str().unwrap().split('.').map(|n| n.parse().unwrap()).collect())
+        .map(|k| {
+            k.as_str()
+                .unwrap()
+                .split('.')
+                .map(|n| n.parse().unwrap())
+                .collect()
+        })
         .collect()
 }
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
 }
 
 fn expected(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/vectors/{name}.expected.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/vectors/{name}.expected.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -69,7 +89,13 @@ fn rows_of(value: &Value) -> Vec<Vec<f32>> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect())
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+                .collect()
+        })
         .collect()
 }
 
@@ -91,7 +117,10 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
     assert_eq!(vertices.metadata().attributes["dtype"], "float32");
     let mut chunks: HashMap<Vec<i64>, Chunk> = HashMap::new();
     let occupied = nonempty(&vertices);
-    assert!(occupied.iter().any(|c| c[0] < 0), "chunks at negative coordinates");
+    assert!(
+        occupied.iter().any(|c| c[0] < 0),
+        "chunks at negative coordinates"
+    );
     for coords in occupied {
         let v = f32s(&cell(&vertices, &coords).unwrap());
         let rows = v.len() / 3;
@@ -104,7 +133,10 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
                 seen[r as usize] += 1;
             }
         }
-        assert!(seen.iter().all(|&n| n == 1), "chunk {coords:?}: rows not tiled by fragments");
+        assert!(
+            seen.iter().all(|&n| n == 1),
+            "chunk {coords:?}: rows not tiled by fragments"
+        );
         let colour_bytes = cell(&colour, &coords).unwrap();
         assert_eq!(colour_bytes.len(), rows * 3, "three uint8 channels a row");
         chunks.insert(
@@ -123,7 +155,13 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
     let mut ours: Vec<(Vec<u32>, u32, Vec<u8>)> = chunks
         .values()
         .flat_map(|c| {
-            (0..c.positions.len()).map(|r| (key(&c.positions[r]), c.intensity[r].to_bits(), c.colour[r].clone()))
+            (0..c.positions.len()).map(|r| {
+                (
+                    key(&c.positions[r]),
+                    c.intensity[r].to_bits(),
+                    c.colour[r].clone(),
+                )
+            })
         })
         .collect();
     let positions = rows_of(&whole["positions"]);
@@ -137,10 +175,22 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u8).collect())
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u8)
+                .collect()
+        })
         .collect();
     let mut theirs: Vec<(Vec<u32>, u32, Vec<u8>)> = (0..positions.len())
-        .map(|i| (key(&positions[i]), wanted_intensity[i].to_bits(), wanted_colour[i].clone()))
+        .map(|i| {
+            (
+                key(&positions[i]),
+                wanted_intensity[i].to_bits(),
+                wanted_colour[i].clone(),
+            )
+        })
         .collect();
     ours.sort();
     theirs.sort();
@@ -161,7 +211,10 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
                 }
             }
         }
-        let mut wanted: Vec<Vec<u32>> = rows_of(&object["positions"]).iter().map(|r| key(r)).collect();
+        let mut wanted: Vec<Vec<u32>> = rows_of(&object["positions"])
+            .iter()
+            .map(|r| key(r))
+            .collect();
         points.sort();
         wanted.sort();
         assert_eq!(points, wanted, "object {id}");
@@ -181,7 +234,8 @@ fn polylines_follow_their_manifests_in_order() {
         for block in &blocks {
             let v = f32s(&cell(&vertices, &block.chunk).unwrap());
             let rows = (v.len() / 2) as u64;
-            let index = fragment_index::parse(&cell(&fragments, &block.chunk).unwrap(), rows).unwrap();
+            let index =
+                fragment_index::parse(&cell(&fragments, &block.chunk).unwrap(), rows).unwrap();
             for f in block.fragments.iter() {
                 for r in index[f as usize].rows() {
                     line.push(v[2 * r as usize..2 * r as usize + 2].to_vec());
@@ -190,6 +244,145 @@ fn polylines_follow_their_manifests_in_order() {
         }
         // The vertices concatenated in manifest order are the polyline, in order.
         let wanted = rows_of(&object["positions"]);
-        assert_eq!(line.iter().map(|r| key(r)).collect::<Vec<_>>(), wanted.iter().map(|r| key(r)).collect::<Vec<_>>(), "polyline {id}");
+        assert_eq!(
+            line.iter().map(|r| key(r)).collect::<Vec<_>>(),
+            wanted.iter().map(|r| key(r)).collect::<Vec<_>>(),
+            "polyline {id}"
+        );
     }
+}
+
+/// The same through the store API (`zarr_wasm::vectors::store`): metadata, chunks, a box, objects.
+#[test]
+fn the_store_api_reads_levels_chunks_boxes_and_objects() {
+    use zarr_wasm::vectors::store::open_vectors;
+    let zv = block_on(open_vectors(
+        Rc::new(DirStore::fixtures("vectors/points.zarr")),
+        "",
+    ))
+    .unwrap();
+    let meta = zv.meta();
+    assert_eq!(
+        (meta.version.as_str(), meta.ndim, meta.levels.clone()),
+        ("0.9.2", 3, vec!["0".to_string()])
+    );
+    assert_eq!(meta.chunk_shape, vec![25.0, 25.0, 25.0]);
+    assert_eq!(meta.geometry_types, vec!["point_cloud".to_string()]);
+    let level = block_on(zv.level(0)).unwrap();
+    let want = expected("points");
+    let mut all: Vec<Vec<u32>> = Vec::new();
+    for chunk in level.chunks().to_vec() {
+        let read = block_on(level.read_chunk(&chunk)).unwrap().unwrap();
+        let rows = f32s(&read.bytes);
+        assert_eq!(rows.len() as u64, read.rows * 3);
+        all.extend(rows.chunks(3).map(key));
+        // Every vertex lies in its chunk's box.
+        for r in rows.chunks(3) {
+            for d in 0..3 {
+                let k = (r[d] / 25.0).floor() as i64;
+                assert_eq!(k, chunk[d], "a vertex of chunk {chunk:?} at {r:?}");
+            }
+        }
+    }
+    let mut wanted: Vec<Vec<u32>> = rows_of(&want["whole"]["positions"])
+        .iter()
+        .map(|r| key(r))
+        .collect();
+    all.sort();
+    wanted.sort();
+    assert_eq!(all, wanted);
+    // A box: only the chunks that meet it, and they hold every point inside it.
+    let (lo, hi) = ([-40.0, 10.0, 30.0], [-20.0, 40.0, 60.0]);
+    let chunks = level.chunks_in(&lo, &hi);
+    assert!(!chunks.is_empty() && chunks.len() < level.chunks().len());
+    let mut inside = 0;
+    for chunk in &chunks {
+        let rows = f32s(&block_on(level.read_chunk(chunk)).unwrap().unwrap().bytes);
+        inside += rows
+            .chunks(3)
+            .filter(|r| (0..3).all(|d| r[d] as f64 >= lo[d] && r[d] as f64 <= hi[d]))
+            .count();
+    }
+    let expected_inside = rows_of(&want["whole"]["positions"])
+        .iter()
+        .filter(|r| (0..3).all(|d| r[d] as f64 >= lo[d] && r[d] as f64 <= hi[d]))
+        .count();
+    assert!(expected_inside > 0);
+    assert_eq!(inside, expected_inside, "points inside the box");
+    assert_eq!(
+        block_on(level.read_chunk(&[9, 9, 9])).unwrap(),
+        None,
+        "a chunk outside the grid is empty"
+    );
+    // Objects.
+    for (id, object) in want["objects"].as_object().unwrap() {
+        let mut got: Vec<Vec<u32>> =
+            f32s(&block_on(level.read_object(id.parse().unwrap())).unwrap())
+                .chunks(3)
+                .map(key)
+                .collect();
+        let mut wanted: Vec<Vec<u32>> = rows_of(&object["positions"])
+            .iter()
+            .map(|r| key(r))
+            .collect();
+        got.sort();
+        wanted.sort();
+        assert_eq!(got, wanted, "object {id}");
+    }
+    let err = block_on(level.read_object(11)).err().unwrap();
+    assert!(err.to_string().contains("11 objects"), "{err}");
+    assert!(block_on(zv.level(1))
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("1 levels"));
+
+    // Polylines: an object's vertices in order.
+    let lines = block_on(open_vectors(
+        Rc::new(DirStore::fixtures("vectors/polylines.zarr")),
+        "",
+    ))
+    .unwrap();
+    let level = block_on(lines.level(0)).unwrap();
+    let want = expected("polylines");
+    for (id, object) in want["objects"].as_object().unwrap() {
+        let got: Vec<Vec<u32>> = f32s(&block_on(level.read_object(id.parse().unwrap())).unwrap())
+            .chunks(2)
+            .map(key)
+            .collect();
+        let wanted: Vec<Vec<u32>> = rows_of(&object["positions"])
+            .iter()
+            .map(|r| key(r))
+            .collect();
+        assert_eq!(got, wanted, "polyline {id}");
+    }
+}
+
+#[test]
+fn stores_that_are_not_zvf_or_of_an_unknown_version_are_refused_clearly() {
+    use zarr_wasm::store::memory::MemoryStore;
+    use zarr_wasm::vectors::store::open_vectors;
+    let root = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/vectors/points.zarr/zarr.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    // Hand-made: no writer produces these.
+    let mut future = MemoryStore::new();
+    future.insert(
+        "zarr.json",
+        root.replace("\"0.9.2\"", "\"2.0.0\"").into_bytes(),
+    );
+    let err = block_on(open_vectors(Rc::new(future), "")).err().unwrap();
+    assert!(err.to_string().contains("version 2.0.0"), "{err}");
+    let mut plain = MemoryStore::new();
+    plain.insert(
+        "zarr.json",
+        br#"{"zarr_format":3,"node_type":"group","attributes":{}}"#.to_vec(),
+    );
+    let err = block_on(open_vectors(Rc::new(plain), "")).err().unwrap();
+    assert!(
+        err.to_string().contains("not a Zarr Vectors store"),
+        "{err}"
+    );
 }

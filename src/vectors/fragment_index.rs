@@ -235,12 +235,16 @@ mod tests {
         assert!(error(good.clone(), &|b| b[16] = 0b101).contains("past the last fragment"));
         assert!(error(good.clone(), &|b| b[32] = 9).contains("outside the chunk's 3 rows"));
         assert!(error(good.clone(), &|b| b.push(0)).contains("after the end"));
-        assert!(error(good.clone(), &|b| b.truncate(b.len() - 3)).contains("explicit row indices need 8 bytes"));
+        assert!(error(good.clone(), &|b| b.truncate(b.len() - 3))
+            .contains("explicit row indices need 8 bytes"));
         let last = good.len() - 8;
         assert!(error(good.clone(), &|b| b[last] = 7).contains("row index 0 is 7"));
-        assert!(error(good.clone(), &|b| b[8..12].copy_from_slice(&u32::MAX.to_le_bytes()))
-            .contains("cannot fit"));
-        assert!(parse(&good[..10], 3).unwrap_err().contains("the fragment count"));
+        assert!(error(good.clone(), &|b| b[8..12]
+            .copy_from_slice(&u32::MAX.to_le_bytes()))
+        .contains("cannot fit"));
+        assert!(parse(&good[..10], 3)
+            .unwrap_err()
+            .contains("the fragment count"));
     }
 
     #[test]

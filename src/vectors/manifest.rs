@@ -61,7 +61,9 @@ pub fn parse(bytes: &[u8], ndim: usize) -> Result<Vec<Block>, String> {
                 let start = fragment(&mut c, "the run's start")?;
                 let count = fragment(&mut c, "the run's length")?;
                 if start.checked_add(count).is_none() {
-                    return Err(format!("block {b}: a run of {count} from {start} overflows"));
+                    return Err(format!(
+                        "block {b}: a run of {count} from {start} overflows"
+                    ));
                 }
                 Fragments::Run { start, count }
             }
@@ -79,7 +81,11 @@ pub fn parse(bytes: &[u8], ndim: usize) -> Result<Vec<Block>, String> {
                         .collect::<Result<_, _>>()?,
                 )
             }
-            mode => return Err(format!("block {b}: mode {mode} at byte {at}; modes are 0, 1 and 2")),
+            mode => {
+                return Err(format!(
+                    "block {b}: mode {mode} at byte {at}; modes are 0, 1 and 2"
+                ))
+            }
         };
         blocks.push(Block { chunk, fragments });
     }
@@ -117,7 +123,10 @@ mod tests {
         let blocks = parse(&manifest(), 3).unwrap();
         assert_eq!(blocks[0].chunk, vec![-1, 0, 2]);
         assert_eq!(blocks[0].fragments, Fragments::One(4));
-        assert_eq!(blocks[1].fragments.iter().collect::<Vec<_>>(), vec![2, 3, 4]);
+        assert_eq!(
+            blocks[1].fragments.iter().collect::<Vec<_>>(),
+            vec![2, 3, 4]
+        );
         assert_eq!(blocks[2].fragments, Fragments::List(vec![7, 1]));
         assert_eq!(parse(&0u32.to_le_bytes(), 3).unwrap(), vec![]);
     }
@@ -134,9 +143,16 @@ mod tests {
         let mut extra = good.clone();
         extra.push(1);
         assert!(parse(&extra, 3).unwrap_err().contains("after the end"));
-        assert!(parse(&good[..good.len() - 1], 3).unwrap_err().contains("block 2: 2 fragments listed"));
-        assert!(parse(&u32::MAX.to_le_bytes(), 3).unwrap_err().contains("cannot fit"));
-        assert!(parse(&good, 2).is_err(), "read with the wrong dimension count");
+        assert!(parse(&good[..good.len() - 1], 3)
+            .unwrap_err()
+            .contains("block 2: 2 fragments listed"));
+        assert!(parse(&u32::MAX.to_le_bytes(), 3)
+            .unwrap_err()
+            .contains("cannot fit"));
+        assert!(
+            parse(&good, 2).is_err(),
+            "read with the wrong dimension count"
+        );
     }
 
     #[test]

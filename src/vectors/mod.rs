@@ -2,11 +2,13 @@
 //! writer zarr-vectors 0.9.2 stores it. Each spatial array is a Zarr v3 `variable_length_bytes`
 //! array with one cell per spatial chunk; the blobs in those cells are parsed here.
 //!
-//! So far: the binary blobs (fragment indexes, object manifests), with their validation. Opening a
-//! store, reading chunks by region and objects by id build on these.
+//! So far: the binary blobs (fragment indexes, object manifests) with their validation, and a store's
+//! metadata, levels, spatial chunks (all, or those meeting a box) and objects (`store`). Attributes,
+//! links and the JS API build on these.
 
 pub mod fragment_index;
 pub mod manifest;
+pub mod store;
 
 /// A little-endian reader over a blob that fails, rather than panics, past its end.
 pub(crate) struct Cursor<'a> {
