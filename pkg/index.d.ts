@@ -359,3 +359,51 @@ export function memoryUsage(): { wasmBytes: number };
  * AbortError) whose message names the URL or key.
  */
 export function open(location: string | URL | FetchStore | ZipStore | Store, options?: OpenOptions): Promise<ZarrArray | Group>;
+
+/** A spatial chunk of a Zarr Vectors level. */
+export interface VectorChunk {
+  /** `rows` rows of `ndim` values, in the level's vertex type. */
+  positions: Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
+  rows: number;
+  /** The chunk's fragments: a run of rows, or the rows listed. */
+  fragments: Array<{ start: number; count: number } | { rows: number[] }>;
+}
+
+/** One level of a Zarr Vectors store. */
+export interface VectorLevel {
+  /** The vertices' type, e.g. "float32". */
+  readonly dtype: DataType;
+  /** The occupied spatial chunks (coordinates may be negative). */
+  readonly chunks: number[][];
+  readChunk(chunk: number[]): Promise<VectorChunk | null>;
+  /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */
+  chunksIn(lo: number[], hi: number[]): number[][];
+  readObject(id: number): Promise<{ positions: VectorChunk["positions"] }>;
+}
+
+/**
+ * A Zarr Vectors (ZVF) store, as zarr-vectors 0.9 writes it: geometry chunked in space. Spatial
+ * chunk `k` along an axis covers `[k * chunkShape, (k + 1) * chunkShape)` in world units.
+ */
+export interface Vectors {
+  readonly version: string;
+  readonly ndim: number;
+  readonly chunkShape: number[];
+  readonly bounds: [number[], number[]];
+  readonly geometryTypes: string[];
+  /** The levels' paths, finest first. */
+  readonly levels: string[];
+  level(index?: number): Promise<VectorLevel>;
+  readChunk(chunk: number[], options?: { level?: number }): Promise<VectorChunk | null>;
+  /** The vertices inside `bbox` (default: the store's bounds), reading only the chunks that meet it. */
+  select(options?: { bbox?: [number[], number[]]; level?: number }): Promise<{ positions: VectorChunk["positions"]; chunks: number[][] }>;
+  /** Object `id`'s vertices, in its manifest's order (a polyline's in its order). */
+  readObject(id: number, options?: { level?: number }): Promise<{ positions: VectorChunk["positions"] }>;
+}
+
+/**
+ * Opens a Zarr Vectors store (`options.path`: its root group, default the root). Versions other than
+ * 0.9.x are refused with an `UnsupportedError`; a group without `zarr_vectors` metadata with a
+ * `MetadataError`.
+ */
+export function openVectors(location: string | URL | FetchStore | ZipStore | Store, options?: { path?: string; signal?: AbortSignal }): Promise<Vectors>;

@@ -321,6 +321,107 @@ export async function open(location, options = {}) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Zarr Vectors (ZVF): geometry chunked in space, as zarr-vectors 0.9 writes it.
+
+const vectorHandles = new WeakMap();
+
+/**
+ * Opens the Zarr Vectors store at `options.path` (default: the root) of `location` (a URL or any
+ * store): its `zarr_vectors` metadata (`version`, `ndim`, `chunkShape`, `bounds`,
+ * `geometryTypes`) and `levels` (paths, finest first).
+ */
+export async function openVectors(location, options = {}) {
+  await loadWasm();
+  return call(async () => {
+    const store = await openStore(location, options.signal);
+    return new Vectors(await store.vectors(options.path ?? ""));
+  });
+}
+
+class Vectors {
+  constructor(handle) {
+    vectorHandles.set(this, { handle, levels: new Map() });
+    Object.assign(this, handle.info());
+  }
+
+  /** Level `index` (0, the finest, by default): `{ dtype, chunks, readChunk, chunksIn, readObject }`. */
+  level(index = 0) {
+    const { handle, levels } = vectorHandles.get(this);
+    if (!levels.has(index)) {
+      const opening = call(async () => new VectorLevel(await handle.level(index)));
+      opening.catch(() => levels.delete(index));
+      levels.set(index, opening);
+    }
+    return levels.get(index);
+  }
+
+  /** One spatial chunk: `{ positions, rows, fragments }` (`positions` rows of `ndim` values), or null. */
+  async readChunk(chunk, options = {}) {
+    return (await this.level(options.level ?? 0)).readChunk(chunk);
+  }
+
+  /**
+   * Every vertex inside `bbox` (`[min, max]`, world units) at `level`: only the chunks that meet the
+   * box are read, all at once. Resolves to `{ positions, chunks }`.
+   */
+  async select({ bbox, level = 0 } = {}) {
+    const l = await this.level(level);
+    const [lo, hi] = bbox ?? this.bounds;
+    const chunks = l.chunksIn(lo, hi);
+    const parts = await Promise.all(chunks.map((c) => l.readChunk(c)));
+    const n = this.ndim;
+    const inside = [];
+    let total = 0;
+    for (const part of parts) {
+      if (!part) continue;
+      const keep = [];
+      for (let r = 0; r < part.rows; r++) {
+        let ok = true;
+        for (let d = 0; d < n && ok; d++) {
+          const v = part.positions[r * n + d];
+          ok = v >= lo[d] && v <= hi[d];
+        }
+        if (ok) keep.push(r);
+      }
+      inside.push([part.positions, keep]);
+      total += keep.length;
+    }
+    const Type = parts.find(Boolean)?.positions.constructor ?? Float32Array;
+    const positions = new Type(total * n);
+    let at = 0;
+    for (const [source, keep] of inside) {
+      for (const r of keep) positions.set(source.subarray(r * n, r * n + n), (at++) * n);
+    }
+    return { positions, chunks };
+  }
+
+  /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions }`. */
+  async readObject(id, options = {}) {
+    return (await this.level(options.level ?? 0)).readObject(id);
+  }
+}
+
+class VectorLevel {
+  constructor(handle) {
+    vectorHandles.set(this, handle);
+    Object.assign(this, handle.info());
+  }
+  readChunk(chunk) {
+    return call(() => vectorHandles.get(this).readChunk(chunk));
+  }
+  chunksIn(lo, hi) {
+    try {
+      return vectorHandles.get(this).chunksIn(lo, hi);
+    } catch (err) {
+      throw typed(err);
+    }
+  }
+  readObject(id) {
+    return call(() => vectorHandles.get(this).readObject(id));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reading through a worker pool (pool.js, worker.js). The node is opened on the main thread too:
 // its metadata answers questions at once, and it splits each read into parts for the workers.
 

@@ -38,7 +38,7 @@ pub fn js_error(err: ZarrError) -> JsValue {
     e.into()
 }
 
-fn set(obj: &Object, key: &str, value: impl Into<JsValue>) -> Result<(), JsValue> {
+pub(super) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) -> Result<(), JsValue> {
     Reflect::set(obj, &key.into(), &value.into()).map(|_| ())
 }
 
@@ -50,7 +50,7 @@ fn numbers(values: &[u64]) -> JsValue {
         .into()
 }
 
-fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
+pub(super) fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(Into::into)
@@ -236,7 +236,7 @@ fn record_to_js(fields: &[FieldValues]) -> Result<JsValue, JsValue> {
 }
 
 /// Elements of `data_type` (native order) as the JS value users get for them.
-fn values_to_js(
+pub(super) fn values_to_js(
     data_type: DataType,
     bytes: &[u8],
     items: Option<&Items>,

@@ -5,6 +5,7 @@
 mod convert;
 mod fetch;
 mod stores;
+mod vectors;
 
 use crate::array::Array;
 use crate::array::ReadOptions;
@@ -64,6 +65,17 @@ impl WasmStore {
                 source: CachedSource::wrap(Rc::new(zip), cache),
             }
             .into())
+        })
+    }
+
+    /// Opens the Zarr Vectors store whose root group is at `path` (resolves to a WasmVectors).
+    pub fn vectors(&self, path: String) -> js_sys::Promise {
+        let store = self.source.store();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let opened = crate::vectors::store::open_vectors(store, &path)
+                .await
+                .map_err(js_error)?;
+            Ok(vectors::WasmVectors::new(opened).into())
         })
     }
 

@@ -5,6 +5,7 @@ import { v2Cases } from "./read_v2.mjs";
 import { storeCases } from "./stores.mjs";
 import { apiCases } from "./api.mjs";
 import { workerCases } from "./workers.mjs";
+import { vectorCases } from "./vectors.mjs";
 
 // float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
@@ -681,5 +682,6 @@ export function readCases(manifests) {
     ...storeCases,
     ...apiCases,
     ...workerCases(manifests, MANIFESTS),
+    ...vectorCases,
   ];
 }
