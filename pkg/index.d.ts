@@ -367,6 +367,8 @@ export interface VectorChunk {
   rows: number;
   /** The chunk's fragments: a run of rows, or the rows listed. */
   fragments: Array<{ start: number; count: number } | { rows: number[] }>;
+  /** The per-vertex attributes asked for by name: `width` values a vertex, row for row. */
+  attributes: Record<string, { values: VectorChunk["positions"]; width: number }>;
 }
 
 /** One level of a Zarr Vectors store. */
@@ -375,7 +377,8 @@ export interface VectorLevel {
   readonly dtype: DataType;
   /** The occupied spatial chunks (coordinates may be negative). */
   readonly chunks: number[][];
-  readChunk(chunk: number[]): Promise<VectorChunk | null>;
+  /** `attributes`: names of per-vertex attributes to read with it (the store does not list them). */
+  readChunk(chunk: number[], attributes?: string[]): Promise<VectorChunk | null>;
   /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */
   chunksIn(lo: number[], hi: number[]): number[][];
   readObject(id: number): Promise<{ positions: VectorChunk["positions"] }>;
@@ -394,7 +397,7 @@ export interface Vectors {
   /** The levels' paths, finest first. */
   readonly levels: string[];
   level(index?: number): Promise<VectorLevel>;
-  readChunk(chunk: number[], options?: { level?: number }): Promise<VectorChunk | null>;
+  readChunk(chunk: number[], options?: { level?: number; attributes?: string[] }): Promise<VectorChunk | null>;
   /** The vertices inside `bbox` (default: the store's bounds), reading only the chunks that meet it. */
   select(options?: { bbox?: [number[], number[]]; level?: number }): Promise<{ positions: VectorChunk["positions"]; chunks: number[][] }>;
   /** Object `id`'s vertices, in its manifest's order (a polyline's in its order). */

@@ -355,9 +355,13 @@ class Vectors {
     return levels.get(index);
   }
 
-  /** One spatial chunk: `{ positions, rows, fragments }` (`positions` rows of `ndim` values), or null. */
+  /**
+   * One spatial chunk: `{ positions, rows, fragments, attributes }` (`positions` rows of `ndim`
+   * values; `attributes` the per-vertex attributes named in `options.attributes`, each `{ values,
+   * width }`), or null.
+   */
   async readChunk(chunk, options = {}) {
-    return (await this.level(options.level ?? 0)).readChunk(chunk);
+    return (await this.level(options.level ?? 0)).readChunk(chunk, options.attributes);
   }
 
   /**
@@ -406,8 +410,8 @@ class VectorLevel {
     vectorHandles.set(this, handle);
     Object.assign(this, handle.info());
   }
-  readChunk(chunk) {
-    return call(() => vectorHandles.get(this).readChunk(chunk));
+  readChunk(chunk, attributes = []) {
+    return call(() => vectorHandles.get(this).readChunk(chunk, attributes));
   }
   chunksIn(lo, hi) {
     try {

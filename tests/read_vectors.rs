@@ -314,6 +314,25 @@ fn the_store_api_reads_levels_chunks_boxes_and_objects() {
         None,
         "a chunk outside the grid is empty"
     );
+    // Attributes by name: widths from their bytes, row for row with the vertices.
+    let first = level.chunks()[0].clone();
+    let rows = block_on(level.read_chunk(&first)).unwrap().unwrap().rows;
+    let colour = block_on(level.read_attribute("colour", &first, rows))
+        .unwrap()
+        .unwrap();
+    assert_eq!((colour.width, colour.bytes.len() as u64), (3, rows * 3));
+    let intensity = block_on(level.read_attribute("intensity", &first, rows))
+        .unwrap()
+        .unwrap();
+    assert_eq!(intensity.width, 1);
+    let err = block_on(level.read_attribute("colour", &first, rows + 1))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("not whole rows"), "{err}");
+    let err = block_on(level.read_attribute("../vertices", &first, rows))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("not an attribute name"), "{err}");
     // Objects.
     for (id, object) in want["objects"].as_object().unwrap() {
         let mut got: Vec<Vec<u32>> =

@@ -7,6 +7,7 @@ import { openImage } from "./ome.js";
 import { zarrWasmReader, zarritaReader } from "./readers.js";
 import { fitView, pickLevel, visibleTiles, zoomAbout } from "./view.js";
 import { addChannel, lut } from "./colormap.js";
+import { showVectors } from "./vectors.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("view");
@@ -512,6 +513,9 @@ async function main() {
   url = new URL(url, location.href).href; // workers and zarrita.js resolve URLs elsewhere
   $("url").value = url;
   $("status").textContent = "Opening…";
+  // A Zarr Vectors store is drawn as a projection of its vertices instead.
+  const root = await fetch(`${url.replace(/\/$/, "")}/zarr.json`).then((r) => (r.ok ? r.json() : null), () => null);
+  if (root?.attributes?.zarr_vectors) return mainVectors(url);
   const image = await openImage(url);
   state.image = image;
   for (const ch of image.channels) {
@@ -524,6 +528,27 @@ async function main() {
   resize();
   setView(fitView(image.shape, canvas.width, canvas.height));
   $("status").textContent = "Drag to pan, wheel or pinch to zoom.";
+}
+
+async function mainVectors(url) {
+  const box = canvas.parentElement.getBoundingClientRect();
+  canvas.width = Math.max(64, Math.floor(box.width));
+  canvas.height = Math.max(64, Math.floor(box.height));
+  const started = performance.now();
+  const shown = await showVectors(url, canvas);
+  const ms = performance.now() - started;
+  $("about").textContent = `Zarr Vectors ${shown.zv.version}: ${shown.zv.geometryTypes.join(", ")}, ${shown.zv.ndim}-D, ${shown.zv.levels.length} level(s)`;
+  $("stats").replaceChildren(...[["vertices", String(shown.vertices)], ["chunks read", String(shown.chunks)], ["open + read + draw", `${ms.toFixed(0)} ms`]].flatMap(([k, v]) => {
+    const dt = document.createElement("dt");
+    const dd = document.createElement("dd");
+    dt.textContent = k;
+    dd.textContent = v;
+    return [dt, dd];
+  }));
+  for (const id of ["reader", "colormap", "fit"]) $(id).disabled = true;
+  status("The vertices projected on the first two axes, coloured by the third.");
+  window.viewer = { vectors: shown };
+  document.body.dataset.state = "drawn";
 }
 
 main().catch(showError);

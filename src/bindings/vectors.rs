@@ -101,16 +101,35 @@ impl WasmVectorLevel {
         json(&self.inner.chunks_in(&lo, &hi))
     }
 
-    /// `{ positions, rows, fragments }` of a chunk, or null where it is empty.
+    /// `{ positions, rows, fragments, attributes }` of a chunk, or null where it is empty;
+    /// `attributes` holds `{ values, width }` for each name asked for.
     #[wasm_bindgen(js_name = readChunk)]
-    pub fn read_chunk(&self, chunk: JsValue) -> js_sys::Promise {
+    pub fn read_chunk(&self, chunk: JsValue, attributes: JsValue) -> js_sys::Promise {
         let (level, chunk) = (self.inner.clone(), coords(&chunk));
+        let names: Vec<String> = attributes
+            .dyn_ref::<JsArray>()
+            .map(|a| a.iter().filter_map(|v| v.as_string()).collect())
+            .unwrap_or_default();
         wasm_bindgen_futures::future_to_promise(async move {
             let chunk = chunk?;
             let Some(read) = level.read_chunk(&chunk).await.map_err(js_error)? else {
                 return Ok(JsValue::NULL);
             };
             let obj = Object::new();
+            let attrs = Object::new();
+            for name in &names {
+                if let Some(a) = level
+                    .read_attribute(name, &chunk, read.rows)
+                    .await
+                    .map_err(js_error)?
+                {
+                    let entry = Object::new();
+                    set(&entry, "values", values_to_js(a.dtype, &a.bytes, None)?)?;
+                    set(&entry, "width", a.width as f64)?;
+                    set(&attrs, name, entry)?;
+                }
+            }
+            set(&obj, "attributes", attrs)?;
             set(
                 &obj,
                 "positions",

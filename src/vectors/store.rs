@@ -197,6 +197,8 @@ impl VectorStore {
             dtype,
             fragments,
             manifests,
+            root: self.root.clone(),
+            path: path.clone(),
         })
     }
 }
@@ -288,6 +290,16 @@ pub struct VectorLevel {
     dtype: DataType,
     fragments: Option<SpatialArray>,
     manifests: Option<Array>,
+    root: Group,
+    path: String,
+}
+
+/// A per-vertex attribute of a chunk: `width` values of `dtype` per vertex row, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkAttribute {
+    pub dtype: DataType,
+    pub width: usize,
+    pub bytes: Vec<u8>,
 }
 
 /// A spatial chunk's vertices: `rows` rows of `ndim` values of `dtype`, little-endian as stored, and
@@ -355,6 +367,63 @@ impl VectorLevel {
             rows,
             bytes,
             fragments,
+        }))
+    }
+
+    /// The per-vertex attribute `name` of a chunk of `rows` vertices (None where the chunk has none).
+    /// Attribute names are not listed in the store's metadata: the caller names them.
+    pub async fn read_attribute(
+        &self,
+        name: &str,
+        chunk: &[i64],
+        rows: u64,
+    ) -> Result<Option<ChunkAttribute>> {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return Err(ZarrError::selection(format!(
+                "\"{name}\" is not an attribute name"
+            )));
+        }
+        let array = match self
+            .root
+            .open(&format!("{}/vertex_attributes/{name}", self.path))
+            .await?
+        {
+            Node::Array(a) => a,
+            Node::Group(_) => {
+                return Err(ZarrError::selection(format!(
+                    "vertex attribute {name} is a group"
+                )))
+            }
+        };
+        let location = array.store().locate(&format!(
+            "{}/zarr.json",
+            array.path().as_str().trim_matches('/')
+        ));
+        let spatial = SpatialArray::new(array, self.meta.ndim)
+            .map_err(|e| ZarrError::metadata(&location, e))?;
+        let dtype = spatial.dtype.ok_or_else(|| {
+            ZarrError::metadata(&location, "the attribute's \"dtype\" attribute is missing")
+        })?;
+        let Some((bytes, at)) = spatial.cell(chunk).await? else {
+            return Ok(None);
+        };
+        let per_row = (rows as usize).saturating_mul(dtype.size());
+        if per_row == 0 || bytes.len() % per_row != 0 {
+            return Err(ZarrError::codec(
+                &at,
+                CodecError::new(
+                    "zarr_vectors",
+                    format!(
+                        "attribute {name}: {} bytes are not whole rows for {rows} vertices of {dtype}",
+                        bytes.len()
+                    ),
+                ),
+            ));
+        }
+        Ok(Some(ChunkAttribute {
+            dtype,
+            width: bytes.len() / per_row,
+            bytes,
         }))
     }
 

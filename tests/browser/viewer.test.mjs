@@ -237,3 +237,29 @@ test("viewer: a plain array smaller than a tile, v2 in F order, int32 with contr
   assert.deepEqual(smallErrors.filter((e) => !/status of 404/.test(e)), []);
   await small.close();
 });
+
+test("viewer: a Zarr Vectors point cloud is drawn as a projection of its vertices", async () => {
+  const { page: vp, errors: vErrors } = await openPage(browser, `${server.url}/?url=/fixtures/vectors/points.zarr`);
+  await vp.setViewportSize({ width: 900, height: 700 });
+  await vp.waitForSelector("body[data-state=drawn]", { timeout: 30000 });
+  const want = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/points.expected.json`, "utf8")).whole;
+  const drawn = await vp.evaluate((points) => {
+    const c = document.getElementById("view");
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    // Where the page's projection puts each point: the same function, from the page's module.
+    const { bounds } = window.viewer.vectors.zv;
+    const margin = 10;
+    const scale = Math.min((c.width - 2 * margin) / (bounds[1][0] - bounds[0][0]), (c.height - 2 * margin) / (bounds[1][1] - bounds[0][1]));
+    const lit = points.filter(([x, y]) => {
+      const px = Math.round(margin + (x - bounds[0][0]) * scale);
+      const py = Math.round(margin + (y - bounds[0][1]) * scale);
+      const i = 4 * (py * c.width + px);
+      return d[i] + d[i + 1] + d[i + 2] > 3 * 17;
+    }).length;
+    return { lit, vertices: window.viewer.vectors.vertices };
+  }, want.positions);
+  assert.equal(drawn.vertices, want.vertex_count, "every vertex read");
+  assert.equal(drawn.lit, want.positions.length, "a dot at every point's projection");
+  assert.deepEqual(vErrors.filter((e) => !/status of 404/.test(e)), []);
+  await vp.close();
+});

@@ -18,14 +18,23 @@ export const vectorCases = [
       equal(level.dtype, "float32", "vertex type");
       ok(level.chunks.some((c) => c[0] < 0), "chunks at negative coordinates");
       const all = [];
+      const withAttributes = [];
       for (const chunk of level.chunks) {
-        const part = await zv.readChunk(chunk);
+        const part = await zv.readChunk(chunk, { attributes: ["intensity", "colour"] });
+        const { intensity, colour } = part.attributes;
+        ok(intensity.width === 1 && colour.width === 3 && colour.values instanceof Uint8Array, `chunk ${chunk}: attribute widths`);
+        for (let r = 0; r < part.rows; r++) {
+          withAttributes.push([...part.positions.subarray(3 * r, 3 * r + 3), intensity.values[r], ...colour.values.subarray(3 * r, 3 * r + 3)]);
+        }
         ok(part.positions instanceof Float32Array && part.positions.length === part.rows * 3, `chunk ${chunk}: rows of 3`);
         const covered = new Set(part.fragments.flatMap((f) => (f.rows ? f.rows : Array.from({ length: f.count }, (_, i) => f.start + i))));
         equal(covered.size, part.rows, `chunk ${chunk}: its fragments cover its rows`);
         all.push(...rowsOf(part.positions, 3));
       }
       deepEqual(sorted(all), sorted(want.whole.positions), "every point");
+      const theirs = want.whole.positions.map((p, i) => [...p, want.whole.attributes.intensity[i], ...want.whole.attributes.colour[i]]);
+      deepEqual(sorted(withAttributes), sorted(theirs), "every point with its intensity and colour");
+      await rejects(zv.readChunk(level.chunks[0], { attributes: ["no_such"] }), "NotFoundError", [/no_such/], "an attribute that is not there");
       const bbox = [[-40, 10, 30], [-20, 40, 60]];
       const { positions, chunks } = await zv.select({ bbox });
       ok(chunks.length < level.chunks.length, `only ${chunks.length} of ${level.chunks.length} chunks read`);
