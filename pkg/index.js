@@ -324,6 +324,10 @@ export async function open(location, options = {}) {
 // Zarr Vectors (ZVF): geometry chunked in space, as zarr-vectors 0.9 writes it.
 
 const vectorHandles = new WeakMap();
+const VERTEX_TYPES = {
+  float32: Float32Array, float64: Float64Array, int8: Int8Array, int16: Int16Array, int32: Int32Array,
+  int64: BigInt64Array, uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+};
 
 /**
  * Opens the Zarr Vectors store at `options.path` (default: the root) of `location` (a URL or any
@@ -347,6 +351,7 @@ class Vectors {
   /** Level `index` (0, the finest, by default): `{ dtype, chunks, readChunk, chunksIn, readObject }`. */
   level(index = 0) {
     const { handle, levels } = vectorHandles.get(this);
+    if (!Number.isInteger(index) || index < 0) return Promise.reject(new SelectionError(`a level is a non-negative integer, not ${index}`));
     if (!levels.has(index)) {
       const opening = call(async () => new VectorLevel(await handle.level(index)));
       opening.catch(() => levels.delete(index));
@@ -371,7 +376,7 @@ class Vectors {
   async select({ bbox, level = 0 } = {}) {
     const l = await this.level(level);
     const [lo, hi] = bbox ?? this.bounds;
-    const chunks = l.chunksIn(lo, hi);
+    const chunks = l.chunksIn(lo, hi); // checks that both corners have ndim values
     const parts = await Promise.all(chunks.map((c) => l.readChunk(c)));
     const n = this.ndim;
     const inside = [];
@@ -390,7 +395,7 @@ class Vectors {
       inside.push([part.positions, keep]);
       total += keep.length;
     }
-    const Type = parts.find(Boolean)?.positions.constructor ?? Float32Array;
+    const Type = parts.find(Boolean)?.positions.constructor ?? VERTEX_TYPES[l.dtype] ?? Float64Array;
     const positions = new Type(total * n);
     let at = 0;
     for (const [source, keep] of inside) {

@@ -73,6 +73,10 @@ impl Group {
         }
     }
 
+    pub(crate) fn store(&self) -> &Rc<dyn ReadableStore> {
+        &self.store
+    }
+
     pub fn path(&self) -> &NodePath {
         &self.path
     }

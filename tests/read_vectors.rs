@@ -293,8 +293,33 @@ fn the_store_api_reads_levels_chunks_boxes_and_objects() {
     assert_eq!(all, wanted);
     // A box: only the chunks that meet it, and they hold every point inside it.
     let (lo, hi) = ([-40.0, 10.0, 30.0], [-20.0, 40.0, 60.0]);
-    let chunks = level.chunks_in(&lo, &hi);
-    assert!(!chunks.is_empty() && chunks.len() < level.chunks().len());
+    let chunks = level.chunks_in(&lo, &hi).unwrap();
+    // x in chunks -2..=-1, y 0..=1, z 1..=2: the writer's floor(v / 25).
+    let mut exact: Vec<Vec<i64>> = Vec::new();
+    for x in -2..=-1 {
+        for y in 0..=1 {
+            for z in 1..=2 {
+                if level.chunks().contains(&vec![x, y, z]) {
+                    exact.push(vec![x, y, z]);
+                }
+            }
+        }
+    }
+    let mut got = chunks.clone();
+    got.sort();
+    exact.sort();
+    assert_eq!(got, exact, "exactly the chunks of the box");
+    // A box whose top is a chunk edge: a vertex at -25 is the writer's chunk -1.
+    let edge = level
+        .chunks_in(&[-30.0, 0.0, 0.0], &[-25.0, 1.0, 1.0])
+        .unwrap();
+    assert!(edge.iter().any(|c| c[0] == -1) && edge.iter().all(|c| c[0] >= -2 && c[0] <= -1));
+    assert!(
+        level.chunks_in(&[0.0], &[1.0]).is_err(),
+        "a box of the wrong dimension"
+    );
+    let err = block_on(level.read_chunk(&[])).err().unwrap();
+    assert!(err.to_string().contains("must have 3 values"), "{err}");
     let mut inside = 0;
     for chunk in &chunks {
         let rows = f32s(&block_on(level.read_chunk(chunk)).unwrap().unwrap().bytes);
@@ -328,7 +353,11 @@ fn the_store_api_reads_levels_chunks_boxes_and_objects() {
     let err = block_on(level.read_attribute("colour", &first, rows + 1))
         .err()
         .unwrap();
-    assert!(err.to_string().contains("not whole rows"), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("not {} rows of 3 uint8 values", rows + 1)),
+        "{err}"
+    );
     let err = block_on(level.read_attribute("../vertices", &first, rows))
         .err()
         .unwrap();

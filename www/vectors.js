@@ -22,8 +22,9 @@ export async function showVectors(url, canvas) {
   const n = zv.ndim;
   const [zlo, zhi] = n > 2 ? [zv.bounds[0][2], zv.bounds[1][2]] : [0, 1];
   for (let i = 0; i < positions.length / n; i++) {
-    const [px, py] = place(positions[i * n], positions[i * n + 1]);
-    const t = n > 2 ? Math.round((255 * (positions[i * n + 2] - zlo)) / (zhi - zlo || 1)) : 200;
+    // Number(): int64 vertices come as BigInts.
+    const [px, py] = place(Number(positions[i * n]), Number(positions[i * n + 1]));
+    const t = n > 2 ? Math.round((255 * (Number(positions[i * n + 2]) - zlo)) / (zhi - zlo || 1)) : 200;
     const k = 3 * Math.min(255, Math.max(0, t));
     ctx.fillStyle = `rgb(${colours[k]},${colours[k + 1]},${colours[k + 2]})`;
     ctx.fillRect(Math.round(px) - 1, Math.round(py) - 1, 3, 3);

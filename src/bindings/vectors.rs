@@ -98,7 +98,7 @@ impl WasmVectorLevel {
     #[wasm_bindgen(js_name = chunksIn)]
     pub fn chunks_in(&self, lo: JsValue, hi: JsValue) -> Result<JsValue, JsValue> {
         let (lo, hi) = (floats(&lo, "bbox min")?, floats(&hi, "bbox max")?);
-        json(&self.inner.chunks_in(&lo, &hi))
+        json(&self.inner.chunks_in(&lo, &hi).map_err(js_error)?)
     }
 
     /// `{ positions, rows, fragments, attributes }` of a chunk, or null where it is empty;

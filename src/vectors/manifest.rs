@@ -36,8 +36,8 @@ pub struct Block {
 pub fn parse(bytes: &[u8], ndim: usize) -> Result<Vec<Block>, String> {
     let mut c = Cursor::new(bytes);
     let count = c.u32("the block count")? as usize;
-    // Each block takes at least its coordinates, its mode and one i64.
-    let least = 8 * ndim + 1 + 8;
+    // Each block takes at least its coordinates, its mode and four bytes (an empty mode-2 list).
+    let least = 8 * ndim + 1 + 4;
     if count > c.remaining() / least {
         return Err(format!(
             "{count} blocks cannot fit in {} bytes",
@@ -116,6 +116,17 @@ mod tests {
         block(&mut out, &[0, 0, 2], 1, &[2, 3]);
         block(&mut out, &[0, 1, 2], 2, &[7, 1]);
         out
+    }
+
+    #[test]
+    fn empty_lists_and_runs_are_blocks_too() {
+        // The writer encodes an empty fragment list as mode 2 with n = 0.
+        let mut out = 2u32.to_le_bytes().to_vec();
+        block(&mut out, &[0, 0, 0], 2, &[]);
+        block(&mut out, &[1, 0, 0], 1, &[5, 0]);
+        let blocks = parse(&out, 3).unwrap();
+        assert_eq!(blocks[0].fragments, Fragments::List(vec![]));
+        assert_eq!(blocks[1].fragments.iter().count(), 0);
     }
 
     #[test]

@@ -6,12 +6,13 @@ use super::fragment_index::{self, Fragment};
 use super::manifest;
 use crate::array::Array;
 use crate::data_type::DataType;
-use crate::error::{CodecError, Result, ZarrError};
+use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::group::Group;
 use crate::node::{open, Node};
 use crate::selection::DimSelection;
 use crate::store::ReadableStore;
 use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// The versions of the reference writer whose layout this reader knows.
@@ -22,7 +23,8 @@ const KNOWN_VERSIONS: &[&str] = &["0.9."];
 pub struct VectorsMeta {
     pub version: String,
     pub ndim: usize,
-    /// A spatial chunk's size in world units: chunk `k` along an axis covers `[k * s, (k + 1) * s)`.
+    /// A spatial chunk's size in world units: chunk `k` along an axis holds the vertices `v` with
+    /// `floor(v / s) == k` (a level may have its own, see `VectorLevel::chunk_shape`).
     pub chunk_shape: Vec<f64>,
     pub bounds: (Vec<f64>, Vec<f64>),
     pub geometry_types: Vec<String>,
@@ -35,16 +37,18 @@ pub struct VectorStore {
     meta: VectorsMeta,
 }
 
+fn zarr_json(store: &dyn ReadableStore, path: &str) -> String {
+    let path = path.trim_matches('/');
+    store.locate(&if path.is_empty() {
+        "zarr.json".to_string()
+    } else {
+        format!("{path}/zarr.json")
+    })
+}
+
 /// Opens the ZVF store whose root group is at `path`.
 pub async fn open_vectors(store: Rc<dyn ReadableStore>, path: &str) -> Result<VectorStore> {
-    let location = store.locate(&format!(
-        "{}zarr.json",
-        if path.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", path.trim_matches('/'))
-        }
-    ));
+    let location = zarr_json(&*store, path);
     let root = match open(store, path).await? {
         Node::Group(g) => g,
         Node::Array(_) => {
@@ -54,42 +58,63 @@ pub async fn open_vectors(store: Rc<dyn ReadableStore>, path: &str) -> Result<Ve
             ))
         }
     };
-    let meta =
-        parse_meta(&root.metadata().attributes).map_err(|e| ZarrError::metadata(&location, e))?;
-    if !KNOWN_VERSIONS.iter().any(|v| meta.version.starts_with(v)) {
+    let attrs = &root.metadata().attributes;
+    let zv = attrs
+        .get("zarr_vectors")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            ZarrError::metadata(
+                &location,
+                "no \"zarr_vectors\" attributes: not a Zarr Vectors store",
+            )
+        })?;
+    // The version first: a later layout may not parse as this one.
+    let version = zv
+        .get("zv_version")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ZarrError::metadata(&location, "\"zv_version\" is missing"))?;
+    if !KNOWN_VERSIONS.iter().any(|v| version.starts_with(v)) {
         return Err(ZarrError::unsupported(
             &location,
             format!(
-                "zarr_vectors version {}; this reader knows {}x",
-                meta.version,
+                "zarr_vectors version {version}; this reader knows {}x",
                 KNOWN_VERSIONS.join("x, ")
             ),
         ));
     }
+    let meta = parse_meta(version, zv, attrs).map_err(|e| ZarrError::metadata(&location, e))?;
     Ok(VectorStore { root, meta })
 }
 
-fn parse_meta(attrs: &Map<String, Value>) -> std::result::Result<VectorsMeta, String> {
-    let zv = attrs
-        .get("zarr_vectors")
-        .and_then(Value::as_object)
-        .ok_or("no \"zarr_vectors\" attributes: not a Zarr Vectors store")?;
-    let numbers = |v: Option<&Value>, what: &str| -> std::result::Result<Vec<f64>, String> {
-        v.and_then(Value::as_array)
-            .and_then(|a| a.iter().map(Value::as_f64).collect::<Option<Vec<_>>>())
-            .ok_or_else(|| format!("\"{what}\" must be a list of numbers"))
-    };
-    let version = zv
-        .get("zv_version")
-        .and_then(Value::as_str)
-        .ok_or("\"zv_version\" is missing")?
-        .to_string();
-    let chunk_shape = numbers(zv.get("chunk_shape"), "chunk_shape")?;
-    if chunk_shape.is_empty() || chunk_shape.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
+fn numbers(v: Option<&Value>, what: &str) -> std::result::Result<Vec<f64>, String> {
+    v.and_then(Value::as_array)
+        .and_then(|a| a.iter().map(Value::as_f64).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| format!("\"{what}\" must be a list of numbers"))
+}
+
+fn chunk_sizes(v: Option<&Value>, ndim: usize) -> std::result::Result<Vec<f64>, String> {
+    let sizes = numbers(v, "chunk_shape")?;
+    if sizes.len() != ndim || sizes.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(format!(
-            "\"chunk_shape\" must be positive sizes, not {chunk_shape:?}"
+            "\"chunk_shape\" must be {ndim} positive sizes, not {sizes:?}"
         ));
     }
+    Ok(sizes)
+}
+
+fn parse_meta(
+    version: &str,
+    zv: &Map<String, Value>,
+    attrs: &Map<String, Value>,
+) -> std::result::Result<VectorsMeta, String> {
+    let ndim = zv
+        .get("chunk_shape")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if !(1..=32).contains(&ndim) {
+        return Err(format!("\"chunk_shape\" has {ndim} dimensions"));
+    }
+    let chunk_shape = chunk_sizes(zv.get("chunk_shape"), ndim)?;
     let bounds = zv
         .get("bounds")
         .and_then(Value::as_array)
@@ -99,7 +124,6 @@ fn parse_meta(attrs: &Map<String, Value>) -> std::result::Result<VectorsMeta, St
         numbers(bounds.first(), "bounds[0]")?,
         numbers(bounds.get(1), "bounds[1]")?,
     );
-    let ndim = chunk_shape.len();
     if bounds.0.len() != ndim || bounds.1.len() != ndim {
         return Err(format!(
             "\"bounds\" do not have {ndim} dimensions like \"chunk_shape\""
@@ -115,25 +139,30 @@ fn parse_meta(attrs: &Map<String, Value>) -> std::result::Result<VectorsMeta, St
                 .collect()
         })
         .unwrap_or_default();
-    let levels: Vec<String> = attrs
+    let levels: Vec<String> = match attrs
         .get("multiscales")
         .and_then(|m| m.get(0))
         .and_then(|m| m.get("datasets"))
         .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .filter_map(|d| d.get("path").and_then(Value::as_str))
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_else(|| vec!["0".to_string()]);
-    if levels.is_empty() || levels.iter().any(|p| p.is_empty() || p.contains("..")) {
+    {
+        None => vec!["0".to_string()],
+        Some(datasets) => datasets
+            .iter()
+            .map(|d| d.get("path").and_then(Value::as_str).map(String::from))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("a multiscales dataset has no \"path\"")?,
+    };
+    if levels.is_empty()
+        || levels
+            .iter()
+            .any(|p| p.is_empty() || p.split('/').any(|s| s == ".." || s == "."))
+    {
         return Err(format!(
             "the multiscales datasets' paths are not usable: {levels:?}"
         ));
     }
     Ok(VectorsMeta {
-        version,
+        version: version.to_string(),
         ndim,
         chunk_shape,
         bounds,
@@ -147,6 +176,18 @@ impl VectorStore {
         &self.meta
     }
 
+    async fn array(&self, path: &str) -> Result<Option<Array>> {
+        match self.root.open(path).await {
+            Ok(Node::Array(a)) => Ok(Some(a)),
+            Ok(Node::Group(g)) => Err(ZarrError::metadata(
+                &zarr_json(&*g.store().clone(), g.path().as_str()),
+                "expected an array, found a group",
+            )),
+            Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Opens level `index` (0 is the finest).
     pub async fn level(&self, index: usize) -> Result<VectorLevel> {
         let path = self.meta.levels.get(index).ok_or_else(|| {
@@ -155,46 +196,70 @@ impl VectorStore {
                 self.meta.levels.len()
             ))
         })?;
-        let array = |name: String| async move {
-            match self.root.open(&name).await? {
-                Node::Array(a) => Ok(a),
-                Node::Group(_) => Err(ZarrError::metadata(
-                    &name,
-                    "expected an array, found a group",
-                )),
+        let ndim = self.meta.ndim;
+        // A level may have chunks of its own size (`zarr_vectors_level.chunk_shape`).
+        let mut chunk_shape = self.meta.chunk_shape.clone();
+        if let Node::Group(group) = self.root.open(path).await? {
+            let location = zarr_json(&*group.store().clone(), group.path().as_str());
+            if let Some(own) = group
+                .metadata()
+                .attributes
+                .get("zarr_vectors_level")
+                .and_then(|l| l.get("chunk_shape"))
+            {
+                chunk_shape =
+                    chunk_sizes(Some(own), ndim).map_err(|e| ZarrError::metadata(&location, e))?;
             }
+        }
+        let vertices = self
+            .array(&format!("{path}/vertices"))
+            .await?
+            .ok_or_else(|| {
+                ZarrError::not_found(&zarr_json(
+                    &*self.root.store().clone(),
+                    &format!("{}/{path}/vertices", self.root.path().as_str()),
+                ))
+            })?;
+        let vertices = SpatialArray::new(vertices, ndim)?;
+        let dtype = vertices.numeric_dtype()?;
+        if let Some(encoding) = vertices.attr_str("encoding").filter(|e| *e != "raw") {
+            return Err(ZarrError::unsupported(
+                &vertices.location,
+                format!("vertices encoded as \"{encoding}\"; only \"raw\" is read"),
+            ));
+        }
+        let row = ndim
+            .checked_mul(dtype.size())
+            .filter(|r| *r > 0)
+            .ok_or_else(|| {
+                ZarrError::metadata(&vertices.location, "the vertex rows' size overflows")
+            })?;
+        let fragments = match self.array(&format!("{path}/vertex_fragments")).await? {
+            Some(a) => Some(SpatialArray::new(a, ndim)?),
+            None => None,
         };
-        let optional = |name: String| async move {
-            match self.root.open(&name).await {
-                Ok(Node::Array(a)) => Ok(Some(a)),
-                Ok(Node::Group(_)) => Ok(None),
-                Err(e) if e.kind == crate::error::ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(e),
+        let manifests = match self
+            .array(&format!("{path}/object_index/manifests"))
+            .await?
+        {
+            Some(a) => {
+                let location = zarr_json(&*a.store().clone(), a.path().as_str());
+                if a.shape().len() != 1 || !a.data_type().is_variable() {
+                    return Err(ZarrError::metadata(
+                        &location,
+                        "object manifests must be a 1-D variable_length_bytes array",
+                    ));
+                }
+                Some(a)
             }
+            None => None,
         };
-        let vertices = array(format!("{path}/vertices")).await?;
-        let location = vertices.store().locate(&format!(
-            "{}/zarr.json",
-            vertices.path().as_str().trim_matches('/')
-        ));
-        let spatial = SpatialArray::new(vertices, self.meta.ndim)
-            .map_err(|e| ZarrError::metadata(&location, e))?;
-        let dtype = spatial.dtype.ok_or_else(|| {
-            ZarrError::metadata(
-                &location,
-                "the vertices array's \"dtype\" attribute is missing",
-            )
-        })?;
-        let fragments = optional(format!("{path}/vertex_fragments")).await?;
-        let fragments = fragments
-            .map(|a| SpatialArray::new(a, self.meta.ndim))
-            .transpose()
-            .map_err(|e| ZarrError::metadata(&location, e))?;
-        let manifests = optional(format!("{path}/object_index/manifests")).await?;
         Ok(VectorLevel {
-            meta: self.meta.clone(),
-            vertices: spatial,
+            ndim,
+            chunk_shape,
+            vertices,
             dtype,
+            row,
             fragments,
             manifests,
             root: self.root.clone(),
@@ -206,73 +271,103 @@ impl VectorStore {
 /// A spatial array: its reader, and where its cells are.
 struct SpatialArray {
     array: Array,
+    location: String,
     origin: Vec<i64>,
     nonempty: Vec<Vec<i64>>,
-    dtype: Option<DataType>,
 }
 
 impl SpatialArray {
-    fn new(array: Array, ndim: usize) -> std::result::Result<SpatialArray, String> {
-        let attrs = &array.metadata().attributes;
+    fn new(array: Array, ndim: usize) -> Result<SpatialArray> {
+        let location = zarr_json(&*array.store().clone(), array.path().as_str());
+        let bad = |e: String| ZarrError::metadata(&location, e);
         if array.shape().len() != ndim || !array.data_type().is_variable() {
-            return Err(format!(
+            return Err(bad(format!(
                 "a spatial array must be {ndim}-dimensional variable_length_bytes"
-            ));
+            )));
         }
+        let attrs = &array.metadata().attributes;
         let origin = match attrs.get("chunk_grid_origin") {
             None => vec![0; ndim],
             Some(v) => serde_json::from_value::<Vec<i64>>(v.clone())
                 .ok()
                 .filter(|o| o.len() == ndim)
-                .ok_or_else(|| format!("\"chunk_grid_origin\" must be {ndim} integers"))?,
+                .ok_or_else(|| bad(format!("\"chunk_grid_origin\" must be {ndim} integers")))?,
         };
-        let nonempty = attrs
+        let keys = attrs
             .get("nonempty_chunks")
             .and_then(Value::as_array)
-            .map(|keys| {
-                keys.iter()
-                    .map(|k| {
-                        k.as_str()
-                            .and_then(|k| k.split('.').map(|n| n.parse::<i64>().ok()).collect::<Option<Vec<_>>>())
-                            .filter(|c| c.len() == ndim)
-                            .ok_or_else(|| format!("\"nonempty_chunks\" entry {k} is not {ndim} integers joined by dots"))
-                    })
-                    .collect::<std::result::Result<Vec<_>, _>>()
-            })
-            .transpose()?
-            .unwrap_or_default();
-        let dtype = attrs
-            .get("dtype")
-            .and_then(Value::as_str)
-            .and_then(DataType::from_v3_name);
+            .ok_or_else(|| bad("\"nonempty_chunks\" is missing".into()))?;
+        let mut seen = HashSet::new();
+        let mut nonempty = Vec::with_capacity(keys.len());
+        for k in keys {
+            let coords = k
+                .as_str()
+                .and_then(|k| {
+                    k.split('.')
+                        .map(|n| n.parse::<i64>().ok())
+                        .collect::<Option<Vec<_>>>()
+                })
+                .filter(|c| c.len() == ndim)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "\"nonempty_chunks\" entry {k} is not {ndim} integers joined by dots"
+                    ))
+                })?;
+            if seen.insert(coords.clone()) {
+                nonempty.push(coords);
+            }
+        }
         Ok(SpatialArray {
             array,
+            location,
             origin,
             nonempty,
-            dtype,
         })
     }
 
-    /// The cell of spatial chunk `chunk`, or None where the chunk is outside the grid or empty.
+    fn attr_str(&self, name: &str) -> Option<&str> {
+        self.array.metadata().attributes.get(name)?.as_str()
+    }
+
+    /// The values' type named by the array's `dtype` attribute: a number type.
+    fn numeric_dtype(&self) -> Result<DataType> {
+        let name = self.attr_str("dtype").ok_or_else(|| {
+            ZarrError::metadata(&self.location, "the \"dtype\" attribute is missing")
+        })?;
+        use DataType::*;
+        match DataType::from_v3_name(name) {
+            Some(
+                t @ (Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 | Float32
+                | Float64),
+            ) => Ok(t),
+            _ => Err(ZarrError::unsupported(
+                &self.location,
+                format!("values of type \"{name}\"; integers and floats are read"),
+            )),
+        }
+    }
+
+    /// The cell of spatial chunk `chunk` and its key, or None where it is outside the grid or empty.
     async fn cell(&self, chunk: &[i64]) -> Result<Option<(Vec<u8>, String)>> {
-        let mut selection = Vec::with_capacity(chunk.len());
+        if chunk.len() != self.origin.len() {
+            return Err(ZarrError::selection(format!(
+                "chunk coordinates {chunk:?} must have {} values",
+                self.origin.len()
+            )));
+        }
+        let mut index = Vec::with_capacity(chunk.len());
         for ((c, o), n) in chunk.iter().zip(&self.origin).zip(self.array.shape()) {
             match c.checked_sub(*o) {
-                Some(i) if i >= 0 && (i as u64) < *n => selection.push(DimSelection::Index(i)),
+                Some(i) if i >= 0 && (i as u64) < *n => index.push(i as u64),
                 _ => return Ok(None),
             }
         }
+        let selection: Vec<DimSelection> = index
+            .iter()
+            .map(|&i| DimSelection::Index(i as i64))
+            .collect();
         let data = self.array.get(&selection).await?;
-        let key = self.array.chunk_key(
-            &selection
-                .iter()
-                .map(|s| match s {
-                    DimSelection::Index(i) => *i as u64,
-                    _ => 0,
-                })
-                .collect::<Vec<_>>(),
-        );
-        let location = self.array.store().locate(&key);
+        let location = self.array.store().locate(&self.array.chunk_key(&index));
         let bytes = data
             .items
             .as_ref()
@@ -285,21 +380,16 @@ impl SpatialArray {
 
 /// One level of a store.
 pub struct VectorLevel {
-    meta: VectorsMeta,
+    ndim: usize,
+    chunk_shape: Vec<f64>,
     vertices: SpatialArray,
     dtype: DataType,
+    /// Bytes a vertex row takes.
+    row: usize,
     fragments: Option<SpatialArray>,
     manifests: Option<Array>,
     root: Group,
     path: String,
-}
-
-/// A per-vertex attribute of a chunk: `width` values of `dtype` per vertex row, as stored.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChunkAttribute {
-    pub dtype: DataType,
-    pub width: usize,
-    pub bytes: Vec<u8>,
 }
 
 /// A spatial chunk's vertices: `rows` rows of `ndim` values of `dtype`, little-endian as stored, and
@@ -311,9 +401,22 @@ pub struct ChunkVertices {
     pub fragments: Vec<Fragment>,
 }
 
+/// A per-vertex attribute of a chunk: `width` values of `dtype` per vertex row, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkAttribute {
+    pub dtype: DataType,
+    pub width: usize,
+    pub bytes: Vec<u8>,
+}
+
 impl VectorLevel {
     pub fn dtype(&self) -> DataType {
         self.dtype
+    }
+
+    /// This level's spatial chunk size (world units).
+    pub fn chunk_shape(&self) -> &[f64] {
+        &self.chunk_shape
     }
 
     /// The spatial chunks that hold vertices.
@@ -321,19 +424,30 @@ impl VectorLevel {
         &self.vertices.nonempty
     }
 
-    /// The occupied chunks whose boxes meet the box `[lo, hi]` (world units).
-    pub fn chunks_in(&self, lo: &[f64], hi: &[f64]) -> Vec<Vec<i64>> {
-        let s = &self.meta.chunk_shape;
-        self.chunks()
+    /// The occupied chunks that hold vertices of the box `[lo, hi]` (world units): the writer
+    /// puts vertex `v` in chunk `floor(v / s)`, so these are the chunks from `floor(lo / s)` to
+    /// `floor(hi / s)` on every axis.
+    pub fn chunks_in(&self, lo: &[f64], hi: &[f64]) -> Result<Vec<Vec<i64>>> {
+        if lo.len() != self.ndim || hi.len() != self.ndim {
+            return Err(ZarrError::selection(format!(
+                "a box needs {} values at each corner, not {} and {}",
+                self.ndim,
+                lo.len(),
+                hi.len()
+            )));
+        }
+        let s = &self.chunk_shape;
+        Ok(self
+            .chunks()
             .iter()
             .filter(|c| {
                 c.iter().enumerate().all(|(d, &k)| {
-                    let (a, b) = (k as f64 * s[d], (k + 1) as f64 * s[d]);
-                    lo.get(d).is_none_or(|l| b > *l) && hi.get(d).is_none_or(|h| a <= *h)
+                    let k = k as f64;
+                    (lo[d] / s[d]).floor() <= k && k <= (hi[d] / s[d]).floor()
                 })
             })
             .cloned()
-            .collect()
+            .collect())
     }
 
     /// Reads a spatial chunk: its vertices and fragments (None where it is empty).
@@ -341,20 +455,20 @@ impl VectorLevel {
         let Some((bytes, location)) = self.vertices.cell(chunk).await? else {
             return Ok(None);
         };
-        let row = self.meta.ndim * self.dtype.size();
-        if bytes.len() % row != 0 {
+        if bytes.len() % self.row != 0 {
             return Err(ZarrError::codec(
                 &location,
                 CodecError::new(
                     "zarr_vectors",
                     format!(
-                        "{} bytes of vertices are not whole rows of {row} bytes",
-                        bytes.len()
+                        "{} bytes of vertices are not whole rows of {} bytes",
+                        bytes.len(),
+                        self.row
                     ),
                 ),
             ));
         }
-        let rows = (bytes.len() / row) as u64;
+        let rows = (bytes.len() / self.row) as u64;
         let fragments = match &self.fragments {
             Some(f) => match f.cell(chunk).await? {
                 Some((blob, at)) => fragment_index::parse(&blob, rows)
@@ -395,26 +509,42 @@ impl VectorLevel {
                 )))
             }
         };
-        let location = array.store().locate(&format!(
-            "{}/zarr.json",
-            array.path().as_str().trim_matches('/')
-        ));
-        let spatial = SpatialArray::new(array, self.meta.ndim)
-            .map_err(|e| ZarrError::metadata(&location, e))?;
-        let dtype = spatial.dtype.ok_or_else(|| {
-            ZarrError::metadata(&location, "the attribute's \"dtype\" attribute is missing")
-        })?;
+        let spatial = SpatialArray::new(array, self.ndim)?;
+        let dtype = spatial.numeric_dtype()?;
+        if spatial.attr_str("encoding").is_some_and(|e| e != "raw") {
+            return Err(ZarrError::unsupported(
+                &spatial.location,
+                "an attribute not stored raw (dictionary-encoded, say)",
+            ));
+        }
+        // Values a row: the product of `row_shape` (a scalar attribute has none).
+        let width = match spatial.array.metadata().attributes.get("row_shape") {
+            None => 1,
+            Some(shape) => serde_json::from_value::<Vec<u64>>(shape.clone())
+                .ok()
+                .and_then(|s| {
+                    s.iter()
+                        .try_fold(1u64, |a, &n| a.checked_mul(n))
+                        .and_then(|n| usize::try_from(n).ok())
+                })
+                .filter(|w| *w > 0)
+                .ok_or_else(|| {
+                    ZarrError::metadata(&spatial.location, "\"row_shape\" must be positive sizes")
+                })?,
+        };
         let Some((bytes, at)) = spatial.cell(chunk).await? else {
             return Ok(None);
         };
-        let per_row = (rows as usize).saturating_mul(dtype.size());
-        if per_row == 0 || bytes.len() % per_row != 0 {
+        let expected = (rows as usize)
+            .checked_mul(width)
+            .and_then(|n| n.checked_mul(dtype.size()));
+        if expected != Some(bytes.len()) {
             return Err(ZarrError::codec(
                 &at,
                 CodecError::new(
                     "zarr_vectors",
                     format!(
-                        "attribute {name}: {} bytes are not whole rows for {rows} vertices of {dtype}",
+                        "attribute {name}: {} bytes, not {rows} rows of {width} {dtype} values",
                         bytes.len()
                     ),
                 ),
@@ -422,12 +552,14 @@ impl VectorLevel {
         }
         Ok(Some(ChunkAttribute {
             dtype,
-            width: bytes.len() / per_row,
+            width,
             bytes,
         }))
     }
 
-    /// Object `id`'s vertices, chunk by chunk in its manifest's order: the bytes of its rows.
+    /// Object `id`'s vertices, chunk by chunk in its manifest's order: the bytes of its rows. Each
+    /// chunk is read once, and a manifest that names a row twice is refused (so a small manifest
+    /// cannot ask for any amount of memory).
     pub async fn read_object(&self, id: u64) -> Result<Vec<u8>> {
         let manifests = self
             .manifests
@@ -440,53 +572,60 @@ impl VectorLevel {
             )));
         }
         let data = manifests.get(&[DimSelection::Index(id as i64)]).await?;
-        let location = manifests.store().locate(
-            &manifests.chunk_key(&[id
-                / manifests
-                    .metadata()
-                    .chunk_grid
-                    .regular_chunk_shape()
-                    .map_or(1, |c| c[0].max(1))]),
-        );
+        let cell = manifests
+            .metadata()
+            .chunk_grid
+            .regular_chunk_shape()
+            .map_or(id, |c| id / c[0].max(1));
+        let location = manifests.store().locate(&manifests.chunk_key(&[cell]));
+        let broken = |reason: String| {
+            ZarrError::codec(&location, CodecError::new("object manifest", reason))
+        };
         let blob = data
             .items
             .as_ref()
             .and_then(|i| i.resolve(data.bytes.get(..8)?))
             .unwrap_or_default();
-        let blocks = manifest::parse(blob, self.meta.ndim).map_err(|e| {
-            ZarrError::codec(
-                &location,
-                CodecError::new("object manifest", format!("object {id}: {e}")),
-            )
-        })?;
-        let row = self.meta.ndim * self.dtype.size();
+        if blob.is_empty() {
+            return Ok(Vec::new()); // no manifest written: an object without vertices
+        }
+        let blocks =
+            manifest::parse(blob, self.ndim).map_err(|e| broken(format!("object {id}: {e}")))?;
+        let mut chunks: HashMap<Vec<i64>, ChunkVertices> = HashMap::new();
+        let mut used: HashSet<(Vec<i64>, u64)> = HashSet::new();
         let mut out = Vec::new();
         for block in blocks {
-            let chunk = self.read_chunk(&block.chunk).await?.ok_or_else(|| {
-                ZarrError::codec(
-                    &location,
-                    CodecError::new(
-                        "object manifest",
-                        format!("object {id} names chunk {:?}, which is empty", block.chunk),
-                    ),
-                )
-            })?;
-            for f in block.fragments.iter() {
-                let fragment = chunk.fragments.get(f as usize).ok_or_else(|| {
-                    ZarrError::codec(
-                        &location,
-                        CodecError::new(
-                            "object manifest",
-                            format!(
-                                "object {id} names fragment {f} of chunk {:?}, which has {}",
-                                block.chunk,
-                                chunk.fragments.len()
-                            ),
-                        ),
-                    )
+            if !chunks.contains_key(&block.chunk) {
+                let read = self.read_chunk(&block.chunk).await?.ok_or_else(|| {
+                    broken(format!(
+                        "object {id} names chunk {:?}, which is empty",
+                        block.chunk
+                    ))
                 })?;
+                chunks.insert(block.chunk.clone(), read);
+            }
+            let chunk = &chunks[&block.chunk];
+            for f in block.fragments.iter() {
+                let fragment = usize::try_from(f)
+                    .ok()
+                    .and_then(|i| chunk.fragments.get(i))
+                    .ok_or_else(|| {
+                        broken(format!(
+                            "object {id} names fragment {f} of chunk {:?}, which has {}",
+                            block.chunk,
+                            chunk.fragments.len()
+                        ))
+                    })?;
                 for r in fragment.rows() {
-                    out.extend_from_slice(&chunk.bytes[r as usize * row..(r as usize + 1) * row]);
+                    if !used.insert((block.chunk.clone(), r)) {
+                        return Err(broken(format!(
+                            "object {id} names row {r} of chunk {:?} twice",
+                            block.chunk
+                        )));
+                    }
+                    // Rows are within the chunk: the fragment index was checked against them.
+                    let at = r as usize * self.row;
+                    out.extend_from_slice(&chunk.bytes[at..at + self.row]);
                 }
             }
         }

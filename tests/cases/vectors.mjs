@@ -27,8 +27,8 @@ export const vectorCases = [
           withAttributes.push([...part.positions.subarray(3 * r, 3 * r + 3), intensity.values[r], ...colour.values.subarray(3 * r, 3 * r + 3)]);
         }
         ok(part.positions instanceof Float32Array && part.positions.length === part.rows * 3, `chunk ${chunk}: rows of 3`);
-        const covered = new Set(part.fragments.flatMap((f) => (f.rows ? f.rows : Array.from({ length: f.count }, (_, i) => f.start + i))));
-        equal(covered.size, part.rows, `chunk ${chunk}: its fragments cover its rows`);
+        const rows = part.fragments.flatMap((f) => (f.rows ? f.rows : Array.from({ length: f.count }, (_, i) => f.start + i)));
+        ok(rows.length === part.rows && new Set(rows).size === part.rows && rows.every((r) => r >= 0 && r < part.rows), `chunk ${chunk}: its fragments tile its rows`);
         all.push(...rowsOf(part.positions, 3));
       }
       deepEqual(sorted(all), sorted(want.whole.positions), "every point");
@@ -48,6 +48,9 @@ export const vectorCases = [
       equal(await zv.readChunk([40, 40, 40]), null, "a chunk outside the grid");
       await rejects(zv.readObject(11), "SelectionError", [/11 objects/], "an object that is not there");
       await rejects(zv.level(3), "SelectionError", [/1 levels/], "a level that is not there");
+      await rejects(zv.level(0.5), "SelectionError", [/non-negative integer/], "a level that is not an integer");
+      await rejects(zv.select({ bbox: [[0, 0], [1, 1]] }), "SelectionError", [/3 values/], "a 2-D box in 3-D");
+      await rejects(zv.readChunk([0, 0]), "SelectionError", [/must have 3 values/], "2 chunk coordinates in 3-D");
     },
   },
   {
