@@ -79,7 +79,7 @@ pub fn partition(grid: &ChunkGrid, ranges: &[DimRange], max_parts: usize) -> Res
     loop {
         let chosen: Vec<&DimGroup> = odometer.iter().zip(&groups).map(|(&i, g)| &g[i]).collect();
         out.push(SelectionPart {
-            selection: chosen.iter().map(|g| g.selection.clone()).collect(),
+            selection: chosen.iter().map(|g| g.selection).collect(),
             out_start: chosen.iter().filter_map(|g| g.out.map(|o| o.0)).collect(),
             shape: chosen.iter().filter_map(|g| g.out.map(|o| o.1)).collect(),
             chunks: chosen.iter().map(|g| g.chunks).product(),

@@ -254,19 +254,7 @@ mod tests {
             Fragment::List(vec![0, 2]),
             Fragment::List(vec![1]),
         ]);
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..20000 {
-            let mut b = good.clone();
-            for _ in 0..3 {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let at = (state as usize) % b.len();
-                b[at] = (state >> 32) as u8;
-            }
-            if state % 5 == 0 {
-                b.truncate((state as usize >> 8) % b.len());
-            }
+        for b in super::super::mutations(&good, 0x9E37_79B9_7F4A_7C15, 20000) {
             let _ = parse(&b, 3);
         }
     }

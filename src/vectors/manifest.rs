@@ -169,16 +169,7 @@ mod tests {
     #[test]
     fn arbitrary_bytes_never_panic() {
         let good = manifest();
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        for _ in 0..20000 {
-            let mut b = good.clone();
-            for _ in 0..3 {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let at = (state as usize) % b.len();
-                b[at] = (state >> 40) as u8;
-            }
+        for b in super::super::mutations(&good, 0x2545_F491_4F6C_DD1D, 20000) {
             let _ = parse(&b, 3);
         }
     }

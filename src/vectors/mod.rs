@@ -71,3 +71,31 @@ impl<'a> Cursor<'a> {
         }
     }
 }
+
+/// Mutated copies of `good` for the parsers' no-panic tests: `count` copies, each with three bytes
+/// changed and one in five cut short (a fixed xorshift sequence from `seed`).
+#[cfg(test)]
+pub(crate) fn mutations(good: &[u8], seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count)
+        .map(|_| {
+            let mut b = good.to_vec();
+            for _ in 0..3 {
+                let r = next();
+                let at = (r as usize) % b.len();
+                b[at] = (r >> 32) as u8;
+            }
+            let r = next();
+            if r % 5 == 0 {
+                b.truncate((r as usize >> 8) % b.len());
+            }
+            b
+        })
+        .collect()
+}
