@@ -2,7 +2,7 @@
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
 import initWasm, { WasmStore } from "./zarr_wasm.js";
 import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
-import { WorkerPool, allocateLike, place } from "./pool.js";
+import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
 export { WorkerPool } from "./pool.js";
 
@@ -538,7 +538,6 @@ function proxiedStores(desc) {
 }
 
 const cStrides = (shape) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
-const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
 /**
  * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole

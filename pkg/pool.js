@@ -267,7 +267,8 @@ function aborted(signal, label) {
 // object of fields, each of those; an element may span several entries (complex numbers, fields
 // with a subarray shape), counted as the data's length over the part's element count.
 
-const count = (shape) => shape.reduce((a, b) => a * b, 1);
+/** The number of elements of `shape`. */
+export const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
 /** Empty data for `total` elements, of the same kind as `sample` (which holds `sampleCount`). */
 export function allocateLike(sample, sampleCount, total) {

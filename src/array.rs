@@ -11,7 +11,7 @@ use crate::node_path::NodePath;
 use crate::partition::{partition, Partition};
 use crate::region::{copy_box, fill_box, Placement};
 use crate::selection::{
-    chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimSelection,
+    chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimRange, DimSelection,
 };
 use crate::sharded::{IndexCache, RangeBatches};
 use crate::store::ReadableStore;
@@ -200,19 +200,17 @@ impl Array {
                     coords: p.coords,
                 };
                 for ((part, range), o) in p.parts.iter().zip(&ranges).zip(origin) {
-                    let start = o + part.start_in_chunk;
-                    region.selection.push(if range.keep {
+                    if range.keep {
                         region.out_start.push(part.out_start);
                         region.shape.push(part.count);
-                        let stop = start + (part.count - 1) * part.step + 1;
-                        DimSelection::Slice {
-                            start: Some(start as i64),
-                            stop: Some(stop as i64),
-                            step: Some(part.step as i64),
-                        }
-                    } else {
-                        DimSelection::Index(start as i64)
-                    });
+                    }
+                    let share = DimRange {
+                        start: o + part.start_in_chunk,
+                        step: part.step,
+                        count: part.count,
+                        keep: range.keep,
+                    };
+                    region.selection.push(share.selection());
                 }
                 region
             })

@@ -27,28 +27,12 @@ pub struct Partition {
     pub parts: Vec<SelectionPart>,
 }
 
-/// A resolved range as the selection that reads exactly it.
-fn range_selection(range: &DimRange) -> DimSelection {
-    if !range.keep {
-        return DimSelection::Index(range.start as i64);
-    }
-    let stop = match range.count {
-        0 => range.start,
-        n => range.start + (n - 1) * range.step + 1,
-    };
-    DimSelection::Slice {
-        start: Some(range.start as i64),
-        stop: Some(stop as i64),
-        step: Some(range.step as i64),
-    }
-}
-
 /// Splits the resolved selection `ranges` into at most `max_parts` boxes of whole chunks of `grid`.
 /// The outer dimensions are split first: in C order a band of chunk rows is what a shard (or a
 /// store's listing) keeps together, so a part's requests stay adjacent.
 pub fn partition(grid: &ChunkGrid, ranges: &[DimRange], max_parts: usize) -> Result<Partition> {
     let shape = result_shape(ranges);
-    let selection = ranges.iter().map(range_selection).collect();
+    let selection = ranges.iter().map(DimRange::selection).collect();
     if ranges.iter().any(|r| r.count == 0) {
         return Ok(Partition {
             selection,
@@ -127,11 +111,12 @@ fn split_dim(
             let first = run[0];
             let start = grid.dim_chunk_span(dim, first.chunk).0 + first.start_in_chunk;
             let count: u64 = run.iter().map(|p| p.count).sum();
-            let selection = range_selection(&DimRange {
+            let selection = DimRange {
                 start,
                 count,
                 ..*range
-            });
+            }
+            .selection();
             DimGroup {
                 selection,
                 out: range.keep.then_some((first.out_start, count)),

@@ -107,6 +107,25 @@ fn resolve_dim(sel: DimSelection, len: u64, dim: usize) -> Result<DimRange> {
     }
 }
 
+impl DimRange {
+    /// The selection that reads exactly this range: an index where the dimension is dropped, else
+    /// a slice with explicit bounds and step.
+    pub fn selection(&self) -> DimSelection {
+        if !self.keep {
+            return DimSelection::Index(self.start as i64);
+        }
+        let stop = match self.count {
+            0 => self.start,
+            n => self.start + (n - 1) * self.step + 1,
+        };
+        DimSelection::Slice {
+            start: Some(self.start as i64),
+            stop: Some(stop as i64),
+            step: Some(self.step as i64),
+        }
+    }
+}
+
 /// The shape of the result: the kept dimensions' counts.
 pub fn result_shape(ranges: &[DimRange]) -> Vec<u64> {
     ranges.iter().filter(|r| r.keep).map(|r| r.count).collect()

@@ -84,19 +84,18 @@ fn key(row: &[f32]) -> Vec<u32> {
     row.iter().map(|v| v.to_bits()).collect()
 }
 
-fn rows_of(value: &Value) -> Vec<Vec<f32>> {
+/// A JSON list of rows, each value through `cell`.
+fn rows_with<T>(value: &Value, cell: impl Fn(&Value) -> T) -> Vec<Vec<T>> {
     value
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| {
-            r.as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap() as f32)
-                .collect()
-        })
+        .map(|r| r.as_array().unwrap().iter().map(&cell).collect())
         .collect()
+}
+
+fn rows_of(value: &Value) -> Vec<Vec<f32>> {
+    rows_with(value, |v| v.as_f64().unwrap() as f32)
 }
 
 /// Each chunk's vertices, keyed by chunk, with their intensity and colour rows.
@@ -171,18 +170,9 @@ fn a_point_cloud_reads_as_zarr_vectors_reads_it() {
         .iter()
         .map(|v| v.as_f64().unwrap() as f32)
         .collect();
-    let wanted_colour: Vec<Vec<u8>> = whole["attributes"]["colour"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            r.as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap() as u8)
-                .collect()
-        })
-        .collect();
+    let wanted_colour: Vec<Vec<u8>> = rows_with(&whole["attributes"]["colour"], |v| {
+        v.as_u64().unwrap() as u8
+    });
     let mut theirs: Vec<(Vec<u32>, u32, Vec<u8>)> = (0..positions.len())
         .map(|i| {
             (

@@ -37,27 +37,18 @@ pub struct VectorStore {
     meta: VectorsMeta,
 }
 
-fn zarr_json(store: &dyn ReadableStore, path: &str) -> String {
-    let path = path.trim_matches('/');
-    store.locate(&if path.is_empty() {
-        "zarr.json".to_string()
-    } else {
-        format!("{path}/zarr.json")
-    })
-}
-
 /// Opens the ZVF store whose root group is at `path`.
 pub async fn open_vectors(store: Rc<dyn ReadableStore>, path: &str) -> Result<VectorStore> {
-    let location = zarr_json(&*store, path);
     let root = match open(store, path).await? {
         Node::Group(g) => g,
-        Node::Array(_) => {
+        Node::Array(a) => {
             return Err(ZarrError::metadata(
-                &location,
+                &a.store().locate(&a.path().key("zarr.json")),
                 "a Zarr Vectors store is a group, this is an array",
             ))
         }
     };
+    let location = root.store().locate(&root.path().key("zarr.json"));
     let attrs = &root.metadata().attributes;
     let zv = attrs
         .get("zarr_vectors")
@@ -180,7 +171,7 @@ impl VectorStore {
         match self.root.open(path).await {
             Ok(Node::Array(a)) => Ok(Some(a)),
             Ok(Node::Group(g)) => Err(ZarrError::metadata(
-                &zarr_json(&*g.store().clone(), g.path().as_str()),
+                &g.store().locate(&g.path().key("zarr.json")),
                 "expected an array, found a group",
             )),
             Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
@@ -200,7 +191,7 @@ impl VectorStore {
         // A level may have chunks of its own size (`zarr_vectors_level.chunk_shape`).
         let mut chunk_shape = self.meta.chunk_shape.clone();
         if let Node::Group(group) = self.root.open(path).await? {
-            let location = zarr_json(&*group.store().clone(), group.path().as_str());
+            let location = group.store().locate(&group.path().key("zarr.json"));
             if let Some(own) = group
                 .metadata()
                 .attributes
@@ -215,10 +206,12 @@ impl VectorStore {
             .array(&format!("{path}/vertices"))
             .await?
             .ok_or_else(|| {
-                ZarrError::not_found(&zarr_json(
-                    &*self.root.store().clone(),
-                    &format!("{}/{path}/vertices", self.root.path().as_str()),
-                ))
+                ZarrError::not_found(
+                    &self
+                        .root
+                        .store()
+                        .locate(&self.root.path().key(&format!("{path}/vertices/zarr.json"))),
+                )
             })?;
         let vertices = SpatialArray::new(vertices, ndim)?;
         let dtype = vertices.numeric_dtype()?;
@@ -243,7 +236,7 @@ impl VectorStore {
             .await?
         {
             Some(a) => {
-                let location = zarr_json(&*a.store().clone(), a.path().as_str());
+                let location = a.store().locate(&a.path().key("zarr.json"));
                 if a.shape().len() != 1 || !a.data_type().is_variable() {
                     return Err(ZarrError::metadata(
                         &location,
@@ -278,7 +271,7 @@ struct SpatialArray {
 
 impl SpatialArray {
     fn new(array: Array, ndim: usize) -> Result<SpatialArray> {
-        let location = zarr_json(&*array.store().clone(), array.path().as_str());
+        let location = array.store().locate(&array.path().key("zarr.json"));
         let bad = |e: String| ZarrError::metadata(&location, e);
         if array.shape().len() != ndim || !array.data_type().is_variable() {
             return Err(bad(format!(
