@@ -9,6 +9,8 @@ export class FileSystemStore implements Store {
   readonly url: string;
   get(key: string): Promise<Uint8Array | undefined>;
   getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
+  /** The names in the directory `prefix` ("" is the root), or undefined where there is none. */
+  list(prefix: string): Promise<string[] | undefined>;
 }
 
 type RangeRequest = { offset: number; length?: number } | { suffixLength: number };

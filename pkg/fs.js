@@ -1,6 +1,6 @@
 // zarr-wasm/fs: a store over a local directory, for Node (and Deno, Bun). Kept out of the main
 // entry so that browser bundles never see node:fs.
-import { open as openFile, readFile } from "node:fs/promises";
+import { open as openFile, readdir, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -19,6 +19,16 @@ export class FileSystemStore {
     const path = resolve(this.root, key);
     if (path !== this.root && !path.startsWith(this.root + sep)) throw new RangeError(`key ${key} leaves ${this.root}`);
     return path;
+  }
+
+  /** The names directly below the directory `prefix` ("" is the root), or undefined if it is none. */
+  async list(prefix) {
+    try {
+      return (await readdir(this.path(prefix))).sort();
+    } catch (err) {
+      if (MISSING.has(err.code)) return undefined;
+      throw err;
+    }
   }
 
   async get(key) {

@@ -108,6 +108,11 @@ export interface StoreOptions {
 export interface Store {
   get(key: string, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
   getRange?(key: string, range: RangeRequest, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  /**
+   * The names directly below the directory `prefix` ("" is the root), or undefined if the store
+   * cannot tell. Zarr never needs it; Zarr Vectors' link arrays are found by it.
+   */
+  list?(prefix: string, options?: StoreOptions): Promise<string[] | undefined> | string[] | undefined;
   url?: string;
   /** Bytes of recent values zarr-wasm keeps from this store (default 0). */
   cacheSize?: number;
@@ -120,6 +125,7 @@ export class MemoryStore implements Store {
   set(key: string, value: Uint8Array | ArrayBuffer): this;
   get(key: string): Uint8Array | undefined;
   getRange(key: string, range: RangeRequest): Uint8Array | undefined;
+  list(prefix: string): string[];
 }
 
 /**
@@ -371,6 +377,43 @@ export interface VectorChunk {
   attributes: Record<string, { values: VectorChunk["positions"]; width: number }>;
 }
 
+/** Values of one kind, `width` a row (a vertex's, a link's), row for row. */
+export interface VectorColumn {
+  values: VectorChunk["positions"] | BigInt64Array | BigUint64Array;
+  width: number;
+}
+
+/** What `select` reads (see Vectors.select). */
+export interface VectorQuery {
+  /** `[min, max]` in world units; without it, the whole level. */
+  bbox?: [number[], number[]];
+  /** Per-vertex attributes to read, by name (the store does not list them). */
+  attributes?: string[];
+  /** Per-link attributes to read, by name. */
+  linkAttributes?: string[];
+  /** Each vertex's object id (from the object manifests). */
+  objectIds?: boolean;
+}
+
+/** A level's geometry (see Vectors.select). Vertices are numbered chunk after chunk. */
+export interface VectorGeometry {
+  /** `rows` rows of `ndim` values, in the level's vertex type. */
+  positions: VectorChunk["positions"];
+  rows: number;
+  /** The chunks read. */
+  chunks: number[][];
+  attributes: Record<string, VectorColumn>;
+  /** Each vertex's object (the first that names it), -1 for none: with `objectIds: true`. */
+  objectIds?: Float64Array;
+  /** Where the level has links: `width` vertex indices a link, in the order written. */
+  links?: { width: number; indices: Uint32Array };
+  /** `links.indices` of a graph or skeleton (pairs; a skeleton's are (child, parent)). */
+  edges?: Uint32Array;
+  /** `links.indices` of a mesh (triangles, with their winding). */
+  faces?: Uint32Array;
+  linkAttributes?: Record<string, VectorColumn>;
+}
+
 /** One level of a Zarr Vectors store. */
 export interface VectorLevel {
   /** The vertices' type, e.g. "float32". */
@@ -381,7 +424,11 @@ export interface VectorLevel {
   readChunk(chunk: number[], attributes?: string[]): Promise<VectorChunk | null>;
   /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */
   chunksIn(lo: number[], hi: number[]): number[][];
-  readObject(id: number): Promise<{ positions: VectorChunk["positions"] }>;
+  select(query?: VectorQuery): Promise<VectorGeometry>;
+  readObject(id: number, attributes?: string[]): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
+  objectAttribute(name: string): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
+  groupCount(): Promise<number>;
+  readGroup(id: number): Promise<Float64Array>;
 }
 
 /**
@@ -398,10 +445,20 @@ export interface Vectors {
   readonly levels: string[];
   level(index?: number): Promise<VectorLevel>;
   readChunk(chunk: number[], options?: { level?: number; attributes?: string[] }): Promise<VectorChunk | null>;
-  /** The vertices inside `bbox` (default: the store's bounds), reading only the chunks that meet it. */
-  select(options?: { bbox?: [number[], number[]]; level?: number }): Promise<{ positions: VectorChunk["positions"]; chunks: number[][] }>;
-  /** Object `id`'s vertices, in its manifest's order (a polyline's in its order). */
-  readObject(id: number, options?: { level?: number }): Promise<{ positions: VectorChunk["positions"] }>;
+  /**
+   * A level's geometry in one read: the vertices inside `bbox` (all without one) with their
+   * attributes and object ids, and the links among them with theirs. Only the chunks that meet the
+   * box are read, concurrently. Links are found by listing `links/0`: consolidated metadata, a
+   * store's `list()`, or an HTTP server's directory index pages.
+   */
+  select(query?: VectorQuery & { level?: number }): Promise<VectorGeometry>;
+  /** Object `id`'s vertices, in its manifest's order (a polyline's in its order), with attributes. */
+  readObject(id: number, options?: { level?: number; attributes?: string[] }): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
+  /** Object attribute `name`: a row per object (fill values where an object has none). */
+  objectAttribute(name: string, options?: { level?: number }): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
+  groupCount(options?: { level?: number }): Promise<number>;
+  /** The ids of the objects in group `id`. */
+  readGroup(id: number, options?: { level?: number }): Promise<Float64Array>;
 }
 
 /**

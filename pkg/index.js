@@ -98,6 +98,16 @@ export class MemoryStore {
   get(key) {
     return this.map.get(key);
   }
+  /** The names directly below the directory `prefix` ("" is the root). */
+  list(prefix) {
+    const names = new Set();
+    const start = prefix ? prefix + "/" : "";
+    for (const key of this.map.keys()) {
+      if (key.startsWith(start)) names.add(key.slice(start.length).split("/")[0]);
+    }
+    names.delete("");
+    return [...names].sort();
+  }
   getRange(key, range) {
     const value = this.map.get(key);
     if (value === undefined) return undefined;
@@ -324,10 +334,6 @@ export async function open(location, options = {}) {
 // Zarr Vectors (ZVF): geometry chunked in space, as zarr-vectors 0.9 writes it.
 
 const vectorHandles = new WeakMap();
-const VERTEX_TYPES = {
-  float32: Float32Array, float64: Float64Array, int8: Int8Array, int16: Int16Array, int32: Int32Array,
-  int64: BigInt64Array, uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-};
 
 /**
  * Opens the Zarr Vectors store at `options.path` (default: the root) of `location` (a URL or any
@@ -370,43 +376,38 @@ class Vectors {
   }
 
   /**
-   * Every vertex inside `bbox` (`[min, max]`, world units) at `level`: only the chunks that meet the
-   * box are read, all at once. Resolves to `{ positions, chunks }`.
+   * The geometry of `level` in one read: every vertex inside `bbox` (`[min, max]`, world units;
+   * all of them without one) with the per-vertex `attributes` named, each vertex's object id
+   * (`objectIds: true`), and the links among them (`edges` or `faces`, indices into the vertices)
+   * with the per-link `linkAttributes` named. Only the chunks that meet the box are read, all at
+   * once. Resolves to `{ positions, rows, chunks, attributes, objectIds?, links?, edges?, faces?,
+   * linkAttributes? }`.
    */
-  async select({ bbox, level = 0 } = {}) {
-    const l = await this.level(level);
-    const [lo, hi] = bbox ?? this.bounds;
-    const chunks = l.chunksIn(lo, hi); // checks that both corners have ndim values
-    const parts = await Promise.all(chunks.map((c) => l.readChunk(c)));
-    const n = this.ndim;
-    const inside = [];
-    let total = 0;
-    for (const part of parts) {
-      if (!part) continue;
-      const keep = [];
-      for (let r = 0; r < part.rows; r++) {
-        let ok = true;
-        for (let d = 0; d < n && ok; d++) {
-          const v = part.positions[r * n + d];
-          ok = v >= lo[d] && v <= hi[d];
-        }
-        if (ok) keep.push(r);
-      }
-      inside.push([part.positions, keep]);
-      total += keep.length;
+  async select({ bbox, level = 0, attributes, linkAttributes, objectIds = false } = {}) {
+    if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {
+      throw new SelectionError(`bbox must be [min, max], not ${JSON.stringify(bbox)}`);
     }
-    const Type = parts.find(Boolean)?.positions.constructor ?? VERTEX_TYPES[l.dtype] ?? Float64Array;
-    const positions = new Type(total * n);
-    let at = 0;
-    for (const [source, keep] of inside) {
-      for (const r of keep) positions.set(source.subarray(r * n, r * n + n), (at++) * n);
-    }
-    return { positions, chunks };
+    return (await this.level(level)).select({ bbox, attributes, linkAttributes, objectIds });
   }
 
-  /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions }`. */
+  /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions, attributes }`. */
   async readObject(id, options = {}) {
-    return (await this.level(options.level ?? 0)).readObject(id);
+    return (await this.level(options.level ?? 0)).readObject(id, options.attributes);
+  }
+
+  /** Object attribute `name` at `level`: `{ values, shape }`, a row per object. */
+  async objectAttribute(name, options = {}) {
+    return (await this.level(options.level ?? 0)).objectAttribute(name);
+  }
+
+  /** How many groups of objects `level` has. */
+  async groupCount(options = {}) {
+    return (await this.level(options.level ?? 0)).groupCount();
+  }
+
+  /** The ids of the objects in group `id` (a Float64Array). */
+  async readGroup(id, options = {}) {
+    return (await this.level(options.level ?? 0)).readGroup(id);
   }
 }
 
@@ -425,8 +426,20 @@ class VectorLevel {
       throw typed(err);
     }
   }
-  readObject(id) {
-    return call(() => vectorHandles.get(this).readObject(id));
+  readObject(id, attributes = []) {
+    return call(() => vectorHandles.get(this).readObject(id, attributes));
+  }
+  select({ bbox, attributes, linkAttributes, objectIds = false } = {}) {
+    return call(() => vectorHandles.get(this).select(bbox?.[0], bbox?.[1], attributes, linkAttributes, Boolean(objectIds)));
+  }
+  objectAttribute(name) {
+    return call(() => vectorHandles.get(this).objectAttribute(String(name)));
+  }
+  groupCount() {
+    return call(() => vectorHandles.get(this).groupCount());
+  }
+  readGroup(id) {
+    return call(() => vectorHandles.get(this).readGroup(id));
   }
 }
 

@@ -5,6 +5,14 @@ own reader reads back from them (the expected values), into tests/fixtures/vecto
                      shifted by `chunk_grid_origin`), a float32 and an RGB uint8 attribute per
                      point, object ids; vlen-bytes + zstd (the writer's default)
     polylines.zarr   2-D polylines crossing chunk edges, an attribute per vertex
+    graph.zarr       a 3-D graph over negative coordinates with edges between chunks up to two
+                     apart, a per-vertex and two per-edge attributes, object ids and an object
+                     attribute; blosc (zstd, bitshuffle) compressed
+    skeleton.zarr    two 3-D trees (links stored as implicit parents plus branch records)
+    mesh.zarr        a triangulated height field whose faces cross chunks (winding matters),
+                     raw encoding, a per-vertex attribute
+    pyramid.zarr     2-D points with object ids, groups of objects and an object attribute, and
+                     two coarser levels built by zarr-vectors' own pyramid; blosc compressed
     *.expected.json  for each store: the whole read and each object's read, from zarr-vectors
 
 Run with `bash scripts/make_vectors.sh` (a venv of its own, pinned in vectors-requirements.txt).
@@ -12,12 +20,14 @@ Values are seeded, so the files are the same on every run.
 """
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import numpy as np
 import zarr_vectors as zv
 from zarr_vectors import Layout, Schema
+from zarr_vectors.core.arrays import read_object_attributes
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "vectors"
 
@@ -37,7 +47,41 @@ def result(r):
         out["object_ids"] = listed(r.object_ids)
     if r.kind in ("polyline", "streamline", "line") and r.polylines is not None:
         out["polylines"] = [listed(p) for p in r.polylines]
+    if r.edges is not None:
+        out["edges"] = listed(r.edges)
+    if r.faces is not None:
+        out["faces"] = listed(r.faces)
     return out
+
+
+def links_expected(path, level, names):
+    """Every link of a level as its endpoints' positions, with its attributes, read by zarr-vectors'
+    own link readers (records in input endpoint order, attribute rows aligned with them)."""
+    from zarr_vectors.core.arrays import read_chunk_vertices, read_link_arrays, read_link_attributes
+
+    lg = zv.open(str(path)).level(level).store
+    chunks, vi = read_link_arrays(lg, delta=0)
+    cells = {}
+    out = []
+    attrs = {n: read_link_attributes(lg, n) for n in names}
+    for i in range(len(vi)):
+        ends = []
+        for c, v in zip(chunks[i].tolist(), vi[i].tolist()):
+            if tuple(c) not in cells:
+                cells[tuple(c)] = np.concatenate(read_chunk_vertices(lg, tuple(c), ndim=chunks.shape[2]))
+            ends.append(listed(cells[tuple(c)][v]))
+        out.append({"ends": ends, "attributes": {n: listed(a[i]) for n, a in attrs.items()}})
+    return out
+
+
+def blosc():
+    """The writer's blosc (zstd, bitshuffle) pipeline: zarr-vectors 0.9.2 takes it from this variable
+    (its Layout(compression=...) does not reach the vlen-bytes arrays)."""
+    os.environ["ZARR_VECTORS_COMPRESSION"] = "blosc"
+
+
+def zstd():
+    os.environ.pop("ZARR_VECTORS_COMPRESSION", None)
 
 
 def write_points():
@@ -75,8 +119,108 @@ def write_polylines():
     (OUT / "polylines.expected.json").write_text(json.dumps(expected))
 
 
+def write_graph():
+    path = OUT / "graph.zarr"
+    shutil.rmtree(path, ignore_errors=True)
+    rng = np.random.default_rng(13)
+    n = 40
+    positions = rng.uniform([-30, 0, 0], [30, 60, 60], size=(n, 3)).astype("float32")
+    # Each vertex to one of its near neighbours in index order, and some chords across the graph.
+    edges = [[i, (i + 1 + int(rng.integers(0, 3))) % n] for i in range(n)]
+    edges += [[int(a), int(b)] for a, b in rng.integers(0, n, size=(20, 2)) if a != b]
+    edges = np.array(edges)
+    radius = rng.uniform(0.5, 2, n).astype("float32")
+    weight = np.arange(len(edges), dtype="float32") / 4
+    kind = (np.arange(len(edges)) % 3).astype("uint8")
+    ids = np.arange(n) // 10
+    schema = Schema(ndim=3, bounds=([-30, 0, 0], [30, 60, 60]), kind="graph", layout=Layout(cell_size=[20, 20, 20]))
+    blosc()
+    ds = zv.create(str(path), schema=schema)
+    ds.add_graph(
+        positions, edges, attributes={"radius": radius}, edge_attributes={"weight": weight, "kind": kind},
+        object_ids=ids, object_attributes={"label": np.array([10, 11, 12, 13], dtype="int32")},
+    )
+    zstd()
+    ds = zv.open(str(path))
+    bbox = ([-25, 5, 5], [15, 45, 45])
+    expected = {
+        "whole": result(ds.read(attributes=["radius"])),
+        "bbox": {"bbox": [list(bbox[0]), list(bbox[1])], **result(ds.read(bbox=bbox))},
+        "links": links_expected(path, 0, ["weight", "kind"]),
+        "object_attributes": {"label": listed(read_object_attributes(ds.level(0).store, "label"))},
+    }
+    (OUT / "graph.expected.json").write_text(json.dumps(expected))
+
+
+def write_skeleton():
+    path = OUT / "skeleton.zarr"
+    shutil.rmtree(path, ignore_errors=True)
+    rng = np.random.default_rng(17)
+    positions = rng.uniform([-20, 0, 0], [20, 40, 40], size=(30, 3)).astype("float32")
+    parent = [-1] + [int(rng.integers(max(0, i - 3), i)) for i in range(1, 15)]
+    parent += [-1] + [15 + int(rng.integers(max(0, i - 3), i)) for i in range(1, 15)]
+    edges = np.array([[i, p] for i, p in enumerate(parent) if p >= 0])
+    schema = Schema(ndim=3, bounds=([-20, 0, 0], [20, 40, 40]), kind="skeleton", layout=Layout(cell_size=[10, 10, 10]))
+    ds = zv.create(str(path), schema=schema)
+    ds.add_graph(positions, edges, tree=True, object_ids=np.repeat([0, 1], 15),
+                 attributes={"radius": rng.uniform(0.5, 2, 30).astype("float32")})
+    ds = zv.open(str(path))
+    (OUT / "skeleton.expected.json").write_text(json.dumps({"whole": result(ds.read(attributes=["radius"]))}))
+
+
+def write_mesh():
+    path = OUT / "mesh.zarr"
+    shutil.rmtree(path, ignore_errors=True)
+    # A 9 x 9 height field over [0, 40]^2, two triangles a square, counter-clockwise seen from +z.
+    k = 9
+    xs, ys = np.meshgrid(np.linspace(0, 40, k), np.linspace(0, 40, k), indexing="ij")
+    zs = 10 + 8 * np.sin(xs / 7) * np.cos(ys / 9)
+    vertices = np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1).astype("float32")
+    faces = []
+    for i in range(k - 1):
+        for j in range(k - 1):
+            a, b, c, d = i * k + j, (i + 1) * k + j, (i + 1) * k + j + 1, i * k + j + 1
+            faces += [[a, b, c], [a, c, d]]
+    schema = Schema(ndim=3, bounds=([0, 0, 0], [40, 40, 20]), kind="mesh", layout=Layout(cell_size=[15, 15, 10]))
+    ds = zv.create(str(path), schema=schema)
+    ds.add_mesh(vertices, np.array(faces), attributes={"height": vertices[:, 2].copy()})
+    ds = zv.open(str(path))
+    (OUT / "mesh.expected.json").write_text(json.dumps({"whole": result(ds.read(attributes=["height"]))}))
+
+
+def write_pyramid():
+    path = OUT / "pyramid.zarr"
+    shutil.rmtree(path, ignore_errors=True)
+    rng = np.random.default_rng(19)
+    n = 240
+    positions = rng.uniform(0, 64, size=(n, 2)).astype("float32")
+    ids = np.arange(n) // 12
+    schema = Schema(ndim=2, bounds=([0, 0], [64, 64]), layout=Layout(cell_size=[16, 16]))
+    blosc()
+    ds = zv.create(str(path), schema=schema)
+    ds.add_points(positions, object_ids=ids, groups={0: [0, 1, 2], 1: [5, 9], 2: [19]},
+                  object_attributes={"size": (np.arange(20) * 1.5).astype("float64")})
+    ds = zv.open(str(path), mode="r+")
+    ds.build_pyramid(factors=[(2, 1), (2, 1)])
+    zstd()
+    ds = zv.open(str(path))
+    levels = []
+    for level in ds.levels:
+        levels.append({
+            "whole": result(ds.read(level=level)),
+            "objects": {str(i): result(ds.read(level=level, objects=[i])) for i in range(20)},
+            "object_attributes": {"size": listed(read_object_attributes(ds.level(level).store, "size"))},
+        })
+    groups = [listed(ds.groups.get(name).members) for name in ds.groups.names()]
+    (OUT / "pyramid.expected.json").write_text(json.dumps({"levels": levels, "groups": groups}))
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     write_points()
     write_polylines()
+    write_graph()
+    write_skeleton()
+    write_mesh()
+    write_pyramid()
     print(f"wrote {OUT}")

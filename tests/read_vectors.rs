@@ -424,3 +424,484 @@ fn stores_that_are_not_zvf_or_of_an_unknown_version_are_refused_clearly() {
         "{err}"
     );
 }
+
+// ---- links, meshes, skeletons, pyramids, objects and groups (the geometry read) ----
+
+use zarr_wasm::store::memory::MemoryStore;
+use zarr_wasm::store::ReadableStore;
+use zarr_wasm::vectors::geometry::{Geometry, Query};
+use zarr_wasm::vectors::store::{open_vectors, VectorLevel};
+
+fn level_of(store: Rc<dyn ReadableStore>, index: usize) -> VectorLevel {
+    let zv = block_on(open_vectors(store, "")).unwrap();
+    block_on(zv.level(index)).unwrap()
+}
+
+fn fixture_level(name: &str, index: usize) -> VectorLevel {
+    level_of(
+        Rc::new(DirStore::fixtures(&format!("vectors/{name}.zarr"))),
+        index,
+    )
+}
+
+/// A position as text, for comparing geometry by coordinates (vertex numbering may differ).
+fn point(p: &[f32]) -> String {
+    p.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn positions(g: &Geometry, ndim: usize) -> Vec<Vec<f32>> {
+    f32s(&g.positions)
+        .chunks_exact(ndim)
+        .map(<[f32]>::to_vec)
+        .collect()
+}
+
+/// Each link as its endpoints' positions, in the order written.
+fn links_as_points(g: &Geometry, ndim: usize) -> Vec<String> {
+    let p = positions(g, ndim);
+    let l = g.links.as_ref().expect("links");
+    let mut out: Vec<String> = l
+        .vertices
+        .chunks_exact(l.width)
+        .map(|link| {
+            link.iter()
+                .map(|&v| point(&p[v as usize]))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// zarr-vectors' links (indices into its positions) the same way.
+fn expected_links(read: &Value, field: &str) -> Vec<String> {
+    let p = rows_of(&read["positions"]);
+    let mut out: Vec<String> = read[field]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|link| {
+            link.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| point(&p[v.as_u64().unwrap() as usize]))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn sorted_points(rows: &[Vec<f32>]) -> Vec<String> {
+    let mut out: Vec<String> = rows.iter().map(|r| point(r)).collect();
+    out.sort();
+    out
+}
+
+fn query(attributes: &[&str], link_attributes: &[&str]) -> Query {
+    Query {
+        bbox: None,
+        attributes: attributes.iter().map(|s| s.to_string()).collect(),
+        link_attributes: link_attributes.iter().map(|s| s.to_string()).collect(),
+        object_ids: true,
+    }
+}
+
+#[test]
+fn a_graph_reads_its_edges_and_their_attributes_as_zarr_vectors_does() {
+    let want = expected("graph");
+    let level = fixture_level("graph", 0);
+    let g = block_on(level.select(&query(&["radius"], &["weight", "kind"]))).unwrap();
+    let whole = &want["whole"];
+    assert_eq!(g.rows, 40);
+    assert_eq!(
+        sorted_points(&positions(&g, 3)),
+        sorted_points(&rows_of(&whole["positions"]))
+    );
+    assert_eq!(links_as_points(&g, 3), expected_links(whole, "edges"));
+    // Each vertex with its radius.
+    let radius = f32s(&g.attributes[0].1.bytes);
+    let mut mine: Vec<String> = positions(&g, 3)
+        .iter()
+        .zip(&radius)
+        .map(|(p, r)| format!("{} {r}", point(p)))
+        .collect();
+    let mut theirs: Vec<String> = rows_of(&whole["positions"])
+        .iter()
+        .zip(whole["attributes"]["radius"].as_array().unwrap())
+        .map(|(p, r)| format!("{} {}", point(p), r.as_f64().unwrap() as f32))
+        .collect();
+    mine.sort();
+    theirs.sort();
+    assert_eq!(mine, theirs);
+    // Each edge with its weight (float32) and kind (uint8), from zarr-vectors' link readers.
+    let p = positions(&g, 3);
+    let l = g.links.as_ref().unwrap();
+    let (weight, kind) = (&l.attributes[0].1, &l.attributes[1].1);
+    assert_eq!(
+        (weight.dtype.name(), kind.dtype.name()),
+        ("float32".to_string(), "uint8".to_string())
+    );
+    let weights = f32s(&weight.bytes);
+    let mut mine: Vec<String> = l
+        .vertices
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(i, e)| {
+            format!(
+                "{} | {} {} {}",
+                point(&p[e[0] as usize]),
+                point(&p[e[1] as usize]),
+                weights[i],
+                kind.bytes[i]
+            )
+        })
+        .collect();
+    let mut theirs: Vec<String> = want["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let ends = rows_of(&l["ends"]);
+            format!(
+                "{} | {} {} {}",
+                point(&ends[0]),
+                point(&ends[1]),
+                l["attributes"]["weight"].as_f64().unwrap() as f32,
+                l["attributes"]["kind"]
+            )
+        })
+        .collect();
+    mine.sort();
+    theirs.sort();
+    assert_eq!(mine, theirs);
+    let (dtype, shape, bytes) = block_on(level.object_attribute("label")).unwrap();
+    assert_eq!((dtype.name(), shape), ("int32".to_string(), vec![4]));
+    let labels: Vec<i32> = bytes
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        serde_json::to_value(labels).unwrap(),
+        want["object_attributes"]["label"]
+    );
+
+    // A box: the chunks meeting it, the vertices inside it and the edges between those.
+    let bbox = &want["bbox"];
+    let corner = |i: usize| -> Vec<f64> {
+        bbox["bbox"][i]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let mut q = query(&[], &["weight"]);
+    q.bbox = Some((corner(0), corner(1)));
+    let inside = block_on(level.select(&q)).unwrap();
+    assert_eq!(
+        sorted_points(&positions(&inside, 3)),
+        sorted_points(&rows_of(&bbox["positions"]))
+    );
+    assert_eq!(links_as_points(&inside, 3), expected_links(bbox, "edges"));
+    let l = inside.links.as_ref().unwrap();
+    assert_eq!(l.attributes[0].1.bytes.len(), l.vertices.len() / 2 * 4);
+    assert!(inside.chunks.len() < level.chunks().len());
+}
+
+#[test]
+fn a_skeleton_reads_child_parent_edges_from_implicit_parents_and_branches() {
+    let want = expected("skeleton");
+    let g = block_on(fixture_level("skeleton", 0).select(&query(&["radius"], &[]))).unwrap();
+    assert_eq!(
+        sorted_points(&positions(&g, 3)),
+        sorted_points(&rows_of(&want["whole"]["positions"]))
+    );
+    let edges = links_as_points(&g, 3);
+    assert_eq!(edges.len(), 28);
+    assert_eq!(edges, expected_links(&want["whole"], "edges"));
+}
+
+#[test]
+fn a_mesh_reads_its_faces_with_their_winding() {
+    let want = expected("mesh");
+    let g = block_on(fixture_level("mesh", 0).select(&query(&["height"], &[]))).unwrap();
+    assert_eq!(g.links.as_ref().unwrap().width, 3);
+    let faces = links_as_points(&g, 3);
+    assert_eq!(faces.len(), 128);
+    assert_eq!(faces, expected_links(&want["whole"], "faces"));
+    // The height attribute is each vertex's z.
+    let z: Vec<f32> = positions(&g, 3).iter().map(|p| p[2]).collect();
+    assert_eq!(f32s(&g.attributes[0].1.bytes), z);
+}
+
+#[test]
+fn every_level_of_a_pyramid_reads_with_objects_groups_and_object_attributes() {
+    let want = expected("pyramid");
+    let zv = block_on(open_vectors(
+        Rc::new(DirStore::fixtures("vectors/pyramid.zarr")),
+        "",
+    ))
+    .unwrap();
+    assert_eq!(zv.meta().levels, ["0", "1", "2"]);
+    for (index, expected_level) in want["levels"].as_array().unwrap().iter().enumerate() {
+        let level = block_on(zv.level(index)).unwrap();
+        let g = block_on(level.select(&query(&[], &[]))).unwrap();
+        let whole = &expected_level["whole"];
+        assert_eq!(
+            sorted_points(&positions(&g, 2)),
+            sorted_points(&rows_of(&whole["positions"])),
+            "level {index}"
+        );
+        assert!(
+            g.links.is_none(),
+            "links/+1 and /-1 join levels, not vertices of one"
+        );
+        if index == 0 {
+            // Each vertex's object, as zarr-vectors' reads of each object give them.
+            let ids = g.object_ids.as_ref().unwrap();
+            let mut mine: Vec<String> = positions(&g, 2)
+                .iter()
+                .zip(ids)
+                .map(|(p, id)| format!("{} {id}", point(p)))
+                .collect();
+            let mut theirs: Vec<String> = expected_level["objects"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .flat_map(|(id, object)| {
+                    rows_of(&object["positions"])
+                        .iter()
+                        .map(|p| format!("{} {id}", point(p)))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            mine.sort();
+            theirs.sort();
+            assert_eq!(mine, theirs);
+        }
+        for (id, object) in expected_level["objects"].as_object().unwrap() {
+            let bytes = block_on(level.read_object(id.parse().unwrap())).unwrap();
+            let mine: Vec<Vec<f32>> = f32s(&bytes).chunks_exact(2).map(<[f32]>::to_vec).collect();
+            assert_eq!(
+                sorted_points(&mine),
+                sorted_points(&rows_of(&object["positions"])),
+                "level {index} object {id}"
+            );
+        }
+        let (dtype, shape, bytes) = block_on(level.object_attribute("size")).unwrap();
+        assert_eq!((dtype.name(), shape), ("float64".to_string(), vec![20]));
+        let sizes: Vec<f64> = bytes
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            serde_json::to_value(sizes).unwrap(),
+            expected_level["object_attributes"]["size"]
+        );
+    }
+    let level = block_on(zv.level(0)).unwrap();
+    assert_eq!(block_on(level.group_count()).unwrap(), 3);
+    for (id, members) in want["groups"].as_array().unwrap().iter().enumerate() {
+        let mine = block_on(level.group_members(id as u64)).unwrap();
+        assert_eq!(serde_json::to_value(mine).unwrap(), *members);
+    }
+    let err = block_on(level.group_members(3)).unwrap_err();
+    assert!(err.to_string().contains("3 groups"), "{err}");
+}
+
+/// A copy of a fixture in memory, so that cells can be replaced by hand-made ones.
+fn in_memory(name: &str) -> MemoryStore {
+    fn walk(dir: &std::path::Path, base: &std::path::Path, out: &mut MemoryStore) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, base, out);
+            } else {
+                let key = path
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                out.insert(key, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let base = common::fixture_path(&format!("vectors/{name}.zarr"));
+    let mut store = MemoryStore::new();
+    walk(&base, &base, &mut store);
+    store
+}
+
+/// A one-element vlen-bytes chunk holding `blob`.
+fn vlen_cell(blob: &[u8]) -> Vec<u8> {
+    let mut cell = 1u32.to_le_bytes().to_vec();
+    cell.extend((blob.len() as u32).to_le_bytes());
+    cell.extend(blob);
+    cell
+}
+
+/// Hand-made corruption (no writer produces it): a cell of the spatial array `array_path`
+/// of fixture `name` becomes `blob`, at its first occupied chunk (whose key is returned). The array is rewritten as plain vlen-bytes (its compressor
+/// dropped, its other cells decoded by our reader) so the bytes can be written by hand.
+fn corrupt(store: &mut MemoryStore, name: &str, array_path: &str, blob: &[u8]) -> String {
+    let arr = array(&format!("vectors/{name}.zarr"), array_path);
+    let origin: Vec<i64> = arr
+        .metadata()
+        .attributes
+        .get("chunk_grid_origin")
+        .map(|o| serde_json::from_value(o.clone()).unwrap())
+        .unwrap_or_else(|| vec![0; arr.shape().len()]);
+    let key = |chunk: &[i64]| {
+        let index: Vec<String> = chunk
+            .iter()
+            .zip(&origin)
+            .map(|(c, o)| (c - o).to_string())
+            .collect();
+        format!("{array_path}/c/{}", index.join("/"))
+    };
+    let chunks = nonempty(&arr);
+    for chunk in &chunks {
+        let bytes = cell(&arr, chunk).unwrap_or_default();
+        store.insert(key(chunk), vlen_cell(&bytes));
+    }
+    let meta_key = format!("{array_path}/zarr.json");
+    let mut meta: Value =
+        serde_json::from_slice(&block_on(store.get(&meta_key)).unwrap().unwrap()).unwrap();
+    meta["codecs"] = serde_json::json!([{"name": "vlen-bytes", "configuration": {}}]);
+    store.insert(meta_key, serde_json::to_vec(&meta).unwrap());
+    store.insert(key(&chunks[0]), vlen_cell(blob));
+    key(&chunks[0])
+}
+
+fn select_error(store: MemoryStore) -> String {
+    let level = level_of(Rc::new(store), 0);
+    block_on(level.select(&query(&[], &[])))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn corrupt_link_cells_fragment_indexes_and_manifests_give_clear_errors() {
+    // A link cell naming a vertex its chunk does not have.
+    let mut store = in_memory("mesh");
+    let bad: Vec<u8> = [0i64, 1, 999]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let key = corrupt(&mut store, "mesh", "0/links/0/0.0.0_0.0.0", &bad);
+    let err = select_error(store);
+    assert!(
+        err.contains("vertex 999 of chunk") && err.contains(&key),
+        "{err}"
+    );
+    // A ragged cell whose group count overruns it.
+    let mut store = in_memory("mesh");
+    let bad: Vec<u8> = [50i64, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let key = corrupt(&mut store, "mesh", "0/links/0/0.0.0_+1.0.0", &bad);
+    let err = select_error(store);
+    assert!(
+        err.contains("50 groups do not fit 16 bytes")
+            && err.contains("zarr_vectors links")
+            && err.contains(&key),
+        "{err}"
+    );
+    // A permutation code out of range (an edge across chunks: a code and two vertex indices).
+    let mut store = in_memory("graph");
+    let segment = std::fs::read_dir(common::fixture_path("vectors/graph.zarr/0/links/0"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|n| n.starts_with('+'))
+        .unwrap();
+    let bad: Vec<u8> = [1i64, 0, 7, 0, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    corrupt(&mut store, "graph", &format!("0/links/0/{segment}"), &bad);
+    let err = select_error(store);
+    assert!(
+        err.contains("permutation code 7 is not below 2! = 2"),
+        "{err}"
+    );
+    // A fragment index with a bad magic number.
+    let mut store = in_memory("mesh");
+    let key = corrupt(&mut store, "mesh", "0/vertex_fragments", &[0u8; 24]);
+    let err = select_error(store);
+    assert!(
+        err.contains("fragment_index_v1") && err.contains(&key),
+        "{err}"
+    );
+    // An object manifest cut short.
+    let mut store = in_memory("pyramid");
+    let manifests = "0/object_index/manifests";
+    let meta: Value = serde_json::from_slice(
+        &block_on(store.get(&format!("{manifests}/zarr.json")))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let per_cell = meta["chunk_grid"]["configuration"]["chunk_shape"][0]
+        .as_u64()
+        .unwrap() as u32;
+    let mut meta = meta;
+    meta["codecs"] = serde_json::json!([{"name": "vlen-bytes", "configuration": {}}]);
+    store.insert(
+        format!("{manifests}/zarr.json"),
+        serde_json::to_vec(&meta).unwrap(),
+    );
+    let mut cell = per_cell.to_le_bytes().to_vec();
+    for _ in 0..per_cell {
+        cell.extend(5u32.to_le_bytes());
+        cell.extend([1, 0, 0, 0, 9]); // one block, then its chunk cut short
+    }
+    store.insert(format!("{manifests}/c/0"), cell);
+    let level = level_of(Rc::new(store), 0);
+    let err = block_on(level.read_object(0)).unwrap_err().to_string();
+    assert!(
+        err.contains("object manifest")
+            && err.contains("object 0")
+            && err.contains("manifests/c/0"),
+        "{err}"
+    );
+}
+
+/// A store that cannot list (a plain HTTP server without index pages, say).
+struct Unlisted(DirStore);
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for Unlisted {
+    async fn get(&self, key: &str) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        self.0.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        self.0.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.0.locate(key)
+    }
+}
+
+#[test]
+fn links_need_a_listing_and_say_so_without_one() {
+    let level = level_of(
+        Rc::new(Unlisted(DirStore::fixtures("vectors/mesh.zarr"))),
+        0,
+    );
+    let err = block_on(level.select(&query(&[], &[])))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("cannot list") && err.contains("links/0"),
+        "{err}"
+    );
+}

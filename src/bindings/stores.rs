@@ -263,6 +263,37 @@ impl ReadableStore for JsStore {
         Ok(self.get(key).await?.map(|v| range.cut(&v).to_vec()))
     }
 
+    /// `store.list(prefix)`, where the store has one: the names below `prefix`.
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let location = self.locate(prefix);
+        let Some(f) = Reflect::get(&self.store, &"list".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        else {
+            return Ok(None);
+        };
+        let failed = |e: JsValue| self.failure(&location, e);
+        let returned = f
+            .call2(&self.store, &prefix.into(), &self.options())
+            .map_err(failed)?;
+        let value = JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(failed)?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let names = value
+            .dyn_ref::<js_sys::Array>()
+            .and_then(|a| a.iter().map(|n| n.as_string()).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| {
+                ZarrError::store(
+                    &location,
+                    format!("store.list resolved to {value:?}, not a list of names"),
+                )
+            })?;
+        Ok(Some(names))
+    }
+
     fn locate(&self, key: &str) -> String {
         if key.is_empty() {
             self.label.clone()

@@ -3,7 +3,9 @@
 
 use super::convert::{json, set, values_to_js};
 use crate::bindings::convert::js_error;
+use crate::error::ZarrError;
 use crate::vectors::fragment_index::Fragment;
+use crate::vectors::geometry::{Column, Query};
 use crate::vectors::store::{VectorLevel, VectorStore};
 use js_sys::{Array as JsArray, Object};
 use std::rc::Rc;
@@ -84,6 +86,44 @@ fn floats(value: &JsValue, what: &str) -> Result<Vec<f64>, JsValue> {
     numbers_from(value, what, |n| !n.is_nan())
 }
 
+/// A list of names from JS (`undefined` is none).
+fn names(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    value
+        .dyn_ref::<JsArray>()
+        .and_then(|a| a.iter().map(|v| v.as_string()).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| {
+            js_error(ZarrError::selection(format!(
+                "{what} must be a list of names, not {value:?}"
+            )))
+        })
+}
+
+/// `{ name: { values, width } }`.
+fn columns_to_js(columns: &[(String, Column)]) -> Result<Object, JsValue> {
+    let obj = Object::new();
+    for (name, c) in columns {
+        let entry = Object::new();
+        set(&entry, "values", values_to_js(c.dtype, &c.bytes, None)?)?;
+        set(&entry, "width", c.width as f64)?;
+        set(&obj, name, entry)?;
+    }
+    Ok(obj)
+}
+
+/// A non-negative integer id from JS.
+fn id_from(id: f64, what: &str) -> Result<u64, JsValue> {
+    if id >= 0.0 && id.fract() == 0.0 && id < 9.007_199_254_740_991e15 {
+        Ok(id as u64)
+    } else {
+        Err(js_error(ZarrError::selection(format!(
+            "{what} is a non-negative integer, not {id}"
+        ))))
+    }
+}
+
 #[wasm_bindgen]
 impl WasmVectorLevel {
     /// `{ dtype, chunks }`: the vertices' type and the occupied chunks.
@@ -160,24 +200,127 @@ impl WasmVectorLevel {
         })
     }
 
-    /// `{ positions }`: object `id`'s vertices in its manifest's order.
+    /// Object `id`'s vertices in its manifest's order: `{ positions, attributes }`, `attributes`
+    /// holding `{ values, width }` for each per-vertex attribute named.
     #[wasm_bindgen(js_name = readObject)]
-    pub fn read_object(&self, id: f64) -> js_sys::Promise {
+    pub fn read_object(&self, id: f64, attributes: JsValue) -> js_sys::Promise {
         let level = self.inner.clone();
+        let names = names(&attributes, "attributes");
         wasm_bindgen_futures::future_to_promise(async move {
-            if !(id >= 0.0 && id.fract() == 0.0 && id < 9.007_199_254_740_991e15) {
-                return Err(js_error(crate::error::ZarrError::selection(format!(
-                    "an object id is a non-negative integer, not {id}"
-                ))));
-            }
-            let bytes = level.read_object(id as u64).await.map_err(js_error)?;
+            let (id, names) = (id_from(id, "an object id")?, names?);
+            let (positions, attributes) =
+                level.read_object_with(id, &names).await.map_err(js_error)?;
             let obj = Object::new();
             set(
                 &obj,
                 "positions",
-                values_to_js(level.dtype(), &bytes, None)?,
+                values_to_js(level.dtype(), &positions, None)?,
             )?;
+            set(&obj, "attributes", columns_to_js(&attributes)?)?;
             Ok(obj.into())
+        })
+    }
+
+    /// The level's geometry in one read (see `vectors::geometry`): `{ positions, rows, chunks,
+    /// attributes, objectIds?, links?, edges?, faces?, linkAttributes? }`.
+    pub fn select(
+        &self,
+        lo: JsValue,
+        hi: JsValue,
+        attributes: JsValue,
+        link_attributes: JsValue,
+        object_ids: bool,
+    ) -> js_sys::Promise {
+        let level = self.inner.clone();
+        let query = (|| -> Result<Query, JsValue> {
+            let bbox = match lo.is_undefined() {
+                true => None,
+                false => Some((floats(&lo, "bbox min")?, floats(&hi, "bbox max")?)),
+            };
+            Ok(Query {
+                bbox,
+                attributes: names(&attributes, "attributes")?,
+                link_attributes: names(&link_attributes, "linkAttributes")?,
+                object_ids,
+            })
+        })();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let g = level.select(&query?).await.map_err(js_error)?;
+            let obj = Object::new();
+            set(
+                &obj,
+                "positions",
+                values_to_js(level.dtype(), &g.positions, None)?,
+            )?;
+            set(&obj, "rows", g.rows as f64)?;
+            set(&obj, "chunks", json(&g.chunks)?)?;
+            set(&obj, "attributes", columns_to_js(&g.attributes)?)?;
+            if let Some(ids) = &g.object_ids {
+                let ids: Vec<f64> = ids.iter().map(|&i| i as f64).collect();
+                set(
+                    &obj,
+                    "objectIds",
+                    js_sys::Float64Array::from(ids.as_slice()),
+                )?;
+            }
+            if let Some(l) = &g.links {
+                let indices: Vec<u32> = l
+                    .vertices
+                    .iter()
+                    .map(|&v| u32::try_from(v))
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| {
+                        js_error(ZarrError::selection(
+                            "more than 2^32 vertices: links cannot be indexed in JS",
+                        ))
+                    })?;
+                let indices = js_sys::Uint32Array::from(indices.as_slice());
+                let links = Object::new();
+                set(&links, "width", l.width as f64)?;
+                set(&links, "indices", indices.clone())?;
+                set(&obj, "links", links)?;
+                match l.width {
+                    2 => set(&obj, "edges", indices)?,
+                    3 => set(&obj, "faces", indices)?,
+                    _ => {}
+                }
+                set(&obj, "linkAttributes", columns_to_js(&l.attributes)?)?;
+            }
+            Ok(obj.into())
+        })
+    }
+
+    /// Object attribute `name`: `{ values, shape }` (one row per object).
+    #[wasm_bindgen(js_name = objectAttribute)]
+    pub fn object_attribute(&self, name: String) -> js_sys::Promise {
+        let level = self.inner.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (dtype, shape, bytes) = level.object_attribute(&name).await.map_err(js_error)?;
+            let obj = Object::new();
+            set(&obj, "values", values_to_js(dtype, &bytes, None)?)?;
+            set(&obj, "shape", json(&shape)?)?;
+            Ok(obj.into())
+        })
+    }
+
+    /// How many groups of objects the level has.
+    #[wasm_bindgen(js_name = groupCount)]
+    pub fn group_count(&self) -> js_sys::Promise {
+        let level = self.inner.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            Ok((level.group_count().await.map_err(js_error)? as f64).into())
+        })
+    }
+
+    /// The ids of group `id`'s objects (a Float64Array).
+    #[wasm_bindgen(js_name = readGroup)]
+    pub fn read_group(&self, id: f64) -> js_sys::Promise {
+        let level = self.inner.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let id = id_from(id, "a group id")?;
+            let members = level.group_members(id).await.map_err(js_error)?;
+            let members: Vec<f64> = members.iter().map(|&m| m as f64).collect();
+            Ok(js_sys::Float64Array::from(members.as_slice()).into())
         })
     }
 }

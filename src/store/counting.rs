@@ -58,6 +58,11 @@ impl ReadableStore for CountingStore {
         Ok(self.counted(self.inner.get_range(key, range).await?))
     }
 
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        self.asked();
+        self.inner.list_dir(prefix).await
+    }
+
     fn locate(&self, key: &str) -> String {
         self.inner.locate(key)
     }

@@ -283,6 +283,19 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         Ok(self.send(Method::Get, key, None).await?.map(|r| r.body))
     }
 
+    /// The server's index page of the directory (what nginx's autoindex, Apache and Python's
+    /// http.server give, and what fsspec lists HTTP directories by); `None` where it has none.
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let key = format!("{}/", prefix.trim_matches('/'));
+        let Some(response) = self
+            .send(Method::Get, key.trim_start_matches('/'), None)
+            .await?
+        else {
+            return Ok(None);
+        };
+        Ok(index_page_names(&String::from_utf8_lossy(&response.body)))
+    }
+
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
         if matches!(
             range,
@@ -405,6 +418,60 @@ fn percent_encode_path(key: &str, out: &mut String) {
             out.push_str(&format!("%{b:02X}"));
         }
     }
+}
+
+/// The names an HTML directory index links to, or `None` where the page links to none of its own
+/// entries. Only relative links to direct children count: not parents, queries, fragments, absolute
+/// paths or other sites (sorting links, say).
+fn index_page_names(page: &str) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    let mut rest = page;
+    while let Some(at) = rest.find("href=") {
+        rest = &rest[at + 5..];
+        let Some(quote) = rest.chars().next() else {
+            break;
+        };
+        if quote != '"' && quote != '\'' {
+            continue;
+        }
+        let Some(end) = rest[1..].find(quote) else {
+            break;
+        };
+        let link = &rest[1..1 + end];
+        rest = &rest[1 + end..];
+        let link = link.strip_prefix("./").unwrap_or(link);
+        if link.is_empty() || link.starts_with(['?', '#', '/', '.']) || link.contains(':') {
+            continue;
+        }
+        let name = link.strip_suffix('/').unwrap_or(link);
+        if name.is_empty() || name.contains('/') {
+            continue;
+        }
+        if let Some(name) = percent_decode(name) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    names.dedup();
+    (!names.is_empty()).then_some(names)
+}
+
+/// `%xx` escapes decoded; `None` where they do not make UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -813,5 +880,25 @@ mod tests {
         assert_eq!(e.kind, crate::error::ErrorKind::Aborted);
         assert!(e.message.contains("http://h/s.zarr/k"), "{e}");
         assert_eq!(s.client.seen.borrow().len(), 1);
+    }
+
+    #[test]
+    fn index_pages_list_their_entries() {
+        // Python's http.server, nginx's autoindex (with its parent link) and Apache (sort links).
+        let python = r#"<ul><li><a href="%2B1.0.0/">+1.0.0/</a></li><li><a href="0.0.0/">0.0.0/</a></li><li><a href="zarr.json">zarr.json</a></li></ul>"#;
+        assert_eq!(
+            index_page_names(python).unwrap(),
+            ["+1.0.0", "0.0.0", "zarr.json"]
+        );
+        let nginx = r#"<h1>Index of /x/</h1><hr><pre><a href="../">../</a>
+<a href='c/'>c/</a>  23-Nov-2026 08:00  -</pre>"#;
+        assert_eq!(index_page_names(nginx).unwrap(), ["c"]);
+        let apache = r#"<a href="?C=N;O=D">Name</a><a href="/x/">Parent</a><a href="https://e.org/">e</a><a href="a%20b">a b</a>"#;
+        assert_eq!(index_page_names(apache).unwrap(), ["a b"]);
+        assert_eq!(index_page_names("<html>no links</html>"), None);
+        assert_eq!(
+            index_page_names("<a href=\"%zz\">broken</a><a href=\"unclosed"),
+            None
+        );
     }
 }

@@ -33,4 +33,11 @@ impl ReadableStore for MemoryStore {
     fn locate(&self, key: &str) -> String {
         format!("memory:{key}")
     }
+
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        Ok(Some(super::children_of(
+            self.values.keys().map(String::as_str),
+            prefix,
+        )))
+    }
 }

@@ -62,6 +62,25 @@ impl ByteRange {
     }
 }
 
+/// The names directly below the directory `prefix` among `keys` (full keys such as "a/b/zarr.json"):
+/// for stores that hold every key.
+pub fn children_of<'a>(keys: impl Iterator<Item = &'a str>, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = keys
+        .filter_map(|k| {
+            if prefix.is_empty() {
+                Some(k)
+            } else {
+                k.strip_prefix(prefix)?.strip_prefix('/')
+            }
+        })
+        .filter_map(|rest| rest.split('/').next().filter(|n| !n.is_empty()))
+        .map(String::from)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 #[async_trait(?Send)]
 pub trait ReadableStore {
     /// The whole value at `key`, or `None` when there is none.
@@ -92,6 +111,17 @@ pub trait ReadableStore {
     fn hints(&self) -> ReadHints {
         self.wrapped()
             .map_or_else(ReadHints::default, |inner| inner.hints())
+    }
+
+    /// The names of what lies directly below the directory `prefix` ("" is the root; no slashes at
+    /// either end), files and directories alike, or `None` when this store cannot list. Zarr itself
+    /// never needs a listing; formats that name arrays only by where they are (Zarr Vectors' link
+    /// arrays) do.
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        match self.wrapped() {
+            Some(inner) => inner.list_dir(prefix).await,
+            None => Ok(None),
+        }
     }
 
     /// Whether the reads going through this store were aborted by their caller.

@@ -441,6 +441,14 @@ impl ReadableStore for ZipStore {
         format!("{}#{key}", self.inner.locate(&self.key))
     }
 
+    /// The archive's own directory (not the store the archive is in).
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        Ok(Some(super::children_of(
+            self.directory.members.keys().map(String::as_str),
+            prefix,
+        )))
+    }
+
     fn wrapped(&self) -> Option<&dyn ReadableStore> {
         Some(&*self.inner)
     }

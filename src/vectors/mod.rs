@@ -7,6 +7,8 @@
 //! links and the JS API build on these.
 
 pub mod fragment_index;
+pub mod geometry;
+pub mod links;
 pub mod manifest;
 pub mod store;
 

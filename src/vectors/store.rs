@@ -3,6 +3,7 @@
 //! chunk grid, one cell per spatial chunk, keys shifted by `chunk_grid_origin`.
 
 use super::fragment_index::{self, Fragment};
+use super::links::{self, LinkFamily};
 use super::manifest;
 use crate::array::Array;
 use crate::data_type::DataType;
@@ -12,7 +13,8 @@ use crate::node::{open, Node};
 use crate::selection::DimSelection;
 use crate::store::ReadableStore;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The versions of the reference writer whose layout this reader knows.
@@ -30,6 +32,9 @@ pub struct VectorsMeta {
     pub geometry_types: Vec<String>,
     /// Each level's path, finest first.
     pub levels: Vec<String>,
+    /// How links are stored: "explicit", "implicit_sequential" (polylines: rows in order) or
+    /// "implicit_sequential_with_branches" (skeletons).
+    pub links_convention: Option<String>,
 }
 
 pub struct VectorStore {
@@ -152,6 +157,10 @@ fn parse_meta(
             "the multiscales datasets' paths are not usable: {levels:?}"
         ));
     }
+    let links_convention = zv
+        .get("links_convention")
+        .and_then(Value::as_str)
+        .map(String::from);
     Ok(VectorsMeta {
         version: version.to_string(),
         ndim,
@@ -159,6 +168,7 @@ fn parse_meta(
         bounds,
         geometry_types,
         levels,
+        links_convention,
     })
 }
 
@@ -190,17 +200,24 @@ impl VectorStore {
         let ndim = self.meta.ndim;
         // A level may have chunks of its own size (`zarr_vectors_level.chunk_shape`).
         let mut chunk_shape = self.meta.chunk_shape.clone();
-        if let Node::Group(group) = self.root.open(path).await? {
-            let location = group.store().locate(&group.path().key("zarr.json"));
-            if let Some(own) = group
-                .metadata()
-                .attributes
-                .get("zarr_vectors_level")
-                .and_then(|l| l.get("chunk_shape"))
-            {
-                chunk_shape =
-                    chunk_sizes(Some(own), ndim).map_err(|e| ZarrError::metadata(&location, e))?;
+        let group = match self.root.open(path).await? {
+            Node::Group(group) => group,
+            Node::Array(a) => {
+                return Err(ZarrError::metadata(
+                    &a.store().locate(&a.path().key("zarr.json")),
+                    "a level is a group, this is an array",
+                ))
             }
+        };
+        let location = group.store().locate(&group.path().key("zarr.json"));
+        if let Some(own) = group
+            .metadata()
+            .attributes
+            .get("zarr_vectors_level")
+            .and_then(|l| l.get("chunk_shape"))
+        {
+            chunk_shape =
+                chunk_sizes(Some(own), ndim).map_err(|e| ZarrError::metadata(&location, e))?;
         }
         let vertices = self
             .array(&format!("{path}/vertices"))
@@ -255,22 +272,24 @@ impl VectorStore {
             row,
             fragments,
             manifests,
-            root: self.root.clone(),
-            path: path.clone(),
+            group,
+            tree: self.meta.links_convention.as_deref()
+                == Some("implicit_sequential_with_branches"),
+            links: RefCell::new(None),
         })
     }
 }
 
 /// A spatial array: its reader, and where its cells are.
-struct SpatialArray {
+pub(super) struct SpatialArray {
     array: Array,
-    location: String,
+    pub location: String,
     origin: Vec<i64>,
-    nonempty: Vec<Vec<i64>>,
+    pub nonempty: Vec<Vec<i64>>,
 }
 
 impl SpatialArray {
-    fn new(array: Array, ndim: usize) -> Result<SpatialArray> {
+    pub fn new(array: Array, ndim: usize) -> Result<SpatialArray> {
         let location = array.store().locate(&array.path().key("zarr.json"));
         let bad = |e: String| ZarrError::metadata(&location, e);
         if array.shape().len() != ndim || !array.data_type().is_variable() {
@@ -318,8 +337,23 @@ impl SpatialArray {
         })
     }
 
+    pub fn attrs(&self) -> &Map<String, Value> {
+        &self.array.metadata().attributes
+    }
+
     fn attr_str(&self, name: &str) -> Option<&str> {
-        self.array.metadata().attributes.get(name)?.as_str()
+        self.attrs().get(name)?.as_str()
+    }
+
+    /// The values' type named by the `dtype` attribute, which must be an integer type.
+    pub fn integer_dtype(&self) -> Result<DataType> {
+        match self.numeric_dtype()? {
+            DataType::Float32 | DataType::Float64 => Err(ZarrError::metadata(
+                &self.location,
+                "indices must be integers, this array's \"dtype\" is a float type",
+            )),
+            t => Ok(t),
+        }
     }
 
     /// The values' type named by the array's `dtype` attribute: a number type.
@@ -341,7 +375,7 @@ impl SpatialArray {
     }
 
     /// The cell of spatial chunk `chunk` and its key, or None where it is outside the grid or empty.
-    async fn cell(&self, chunk: &[i64]) -> Result<Option<(Vec<u8>, String)>> {
+    pub async fn cell(&self, chunk: &[i64]) -> Result<Option<(Vec<u8>, String)>> {
         if chunk.len() != self.origin.len() {
             return Err(ZarrError::selection(format!(
                 "chunk coordinates {chunk:?} must have {} values",
@@ -371,18 +405,66 @@ impl SpatialArray {
     }
 }
 
+/// A spatial array of rows aligned with another's (an attribute of vertices or of links).
+pub(super) struct RowArray {
+    pub name: String,
+    pub cells: SpatialArray,
+    pub dtype: DataType,
+    pub width: usize,
+}
+
+impl RowArray {
+    /// The rows of `chunk`'s cell, which must be `rows` of them (None where the cell is empty).
+    pub async fn read(&self, chunk: &[i64], rows: u64) -> Result<Option<ChunkAttribute>> {
+        let Some((bytes, at)) = self.cells.cell(chunk).await? else {
+            return Ok(None);
+        };
+        let expected = (rows as usize)
+            .checked_mul(self.width)
+            .and_then(|n| n.checked_mul(self.dtype.size()));
+        if expected != Some(bytes.len()) {
+            return Err(ZarrError::codec(
+                &at,
+                CodecError::new(
+                    "zarr_vectors",
+                    format!(
+                        "attribute {}: {} bytes, not {rows} rows of {} {} values",
+                        self.name,
+                        bytes.len(),
+                        self.width,
+                        self.dtype
+                    ),
+                ),
+            ));
+        }
+        Ok(Some(ChunkAttribute {
+            dtype: self.dtype,
+            width: self.width,
+            bytes,
+        }))
+    }
+}
+
+/// How many times over an object may name its chunks' rows (see `VectorLevel::read_object`).
+const REPEATS_ALLOWED: usize = 8;
+
 /// One level of a store.
 pub struct VectorLevel {
-    ndim: usize,
+    pub(super) ndim: usize,
     chunk_shape: Vec<f64>,
     vertices: SpatialArray,
     dtype: DataType,
     /// Bytes a vertex row takes.
-    row: usize,
+    pub(super) row: usize,
     fragments: Option<SpatialArray>,
-    manifests: Option<Array>,
-    root: Group,
-    path: String,
+    pub(super) manifests: Option<Array>,
+    /// The level's group.
+    pub(super) group: Group,
+    /// Links follow a skeleton's convention: each vertex's parent is the one before it within its
+    /// fragment, unless a stored link (child, parent) says otherwise.
+    pub(super) tree: bool,
+    /// `links/0`, once opened (None inside: the level has no links).
+    pub(super) links: RefCell<Option<Option<Rc<LinkFamily>>>>,
 }
 
 /// A spatial chunk's vertices: `rows` rows of `ndim` values of `dtype`, little-endian as stored, and
@@ -443,6 +525,18 @@ impl VectorLevel {
             .collect())
     }
 
+    /// The level's links (`links/0`), or None where it has none.
+    pub async fn links(&self) -> Result<Option<Rc<LinkFamily>>> {
+        if let Some(family) = self.links.borrow().clone() {
+            return Ok(family);
+        }
+        let family = links::open_family(&self.group, self.ndim)
+            .await?
+            .map(Rc::new);
+        *self.links.borrow_mut() = Some(family.clone());
+        Ok(family)
+    }
+
     /// Reads a spatial chunk: its vertices and fragments (None where it is empty).
     pub async fn read_chunk(&self, chunk: &[i64]) -> Result<Option<ChunkVertices>> {
         let Some((bytes, location)) = self.vertices.cell(chunk).await? else {
@@ -485,33 +579,38 @@ impl VectorLevel {
         chunk: &[i64],
         rows: u64,
     ) -> Result<Option<ChunkAttribute>> {
+        self.row_array("vertex_attributes", name)
+            .await?
+            .read(chunk, rows)
+            .await
+    }
+
+    /// The spatial array `<family>/<name>` of this level whose cells hold rows of values aligned
+    /// with other cells' rows (a vertex attribute, a link attribute).
+    pub(super) async fn row_array(&self, family: &str, name: &str) -> Result<RowArray> {
         if name.is_empty() || name.contains('/') || name.starts_with('.') {
             return Err(ZarrError::selection(format!(
                 "\"{name}\" is not an attribute name"
             )));
         }
-        let array = match self
-            .root
-            .open(&format!("{}/vertex_attributes/{name}", self.path))
-            .await?
-        {
+        let array = match self.group.open(&format!("{family}/{name}")).await? {
             Node::Array(a) => a,
             Node::Group(_) => {
                 return Err(ZarrError::selection(format!(
-                    "vertex attribute {name} is a group"
+                    "{family}/{name} is a group, not an attribute"
                 )))
             }
         };
-        let spatial = SpatialArray::new(array, self.ndim)?;
-        let dtype = spatial.numeric_dtype()?;
-        if spatial.attr_str("encoding").is_some_and(|e| e != "raw") {
+        let cells = SpatialArray::new(array, self.ndim)?;
+        let dtype = cells.numeric_dtype()?;
+        if cells.attr_str("encoding").is_some_and(|e| e != "raw") {
             return Err(ZarrError::unsupported(
-                &spatial.location,
+                &cells.location,
                 "an attribute not stored raw (dictionary-encoded, say)",
             ));
         }
         // Values a row: the product of `row_shape` (a scalar attribute has none).
-        let width = match spatial.array.metadata().attributes.get("row_shape") {
+        let width = match cells.attrs().get("row_shape") {
             None => 1,
             Some(shape) => serde_json::from_value::<Vec<u64>>(shape.clone())
                 .ok()
@@ -522,38 +621,139 @@ impl VectorLevel {
                 })
                 .filter(|w| *w > 0)
                 .ok_or_else(|| {
-                    ZarrError::metadata(&spatial.location, "\"row_shape\" must be positive sizes")
+                    ZarrError::metadata(&cells.location, "\"row_shape\" must be positive sizes")
                 })?,
         };
-        let Some((bytes, at)) = spatial.cell(chunk).await? else {
-            return Ok(None);
+        Ok(RowArray {
+            name: name.to_string(),
+            cells,
+            dtype,
+            width,
+        })
+    }
+
+    /// The object attribute `name`: its type, its shape (objects first, then values an object) and
+    /// its values. Objects without a value hold the array's fill value.
+    pub async fn object_attribute(&self, name: &str) -> Result<(DataType, Vec<u64>, Vec<u8>)> {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return Err(ZarrError::selection(format!(
+                "\"{name}\" is not an attribute name"
+            )));
+        }
+        let array = match self
+            .group
+            .open(&format!("object_attributes/{name}"))
+            .await?
+        {
+            Node::Array(a) => a,
+            Node::Group(_) => {
+                return Err(ZarrError::selection(format!(
+                    "object_attributes/{name} is a group, not an attribute"
+                )))
+            }
         };
-        let expected = (rows as usize)
-            .checked_mul(width)
-            .and_then(|n| n.checked_mul(dtype.size()));
-        if expected != Some(bytes.len()) {
-            return Err(ZarrError::codec(
-                &at,
-                CodecError::new(
-                    "zarr_vectors",
-                    format!(
-                        "attribute {name}: {} bytes, not {rows} rows of {width} {dtype} values",
-                        bytes.len()
-                    ),
+        use DataType::*;
+        let dtype = array.data_type();
+        if !matches!(
+            dtype,
+            Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 | Float32 | Float64
+        ) || array.shape().is_empty()
+        {
+            return Err(ZarrError::unsupported(
+                &array.store().locate(&array.path().key("zarr.json")),
+                format!(
+                    "an object attribute of {dtype} values in {} dimensions",
+                    array.shape().len()
                 ),
             ));
         }
-        Ok(Some(ChunkAttribute {
-            dtype,
-            width,
-            bytes,
-        }))
+        let all = vec![DimSelection::All; array.shape().len()];
+        let data = array.get(&all).await?;
+        Ok((dtype, array.shape().to_vec(), data.bytes))
+    }
+
+    /// How many groups of objects the level has.
+    pub async fn group_count(&self) -> Result<u64> {
+        Ok(self.groups().await?.map_or(0, |g| g.shape()[0]))
+    }
+
+    async fn groups(&self) -> Result<Option<Array>> {
+        match self.group.open("groups").await {
+            Ok(Node::Array(a)) if a.shape().len() == 1 && a.data_type().is_variable() => {
+                Ok(Some(a))
+            }
+            Ok(_) => Err(ZarrError::metadata(
+                &self
+                    .group
+                    .store()
+                    .locate(&self.group.path().key("groups/zarr.json")),
+                "groups must be a 1-D variable_length_bytes array",
+            )),
+            Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The ids of the objects in group `id`: a run written as `group_ranges`, or the i64s of its cell.
+    pub async fn group_members(&self, id: u64) -> Result<Vec<i64>> {
+        let groups = self
+            .groups()
+            .await?
+            .ok_or_else(|| ZarrError::selection("the level has no groups of objects"))?;
+        let count = groups.shape()[0];
+        if id >= count {
+            return Err(ZarrError::selection(format!(
+                "group {id}: the level has {count} groups"
+            )));
+        }
+        let location = groups.store().locate(&groups.path().key("zarr.json"));
+        if let Some(run) = groups
+            .metadata()
+            .attributes
+            .get("group_ranges")
+            .and_then(|r| r.get(id.to_string()))
+        {
+            let run = serde_json::from_value::<[i64; 2]>(run.clone())
+                .ok()
+                .filter(|[a, b]| a <= b && b - a <= 1 << 24)
+                .ok_or_else(|| {
+                    ZarrError::metadata(
+                        &location,
+                        format!("group_ranges of group {id} is not a short [start, stop]"),
+                    )
+                })?;
+            return Ok((run[0]..run[1]).collect());
+        }
+        let data = groups.get(&[DimSelection::Index(id as i64)]).await?;
+        let blob = data
+            .items
+            .as_ref()
+            .and_then(|i| i.resolve(data.bytes.get(..8)?))
+            .unwrap_or_default();
+        links::integers(blob, DataType::Int64).map_err(|e| {
+            ZarrError::codec(
+                &location,
+                CodecError::new("zarr_vectors groups", format!("group {id}: {e}")),
+            )
+        })
     }
 
     /// Object `id`'s vertices, chunk by chunk in its manifest's order: the bytes of its rows. Each
-    /// chunk is read once, and a manifest that names a row twice is refused (so a small manifest
-    /// cannot ask for any amount of memory).
+    /// chunk is read once. A manifest may name a fragment again (the writer's coarser levels share
+    /// metavertices, within an object too), but not so often that the object would take more than
+    /// `REPEATS_ALLOWED` times the bytes of the chunks it names: a small manifest cannot ask for any
+    /// amount of memory.
     pub async fn read_object(&self, id: u64) -> Result<Vec<u8>> {
+        Ok(self.read_object_with(id, &[]).await?.0)
+    }
+
+    /// Object `id`'s vertices (as `read_object`) and, row for row, the per-vertex attributes
+    /// `names`.
+    pub async fn read_object_with(
+        &self,
+        id: u64,
+        names: &[String],
+    ) -> Result<(Vec<u8>, Vec<(String, ChunkAttribute)>)> {
         let manifests = self
             .manifests
             .as_ref()
@@ -579,25 +779,32 @@ impl VectorLevel {
             .as_ref()
             .and_then(|i| i.resolve(data.bytes.get(..8)?))
             .unwrap_or_default();
-        if blob.is_empty() {
-            return Ok(Vec::new()); // no manifest written: an object without vertices
-        }
-        let blocks =
-            manifest::parse(blob, self.ndim).map_err(|e| broken(format!("object {id}: {e}")))?;
-        let mut chunks: HashMap<Vec<i64>, ChunkVertices> = HashMap::new();
-        let mut used: HashSet<(Vec<i64>, u64)> = HashSet::new();
-        let mut out = Vec::new();
-        for block in blocks {
-            if !chunks.contains_key(&block.chunk) {
-                let read = self.read_chunk(&block.chunk).await?.ok_or_else(|| {
-                    broken(format!(
-                        "object {id} names chunk {:?}, which is empty",
-                        block.chunk
-                    ))
-                })?;
-                chunks.insert(block.chunk.clone(), read);
+        let blocks = match blob.is_empty() {
+            true => Vec::new(), // no manifest written: an object without vertices
+            false => {
+                manifest::parse(blob, self.ndim).map_err(|e| broken(format!("object {id}: {e}")))?
             }
-            let chunk = &chunks[&block.chunk];
+        };
+        // The chunks named, in order of first mention, and the (chunk, row) of each vertex.
+        let mut chunks: Vec<(Vec<i64>, ChunkVertices)> = Vec::new();
+        let mut picks: Vec<(usize, u64)> = Vec::new();
+        let mut chunk_bytes = 0usize;
+        for block in blocks {
+            let at = match chunks.iter().position(|(c, _)| *c == block.chunk) {
+                Some(at) => at,
+                None => {
+                    let read = self.read_chunk(&block.chunk).await?.ok_or_else(|| {
+                        broken(format!(
+                            "object {id} names chunk {:?}, which is empty",
+                            block.chunk
+                        ))
+                    })?;
+                    chunk_bytes += read.bytes.len();
+                    chunks.push((block.chunk.clone(), read));
+                    chunks.len() - 1
+                }
+            };
+            let chunk = &chunks[at].1;
             for f in block.fragments.iter() {
                 let fragment = usize::try_from(f)
                     .ok()
@@ -609,19 +816,52 @@ impl VectorLevel {
                             chunk.fragments.len()
                         ))
                     })?;
-                for r in fragment.rows() {
-                    if !used.insert((block.chunk.clone(), r)) {
-                        return Err(broken(format!(
-                            "object {id} names row {r} of chunk {:?} twice",
-                            block.chunk
-                        )));
-                    }
-                    // Rows are within the chunk: the fragment index was checked against them.
-                    let at = r as usize * self.row;
-                    out.extend_from_slice(&chunk.bytes[at..at + self.row]);
+                if (picks.len() + fragment.len() as usize) * self.row
+                    > REPEATS_ALLOWED * chunk_bytes
+                {
+                    return Err(broken(format!(
+                        "object {id} names the rows of its chunks more than {REPEATS_ALLOWED} times over"
+                    )));
                 }
+                // Rows are within the chunk: the fragment index was checked against them.
+                picks.extend(fragment.rows().map(|r| (at, r)));
             }
         }
-        Ok(out)
+        let gather = |cells: &[&[u8]], row: usize| -> Vec<u8> {
+            picks
+                .iter()
+                .flat_map(|&(c, r)| &cells[c][r as usize * row..(r as usize + 1) * row])
+                .copied()
+                .collect()
+        };
+        let positions = gather(
+            &chunks
+                .iter()
+                .map(|(_, c)| c.bytes.as_slice())
+                .collect::<Vec<_>>(),
+            self.row,
+        );
+        let mut attributes = Vec::new();
+        for name in names {
+            let array = self.row_array("vertex_attributes", name).await?;
+            let mut cells = Vec::new();
+            for (chunk, read) in &chunks {
+                let cell = array.read(chunk, read.rows).await?.ok_or_else(|| {
+                    broken(format!("attribute {name} has no cell for chunk {chunk:?}"))
+                })?;
+                cells.push(cell.bytes);
+            }
+            let row = array.width * array.dtype.size();
+            let bytes = gather(&cells.iter().map(Vec::as_slice).collect::<Vec<_>>(), row);
+            attributes.push((
+                name.clone(),
+                ChunkAttribute {
+                    dtype: array.dtype,
+                    width: array.width,
+                    bytes,
+                },
+            ));
+        }
+        Ok((positions, attributes))
     }
 }

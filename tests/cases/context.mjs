@@ -12,5 +12,19 @@ export function makeContext(zarr, origin) {
     active: async () => Number(await (await fetch(`${origin}/__active`)).text()),
     /** A fixture file's bytes. */
     bytes: async (rel) => new Uint8Array(await (await fetch(`${base}/${rel}`)).arrayBuffer()),
+    /** Every file below a fixture directory (keys relative to it), from the server's index pages. */
+    list: async (rel) => {
+      const keys = [];
+      const walk = async (dir) => {
+        const page = await (await fetch(`${base}/${rel}/${dir}`)).text();
+        for (const [, href] of page.matchAll(/href="([^"]+)"/g)) {
+          const name = decodeURIComponent(href);
+          if (name.endsWith("/")) await walk(dir + name);
+          else keys.push(dir + name);
+        }
+      };
+      await walk("");
+      return keys;
+    },
   };
 }

@@ -5,6 +5,18 @@ import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
 const json = async (ctx, rel) => JSON.parse(new TextDecoder().decode(await ctx.bytes(rel)));
 const rowsOf = (flat, n) => Array.from({ length: flat.length / n }, (_, i) => Array.from(flat.subarray(i * n, i * n + n)));
 const sorted = (rows) => rows.map((r) => r.map((v) => Math.fround(v)).join(",")).sort();
+const point = (p) => Array.from(p, (v) => Math.fround(v)).join(",");
+/** Our links as their endpoints' positions, in the order written (numbering may differ from theirs). */
+const linksAsPoints = (g, n) => {
+  const { width, indices } = g.links;
+  const out = [];
+  for (let i = 0; i < indices.length; i += width) {
+    out.push(Array.from(indices.subarray(i, i + width), (v) => point(g.positions.subarray(v * n, v * n + n))).join(" | "));
+  }
+  return out.sort();
+};
+/** zarr-vectors' links (indices into its positions) the same way. */
+const theirLinks = (read, field) => read[field].map((l) => l.map((v) => point(read.positions[v])).join(" | ")).sort();
 
 export const vectorCases = [
   {
@@ -42,9 +54,21 @@ export const vectorCases = [
       ok(inside.length > 0, "points in the box");
       deepEqual(sorted(rowsOf(positions, 3)), sorted(inside), "the points inside the box");
       for (const [id, object] of Object.entries(want.objects)) {
-        const { positions: mine } = await zv.readObject(Number(id));
+        const { positions: mine, attributes } = await zv.readObject(Number(id), { attributes: ["intensity"] });
         deepEqual(sorted(rowsOf(mine, 3)), sorted(object.positions), `object ${id}`);
+        const withIntensity = (rows, values) => rows.map((p, i) => `${point(p)} ${Math.fround(values[i])}`).sort();
+        deepEqual(withIntensity(rowsOf(mine, 3), attributes.intensity.values), withIntensity(object.positions, object.attributes.intensity), `object ${id}'s intensities`);
       }
+      // The whole level in one read: each point with its object, as zarr-vectors' reads of each
+      // object give them.
+      const whole = await zv.select({ objectIds: true });
+      equal(whole.rows, want.whole.positions.length, "every point");
+      ok(whole.objectIds instanceof Float64Array && whole.links === undefined, "object ids; no links");
+      deepEqual(
+        rowsOf(whole.positions, 3).map((p, i) => `${point(p)} ${whole.objectIds[i]}`).sort(),
+        Object.entries(want.objects).flatMap(([id, o]) => o.positions.map((p) => `${point(p)} ${id}`)).sort(),
+        "each point's object",
+      );
       equal(await zv.readChunk([40, 40, 40]), null, "a chunk outside the grid");
       await rejects(zv.readObject(11), "SelectionError", [/11 objects/], "an object that is not there");
       await rejects(zv.level(3), "SelectionError", [/1 levels/], "a level that is not there");
@@ -68,6 +92,88 @@ export const vectorCases = [
       const future = new ctx.zarr.MemoryStore([["zarr.json", new TextEncoder().encode(root.replace('"0.9.2"', '"2.0.0"'))]]);
       await rejects(ctx.zarr.openVectors(future), "UnsupportedError", [/version 2\.0\.0/], "an unknown version");
       await rejects(ctx.zarr.openVectors(`${ctx.base}/v3.zarr`), "MetadataError", [/not a Zarr Vectors store/, /v3\.zarr/], "a plain group");
+    },
+  },
+  {
+    name: "vectors: a graph's edges with their attributes, whole and in a box, as zarr-vectors reads them",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/graph.expected.json");
+      const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/graph.zarr`);
+      deepEqual(zv.geometryTypes, ["graph"], "a graph");
+      const g = await zv.select({ attributes: ["radius"], linkAttributes: ["weight", "kind"] });
+      deepEqual(sorted(rowsOf(g.positions, 3)), sorted(want.whole.positions), "every vertex");
+      ok(g.edges === g.links.indices && g.links.width === 2, "edges");
+      deepEqual(linksAsPoints(g, 3), theirLinks(want.whole, "edges"), "every edge, each way round as written");
+      const { weight, kind } = g.linkAttributes;
+      ok(weight.values instanceof Float32Array && kind.values instanceof Uint8Array, "edge attribute types");
+      const mine = [];
+      for (let e = 0; e < g.edges.length / 2; e++) {
+        const [a, b] = [g.edges[2 * e], g.edges[2 * e + 1]].map((v) => point(g.positions.subarray(3 * v, 3 * v + 3)));
+        mine.push(`${a} | ${b} ${weight.values[e]} ${kind.values[e]}`);
+      }
+      const theirs = want.links.map((l) => `${point(l.ends[0])} | ${point(l.ends[1])} ${Math.fround(l.attributes.weight)} ${l.attributes.kind}`);
+      deepEqual(mine.sort(), theirs.sort(), "each edge with its weight and kind");
+      deepEqual(
+        rowsOf(g.positions, 3).map((p, i) => `${point(p)} ${Math.fround(g.attributes.radius.values[i])}`).sort(),
+        want.whole.positions.map((p, i) => `${point(p)} ${Math.fround(want.whole.attributes.radius[i])}`).sort(),
+        "each vertex with its radius",
+      );
+      const label = await zv.objectAttribute("label");
+      deepEqual([Array.from(label.values), label.shape], [want.object_attributes.label, [4]], "object attribute");
+      const box = await zv.select({ bbox: want.bbox.bbox, linkAttributes: ["weight"] });
+      deepEqual(sorted(rowsOf(box.positions, 3)), sorted(want.bbox.positions), "the vertices in a box");
+      deepEqual(linksAsPoints(box, 3), theirLinks(want.bbox, "edges"), "the edges among them");
+      ok(box.chunks.length < (await zv.level(0)).chunks.length, "only the chunks meeting the box");
+      await rejects(zv.select({ bbox: [[0, 0, 0]] }), "SelectionError", [/\[min, max\]/], "a box without a max");
+      await rejects(zv.select({ linkAttributes: ["nope"] }), "NotFoundError", [/nope/], "a link attribute that is not there");
+    },
+  },
+  {
+    name: "vectors: a mesh's faces keep their winding; a skeleton's edges are (child, parent)",
+    async run(ctx) {
+      const mesh = await json(ctx, "vectors/mesh.expected.json");
+      const m = await (await ctx.zarr.openVectors(`${ctx.base}/vectors/mesh.zarr`)).select({ attributes: ["height"] });
+      ok(m.faces instanceof Uint32Array && m.faces.length === 3 * 128, "128 triangles");
+      deepEqual(linksAsPoints(m, 3), theirLinks(mesh.whole, "faces"), "every face, in its winding");
+      deepEqual(Array.from(m.attributes.height.values), rowsOf(m.positions, 3).map((p) => p[2]), "height is z");
+      const skeleton = await json(ctx, "vectors/skeleton.expected.json");
+      const s = await (await ctx.zarr.openVectors(`${ctx.base}/vectors/skeleton.zarr`)).select();
+      deepEqual(linksAsPoints(s, 3), theirLinks(skeleton.whole, "edges"), "every (child, parent) edge");
+    },
+  },
+  {
+    name: "vectors: a pyramid's levels, objects, groups and object attributes (blosc compressed)",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/pyramid.expected.json");
+      const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/pyramid.zarr`);
+      deepEqual(zv.levels, ["0", "1", "2"], "three levels");
+      for (const [level, expected] of want.levels.entries()) {
+        const g = await zv.select({ level });
+        deepEqual(sorted(rowsOf(g.positions, 2)), sorted(expected.whole.positions), `level ${level}`);
+        for (const [id, object] of Object.entries(expected.objects)) {
+          const { positions } = await zv.readObject(Number(id), { level });
+          deepEqual(sorted(rowsOf(positions, 2)), sorted(object.positions), `level ${level} object ${id}`);
+        }
+        const size = await zv.objectAttribute("size", { level });
+        deepEqual(Array.from(size.values), expected.object_attributes.size, `level ${level} object sizes`);
+      }
+      equal(await zv.groupCount(), want.groups.length, "groups");
+      for (const [id, members] of want.groups.entries()) deepEqual(Array.from(await zv.readGroup(id)), members, `group ${id}`);
+      await rejects(zv.readGroup(9), "SelectionError", [/3 groups/], "a group that is not there");
+    },
+  },
+  {
+    name: "vectors: links are found through any store that lists; without a listing the error says so",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/mesh.expected.json");
+      // A server without directory index pages cannot list links/0.
+      const unlisted = await ctx.zarr.openVectors(`${ctx.origin}/__nolist/tests/fixtures/vectors/mesh.zarr`);
+      await rejects(unlisted.select(), "UnsupportedError", [/cannot list/, /links\/0/], "no index pages");
+      // A store object with list(): an in-memory copy.
+      const store = new ctx.zarr.MemoryStore();
+      for (const key of await ctx.list("vectors/mesh.zarr")) store.set(key, await ctx.bytes(`vectors/mesh.zarr/${key}`));
+      const m = await (await ctx.zarr.openVectors(store)).select();
+      deepEqual(linksAsPoints(m, 3), theirLinks(want.whole, "faces"), "faces through a MemoryStore");
     },
   },
 ];

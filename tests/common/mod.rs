@@ -37,6 +37,17 @@ impl ReadableStore for DirStore {
     fn locate(&self, key: &str) -> String {
         format!("file:{}", self.root.join(key).display())
     }
+
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let Ok(entries) = std::fs::read_dir(self.root.join(prefix)) else {
+            return Ok(None);
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        Ok(Some(names))
+    }
 }
 
 pub fn fixture_path(rel: &str) -> PathBuf {

@@ -8,10 +8,13 @@
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
 //   GET /__active            how many requests are in progress
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
-//   /__nosuffix/, /__norange/, /__nolength/, /__flaky/<n>/ before a path: servers with quirks
-//                            (see below); the log records an X-Token request header as `token`
+//   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__flaky/<n>/ before a path: servers
+//                            with quirks (see below); the log records an X-Token request header as
+//                            `token`
+//   GET <dir>/               a directory without index.html: an index page of its entries, as
+//                            Python's http.server writes it
 import { createServer } from "node:http";
-import { stat, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
 
 const TYPES = {
@@ -39,6 +42,15 @@ export function parseRange(header, size) {
   }
   if (start >= size || end < start) return "unsatisfiable";
   return { start, end };
+}
+
+/** A directory's index page, as Python's http.server writes one. */
+function indexPage(path, entries) {
+  const items = entries
+    .map((e) => (e.isDirectory() ? e.name + "/" : e.name))
+    .sort()
+    .map((name) => `<li><a href="${encodeURIComponent(name.replace(/\/$/, "")) + (name.endsWith("/") ? "/" : "")}">${name}</a></li>`);
+  return `<!DOCTYPE HTML>\n<html lang="en">\n<head><meta charset="utf-8"><title>Directory listing for ${path}</title></head>\n<body>\n<h1>Directory listing for ${path}</h1>\n<hr>\n<ul>\n${items.join("\n")}\n</ul>\n<hr>\n</body>\n</html>\n`;
 }
 
 /**
@@ -95,13 +107,14 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     //   /__nosuffix/  refuses suffix ranges (416) but honours others;
     //   /__norange/   ignores Range and always answers 200 with the whole body;
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
+    //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path.
     const slow = /^\/__slow\/(\d+)(\/.*)$/.exec(path);
     if (slow) {
       path = slow[2];
       await new Promise((ok) => setTimeout(ok, Number(slow[1])));
     }
-    const mode = /^\/__(nosuffix|norange|nolength|flaky\/(\d+))(\/.*)$/.exec(path);
+    const mode = /^\/__(nosuffix|norange|nolength|nolist|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
       path = mode[3];
       if (mode[2] !== undefined) {
@@ -120,6 +133,11 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     try {
       let info = await stat(file);
       if (info.isDirectory()) {
+        const names = await readdir(file, { withFileTypes: true });
+        if (path.endsWith("/") && behaviour !== "nolist" && !names.some((n) => n.name === "index.html")) {
+          res.setHeader("Content-Type", "text/html; charset=utf-8");
+          return reply(200, Buffer.from(indexPage(path, names)));
+        }
         file = join(file, "index.html");
         info = await stat(file);
       }

@@ -1,0 +1,456 @@
+//! A level's geometry in one read: the vertices of the chunks that meet a box (or of all chunks)
+//! with their attributes, the links among them with theirs, and each vertex's object. Vertices are
+//! numbered chunk after chunk, each chunk's in its fragments' order (what link rows index), as
+//! zarr-vectors numbers them; links with an endpoint in a chunk not read are left out, as are
+//! vertices outside the box and the links that touch them.
+
+use super::links::{self, LinkFamily};
+use super::manifest;
+use super::store::{ChunkAttribute, ChunkVertices, VectorLevel};
+use crate::data_type::DataType;
+use crate::error::{CodecError, Result, ZarrError};
+use crate::selection::DimSelection;
+use futures_util::future::try_join_all;
+use std::collections::HashMap;
+
+/// What to read.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// `[min, max]` in world units; None reads every chunk.
+    pub bbox: Option<(Vec<f64>, Vec<f64>)>,
+    /// Per-vertex attributes by name.
+    pub attributes: Vec<String>,
+    /// Per-link attributes by name.
+    pub link_attributes: Vec<String>,
+    /// Each vertex's object id, from the object manifests.
+    pub object_ids: bool,
+}
+
+/// Values of one kind, `width` a row, as stored.
+pub type Column = ChunkAttribute;
+
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub rows: u64,
+    /// `rows` rows of `ndim` values of the level's vertex type.
+    pub positions: Vec<u8>,
+    /// The chunks read.
+    pub chunks: Vec<Vec<i64>>,
+    pub attributes: Vec<(String, Column)>,
+    /// The links, where the level has them.
+    pub links: Option<Links>,
+    /// Each vertex's object (the first naming it), -1 for none.
+    pub object_ids: Option<Vec<i64>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Links {
+    /// Endpoints a link: 2 for edges, 3 for triangles.
+    pub width: usize,
+    /// `width` vertex numbers a link, in the order written (a face's winding, an edge's direction;
+    /// a skeleton's edges are (child, parent)).
+    pub vertices: Vec<u64>,
+    pub attributes: Vec<(String, Column)>,
+}
+
+/// A chunk's rows in its fragments' order, where that is not their stored order.
+fn fragment_order(read: &ChunkVertices) -> Option<Vec<u64>> {
+    let order: Vec<u64> = read.fragments.iter().flat_map(|f| f.rows()).collect();
+    if order.len() as u64 != read.rows || order.iter().enumerate().all(|(i, &r)| i as u64 == r) {
+        return None;
+    }
+    let mut seen = vec![false; order.len()];
+    for &r in &order {
+        if std::mem::replace(&mut seen[r as usize], true) {
+            return None; // fragments sharing rows: the stored order stands
+        }
+    }
+    Some(order)
+}
+
+/// `bytes` as rows of `row` bytes, in `order`.
+fn reorder(bytes: &[u8], row: usize, order: &Option<Vec<u64>>) -> Vec<u8> {
+    match order {
+        None => bytes.to_vec(),
+        Some(order) => order
+            .iter()
+            .flat_map(|&r| &bytes[r as usize * row..(r as usize + 1) * row])
+            .copied()
+            .collect(),
+    }
+}
+
+/// Value `i` of little-endian numbers of `dtype`, as f64.
+fn number(bytes: &[u8], dtype: DataType, i: usize) -> f64 {
+    let size = dtype.size();
+    let b = &bytes[i * size..(i + 1) * size];
+    let mut wide = [0u8; 8];
+    wide[..size].copy_from_slice(b);
+    let u = u64::from_le_bytes(wide);
+    match dtype {
+        DataType::Int8 => b[0] as i8 as f64,
+        DataType::Int16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+        DataType::Int32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        DataType::Int64 => u as i64 as f64,
+        DataType::Float32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        DataType::Float64 => f64::from_le_bytes(wide),
+        _ => u as f64,
+    }
+}
+
+/// Keeps the rows of `column` (of `row` bytes) whose `keep` is set.
+fn filter_rows(bytes: &[u8], row: usize, keep: &[bool]) -> Vec<u8> {
+    bytes
+        .chunks_exact(row)
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .flat_map(|(r, _)| r)
+        .copied()
+        .collect()
+}
+
+impl VectorLevel {
+    /// Reads the geometry `query` asks for; the chunks' cells are fetched concurrently.
+    pub async fn select(&self, query: &Query) -> Result<Geometry> {
+        let chunks = match &query.bbox {
+            Some((lo, hi)) => self.chunks_in(lo, hi)?,
+            None => self.chunks().to_vec(),
+        };
+        let reads = try_join_all(chunks.iter().map(|c| self.read_chunk(c))).await?;
+        let parts: Vec<(Vec<i64>, ChunkVertices)> = chunks
+            .iter()
+            .cloned()
+            .zip(reads)
+            .filter_map(|(c, r)| Some((c, r?)))
+            .collect();
+        let orders: Vec<Option<Vec<u64>>> = parts.iter().map(|(_, r)| fragment_order(r)).collect();
+
+        // Vertex numbering: where each chunk starts, and where each of its fragments does.
+        let mut starts: HashMap<Vec<i64>, (u64, u64)> = HashMap::new();
+        let mut fragment_starts = Vec::new();
+        let mut positions = Vec::new();
+        let mut rows = 0u64;
+        for ((chunk, read), order) in parts.iter().zip(&orders) {
+            starts.insert(chunk.clone(), (rows, read.rows));
+            if read.fragments.is_empty() {
+                fragment_starts.push(rows);
+            }
+            let mut at = rows;
+            for f in &read.fragments {
+                if !f.is_empty() {
+                    fragment_starts.push(at);
+                }
+                at += f.len();
+            }
+            positions.extend(reorder(&read.bytes, self.row, order));
+            rows += read.rows;
+        }
+
+        let mut attributes = Vec::new();
+        for name in &query.attributes {
+            let array = self.row_array("vertex_attributes", name).await?;
+            let cells = try_join_all(parts.iter().map(|(c, r)| array.read(c, r.rows))).await?;
+            let row = array.width * array.dtype.size();
+            let mut bytes = Vec::new();
+            for (((chunk, _), cell), order) in parts.iter().zip(cells).zip(&orders) {
+                let cell = cell.ok_or_else(|| {
+                    ZarrError::codec(
+                        &array.cells.location,
+                        CodecError::new(
+                            "zarr_vectors",
+                            format!("attribute {name} has no cell for chunk {chunk:?}, which has vertices"),
+                        ),
+                    )
+                })?;
+                bytes.extend(reorder(&cell.bytes, row, order));
+            }
+            attributes.push((
+                name.clone(),
+                Column {
+                    dtype: array.dtype,
+                    width: array.width,
+                    bytes,
+                },
+            ));
+        }
+
+        let mut links = match self.links().await? {
+            Some(family) => Some(
+                self.read_links(&family, &starts, &query.link_attributes)
+                    .await?,
+            ),
+            None if query.link_attributes.is_empty() => None,
+            None => {
+                return Err(ZarrError::selection(format!(
+                    "link attributes {:?}: the level has no links",
+                    query.link_attributes
+                )))
+            }
+        };
+        if self.tree {
+            if let Some(l) = links.as_mut() {
+                *l = tree_edges(l, rows, &fragment_starts)?;
+            }
+        }
+
+        let object_ids = match query.object_ids {
+            true => Some(self.vertex_objects(&parts, &orders).await?),
+            false => None,
+        };
+
+        let mut geometry = Geometry {
+            rows,
+            positions,
+            chunks,
+            attributes,
+            links,
+            object_ids,
+        };
+        if let Some((lo, hi)) = &query.bbox {
+            self.keep_inside(&mut geometry, lo, hi);
+        }
+        Ok(geometry)
+    }
+
+    /// Every link among the chunks in `starts`, in the writer's order, with `names`' attributes.
+    async fn read_links(
+        &self,
+        family: &LinkFamily,
+        starts: &HashMap<Vec<i64>, (u64, u64)>,
+        names: &[String],
+    ) -> Result<Links> {
+        let mut vertices = Vec::new();
+        let mut columns: Vec<Option<Column>> = vec![None; names.len()];
+        for segment in &family.segments {
+            let mut sources: Vec<&Vec<i64>> = segment
+                .cells
+                .nonempty
+                .iter()
+                .filter(|s| {
+                    segment
+                        .endpoint_chunks(s)
+                        .is_some_and(|ends| ends.iter().all(|c| starts.contains_key(c)))
+                })
+                .collect();
+            // The writer reads cells in the order of their keys' text.
+            let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
+            sources.sort_by_cached_key(|c| key(c));
+            let cells = try_join_all(sources.iter().map(|s| segment.cells.cell(s))).await?;
+            let families: Vec<String> = names
+                .iter()
+                .map(|n| format!("link_attributes/{n}/0"))
+                .collect();
+            let arrays =
+                try_join_all(families.iter().map(|f| self.row_array(f, &segment.name))).await?;
+            for (source, cell) in sources.iter().zip(cells) {
+                let Some((blob, at)) = cell else { continue };
+                let values = links::decode_cell(
+                    &blob,
+                    segment.dtype,
+                    segment.columns(family.width),
+                    segment.intra(),
+                )
+                .and_then(|v| links::cell_links(&v, family.width, segment.perm))
+                .map_err(|e| links::cell_error(&at, e))?;
+                let ends = segment.endpoint_chunks(source).unwrap_or_default();
+                for link in &values {
+                    for &(end, vertex) in link {
+                        let (start, count) = starts[&ends[end]];
+                        if !(0..count as i64).contains(&vertex) {
+                            return Err(links::cell_error(
+                                &at,
+                                format!(
+                                    "a link names vertex {vertex} of chunk {:?}, which has {count}",
+                                    ends[end]
+                                ),
+                            ));
+                        }
+                        vertices.push(start + vertex as u64);
+                    }
+                }
+                for ((name, array), column) in names.iter().zip(&arrays).zip(columns.iter_mut()) {
+                    let cell = array.read(source, values.len() as u64).await?.ok_or_else(|| {
+                        links::cell_error(
+                            &array.cells.location,
+                            format!("link attribute {name} has no cell for chunk {source:?}, which has links"),
+                        )
+                    })?;
+                    match column {
+                        Some(c) if c.dtype == cell.dtype && c.width == cell.width => {
+                            c.bytes.extend(cell.bytes)
+                        }
+                        Some(_) => {
+                            return Err(ZarrError::metadata(
+                                &array.cells.location,
+                                format!(
+                                    "link attribute {name} changes type or width between arrays"
+                                ),
+                            ))
+                        }
+                        None => *column = Some(cell),
+                    }
+                }
+            }
+        }
+        let attributes = names
+            .iter()
+            .zip(columns)
+            .map(|(name, c)| {
+                let empty = Column {
+                    dtype: DataType::Float32,
+                    width: 1,
+                    bytes: Vec::new(),
+                };
+                (name.clone(), c.unwrap_or(empty))
+            })
+            .collect();
+        Ok(Links {
+            width: family.width,
+            vertices,
+            attributes,
+        })
+    }
+
+    /// Each vertex's object: the first object whose manifest names its fragment, -1 for none.
+    async fn vertex_objects(
+        &self,
+        parts: &[(Vec<i64>, ChunkVertices)],
+        orders: &[Option<Vec<u64>>],
+    ) -> Result<Vec<i64>> {
+        let mut owner: HashMap<(Vec<i64>, u64), i64> = HashMap::new();
+        if let Some(manifests) = &self.manifests {
+            let data = manifests.get(&[DimSelection::All]).await?;
+            let location = manifests.store().locate(&manifests.path().key("zarr.json"));
+            if let Some(items) = &data.items {
+                for (id, handle) in data.bytes.chunks_exact(8).enumerate() {
+                    let blob = items.resolve(handle).unwrap_or_default();
+                    if blob.is_empty() {
+                        continue;
+                    }
+                    let blocks = manifest::parse(blob, self.ndim).map_err(|e| {
+                        ZarrError::codec(
+                            &location,
+                            CodecError::new("object manifest", format!("object {id}: {e}")),
+                        )
+                    })?;
+                    for block in blocks {
+                        for f in block.fragments.iter() {
+                            owner.entry((block.chunk.clone(), f)).or_insert(id as i64);
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for ((chunk, read), order) in parts.iter().zip(orders) {
+            let mut by_row = vec![-1i64; read.rows as usize];
+            for (f, fragment) in read.fragments.iter().enumerate() {
+                if let Some(&id) = owner.get(&(chunk.clone(), f as u64)) {
+                    for r in fragment.rows() {
+                        by_row[r as usize] = id;
+                    }
+                }
+            }
+            match order {
+                Some(order) => out.extend(order.iter().map(|&r| by_row[r as usize])),
+                None => out.extend(by_row),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Drops the vertices outside `[lo, hi]`, and the links that touch them.
+    fn keep_inside(&self, g: &mut Geometry, lo: &[f64], hi: &[f64]) {
+        let n = self.ndim;
+        let dtype = self.dtype();
+        let keep: Vec<bool> = (0..g.rows as usize)
+            .map(|r| {
+                (0..n).all(|d| {
+                    let v = number(&g.positions, dtype, r * n + d);
+                    v >= lo[d] && v <= hi[d]
+                })
+            })
+            .collect();
+        if keep.iter().all(|k| *k) {
+            return;
+        }
+        let mut renumber = vec![u64::MAX; keep.len()];
+        let mut next = 0;
+        for (r, k) in keep.iter().enumerate() {
+            if *k {
+                renumber[r] = next;
+                next += 1;
+            }
+        }
+        g.positions = filter_rows(&g.positions, self.row, &keep);
+        for (_, c) in g.attributes.iter_mut() {
+            c.bytes = filter_rows(&c.bytes, c.width * c.dtype.size(), &keep);
+        }
+        if let Some(ids) = g.object_ids.as_mut() {
+            *ids = ids
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(i, _)| *i)
+                .collect();
+        }
+        if let Some(l) = g.links.as_mut() {
+            let kept: Vec<bool> = l
+                .vertices
+                .chunks_exact(l.width)
+                .map(|link| link.iter().all(|&v| keep[v as usize]))
+                .collect();
+            l.vertices = l
+                .vertices
+                .chunks_exact(l.width)
+                .zip(&kept)
+                .filter(|(_, k)| **k)
+                .flat_map(|(link, _)| link.iter().map(|&v| renumber[v as usize]))
+                .collect();
+            for (_, c) in l.attributes.iter_mut() {
+                c.bytes = filter_rows(&c.bytes, c.width * c.dtype.size(), &kept);
+            }
+        }
+        g.rows = next;
+    }
+}
+
+/// A skeleton's edges (child, parent): each vertex's parent is the one before it within its
+/// fragment, unless a stored link (child, parent) names another.
+fn tree_edges(stored: &Links, rows: u64, fragment_starts: &[u64]) -> Result<Links> {
+    if stored.width != 2 {
+        return Err(ZarrError::metadata(
+            "links/0",
+            format!(
+                "a skeleton's links join 2 vertices, these join {}",
+                stored.width
+            ),
+        ));
+    }
+    if !stored.attributes.is_empty() {
+        return Err(ZarrError::unsupported(
+            "links/0",
+            "link attributes of a skeleton (its stored links are only the branches)",
+        ));
+    }
+    let mut parent: Vec<i64> = (0..rows as i64).map(|i| i - 1).collect();
+    for &s in fragment_starts {
+        if let Some(p) = parent.get_mut(s as usize) {
+            *p = -1;
+        }
+    }
+    for link in stored.vertices.chunks_exact(2) {
+        parent[link[0] as usize] = link[1] as i64;
+    }
+    let vertices = parent
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| **p >= 0)
+        .flat_map(|(child, p)| [child as u64, *p as u64])
+        .collect();
+    Ok(Links {
+        width: 2,
+        vertices,
+        attributes: Vec::new(),
+    })
+}
