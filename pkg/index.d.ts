@@ -420,6 +420,8 @@ export interface VectorLevel {
   readonly dtype: DataType;
   /** The occupied spatial chunks (coordinates may be negative). */
   readonly chunks: number[][];
+  /** How many objects the level indexes (0 without an object index). */
+  readonly objects: number;
   /** `attributes`: names of per-vertex attributes to read with it (the store does not list them). */
   readChunk(chunk: number[], attributes?: string[]): Promise<VectorChunk | null>;
   /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */

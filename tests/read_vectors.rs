@@ -905,3 +905,27 @@ fn links_need_a_listing_and_say_so_without_one() {
         "{err}"
     );
 }
+
+#[test]
+fn polylines_link_consecutive_vertices_within_and_across_chunks() {
+    let want = expected("polylines");
+    let g = block_on(fixture_level("polylines", 0).select(&query(&["width"], &[]))).unwrap();
+    // Every step of every polyline zarr-vectors read, in its direction.
+    let mut steps: Vec<String> = want["whole"]["polylines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|line| {
+            let p = rows_of(line);
+            (1..p.len())
+                .map(|i| format!("{} | {}", point(&p[i - 1]), point(&p[i])))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    steps.sort();
+    assert_eq!(links_as_points(&g, 2), steps);
+    let err = block_on(fixture_level("polylines", 0).select(&query(&[], &["width"])))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("implied by the order of vertices"), "{err}");
+}

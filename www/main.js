@@ -538,7 +538,7 @@ async function mainVectors(url) {
   const shown = await showVectors(url, canvas);
   const ms = performance.now() - started;
   $("about").textContent = `Zarr Vectors ${shown.zv.version}: ${shown.zv.geometryTypes.join(", ")}, ${shown.zv.ndim}-D, ${shown.zv.levels.length} level(s)`;
-  $("stats").replaceChildren(...[["vertices", String(shown.vertices)], ["chunks read", String(shown.chunks)], ["open + read + draw", `${ms.toFixed(0)} ms`]].flatMap(([k, v]) => {
+  $("stats").replaceChildren(...[["vertices", String(shown.vertices)], ["links or lines", String(shown.paths)], ["chunks read", String(shown.chunks)], ["open + read + draw", `${ms.toFixed(0)} ms`]].flatMap(([k, v]) => {
     const dt = document.createElement("dt");
     const dd = document.createElement("dd");
     dt.textContent = k;
@@ -546,7 +546,7 @@ async function mainVectors(url) {
     return [dt, dd];
   }));
   for (const id of ["reader", "colormap", "fit"]) $(id).disabled = true;
-  status("The vertices projected on the first two axes, coloured by the third.");
+  status("The vertices projected on the first two axes, coloured by the third; links and lines in grey.");
   window.viewer = { vectors: shown };
   document.body.dataset.state = "drawn";
 }

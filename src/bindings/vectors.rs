@@ -126,11 +126,12 @@ fn id_from(id: f64, what: &str) -> Result<u64, JsValue> {
 
 #[wasm_bindgen]
 impl WasmVectorLevel {
-    /// `{ dtype, chunks }`: the vertices' type and the occupied chunks.
+    /// `{ dtype, chunks, objects }`: the vertices' type, the occupied chunks, the object count.
     pub fn info(&self) -> Result<JsValue, JsValue> {
         let obj = Object::new();
         set(&obj, "dtype", self.inner.dtype().name())?;
         set(&obj, "chunks", json(&self.inner.chunks())?)?;
+        set(&obj, "objects", self.inner.object_count() as f64)?;
         Ok(obj.into())
     }
 
@@ -245,7 +246,8 @@ impl WasmVectorLevel {
             })
         })();
         wasm_bindgen_futures::future_to_promise(async move {
-            let g = level.select(&query?).await.map_err(js_error)?;
+            let query = query?;
+            let g = level.select(&query).await.map_err(js_error)?;
             let obj = Object::new();
             set(
                 &obj,

@@ -451,7 +451,7 @@ fn index_page_names(page: &str) -> Option<Vec<String>> {
             names.push(name);
         }
     }
-    names.sort();
+    names.sort_unstable();
     names.dedup();
     (!names.is_empty()).then_some(names)
 }

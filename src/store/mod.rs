@@ -76,7 +76,7 @@ pub fn children_of<'a>(keys: impl Iterator<Item = &'a str>, prefix: &str) -> Vec
         .filter_map(|rest| rest.split('/').next().filter(|n| !n.is_empty()))
         .map(String::from)
         .collect();
-    names.sort();
+    names.sort_unstable();
     names.dedup();
     names
 }

@@ -4,9 +4,10 @@
 //! zarr-vectors numbers them; links with an endpoint in a chunk not read are left out, as are
 //! vertices outside the box and the links that touch them.
 
-use super::links::{self, LinkFamily};
+use super::boxed;
+use super::links::{self, Convention, LinkFamily, LinkSegment};
 use super::manifest;
-use super::store::{ChunkAttribute, ChunkVertices, VectorLevel};
+use super::store::{ChunkAttribute, ChunkVertices, RowArray, VectorLevel};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::selection::DimSelection;
@@ -41,6 +42,18 @@ pub struct Geometry {
     pub links: Option<Links>,
     /// Each vertex's object (the first naming it), -1 for none.
     pub object_ids: Option<Vec<i64>>,
+}
+
+/// A cell as fetched: its bytes and its key's location (None where it is empty).
+type Cell = Option<(Vec<u8>, String)>;
+
+/// One link segment's cells as fetched: the source chunks, their cells, and each link attribute's
+/// array and cells.
+struct SegmentCells<'a> {
+    segment: &'a LinkSegment,
+    sources: Vec<Vec<i64>>,
+    cells: Vec<Cell>,
+    attributes: Vec<(RowArray, Vec<Cell>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -116,7 +129,7 @@ impl VectorLevel {
             Some((lo, hi)) => self.chunks_in(lo, hi)?,
             None => self.chunks().to_vec(),
         };
-        let reads = try_join_all(chunks.iter().map(|c| self.read_chunk(c))).await?;
+        let reads = try_join_all(chunks.iter().map(|c| boxed(self.read_chunk(c)))).await?;
         let parts: Vec<(Vec<i64>, ChunkVertices)> = chunks
             .iter()
             .cloned()
@@ -125,77 +138,57 @@ impl VectorLevel {
             .collect();
         let orders: Vec<Option<Vec<u64>>> = parts.iter().map(|(_, r)| fragment_order(r)).collect();
 
-        // Vertex numbering: where each chunk starts, and where each of its fragments does.
+        let convention = self.convention;
+        if matches!(convention, Some(c) if c != Convention::Explicit)
+            && !query.link_attributes.is_empty()
+        {
+            return Err(ZarrError::unsupported(
+                &self.group.store().locate(&self.group.path().key("links/0")),
+                "link attributes of links implied by the order of vertices (polylines, skeletons)",
+            ));
+        }
+        // Vertex numbering: where each chunk starts, and each of its fragments' (start, length).
         let mut starts: HashMap<Vec<i64>, (u64, u64)> = HashMap::new();
-        let mut fragment_starts = Vec::new();
+        let mut spans = Vec::new();
         let mut positions = Vec::new();
         let mut rows = 0u64;
         for ((chunk, read), order) in parts.iter().zip(&orders) {
             starts.insert(chunk.clone(), (rows, read.rows));
             if read.fragments.is_empty() {
-                fragment_starts.push(rows);
+                spans.push((rows, read.rows));
             }
             let mut at = rows;
             for f in &read.fragments {
-                if !f.is_empty() {
-                    fragment_starts.push(at);
-                }
+                spans.push((at, f.len()));
                 at += f.len();
             }
             positions.extend(reorder(&read.bytes, self.row, order));
             rows += read.rows;
         }
 
-        let mut attributes = Vec::new();
-        for name in &query.attributes {
-            let array = self.row_array("vertex_attributes", name).await?;
-            let cells = try_join_all(parts.iter().map(|(c, r)| array.read(c, r.rows))).await?;
-            let row = array.width * array.dtype.size();
-            let mut bytes = Vec::new();
-            for (((chunk, _), cell), order) in parts.iter().zip(cells).zip(&orders) {
-                let cell = cell.ok_or_else(|| {
-                    ZarrError::codec(
-                        &array.cells.location,
-                        CodecError::new(
-                            "zarr_vectors",
-                            format!("attribute {name} has no cell for chunk {chunk:?}, which has vertices"),
-                        ),
-                    )
-                })?;
-                bytes.extend(reorder(&cell.bytes, row, order));
+        // Attributes, links and objects need only the vertices' numbering: fetched together.
+        let (attributes, stored, object_ids) = futures_util::future::try_join3(
+            boxed(try_join_all(
+                query
+                    .attributes
+                    .iter()
+                    .map(|name| boxed(self.vertex_column(name, &parts, &orders))),
+            )),
+            boxed(self.stored_links(convention, &starts, &query.link_attributes)),
+            boxed(async {
+                match query.object_ids {
+                    true => Ok(Some(self.vertex_objects(&parts, &orders).await?)),
+                    false => Ok(None),
+                }
+            }),
+        )
+        .await?;
+        let links = match convention {
+            None | Some(Convention::Explicit) => stored,
+            Some(Convention::Sequential) => Some(sequential_edges(stored.as_ref(), &spans)?),
+            Some(Convention::SequentialWithBranches) => {
+                Some(tree_edges(stored.as_ref(), rows, &spans)?)
             }
-            attributes.push((
-                name.clone(),
-                Column {
-                    dtype: array.dtype,
-                    width: array.width,
-                    bytes,
-                },
-            ));
-        }
-
-        let mut links = match self.links().await? {
-            Some(family) => Some(
-                self.read_links(&family, &starts, &query.link_attributes)
-                    .await?,
-            ),
-            None if query.link_attributes.is_empty() => None,
-            None => {
-                return Err(ZarrError::selection(format!(
-                    "link attributes {:?}: the level has no links",
-                    query.link_attributes
-                )))
-            }
-        };
-        if self.tree {
-            if let Some(l) = links.as_mut() {
-                *l = tree_edges(l, rows, &fragment_starts)?;
-            }
-        }
-
-        let object_ids = match query.object_ids {
-            true => Some(self.vertex_objects(&parts, &orders).await?),
-            false => None,
         };
 
         let mut geometry = Geometry {
@@ -212,37 +205,80 @@ impl VectorLevel {
         Ok(geometry)
     }
 
+    /// The per-vertex attribute `name` of the chunks read, in the vertices' order.
+    async fn vertex_column(
+        &self,
+        name: &str,
+        parts: &[(Vec<i64>, ChunkVertices)],
+        orders: &[Option<Vec<u64>>],
+    ) -> Result<(String, Column)> {
+        let array = self.row_array("vertex_attributes", name).await?;
+        let cells = try_join_all(parts.iter().map(|(c, r)| boxed(array.read(c, r.rows)))).await?;
+        let row = array.width * array.dtype.size();
+        let mut bytes = Vec::new();
+        for (((chunk, _), cell), order) in parts.iter().zip(cells).zip(orders) {
+            let cell = cell.ok_or_else(|| {
+                ZarrError::codec(
+                    &array.cells.location,
+                    CodecError::new(
+                        "zarr_vectors",
+                        format!(
+                            "attribute {name} has no cell for chunk {chunk:?}, which has vertices"
+                        ),
+                    ),
+                )
+            })?;
+            bytes.extend(reorder(&cell.bytes, row, order));
+        }
+        let column = Column {
+            dtype: array.dtype,
+            width: array.width,
+            bytes,
+        };
+        Ok((name.to_string(), column))
+    }
+
+    /// The stored links among the chunks of `starts` (None where the level has none; point clouds
+    /// have none).
+    async fn stored_links(
+        &self,
+        convention: Option<Convention>,
+        starts: &HashMap<Vec<i64>, (u64, u64)>,
+        names: &[String],
+    ) -> Result<Option<Links>> {
+        let family = match convention {
+            Some(_) => self.links().await?,
+            None => None,
+        };
+        match family {
+            Some(family) => Ok(Some(self.read_links(&family, starts, names).await?)),
+            None if names.is_empty() => Ok(None),
+            None => Err(ZarrError::selection(format!(
+                "link attributes {names:?}: the level has no links"
+            ))),
+        }
+    }
+
     /// Every link among the chunks in `starts`, in the writer's order, with `names`' attributes.
+    /// Every segment's cells (and their attributes' cells) are fetched at once.
     async fn read_links(
         &self,
         family: &LinkFamily,
         starts: &HashMap<Vec<i64>, (u64, u64)>,
         names: &[String],
     ) -> Result<Links> {
+        let reads = try_join_all(
+            family
+                .segments
+                .iter()
+                .map(|segment| boxed(self.fetch_segment(segment, starts, names))),
+        )
+        .await?;
         let mut vertices = Vec::new();
         let mut columns: Vec<Option<Column>> = vec![None; names.len()];
-        for segment in &family.segments {
-            let mut sources: Vec<&Vec<i64>> = segment
-                .cells
-                .nonempty
-                .iter()
-                .filter(|s| {
-                    segment
-                        .endpoint_chunks(s)
-                        .is_some_and(|ends| ends.iter().all(|c| starts.contains_key(c)))
-                })
-                .collect();
-            // The writer reads cells in the order of their keys' text.
-            let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
-            sources.sort_by_cached_key(|c| key(c));
-            let cells = try_join_all(sources.iter().map(|s| segment.cells.cell(s))).await?;
-            let families: Vec<String> = names
-                .iter()
-                .map(|n| format!("link_attributes/{n}/0"))
-                .collect();
-            let arrays =
-                try_join_all(families.iter().map(|f| self.row_array(f, &segment.name))).await?;
-            for (source, cell) in sources.iter().zip(cells) {
+        for mut read in reads {
+            let segment = read.segment;
+            for (i, (source, cell)) in read.sources.iter().zip(read.cells).enumerate() {
                 let Some((blob, at)) = cell else { continue };
                 let values = links::decode_cell(
                     &blob,
@@ -268,13 +304,19 @@ impl VectorLevel {
                         vertices.push(start + vertex as u64);
                     }
                 }
-                for ((name, array), column) in names.iter().zip(&arrays).zip(columns.iter_mut()) {
-                    let cell = array.read(source, values.len() as u64).await?.ok_or_else(|| {
-                        links::cell_error(
-                            &array.cells.location,
-                            format!("link attribute {name} has no cell for chunk {source:?}, which has links"),
-                        )
-                    })?;
+                for ((name, (array, cells)), column) in names
+                    .iter()
+                    .zip(read.attributes.iter_mut())
+                    .zip(columns.iter_mut())
+                {
+                    let cell = array
+                        .checked(cells[i].take(), values.len() as u64)?
+                        .ok_or_else(|| {
+                            links::cell_error(
+                                &array.cells.location,
+                                format!("link attribute {name} has no cell for chunk {source:?}, which has links"),
+                            )
+                        })?;
                     match column {
                         Some(c) if c.dtype == cell.dtype && c.width == cell.width => {
                             c.bytes.extend(cell.bytes)
@@ -308,6 +350,55 @@ impl VectorLevel {
             width: family.width,
             vertices,
             attributes,
+        })
+    }
+
+    /// The cells of `segment` whose links lie within the chunks of `starts` (in the order of their
+    /// keys' text, which is the writer's), and the same cells of the link attributes `names`.
+    async fn fetch_segment<'a>(
+        &self,
+        segment: &'a LinkSegment,
+        starts: &HashMap<Vec<i64>, (u64, u64)>,
+        names: &[String],
+    ) -> Result<SegmentCells<'a>> {
+        let mut sources: Vec<&Vec<i64>> = segment
+            .cells
+            .nonempty
+            .iter()
+            .filter(|s| {
+                segment
+                    .endpoint_chunks(s)
+                    .is_some_and(|ends| ends.iter().all(|c| starts.contains_key(c)))
+            })
+            .collect();
+        let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
+        sources.sort_unstable_by_key(|c| key(c));
+        let families: Vec<String> = names
+            .iter()
+            .map(|n| format!("link_attributes/{n}/0"))
+            .collect();
+        let (cells, arrays) = futures_util::future::try_join(
+            boxed(try_join_all(
+                sources.iter().map(|s| boxed(segment.cells.cell(s))),
+            )),
+            boxed(try_join_all(
+                families
+                    .iter()
+                    .map(|f| boxed(self.row_array(f, &segment.name))),
+            )),
+        )
+        .await?;
+        let attribute_cells = try_join_all(
+            arrays
+                .iter()
+                .map(|a| boxed(try_join_all(sources.iter().map(|s| boxed(a.cells.cell(s)))))),
+        )
+        .await?;
+        Ok(SegmentCells {
+            segment,
+            sources: sources.into_iter().cloned().collect(),
+            cells,
+            attributes: arrays.into_iter().zip(attribute_cells).collect(),
         })
     }
 
@@ -415,31 +506,50 @@ impl VectorLevel {
     }
 }
 
-/// A skeleton's edges (child, parent): each vertex's parent is the one before it within its
-/// fragment, unless a stored link (child, parent) names another.
-fn tree_edges(stored: &Links, rows: u64, fragment_starts: &[u64]) -> Result<Links> {
-    if stored.width != 2 {
-        return Err(ZarrError::metadata(
+/// The stored links of an implicit convention: pairs, without attributes.
+fn stored_pairs(stored: Option<&Links>) -> Result<&[u64]> {
+    match stored {
+        Some(l) if l.width != 2 => Err(ZarrError::metadata(
             "links/0",
             format!(
-                "a skeleton's links join 2 vertices, these join {}",
-                stored.width
+                "links implied by vertex order join 2 vertices, these join {}",
+                l.width
             ),
-        ));
+        )),
+        Some(l) => Ok(&l.vertices),
+        None => Ok(&[]),
     }
-    if !stored.attributes.is_empty() {
-        return Err(ZarrError::unsupported(
-            "links/0",
-            "link attributes of a skeleton (its stored links are only the branches)",
-        ));
+}
+
+/// A polyline level's edges: consecutive vertices of each fragment (`spans`), then the stored
+/// links that join fragments.
+fn sequential_edges(stored: Option<&Links>, spans: &[(u64, u64)]) -> Result<Links> {
+    let joins = stored_pairs(stored)?;
+    let mut vertices = Vec::new();
+    for &(start, len) in spans {
+        for v in start..(start + len).saturating_sub(1) {
+            vertices.extend([v, v + 1]);
+        }
     }
+    vertices.extend_from_slice(joins);
+    Ok(Links {
+        width: 2,
+        vertices,
+        attributes: Vec::new(),
+    })
+}
+
+/// A skeleton's edges (child, parent): each vertex's parent is the one before it within its
+/// fragment (`spans`), unless a stored link (child, parent) names another.
+fn tree_edges(stored: Option<&Links>, rows: u64, spans: &[(u64, u64)]) -> Result<Links> {
+    let branches = stored_pairs(stored)?;
     let mut parent: Vec<i64> = (0..rows as i64).map(|i| i - 1).collect();
-    for &s in fragment_starts {
-        if let Some(p) = parent.get_mut(s as usize) {
+    for &(start, len) in spans {
+        if let (true, Some(p)) = (len > 0, parent.get_mut(start as usize)) {
             *p = -1;
         }
     }
-    for link in stored.vertices.chunks_exact(2) {
+    for link in branches.chunks_exact(2) {
         parent[link[0] as usize] = link[1] as i64;
     }
     let vertices = parent

@@ -13,14 +13,44 @@
 //! i64 byte offsets of groups into the data after them (each group runs to the next or the end).
 
 use super::store::SpatialArray;
+use crate::array::Array;
 use crate::data_type::DataType;
 use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::group::Group;
 use crate::node::Node;
+use futures_util::future::try_join_all;
 use serde_json::Value;
 
 /// The widest link read: permutation codes of wider ones would not fit 64 bits (20! does).
 const MAX_WIDTH: usize = 20;
+
+/// How a level's links are stored (the store's `links_convention`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Convention {
+    /// Every link is stored.
+    Explicit,
+    /// Polylines: consecutive vertices of a fragment are linked; stored links join fragments
+    /// (across chunks).
+    Sequential,
+    /// Skeletons: each vertex's parent is the one before it within its fragment, unless a stored
+    /// link (child, parent) names another.
+    SequentialWithBranches,
+}
+
+impl Convention {
+    /// The convention of a store of `geometry_types` stamped `links_convention`; None for point
+    /// clouds, which have no links (the writer stamps them "implicit_sequential" all the same).
+    pub fn of(geometry_types: &[String], links_convention: Option<&str>) -> Option<Convention> {
+        if !geometry_types.is_empty() && geometry_types.iter().all(|t| t == "point_cloud") {
+            return None;
+        }
+        Some(match links_convention {
+            Some("implicit_sequential") => Convention::Sequential,
+            Some("implicit_sequential_with_branches") => Convention::SequentialWithBranches,
+            _ => Convention::Explicit,
+        })
+    }
+}
 
 /// A link family (`links/<delta>`): its policy and its arrays, one per offsets segment.
 pub struct LinkFamily {
@@ -123,57 +153,69 @@ pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily
                 )
             })?,
     };
+    // The arrays' metadata all at once: one round trip rather than one per array.
+    let names: Vec<String> = names
+        .into_iter()
+        .filter(|n| n != "zarr.json" && !n.starts_with('.'))
+        .collect();
+    let nodes = try_join_all(names.iter().map(|n| super::boxed(group.open(n)))).await?;
     let mut segments = Vec::new();
-    for name in names {
-        if name == "zarr.json" || name.starts_with('.') {
-            continue;
-        }
-        let array = match group.open(&name).await? {
-            Node::Array(a) => a,
-            Node::Group(_) => continue,
-        };
-        let cells = SpatialArray::new(array, ndim)?;
-        let offsets = match cells.attrs().get("offsets") {
-            Some(v) => serde_json::from_value::<Vec<Vec<i64>>>(v.clone()).ok(),
-            None => parse_segment(&name, ndim),
-        }
-        .filter(|o| o.len() == width - 1 && o.iter().all(|c| c.len() == ndim))
-        .ok_or_else(|| {
-            ZarrError::metadata(
-                &cells.location,
-                format!(
-                    "the offsets of link array {name} are not {} offsets of {ndim}",
-                    width - 1
-                ),
-            )
-        })?;
-        let intra = offsets.iter().flatten().all(|&c| c == 0);
-        // Written where the writer may have reordered the endpoints (its `links_has_perm`).
-        let perm = match cells.attrs().get("has_perm") {
-            Some(v) => v.as_bool().ok_or_else(|| {
-                ZarrError::metadata(&cells.location, "\"has_perm\" must be true or false")
-            })?,
-            None => !intra && (duplicate || !directed),
-        };
-        let dtype = match cells.attrs().get("dtype") {
-            None => DataType::Int64,
-            Some(_) => cells.integer_dtype()?,
-        };
-        segments.push(LinkSegment {
-            name,
-            offsets,
-            perm,
-            dtype,
-            cells,
-        });
+    for (name, node) in names.into_iter().zip(nodes) {
+        let Node::Array(array) = node else { continue };
+        segments.push(segment(name, array, ndim, width, directed, duplicate)?);
     }
     // The writer's reading order: segments by name, then cells by key (link attributes align with it).
-    segments.sort_by(|a, b| a.name.cmp(&b.name));
+    segments.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     Ok(Some(LinkFamily {
         width,
         directed,
         segments,
     }))
+}
+
+/// The link array `name` of a family whose links have `width` endpoints.
+fn segment(
+    name: String,
+    array: Array,
+    ndim: usize,
+    width: usize,
+    directed: bool,
+    duplicate: bool,
+) -> Result<LinkSegment> {
+    let cells = SpatialArray::new(array, ndim)?;
+    let offsets = match cells.attrs().get("offsets") {
+        Some(v) => serde_json::from_value::<Vec<Vec<i64>>>(v.clone()).ok(),
+        None => parse_segment(&name, ndim),
+    }
+    .filter(|o| o.len() == width - 1 && o.iter().all(|c| c.len() == ndim))
+    .ok_or_else(|| {
+        ZarrError::metadata(
+            &cells.location,
+            format!(
+                "the offsets of link array {name} are not {} offsets of {ndim}",
+                width - 1
+            ),
+        )
+    })?;
+    let intra = offsets.iter().flatten().all(|&c| c == 0);
+    // Written where the writer may have reordered the endpoints (its `links_has_perm`).
+    let perm = match cells.attrs().get("has_perm") {
+        Some(v) => v.as_bool().ok_or_else(|| {
+            ZarrError::metadata(&cells.location, "\"has_perm\" must be true or false")
+        })?,
+        None => !intra && (duplicate || !directed),
+    };
+    let dtype = match cells.attrs().get("dtype") {
+        None => DataType::Int64,
+        Some(_) => cells.integer_dtype()?,
+    };
+    Ok(LinkSegment {
+        name,
+        offsets,
+        perm,
+        dtype,
+        cells,
+    })
 }
 
 /// "+1.0.-1_0.+2.0" as offsets of `ndim` components.

@@ -219,17 +219,21 @@ impl VectorStore {
             chunk_shape =
                 chunk_sizes(Some(own), ndim).map_err(|e| ZarrError::metadata(&location, e))?;
         }
-        let vertices = self
-            .array(&format!("{path}/vertices"))
-            .await?
-            .ok_or_else(|| {
-                ZarrError::not_found(
-                    &self
-                        .root
-                        .store()
-                        .locate(&self.root.path().key(&format!("{path}/vertices/zarr.json"))),
-                )
-            })?;
+        // The level's three arrays' metadata at once.
+        let (vertices, fragments, manifests) = futures_util::future::try_join3(
+            super::boxed(self.array(&format!("{path}/vertices"))),
+            super::boxed(self.array(&format!("{path}/vertex_fragments"))),
+            super::boxed(self.array(&format!("{path}/object_index/manifests"))),
+        )
+        .await?;
+        let vertices = vertices.ok_or_else(|| {
+            ZarrError::not_found(
+                &self
+                    .root
+                    .store()
+                    .locate(&self.root.path().key(&format!("{path}/vertices/zarr.json"))),
+            )
+        })?;
         let vertices = SpatialArray::new(vertices, ndim)?;
         let dtype = vertices.numeric_dtype()?;
         if let Some(encoding) = vertices.attr_str("encoding").filter(|e| *e != "raw") {
@@ -244,14 +248,11 @@ impl VectorStore {
             .ok_or_else(|| {
                 ZarrError::metadata(&vertices.location, "the vertex rows' size overflows")
             })?;
-        let fragments = match self.array(&format!("{path}/vertex_fragments")).await? {
+        let fragments = match fragments {
             Some(a) => Some(SpatialArray::new(a, ndim)?),
             None => None,
         };
-        let manifests = match self
-            .array(&format!("{path}/object_index/manifests"))
-            .await?
-        {
+        let manifests = match manifests {
             Some(a) => {
                 let location = a.store().locate(&a.path().key("zarr.json"));
                 if a.shape().len() != 1 || !a.data_type().is_variable() {
@@ -273,8 +274,10 @@ impl VectorStore {
             fragments,
             manifests,
             group,
-            tree: self.meta.links_convention.as_deref()
-                == Some("implicit_sequential_with_branches"),
+            convention: links::Convention::of(
+                &self.meta.geometry_types,
+                self.meta.links_convention.as_deref(),
+            ),
             links: RefCell::new(None),
         })
     }
@@ -416,7 +419,16 @@ pub(super) struct RowArray {
 impl RowArray {
     /// The rows of `chunk`'s cell, which must be `rows` of them (None where the cell is empty).
     pub async fn read(&self, chunk: &[i64], rows: u64) -> Result<Option<ChunkAttribute>> {
-        let Some((bytes, at)) = self.cells.cell(chunk).await? else {
+        self.checked(self.cells.cell(chunk).await?, rows)
+    }
+
+    /// A cell read (its bytes and key), checked to hold `rows` rows.
+    pub fn checked(
+        &self,
+        cell: Option<(Vec<u8>, String)>,
+        rows: u64,
+    ) -> Result<Option<ChunkAttribute>> {
+        let Some((bytes, at)) = cell else {
             return Ok(None);
         };
         let expected = (rows as usize)
@@ -460,9 +472,8 @@ pub struct VectorLevel {
     pub(super) manifests: Option<Array>,
     /// The level's group.
     pub(super) group: Group,
-    /// Links follow a skeleton's convention: each vertex's parent is the one before it within its
-    /// fragment, unless a stored link (child, parent) says otherwise.
-    pub(super) tree: bool,
+    /// Which links are stored, and which implied by the order of vertices (None: no links).
+    pub(super) convention: Option<links::Convention>,
     /// `links/0`, once opened (None inside: the level has no links).
     pub(super) links: RefCell<Option<Option<Rc<LinkFamily>>>>,
 }
@@ -492,6 +503,14 @@ impl VectorLevel {
     /// This level's spatial chunk size (world units).
     pub fn chunk_shape(&self) -> &[f64] {
         &self.chunk_shape
+    }
+
+    /// How many objects the level indexes (0 without an object index).
+    pub fn object_count(&self) -> u64 {
+        self.manifests
+            .as_ref()
+            .and_then(|m| m.shape().first().copied())
+            .unwrap_or(0)
     }
 
     /// The spatial chunks that hold vertices.
@@ -539,7 +558,19 @@ impl VectorLevel {
 
     /// Reads a spatial chunk: its vertices and fragments (None where it is empty).
     pub async fn read_chunk(&self, chunk: &[i64]) -> Result<Option<ChunkVertices>> {
-        let Some((bytes, location)) = self.vertices.cell(chunk).await? else {
+        // Both cells at once: one round trip, not two.
+        let fragment_cell = async {
+            match &self.fragments {
+                Some(f) => f.cell(chunk).await,
+                None => Ok(None),
+            }
+        };
+        let (vertex_cell, fragment_cell) = futures_util::future::try_join(
+            super::boxed(self.vertices.cell(chunk)),
+            super::boxed(fragment_cell),
+        )
+        .await?;
+        let Some((bytes, location)) = vertex_cell else {
             return Ok(None);
         };
         if bytes.len() % self.row != 0 {
@@ -556,12 +587,9 @@ impl VectorLevel {
             ));
         }
         let rows = (bytes.len() / self.row) as u64;
-        let fragments = match &self.fragments {
-            Some(f) => match f.cell(chunk).await? {
-                Some((blob, at)) => fragment_index::parse(&blob, rows)
-                    .map_err(|e| ZarrError::codec(&at, CodecError::new("fragment_index_v1", e)))?,
-                None => Vec::new(),
-            },
+        let fragments = match fragment_cell {
+            Some((blob, at)) => fragment_index::parse(&blob, rows)
+                .map_err(|e| ZarrError::codec(&at, CodecError::new("fragment_index_v1", e)))?,
             None => Vec::new(),
         };
         Ok(Some(ChunkVertices {

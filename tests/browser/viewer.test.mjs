@@ -238,6 +238,50 @@ test("viewer: a plain array smaller than a tile, v2 in F order, int32 with contr
   await small.close();
 });
 
+/** Opens the viewer on a ZVF fixture and counts the segments (a, b) whose midpoints are lit. */
+async function vectorsDrawn(name, segments) {
+  const { page: vp, errors } = await openPage(browser, `${server.url}/?url=/fixtures/vectors/${name}.zarr`);
+  await vp.setViewportSize({ width: 900, height: 700 });
+  await vp.waitForSelector("body[data-state=drawn]", { timeout: 30000 });
+  const drawn = await vp.evaluate((segments) => {
+    const c = document.getElementById("view");
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    const { bounds } = window.viewer.vectors.zv;
+    const margin = 10;
+    const scale = Math.min((c.width - 2 * margin) / (bounds[1][0] - bounds[0][0]), (c.height - 2 * margin) / (bounds[1][1] - bounds[0][1]));
+    const lit = segments.filter(([a, b]) => {
+      const px = Math.round(margin + ((a[0] + b[0]) / 2 - bounds[0][0]) * scale);
+      const py = Math.round(margin + ((a[1] + b[1]) / 2 - bounds[0][1]) * scale);
+      // The line passes within a pixel of the midpoint.
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const i = 4 * ((py + dy) * c.width + px + dx);
+          if (d[i] + d[i + 1] + d[i + 2] > 3 * 40) return true;
+        }
+      }
+      return false;
+    }).length;
+    return { lit, paths: window.viewer.vectors.paths };
+  }, segments);
+  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  await vp.close();
+  return drawn;
+}
+
+test("viewer: a mesh's triangles and polylines' steps are drawn as lines between their vertices", async () => {
+  const mesh = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/mesh.expected.json`, "utf8")).whole;
+  // Each triangle's first edge, from zarr-vectors' own read of the mesh.
+  const edges = mesh.faces.map(([a, b]) => [mesh.positions[a], mesh.positions[b]]);
+  const m = await vectorsDrawn("mesh", edges);
+  assert.equal(m.paths, 128, "every triangle drawn");
+  assert.equal(m.lit, edges.length, "a line through every edge's midpoint");
+  const lines = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/polylines.expected.json`, "utf8")).objects;
+  const steps = Object.values(lines).flatMap((o) => o.positions.slice(1).map((p, i) => [o.positions[i], p]));
+  const p = await vectorsDrawn("polylines", steps);
+  assert.equal(p.paths, steps.length, "every step of every polyline drawn");
+  assert.equal(p.lit, steps.length, "a line through every step's midpoint");
+});
+
 test("viewer: a Zarr Vectors point cloud is drawn as a projection of its vertices", async () => {
   const { page: vp, errors: vErrors } = await openPage(browser, `${server.url}/?url=/fixtures/vectors/points.zarr`);
   await vp.setViewportSize({ width: 900, height: 700 });

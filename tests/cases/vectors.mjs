@@ -87,6 +87,11 @@ export const vectorCases = [
         const { positions } = await zv.readObject(Number(id));
         deepEqual(rowsOf(positions, 2).map((r) => r.join(",")), object.positions.map((r) => r.map((v) => Math.fround(v)).join(",")), `polyline ${id}`);
       }
+      // Steps within a chunk are implied by the order of the vertices; those across chunks are stored.
+      const g = await zv.select();
+      const steps = want.whole.polylines.flatMap((line) => line.slice(1).map((p, i) => `${point(line[i])} | ${point(p)}`));
+      deepEqual(linksAsPoints(g, 2), steps.sort(), "every step of every polyline, in its direction");
+      await rejects(zv.select({ linkAttributes: ["width"] }), "UnsupportedError", [/implied by the order of vertices/], "attributes of implied links");
       const root = new TextDecoder().decode(await ctx.bytes("vectors/points.zarr/zarr.json"));
       // Hand-made: no writer produces a store of a version to come.
       const future = new ctx.zarr.MemoryStore([["zarr.json", new TextEncoder().encode(root.replace('"0.9.2"', '"2.0.0"'))]]);
