@@ -838,9 +838,33 @@ fn corrupt_link_cells_fragment_indexes_and_manifests_give_clear_errors() {
         "{err}"
     );
     // An object manifest cut short.
+    let err = object_error(&[1, 0, 0, 0, 9]); // one block, then its chunk cut short
+    assert!(
+        err.contains("object manifest")
+            && err.contains("object 0")
+            && err.contains("manifests/c/0"),
+        "{err}"
+    );
+    // A manifest naming one of its fragments a thousand times: refused, not a thousand copies.
+    let manifests = array("vectors/pyramid.zarr", "0/object_index/manifests");
+    let real = manifest::parse(&element(&manifests, 0), 2).unwrap();
+    let (chunk, fragment) = (&real[0].chunk, real[0].fragments.iter().next().unwrap());
+    let mut blob = 1000u32.to_le_bytes().to_vec();
+    for _ in 0..1000 {
+        chunk.iter().for_each(|c| blob.extend(c.to_le_bytes()));
+        blob.push(0); // mode 0: one fragment
+        blob.extend((fragment as i64).to_le_bytes());
+    }
+    let err = object_error(&blob);
+    assert!(err.contains("more than 8 times over"), "{err}");
+}
+
+/// Reads object 0 of level 0 of the pyramid fixture whose manifest is `blob` (hand-made: the
+/// manifests array rewritten as plain vlen-bytes) and returns the error.
+fn object_error(blob: &[u8]) -> String {
     let mut store = in_memory("pyramid");
     let manifests = "0/object_index/manifests";
-    let meta: Value = serde_json::from_slice(
+    let mut meta: Value = serde_json::from_slice(
         &block_on(store.get(&format!("{manifests}/zarr.json")))
             .unwrap()
             .unwrap(),
@@ -849,7 +873,6 @@ fn corrupt_link_cells_fragment_indexes_and_manifests_give_clear_errors() {
     let per_cell = meta["chunk_grid"]["configuration"]["chunk_shape"][0]
         .as_u64()
         .unwrap() as u32;
-    let mut meta = meta;
     meta["codecs"] = serde_json::json!([{"name": "vlen-bytes", "configuration": {}}]);
     store.insert(
         format!("{manifests}/zarr.json"),
@@ -857,16 +880,28 @@ fn corrupt_link_cells_fragment_indexes_and_manifests_give_clear_errors() {
     );
     let mut cell = per_cell.to_le_bytes().to_vec();
     for _ in 0..per_cell {
-        cell.extend(5u32.to_le_bytes());
-        cell.extend([1, 0, 0, 0, 9]); // one block, then its chunk cut short
+        cell.extend((blob.len() as u32).to_le_bytes());
+        cell.extend(blob);
     }
     store.insert(format!("{manifests}/c/0"), cell);
     let level = level_of(Rc::new(store), 0);
-    let err = block_on(level.read_object(0)).unwrap_err().to_string();
+    block_on(level.read_object(0)).unwrap_err().to_string()
+}
+
+#[test]
+fn draco_vertices_are_refused_clearly() {
+    // Hand-made: the mesh's vertices array stamped as zarr-vectors stamps Draco-encoded ones.
+    let mut store = in_memory("mesh");
+    let key = "0/vertices/zarr.json";
+    let mut meta: Value =
+        serde_json::from_slice(&block_on(store.get(key)).unwrap().unwrap()).unwrap();
+    meta["attributes"]["encoding"] = "draco".into();
+    store.insert(key, serde_json::to_vec(&meta).unwrap());
+    let zv = block_on(open_vectors(Rc::new(store), "")).unwrap();
+    let err = block_on(zv.level(0)).err().unwrap();
+    assert_eq!(err.kind, zarr_wasm::error::ErrorKind::Unsupported);
     assert!(
-        err.contains("object manifest")
-            && err.contains("object 0")
-            && err.contains("manifests/c/0"),
+        err.to_string().contains("\"draco\"") && err.to_string().contains("0/vertices"),
         "{err}"
     );
 }
