@@ -368,8 +368,8 @@ export function open(location: string | URL | FetchStore | ZipStore | Store, opt
 
 /** A spatial chunk of a Zarr Vectors level. */
 export interface VectorChunk {
-  /** `rows` rows of `ndim` values, in the level's vertex type. */
-  positions: Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
+  /** `rows` rows of `ndim` values, in the level's vertex type (BigInts for 64-bit integers). */
+  positions: Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | BigInt64Array | BigUint64Array;
   rows: number;
   /** The chunk's fragments: a run of rows, or the rows listed. */
   fragments: Array<{ start: number; count: number } | { rows: number[] }>;
@@ -379,14 +379,14 @@ export interface VectorChunk {
 
 /** Values of one kind, `width` a row (a vertex's, a link's), row for row. */
 export interface VectorColumn {
-  values: VectorChunk["positions"] | BigInt64Array | BigUint64Array;
+  values: VectorChunk["positions"];
   width: number;
 }
 
 /** What `select` reads (see Vectors.select). */
 export interface VectorQuery {
-  /** `[min, max]` in world units; without it, the whole level. */
-  bbox?: [number[], number[]];
+  /** `[min, max]` in world units; without it (or null), the whole level. */
+  bbox?: [number[], number[]] | null;
   /** Per-vertex attributes to read, by name (the store does not list them). */
   attributes?: string[];
   /** Per-link attributes to read, by name. */

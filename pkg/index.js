@@ -384,6 +384,7 @@ class Vectors {
    * linkAttributes? }`.
    */
   async select({ bbox, level = 0, attributes, linkAttributes, objectIds = false } = {}) {
+    if (bbox === null) bbox = undefined;
     if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {
       throw new SelectionError(`bbox must be [min, max], not ${JSON.stringify(bbox)}`);
     }

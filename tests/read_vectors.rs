@@ -862,6 +862,13 @@ fn corrupt_link_cells_fragment_indexes_and_manifests_give_clear_errors() {
 /// Reads object 0 of level 0 of the pyramid fixture whose manifest is `blob` (hand-made: the
 /// manifests array rewritten as plain vlen-bytes) and returns the error.
 fn object_error(blob: &[u8]) -> String {
+    let level = level_of(Rc::new(with_manifests(blob)), 0);
+    block_on(level.read_object(0)).unwrap_err().to_string()
+}
+
+/// The pyramid fixture with every object's manifest at level 0 replaced by `blob` (hand-made: the
+/// manifests array rewritten as plain vlen-bytes).
+fn with_manifests(blob: &[u8]) -> MemoryStore {
     let mut store = in_memory("pyramid");
     let manifests = "0/object_index/manifests";
     let mut meta: Value = serde_json::from_slice(
@@ -884,8 +891,7 @@ fn object_error(blob: &[u8]) -> String {
         cell.extend(blob);
     }
     store.insert(format!("{manifests}/c/0"), cell);
-    let level = level_of(Rc::new(store), 0);
-    block_on(level.read_object(0)).unwrap_err().to_string()
+    store
 }
 
 #[test]
@@ -963,4 +969,73 @@ fn polylines_link_consecutive_vertices_within_and_across_chunks() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("implied by the order of vertices"), "{err}");
+}
+
+#[test]
+fn hostile_runs_ranges_and_fragments_give_errors_not_hangs_or_panics() {
+    // A manifest whose run of fragments claims 2^62 of them: each vertex's object is still found.
+    let manifests = array("vectors/pyramid.zarr", "0/object_index/manifests");
+    let real = manifest::parse(&element(&manifests, 0), 2).unwrap();
+    let mut blob = 1u32.to_le_bytes().to_vec();
+    real[0]
+        .chunk
+        .iter()
+        .for_each(|c| blob.extend(c.to_le_bytes()));
+    blob.push(1); // mode 1: a run
+    blob.extend(0i64.to_le_bytes());
+    blob.extend((1i64 << 62).to_le_bytes());
+    let level = level_of(Rc::new(with_manifests(&blob)), 0);
+    let g = block_on(level.select(&query(&[], &[]))).unwrap();
+    let ids = g.object_ids.unwrap();
+    assert!(ids.iter().any(|&i| i == 0) && ids.iter().any(|&i| i == -1));
+
+    // A group written as a run of all of i64.
+    let mut store = in_memory("pyramid");
+    let key = "0/groups/zarr.json";
+    let mut meta: Value =
+        serde_json::from_slice(&block_on(store.get(key)).unwrap().unwrap()).unwrap();
+    meta["attributes"]["group_ranges"] = serde_json::json!({"0": [i64::MIN, i64::MAX]});
+    store.insert(key, serde_json::to_vec(&meta).unwrap());
+    let err = block_on(level_of(Rc::new(store), 0).group_members(0)).unwrap_err();
+    assert!(
+        err.to_string().contains("not a short [start, stop]"),
+        "{err}"
+    );
+
+    // Fragments that name a chunk's rows twice: links cannot be numbered, and say so.
+    let mesh = fixture_level("mesh", 0);
+    let chunk = mesh.chunks()[0].clone();
+    let rows = block_on(mesh.read_chunk(&chunk)).unwrap().unwrap().rows as i64;
+    let mut index = Vec::new();
+    index.extend(0x5A56_4647u32.to_le_bytes());
+    index.extend(1u16.to_le_bytes());
+    index.extend(0u16.to_le_bytes());
+    index.extend(2u32.to_le_bytes()); // two fragments
+    index.extend(2u32.to_le_bytes()); // both ranges
+    index.extend([0b11, 0, 0, 0, 0, 0, 0, 0]);
+    for v in [0, rows, 0, rows] {
+        index.extend(v.to_le_bytes());
+    }
+    index.extend(0u32.to_le_bytes()); // no listed fragments
+    let mut store = in_memory("mesh");
+    corrupt(&mut store, "mesh", "0/vertex_fragments", &index);
+    let err = select_error(store);
+    assert!(
+        err.contains("do not name each of its rows once") && err.contains("vertex_fragments"),
+        "{err}"
+    );
+
+    // A listing that names something that is no array (a stray file) is passed over.
+    let mut store = in_memory("mesh");
+    store.insert("0/links/0/README", b"notes".to_vec());
+    let level = level_of(Rc::new(store), 0);
+    assert_eq!(
+        block_on(level.select(&query(&[], &[])))
+            .unwrap()
+            .links
+            .unwrap()
+            .vertices
+            .len(),
+        3 * 128
+    );
 }

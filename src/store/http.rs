@@ -287,13 +287,16 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
     /// http.server give, and what fsspec lists HTTP directories by); `None` where it has none.
     async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         let key = format!("{}/", prefix.trim_matches('/'));
-        let Some(response) = self
+        match self
             .send(Method::Get, key.trim_start_matches('/'), None)
-            .await?
-        else {
-            return Ok(None);
-        };
-        Ok(index_page_names(&String::from_utf8_lossy(&response.body)))
+            .await
+        {
+            Ok(Some(response)) => Ok(index_page_names(&String::from_utf8_lossy(&response.body))),
+            Ok(None) => Ok(None),
+            // Object stores refuse to serve a "directory" (S3 answers 403): no listing, not a failure.
+            Err(e) if matches!(e.status, Some(400 | 401 | 403 | 405)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {

@@ -7,7 +7,7 @@
 use super::boxed;
 use super::links::{self, Convention, LinkFamily, LinkSegment};
 use super::manifest;
-use super::store::{ChunkAttribute, ChunkVertices, RowArray, VectorLevel};
+use super::store::{self, ChunkAttribute, ChunkVertices, RowArray, VectorLevel};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::selection::DimSelection;
@@ -66,23 +66,55 @@ pub struct Links {
     pub attributes: Vec<(String, Column)>,
 }
 
-/// A chunk's rows in its fragments' order, where that is not their stored order.
-fn fragment_order(read: &ChunkVertices) -> Option<Vec<u64>> {
-    let order: Vec<u64> = read.fragments.iter().flat_map(|f| f.rows()).collect();
-    if order.len() as u64 != read.rows || order.iter().enumerate().all(|(i, &r)| i as u64 == r) {
-        return None;
+/// How a chunk's vertices are numbered: zarr-vectors numbers them in its fragments' order, which
+/// link rows index.
+enum Numbering {
+    /// In stored order (the fragments run through the rows in order, or there is no index).
+    Stored,
+    /// In this order of stored rows.
+    Reordered(Vec<u64>),
+    /// The fragments do not name each row once (coarser levels may share rows among fragments):
+    /// the stored order stands, and links cannot be numbered.
+    Overlapping,
+}
+
+fn numbering(read: &ChunkVertices) -> Numbering {
+    if read.fragments.is_empty() {
+        return Numbering::Stored;
     }
+    // The total first: overlapping fragments could name far more rows than the chunk has.
+    let total = read
+        .fragments
+        .iter()
+        .try_fold(0u64, |n, f| n.checked_add(f.len()));
+    if total != Some(read.rows) {
+        return Numbering::Overlapping;
+    }
+    let order: Vec<u64> = read.fragments.iter().flat_map(|f| f.rows()).collect();
     let mut seen = vec![false; order.len()];
     for &r in &order {
+        // Rows are within the chunk: the fragment index was checked against them.
         if std::mem::replace(&mut seen[r as usize], true) {
-            return None; // fragments sharing rows: the stored order stands
+            return Numbering::Overlapping;
         }
     }
-    Some(order)
+    match order.iter().enumerate().all(|(i, &r)| i as u64 == r) {
+        true => Numbering::Stored,
+        false => Numbering::Reordered(order),
+    }
+}
+
+impl Numbering {
+    fn order(&self) -> Option<&[u64]> {
+        match self {
+            Numbering::Reordered(order) => Some(order),
+            _ => None,
+        }
+    }
 }
 
 /// `bytes` as rows of `row` bytes, in `order`.
-fn reorder(bytes: &[u8], row: usize, order: &Option<Vec<u64>>) -> Vec<u8> {
+fn reorder(bytes: &[u8], row: usize, order: Option<&[u64]>) -> Vec<u8> {
     match order {
         None => bytes.to_vec(),
         Some(order) => order
@@ -136,14 +168,42 @@ impl VectorLevel {
             .zip(reads)
             .filter_map(|(c, r)| Some((c, r?)))
             .collect();
-        let orders: Vec<Option<Vec<u64>>> = parts.iter().map(|(_, r)| fragment_order(r)).collect();
+        let numberings: Vec<Numbering> = parts.iter().map(|(_, r)| numbering(r)).collect();
+        let orders: Vec<Option<&[u64]>> = numberings.iter().map(Numbering::order).collect();
 
+        query
+            .link_attributes
+            .iter()
+            .try_for_each(|n| store::check_name(n))?;
         let convention = self.convention;
+        let links_location = self.group.store().locate(&self.group.path().key("links/0"));
+        if convention.is_some() {
+            // Links index vertices in fragment order, which must then name each row once.
+            let tangled = parts
+                .iter()
+                .zip(&numberings)
+                .find(|(_, n)| matches!(n, Numbering::Overlapping));
+            if let Some(((chunk, _), _)) = tangled {
+                return Err(ZarrError::codec(
+                    &self
+                        .group
+                        .store()
+                        .locate(&self.group.path().key("vertex_fragments")),
+                    CodecError::new(
+                        "fragment_index_v1",
+                        format!(
+                            "the fragments of chunk {chunk:?} do not name each of its rows once, \
+                             so the links' vertex numbers have no meaning"
+                        ),
+                    ),
+                ));
+            }
+        }
         if matches!(convention, Some(c) if c != Convention::Explicit)
             && !query.link_attributes.is_empty()
         {
             return Err(ZarrError::unsupported(
-                &self.group.store().locate(&self.group.path().key("links/0")),
+                &links_location,
                 "link attributes of links implied by the order of vertices (polylines, skeletons)",
             ));
         }
@@ -152,7 +212,7 @@ impl VectorLevel {
         let mut spans = Vec::new();
         let mut positions = Vec::new();
         let mut rows = 0u64;
-        for ((chunk, read), order) in parts.iter().zip(&orders) {
+        for ((chunk, read), order) in parts.iter().zip(orders.iter().copied()) {
             starts.insert(chunk.clone(), (rows, read.rows));
             if read.fragments.is_empty() {
                 spans.push((rows, read.rows));
@@ -185,9 +245,11 @@ impl VectorLevel {
         .await?;
         let links = match convention {
             None | Some(Convention::Explicit) => stored,
-            Some(Convention::Sequential) => Some(sequential_edges(stored.as_ref(), &spans)?),
+            Some(Convention::Sequential) => {
+                Some(sequential_edges(stored.as_ref(), &spans, &links_location)?)
+            }
             Some(Convention::SequentialWithBranches) => {
-                Some(tree_edges(stored.as_ref(), rows, &spans)?)
+                Some(tree_edges(stored.as_ref(), rows, &spans, &links_location)?)
             }
         };
 
@@ -210,13 +272,13 @@ impl VectorLevel {
         &self,
         name: &str,
         parts: &[(Vec<i64>, ChunkVertices)],
-        orders: &[Option<Vec<u64>>],
+        orders: &[Option<&[u64]>],
     ) -> Result<(String, Column)> {
         let array = self.row_array("vertex_attributes", name).await?;
         let cells = try_join_all(parts.iter().map(|(c, r)| boxed(array.read(c, r.rows)))).await?;
         let row = array.width * array.dtype.size();
         let mut bytes = Vec::new();
-        for (((chunk, _), cell), order) in parts.iter().zip(cells).zip(orders) {
+        for (((chunk, _), cell), order) in parts.iter().zip(cells).zip(orders.iter().copied()) {
             let cell = cell.ok_or_else(|| {
                 ZarrError::codec(
                     &array.cells.location,
@@ -289,7 +351,16 @@ impl VectorLevel {
                 .and_then(|v| links::cell_links(&v, family.width, segment.perm))
                 .map_err(|e| links::cell_error(&at, e))?;
                 let ends = segment.endpoint_chunks(source).unwrap_or_default();
-                for link in &values {
+                let kept: Vec<bool> = values
+                    .iter()
+                    .map(|link| !family.duplicate || links::is_first_copy(link, &ends))
+                    .collect();
+                for link in values
+                    .iter()
+                    .zip(&kept)
+                    .filter(|(_, k)| **k)
+                    .map(|(l, _)| l)
+                {
                     for &(end, vertex) in link {
                         let (start, count) = starts[&ends[end]];
                         if !(0..count as i64).contains(&vertex) {
@@ -309,7 +380,7 @@ impl VectorLevel {
                     .zip(read.attributes.iter_mut())
                     .zip(columns.iter_mut())
                 {
-                    let cell = array
+                    let mut cell = array
                         .checked(cells[i].take(), values.len() as u64)?
                         .ok_or_else(|| {
                             links::cell_error(
@@ -317,6 +388,10 @@ impl VectorLevel {
                                 format!("link attribute {name} has no cell for chunk {source:?}, which has links"),
                             )
                         })?;
+                    if family.duplicate {
+                        cell.bytes =
+                            filter_rows(&cell.bytes, cell.width * cell.dtype.size(), &kept);
+                    }
                     match column {
                         Some(c) if c.dtype == cell.dtype && c.width == cell.width => {
                             c.bytes.extend(cell.bytes)
@@ -373,6 +448,15 @@ impl VectorLevel {
             .collect();
         let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
         sources.sort_unstable_by_key(|c| key(c));
+        if sources.is_empty() {
+            // Nothing of this segment in range: no attribute arrays to open either.
+            return Ok(SegmentCells {
+                segment,
+                sources: Vec::new(),
+                cells: Vec::new(),
+                attributes: Vec::new(),
+            });
+        }
         let families: Vec<String> = names
             .iter()
             .map(|n| format!("link_attributes/{n}/0"))
@@ -406,8 +490,13 @@ impl VectorLevel {
     async fn vertex_objects(
         &self,
         parts: &[(Vec<i64>, ChunkVertices)],
-        orders: &[Option<Vec<u64>>],
+        orders: &[Option<&[u64]>],
     ) -> Result<Vec<i64>> {
+        // Only the chunks read, and only their fragments: a manifest's runs are cut to them.
+        let fragment_counts: HashMap<&[i64], u64> = parts
+            .iter()
+            .map(|(c, r)| (c.as_slice(), r.fragments.len() as u64))
+            .collect();
         let mut owner: HashMap<(Vec<i64>, u64), i64> = HashMap::new();
         if let Some(manifests) = &self.manifests {
             let data = manifests.get(&[DimSelection::All]).await?;
@@ -425,7 +514,10 @@ impl VectorLevel {
                         )
                     })?;
                     for block in blocks {
-                        for f in block.fragments.iter() {
+                        let Some(&n) = fragment_counts.get(block.chunk.as_slice()) else {
+                            continue;
+                        };
+                        for f in block.fragments.below(n) {
                             owner.entry((block.chunk.clone(), f)).or_insert(id as i64);
                         }
                     }
@@ -433,7 +525,7 @@ impl VectorLevel {
             }
         }
         let mut out = Vec::new();
-        for ((chunk, read), order) in parts.iter().zip(orders) {
+        for ((chunk, read), order) in parts.iter().zip(orders.iter().copied()) {
             let mut by_row = vec![-1i64; read.rows as usize];
             for (f, fragment) in read.fragments.iter().enumerate() {
                 if let Some(&id) = owner.get(&(chunk.clone(), f as u64)) {
@@ -489,7 +581,7 @@ impl VectorLevel {
             let kept: Vec<bool> = l
                 .vertices
                 .chunks_exact(l.width)
-                .map(|link| link.iter().all(|&v| keep[v as usize]))
+                .map(|link| link.iter().all(|&v| keep.get(v as usize) == Some(&true)))
                 .collect();
             l.vertices = l
                 .vertices
@@ -507,10 +599,10 @@ impl VectorLevel {
 }
 
 /// The stored links of an implicit convention: pairs, without attributes.
-fn stored_pairs(stored: Option<&Links>) -> Result<&[u64]> {
+fn stored_pairs<'a>(stored: Option<&'a Links>, location: &str) -> Result<&'a [u64]> {
     match stored {
         Some(l) if l.width != 2 => Err(ZarrError::metadata(
-            "links/0",
+            location,
             format!(
                 "links implied by vertex order join 2 vertices, these join {}",
                 l.width
@@ -523,8 +615,8 @@ fn stored_pairs(stored: Option<&Links>) -> Result<&[u64]> {
 
 /// A polyline level's edges: consecutive vertices of each fragment (`spans`), then the stored
 /// links that join fragments.
-fn sequential_edges(stored: Option<&Links>, spans: &[(u64, u64)]) -> Result<Links> {
-    let joins = stored_pairs(stored)?;
+fn sequential_edges(stored: Option<&Links>, spans: &[(u64, u64)], location: &str) -> Result<Links> {
+    let joins = stored_pairs(stored, location)?;
     let mut vertices = Vec::new();
     for &(start, len) in spans {
         for v in start..(start + len).saturating_sub(1) {
@@ -541,8 +633,13 @@ fn sequential_edges(stored: Option<&Links>, spans: &[(u64, u64)]) -> Result<Link
 
 /// A skeleton's edges (child, parent): each vertex's parent is the one before it within its
 /// fragment (`spans`), unless a stored link (child, parent) names another.
-fn tree_edges(stored: Option<&Links>, rows: u64, spans: &[(u64, u64)]) -> Result<Links> {
-    let branches = stored_pairs(stored)?;
+fn tree_edges(
+    stored: Option<&Links>,
+    rows: u64,
+    spans: &[(u64, u64)],
+    location: &str,
+) -> Result<Links> {
+    let branches = stored_pairs(stored, location)?;
     let mut parent: Vec<i64> = (0..rows as i64).map(|i| i - 1).collect();
     for &(start, len) in spans {
         if let (true, Some(p)) = (len > 0, parent.get_mut(start as usize)) {

@@ -57,6 +57,9 @@ pub struct LinkFamily {
     /// Endpoints a link.
     pub width: usize,
     pub directed: bool,
+    /// Links across chunks are stored once per chunk they touch (the writer's `store: "duplicate"`),
+    /// not once.
+    pub duplicate: bool,
     pub(super) segments: Vec<LinkSegment>,
 }
 
@@ -158,10 +161,23 @@ pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily
         .into_iter()
         .filter(|n| n != "zarr.json" && !n.starts_with('.'))
         .collect();
-    let nodes = try_join_all(names.iter().map(|n| super::boxed(group.open(n)))).await?;
+    // A listing may name what is no node (a stray file, an index page's other links): skipped.
+    let group = &group;
+    let nodes = try_join_all(names.iter().map(|n| {
+        super::boxed(async move {
+            match group.open(n).await {
+                Ok(node) => Ok(Some(node)),
+                Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+    }))
+    .await?;
     let mut segments = Vec::new();
     for (name, node) in names.into_iter().zip(nodes) {
-        let Node::Array(array) = node else { continue };
+        let Some(Node::Array(array)) = node else {
+            continue;
+        };
         segments.push(segment(name, array, ndim, width, directed, duplicate)?);
     }
     // The writer's reading order: segments by name, then cells by key (link attributes align with it).
@@ -169,6 +185,7 @@ pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily
     Ok(Some(LinkFamily {
         width,
         directed,
+        duplicate,
         segments,
     }))
 }
@@ -218,8 +235,11 @@ fn segment(
     })
 }
 
-/// "+1.0.-1_0.+2.0" as offsets of `ndim` components.
+/// "+1.0.-1_0.+2.0" as offsets of `ndim` components ("self": none, links of one vertex).
 fn parse_segment(name: &str, ndim: usize) -> Option<Vec<Vec<i64>>> {
+    if name == "self" {
+        return Some(Vec::new());
+    }
     name.split('_')
         .map(|offset| {
             let c = offset
@@ -258,6 +278,17 @@ pub fn integers(bytes: &[u8], dtype: DataType) -> std::result::Result<Vec<i64>, 
             })
         })
         .collect()
+}
+
+/// Whether a stored copy of a link is the one to keep. A family that stores each link crossing
+/// chunks once per chunk it touches files every copy at one of them, led by that chunk's first
+/// endpoint; the copy kept is the one filed at the chunk of the link's first written endpoint.
+/// `link` is as `cell_links` gives it, `ends` the cell's endpoint chunks as stored.
+pub fn is_first_copy(link: &[(usize, i64)], ends: &[Vec<i64>]) -> bool {
+    match (link.first(), ends.first()) {
+        (Some(&(stored, _)), Some(source)) => ends.get(stored) == Some(source),
+        _ => false,
+    }
 }
 
 /// A link cell's values, `columns` a row: packed rows, or the groups of a ragged blob in order.
@@ -398,6 +429,17 @@ mod tests {
     }
 
     #[test]
+    fn duplicated_links_are_kept_once() {
+        // An edge between chunk A (vertex 3) and chunk B (vertex 1), written B -> A, stored twice:
+        // at A (stored A, B; written order is stored 1, 0) and at B (stored B, A; identity).
+        let (a, b) = (vec![0, 0], vec![1, 0]);
+        let at_a = cell_links(&[1, 3, 1], 2, true).unwrap();
+        let at_b = cell_links(&[0, 1, 3], 2, true).unwrap();
+        assert!(!is_first_copy(&at_a[0], &[a.clone(), b.clone()]));
+        assert!(is_first_copy(&at_b[0], &[b, a]));
+    }
+
+    #[test]
     fn cells_decode_packed_and_ragged() {
         assert_eq!(
             decode_cell(&i64s(&[1, 2, 3, 4]), DataType::Int64, 2, true).unwrap(),
@@ -447,6 +489,7 @@ mod tests {
         );
         assert_eq!(parse_segment("0.0", 2).unwrap(), vec![vec![0, 0]]);
         assert!(parse_segment("+1.0", 3).is_none());
+        assert_eq!(parse_segment("self", 3).unwrap(), Vec::<Vec<i64>>::new());
         assert!(parse_segment("a.b", 2).is_none());
     }
 

@@ -14,6 +14,17 @@ pub enum Fragments {
 }
 
 impl Fragments {
+    /// The fragment numbers below `n`, in order; a run is cut to them, not walked (a run's count
+    /// is the manifest's word, and may be anything).
+    pub fn below(&self, n: u64) -> Box<dyn Iterator<Item = u64> + '_> {
+        match self {
+            Fragments::Run { start, count } => {
+                Box::new((*start).min(n)..start.saturating_add(*count).min(n))
+            }
+            _ => Box::new(self.iter().filter(move |f| *f < n)),
+        }
+    }
+
     /// The fragment numbers, in order.
     pub fn iter(&self) -> Box<dyn Iterator<Item = u64> + '_> {
         match self {

@@ -457,6 +457,16 @@ impl RowArray {
     }
 }
 
+/// An attribute's name must name one node below its family: not a path, not hidden.
+pub(super) fn check_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.contains('/') || name.starts_with('.') {
+        return Err(ZarrError::selection(format!(
+            "\"{name}\" is not an attribute name"
+        )));
+    }
+    Ok(())
+}
+
 /// How many times over an object may name its chunks' rows (see `VectorLevel::read_object`).
 const REPEATS_ALLOWED: usize = 8;
 
@@ -616,11 +626,7 @@ impl VectorLevel {
     /// The spatial array `<family>/<name>` of this level whose cells hold rows of values aligned
     /// with other cells' rows (a vertex attribute, a link attribute).
     pub(super) async fn row_array(&self, family: &str, name: &str) -> Result<RowArray> {
-        if name.is_empty() || name.contains('/') || name.starts_with('.') {
-            return Err(ZarrError::selection(format!(
-                "\"{name}\" is not an attribute name"
-            )));
-        }
+        check_name(name)?;
         let array = match self.group.open(&format!("{family}/{name}")).await? {
             Node::Array(a) => a,
             Node::Group(_) => {
@@ -663,11 +669,7 @@ impl VectorLevel {
     /// The object attribute `name`: its type, its shape (objects first, then values an object) and
     /// its values. Objects without a value hold the array's fill value.
     pub async fn object_attribute(&self, name: &str) -> Result<(DataType, Vec<u64>, Vec<u8>)> {
-        if name.is_empty() || name.contains('/') || name.starts_with('.') {
-            return Err(ZarrError::selection(format!(
-                "\"{name}\" is not an attribute name"
-            )));
-        }
+        check_name(name)?;
         let array = match self
             .group
             .open(&format!("object_attributes/{name}"))
@@ -743,7 +745,11 @@ impl VectorLevel {
         {
             let run = serde_json::from_value::<[i64; 2]>(run.clone())
                 .ok()
-                .filter(|[a, b]| a <= b && b - a <= 1 << 24)
+                .filter(|[a, b]| {
+                    *a >= 0
+                        && b.checked_sub(*a)
+                            .is_some_and(|n| (0..=1 << 24).contains(&n))
+                })
                 .ok_or_else(|| {
                     ZarrError::metadata(
                         &location,
@@ -872,13 +878,21 @@ impl VectorLevel {
         let mut attributes = Vec::new();
         for name in names {
             let array = self.row_array("vertex_attributes", name).await?;
-            let mut cells = Vec::new();
-            for (chunk, read) in &chunks {
-                let cell = array.read(chunk, read.rows).await?.ok_or_else(|| {
-                    broken(format!("attribute {name} has no cell for chunk {chunk:?}"))
-                })?;
-                cells.push(cell.bytes);
-            }
+            let cells = futures_util::future::try_join_all(
+                chunks
+                    .iter()
+                    .map(|(chunk, read)| super::boxed(array.read(chunk, read.rows))),
+            )
+            .await?;
+            let cells = chunks
+                .iter()
+                .zip(cells)
+                .map(|((chunk, _), cell)| {
+                    cell.map(|c| c.bytes).ok_or_else(|| {
+                        broken(format!("attribute {name} has no cell for chunk {chunk:?}"))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
             let row = array.width * array.dtype.size();
             let bytes = gather(&cells.iter().map(Vec::as_slice).collect::<Vec<_>>(), row);
             attributes.push((
