@@ -10,9 +10,13 @@ own reader reads back from them (the expected values), into tests/fixtures/vecto
                      attribute; blosc (zstd, bitshuffle) compressed
     skeleton.zarr    two 3-D trees (links stored as implicit parents plus branch records)
     mesh.zarr        a triangulated height field whose faces cross chunks (winding matters),
-                     raw encoding, a per-vertex attribute
+                     raw encoding, a per-vertex attribute; uncompressed (vlen-bytes alone)
     pyramid.zarr     2-D points with object ids, groups of objects and an object attribute, and
                      two coarser levels built by zarr-vectors' own pyramid; blosc compressed
+    graph_sharded.zarr
+                     graph.zarr with every spatial array rewritten by zarr-python as sharded
+                     (sharding_indexed, 2 cells a side), as zarr-vectors packs cells for object
+                     stores (it does not for local paths); read back by zarr-vectors
     *.expected.json  for each store: the whole read and each object's read, from zarr-vectors
 
 Run with `bash scripts/make_vectors.sh` (a venv of its own, pinned in vectors-requirements.txt).
@@ -152,6 +156,34 @@ def write_graph():
     (OUT / "graph.expected.json").write_text(json.dumps(expected))
 
 
+def write_sharded_copy(name, side=2):
+    """`name`.zarr with its spatial arrays (one vlen-bytes cell per spatial chunk) rewritten by
+    zarr-python with `sharding_indexed`, `side` cells a side per shard: zarr-vectors writes that
+    layout (its Layout(pack=True)) only for object-store URLs."""
+    import zarr
+    from zarr.codecs import VLenBytesCodec
+
+    src, dst = OUT / f"{name}.zarr", OUT / f"{name}_sharded.zarr"
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    for meta in sorted(src.rglob("zarr.json")):
+        doc = json.loads(meta.read_text())
+        if doc.get("node_type") != "array" or doc.get("data_type") != "variable_length_bytes":
+            continue
+        if any(c != 1 for c in doc["chunk_grid"]["configuration"]["chunk_shape"]) or len(doc["shape"]) < 2:
+            continue  # not a spatial array (one cell per chunk of space)
+        rel = meta.parent.relative_to(src)
+        values = zarr.open_array(str(src / rel), mode="r")[...]
+        shutil.rmtree(dst / rel)
+        out = zarr.create_array(
+            str(dst / rel), shape=values.shape, dtype="bytes",
+            chunks=(1,) * values.ndim, shards=tuple(min(side, n) for n in values.shape),
+            serializer=VLenBytesCodec(), compressors=[{"name": "zstd", "configuration": {"level": 0, "checksum": False}}],
+            fill_value=b"", attributes=doc.get("attributes", {}),
+        )
+        out[...] = values
+
+
 def write_skeleton():
     path = OUT / "skeleton.zarr"
     shutil.rmtree(path, ignore_errors=True)
@@ -182,8 +214,10 @@ def write_mesh():
             a, b, c, d = i * k + j, (i + 1) * k + j, (i + 1) * k + j + 1, i * k + j + 1
             faces += [[a, b, c], [a, c, d]]
     schema = Schema(ndim=3, bounds=([0, 0, 0], [40, 40, 20]), kind="mesh", layout=Layout(cell_size=[15, 15, 10]))
+    os.environ["ZARR_VECTORS_COMPRESSION"] = "none"  # the uncompressed variant: vlen-bytes only
     ds = zv.create(str(path), schema=schema)
     ds.add_mesh(vertices, np.array(faces), attributes={"height": vertices[:, 2].copy()})
+    zstd()
     ds = zv.open(str(path))
     (OUT / "mesh.expected.json").write_text(json.dumps({"whole": result(ds.read(attributes=["height"]))}))
 
@@ -220,6 +254,9 @@ if __name__ == "__main__":
     write_points()
     write_polylines()
     write_graph()
+    write_sharded_copy("graph")
+    sharded = zv.open(str(OUT / "graph_sharded.zarr"))
+    (OUT / "graph_sharded.expected.json").write_text(json.dumps({"whole": result(sharded.read(attributes=["radius"]))}))
     write_skeleton()
     write_mesh()
     write_pyramid()

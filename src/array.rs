@@ -398,9 +398,21 @@ impl Array {
         counts: &[u64],
         items: Option<&mut Items>,
     ) -> Result<()> {
-        let data = match &piece.coords {
-            Some(coords) => self.as_elements(piece.data, coords, items)?,
-            None => piece.data,
+        let data = match (&piece.coords, piece.data, items) {
+            (Some(coords), data, items) => self.as_elements(data, coords, items)?,
+            // A shard's inner chunk (or a whole shard) of variable-length data: its items are in C
+            // order already (see `ShardingCodec::decode_inner`).
+            (None, Some(chunk), Some(items)) => {
+                let n =
+                    crate::codecs::vlen::element_count(&piece.chunk_shape).unwrap_or(usize::MAX);
+                Some(items.push_chunk(&chunk, n).map_err(|reason| {
+                    ZarrError::codec(
+                        &self.store.locate(&self.path().key("")),
+                        CodecError::new("sharding_indexed", reason),
+                    )
+                })?)
+            }
+            (None, data, _) => data,
         };
         let parts = &piece.parts;
         let part_counts: Vec<u64> = parts.iter().map(|p| p.count).collect();

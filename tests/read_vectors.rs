@@ -1039,3 +1039,33 @@ fn hostile_runs_ranges_and_fragments_give_errors_not_hangs_or_panics() {
         3 * 128
     );
 }
+
+#[test]
+fn a_sharded_copy_reads_as_zarr_vectors_reads_it() {
+    let want = expected("graph_sharded");
+    let level = fixture_level("graph_sharded", 0);
+    let g = block_on(level.select(&query(&["radius"], &["weight"]))).unwrap();
+    assert_eq!(
+        sorted_points(&positions(&g, 3)),
+        sorted_points(&rows_of(&want["whole"]["positions"]))
+    );
+    assert_eq!(
+        links_as_points(&g, 3),
+        expected_links(&want["whole"], "edges")
+    );
+    // And as the unsharded store, attributes included.
+    let plain =
+        block_on(fixture_level("graph", 0).select(&query(&["radius"], &["weight"]))).unwrap();
+    assert_eq!(
+        (
+            &g.positions,
+            &g.attributes[0].1.bytes,
+            &g.links.as_ref().unwrap().attributes[0].1.bytes
+        ),
+        (
+            &plain.positions,
+            &plain.attributes[0].1.bytes,
+            &plain.links.as_ref().unwrap().attributes[0].1.bytes
+        )
+    );
+}

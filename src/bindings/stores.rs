@@ -169,25 +169,40 @@ impl JsStore {
         options.into()
     }
 
-    /// Calls `method` with `args` and awaits what it returns: bytes, or nothing.
-    async fn call(&self, method: &str, key: &str, args: &[JsValue]) -> Result<Option<Vec<u8>>> {
-        let location = self.locate(key);
-        let failed = |e: JsValue| self.failure(&location, e);
-        let f: Function = Reflect::get(&self.store, &method.into())
+    /// The store's method `method`, where it has one.
+    fn method(&self, method: &str) -> Option<Function> {
+        Reflect::get(&self.store, &method.into())
             .ok()
             .and_then(|f| f.dyn_into().ok())
-            .ok_or_else(|| {
-                ZarrError::store(&location, format!("the store has no {method} method"))
-            })?;
+    }
+
+    /// Calls `f` with `args` and awaits what it returns (None for undefined or null); a rejection
+    /// is the store's failure at `location`, or the caller's abort.
+    async fn invoke(
+        &self,
+        f: &Function,
+        location: &str,
+        args: &[JsValue],
+    ) -> Result<Option<JsValue>> {
+        let failed = |e: JsValue| self.failure(location, e);
         let returned = f
             .apply(&self.store, &args.iter().collect())
             .map_err(failed)?;
         let value = JsFuture::from(Promise::resolve(&returned))
             .await
             .map_err(failed)?;
-        if value.is_undefined() || value.is_null() {
+        Ok((!value.is_undefined() && !value.is_null()).then_some(value))
+    }
+
+    /// Calls `method` with `args` and awaits what it returns: bytes, or nothing.
+    async fn call(&self, method: &str, key: &str, args: &[JsValue]) -> Result<Option<Vec<u8>>> {
+        let location = self.locate(key);
+        let f = self.method(method).ok_or_else(|| {
+            ZarrError::store(&location, format!("the store has no {method} method"))
+        })?;
+        let Some(value) = self.invoke(&f, &location, args).await? else {
             return Ok(None);
-        }
+        };
         let bytes = if let Some(b) = value.dyn_ref::<Uint8Array>() {
             b.clone()
         } else if value.is_instance_of::<js_sys::ArrayBuffer>() {
@@ -247,9 +262,7 @@ impl ReadableStore for JsStore {
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        let has_range = Reflect::get(&self.store, &"getRange".into())
-            .map(|f| f.is_function())
-            .unwrap_or(false);
+        let has_range = self.method("getRange").is_some();
         if has_range {
             return self
                 .call(
@@ -266,22 +279,13 @@ impl ReadableStore for JsStore {
     /// `store.list(prefix)`, where the store has one: the names below `prefix`.
     async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         let location = self.locate(prefix);
-        let Some(f) = Reflect::get(&self.store, &"list".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-        else {
+        let Some(f) = self.method("list") else {
             return Ok(None);
         };
-        let failed = |e: JsValue| self.failure(&location, e);
-        let returned = f
-            .call2(&self.store, &prefix.into(), &self.options())
-            .map_err(failed)?;
-        let value = JsFuture::from(Promise::resolve(&returned))
-            .await
-            .map_err(failed)?;
-        if value.is_undefined() || value.is_null() {
+        let args = [JsValue::from(prefix), self.options()];
+        let Some(value) = self.invoke(&f, &location, &args).await? else {
             return Ok(None);
-        }
+        };
         let names = value
             .dyn_ref::<js_sys::Array>()
             .and_then(|a| a.iter().map(|n| n.as_string()).collect::<Option<Vec<_>>>())
@@ -323,9 +327,7 @@ impl ReadableStore for JsStore {
 
     fn hints(&self) -> ReadHints {
         // Without getRange every range is cut from a whole value: read shards whole.
-        let has_range = Reflect::get(&self.store, &"getRange".into())
-            .map(|f| f.is_function())
-            .unwrap_or(false);
+        let has_range = self.method("getRange").is_some();
         ReadHints {
             whole_values: !has_range,
             ..ReadHints::default()

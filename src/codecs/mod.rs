@@ -287,9 +287,17 @@ impl CodecPipeline {
         self.sizes(reprs.last()?).1
     }
 
+    /// Whether variable-length elements are reordered after decoding (see `restore_order`).
+    pub fn reorders_elements(&self) -> bool {
+        !self.element_order.is_empty()
+    }
+
     /// The sharding codec, when it is the whole pipeline (the usual form of a sharded array).
     pub fn sharding(&self) -> Option<&sharding::ShardingCodec> {
-        if self.array_to_array.is_empty() && self.bytes_to_bytes.is_empty() {
+        if self.array_to_array.is_empty()
+            && self.element_order.is_empty()
+            && self.bytes_to_bytes.is_empty()
+        {
             self.array_to_bytes.as_sharding()
         } else {
             None

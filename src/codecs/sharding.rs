@@ -6,6 +6,7 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
+use super::vlen::{element_count, item_ranges};
 use super::{ArrayToBytesCodec, ChunkRepr, CodecPipeline};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
@@ -67,9 +68,6 @@ impl ShardingCodec {
         fill_value: &FillValue,
         ndim: usize,
     ) -> Result<ShardingCodec, String> {
-        if data_type.is_variable() {
-            return Err(format!("sharding of {data_type} data is not supported"));
-        }
         let inner_shape: Vec<u64> = match config.get("chunk_shape") {
             Some(Value::Array(list)) => list
                 .iter()
@@ -206,15 +204,21 @@ impl ShardingCodec {
     }
 
     /// Decodes the bytes of the inner chunk at `coords` to its elements; errors say which chunk.
+    /// Decodes the inner chunk at `coords` of a shard: its elements, or for variable-length data
+    /// its items in vlen layout, in C order (inner reordering codecs undone).
     pub fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
         let repr = ChunkRepr {
             shape: self.inner_shape.clone(),
             data_type: self.data_type,
         };
-        let decoded = self
-            .inner
-            .decode(encoded, &repr)
-            .map_err(|e| format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason))?;
+        let failed =
+            |e: CodecError| format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason);
+        let decoded = self.inner.decode(encoded, &repr).map_err(failed)?;
+        if self.data_type.is_variable() {
+            return self
+                .items_in_c_order(decoded, &repr)
+                .map_err(|e| format!("inner chunk {coords:?}: {e}"));
+        }
         // Region copies index by the inner chunk's shape: any other size is an error here.
         if Some(decoded.len()) != repr.num_bytes() {
             return Err(format!(
@@ -226,6 +230,104 @@ impl ShardingCodec {
         }
         Ok(decoded)
     }
+}
+
+impl ShardingCodec {
+    /// A variable-length inner chunk (vlen layout, items in stored order) with its items in C
+    /// order: the inner pipeline's reordering codecs (transpose) applied to their positions.
+    fn items_in_c_order(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, String> {
+        let n = element_count(&repr.shape).ok_or("too many elements")?;
+        let ranges = item_ranges(&chunk, n)?;
+        if !self.inner.reorders_elements() {
+            return Ok(chunk);
+        }
+        let positions: Vec<u8> = (0..n as u64).flat_map(|i| i.to_ne_bytes()).collect();
+        let order = self
+            .inner
+            .restore_order(positions, repr)
+            .map_err(|e| format!("codec {}: {}", e.codec, e.reason))?;
+        let items = order.chunks_exact(8).map(|p| {
+            let i = u64::from_ne_bytes(p.try_into().unwrap_or_default()) as usize;
+            ranges.get(i).map(|r| &chunk[r.clone()]).unwrap_or_default()
+        });
+        vlen_layout(n, items, chunk.len())
+    }
+
+    /// A whole shard of variable-length data in vlen layout, C order; missing inner chunks hold
+    /// the fill item.
+    fn decode_variable_shard(
+        &self,
+        encoded: &[u8],
+        index: &ShardIndex,
+        cps: &[u64],
+        repr: &ChunkRepr,
+    ) -> Result<Vec<u8>, String> {
+        let n = element_count(&repr.shape).ok_or("the shard has too many elements")?;
+        let inner_n = element_count(&self.inner_shape).ok_or("too many elements")?;
+        // Each element's item: (inner chunk, range in its decoded bytes); None is the fill.
+        let mut slots: Vec<Option<(usize, Range<usize>)>> = Vec::new();
+        slots
+            .try_reserve_exact(n)
+            .map_err(|_| format!("cannot allocate a shard of {n} elements"))?;
+        slots.resize(n, None);
+        let mut chunks = Vec::new();
+        let cps_strides = c_strides(cps);
+        let shard_strides = c_strides(&repr.shape);
+        let inner_strides = c_strides(&self.inner_shape);
+        for i in 0..index.len() {
+            let Some(range) = index.get(i) else { continue };
+            let coords: Vec<u64> = cps_strides
+                .iter()
+                .zip(cps)
+                .map(|(&s, &c)| (i as u64 / s) % c)
+                .collect();
+            let chunk = self.decode_inner(
+                encoded[range.start as usize..range.end as usize].to_vec(),
+                &coords,
+            )?;
+            let ranges = item_ranges(&chunk, inner_n)?;
+            for (j, r) in ranges.into_iter().enumerate() {
+                // Element j of the inner chunk (C order) in the shard.
+                let at: u64 = (0..coords.len())
+                    .map(|d| {
+                        let local = (j as u64 / inner_strides[d]) % self.inner_shape[d];
+                        (coords[d] * self.inner_shape[d] + local) * shard_strides[d]
+                    })
+                    .sum();
+                if let Some(slot) = slots.get_mut(at as usize) {
+                    *slot = Some((chunks.len(), r));
+                }
+            }
+            chunks.push(chunk);
+        }
+        let fill = self.fill_value.item().unwrap_or_default();
+        let items = slots.iter().map(|slot| match slot {
+            Some((c, r)) => &chunks[*c][r.clone()],
+            None => fill,
+        });
+        let total: usize = chunks.iter().map(Vec::len).sum::<usize>() + n * (4 + fill.len());
+        vlen_layout(n, items, total)
+    }
+}
+
+/// `n` items in vlen layout (u32 count, then each item's u32 length and bytes); `hint` is about
+/// how many bytes that takes.
+fn vlen_layout<'a>(
+    n: usize,
+    items: impl Iterator<Item = &'a [u8]>,
+    hint: usize,
+) -> Result<Vec<u8>, String> {
+    let count = u32::try_from(n).map_err(|_| format!("{n} elements do not fit vlen-bytes"))?;
+    let mut out = Vec::new();
+    out.try_reserve(hint.saturating_add(4))
+        .map_err(|_| format!("cannot allocate {hint} bytes"))?;
+    out.extend(count.to_le_bytes());
+    for item in items {
+        let len = u32::try_from(item.len()).map_err(|_| "an item of over 4 GiB".to_string())?;
+        out.extend(len.to_le_bytes());
+        out.extend_from_slice(item);
+    }
+    Ok(out)
 }
 
 fn fail(reason: String) -> CodecError {
@@ -266,6 +368,11 @@ impl ArrayToBytesCodec for ShardingCodec {
                 Some(encoded.len() as u64),
             )
             .map_err(fail)?;
+        if self.data_type.is_variable() {
+            return self
+                .decode_variable_shard(&encoded, &index, &cps, repr)
+                .map_err(fail);
+        }
         let esize = self.data_type.size();
         let size = repr
             .num_bytes()

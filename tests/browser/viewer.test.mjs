@@ -238,72 +238,61 @@ test("viewer: a plain array smaller than a tile, v2 in F order, int32 with contr
   await small.close();
 });
 
-/** Opens the viewer on a ZVF fixture and counts the segments (a, b) whose midpoints are lit. */
-async function vectorsDrawn(name, segments) {
+/**
+ * Opens the viewer on a ZVF fixture and counts the `points` ([x, y], world units) drawn at: a pixel
+ * within `reach` pixels of where the page's projection puts each is lit.
+ */
+async function vectorsDrawn(name, points, reach) {
   const { page: vp, errors } = await openPage(browser, `${server.url}/?url=/fixtures/vectors/${name}.zarr`);
   await vp.setViewportSize({ width: 900, height: 700 });
   await vp.waitForSelector("body[data-state=drawn]", { timeout: 30000 });
-  const drawn = await vp.evaluate((segments) => {
+  const drawn = await vp.evaluate(([points, reach]) => {
     const c = document.getElementById("view");
     const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    const { bounds } = window.viewer.vectors.zv;
-    const margin = 10;
-    const scale = Math.min((c.width - 2 * margin) / (bounds[1][0] - bounds[0][0]), (c.height - 2 * margin) / (bounds[1][1] - bounds[0][1]));
-    const lit = segments.filter(([a, b]) => {
-      const px = Math.round(margin + ((a[0] + b[0]) / 2 - bounds[0][0]) * scale);
-      const py = Math.round(margin + ((a[1] + b[1]) / 2 - bounds[0][1]) * scale);
-      // The line passes within a pixel of the midpoint.
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const i = 4 * ((py + dy) * c.width + px + dx);
-          if (d[i] + d[i + 1] + d[i + 2] > 3 * 40) return true;
-        }
-      }
-      return false;
-    }).length;
-    return { lit, paths: window.viewer.vectors.paths };
-  }, segments);
-  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
-  await vp.close();
-  return drawn;
-}
-
-test("viewer: a mesh's triangles and polylines' steps are drawn as lines between their vertices", async () => {
-  const mesh = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/mesh.expected.json`, "utf8")).whole;
-  // Each triangle's first edge, from zarr-vectors' own read of the mesh.
-  const edges = mesh.faces.map(([a, b]) => [mesh.positions[a], mesh.positions[b]]);
-  const m = await vectorsDrawn("mesh", edges);
-  assert.equal(m.paths, 128, "every triangle drawn");
-  assert.equal(m.lit, edges.length, "a line through every edge's midpoint");
-  const lines = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/polylines.expected.json`, "utf8")).objects;
-  const steps = Object.values(lines).flatMap((o) => o.positions.slice(1).map((p, i) => [o.positions[i], p]));
-  const p = await vectorsDrawn("polylines", steps);
-  assert.equal(p.paths, steps.length, "every step of every polyline drawn");
-  assert.equal(p.lit, steps.length, "a line through every step's midpoint");
-});
-
-test("viewer: a Zarr Vectors point cloud is drawn as a projection of its vertices", async () => {
-  const { page: vp, errors: vErrors } = await openPage(browser, `${server.url}/?url=/fixtures/vectors/points.zarr`);
-  await vp.setViewportSize({ width: 900, height: 700 });
-  await vp.waitForSelector("body[data-state=drawn]", { timeout: 30000 });
-  const want = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/points.expected.json`, "utf8")).whole;
-  const drawn = await vp.evaluate((points) => {
-    const c = document.getElementById("view");
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    // Where the page's projection puts each point: the same function, from the page's module.
+    // The page's projection: the bounds fitted to the canvas within a 10-pixel margin.
     const { bounds } = window.viewer.vectors.zv;
     const margin = 10;
     const scale = Math.min((c.width - 2 * margin) / (bounds[1][0] - bounds[0][0]), (c.height - 2 * margin) / (bounds[1][1] - bounds[0][1]));
     const lit = points.filter(([x, y]) => {
       const px = Math.round(margin + (x - bounds[0][0]) * scale);
       const py = Math.round(margin + (y - bounds[0][1]) * scale);
-      const i = 4 * (py * c.width + px);
-      return d[i] + d[i + 1] + d[i + 2] > 3 * 17;
+      for (let dy = -reach; dy <= reach; dy++) {
+        for (let dx = -reach; dx <= reach; dx++) {
+          const i = 4 * ((py + dy) * c.width + px + dx);
+          if (d[i] + d[i + 1] + d[i + 2] > 3 * 40) return true;
+        }
+      }
+      return false;
     }).length;
-    return { lit, vertices: window.viewer.vectors.vertices };
-  }, want.positions);
+    const { paths, vertices } = window.viewer.vectors;
+    return { lit, paths, vertices };
+  }, [points, reach]);
+  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  await vp.close();
+  return drawn;
+}
+
+/** The midpoints of segments [a, b]. */
+const midpoints = (segments) => segments.map(([a, b]) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
+
+test("viewer: a mesh's triangles and polylines' steps are drawn as lines between their vertices", async () => {
+  const mesh = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/mesh.expected.json`, "utf8")).whole;
+  // Each triangle's first edge, from zarr-vectors' own read of the mesh.
+  const edges = mesh.faces.map(([a, b]) => [mesh.positions[a], mesh.positions[b]]);
+  // The line passes within a pixel of each midpoint.
+  const m = await vectorsDrawn("mesh", midpoints(edges), 1);
+  assert.equal(m.paths, 128, "every triangle drawn");
+  assert.equal(m.lit, edges.length, "a line through every edge's midpoint");
+  const lines = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/polylines.expected.json`, "utf8")).objects;
+  const steps = Object.values(lines).flatMap((o) => o.positions.slice(1).map((p, i) => [o.positions[i], p]));
+  const p = await vectorsDrawn("polylines", midpoints(steps), 1);
+  assert.equal(p.paths, steps.length, "every step of every polyline drawn");
+  assert.equal(p.lit, steps.length, "a line through every step's midpoint");
+});
+
+test("viewer: a Zarr Vectors point cloud is drawn as a projection of its vertices", async () => {
+  const want = JSON.parse(readFileSync(`${repo}/tests/fixtures/vectors/points.expected.json`, "utf8")).whole;
+  const drawn = await vectorsDrawn("points", want.positions, 0);
   assert.equal(drawn.vertices, want.vertex_count, "every vertex read");
   assert.equal(drawn.lit, want.positions.length, "a dot at every point's projection");
-  assert.deepEqual(vErrors.filter((e) => !/status of 404/.test(e)), []);
-  await vp.close();
 });

@@ -134,6 +134,31 @@ export const vectorCases = [
     },
   },
   {
+    name: "vectors: a sharded copy reads the same, its dense arrays in fewer requests",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/graph_sharded.expected.json");
+      // Requests for the vertices' and fragments' cells: dense arrays, where shards save requests
+      // (a link array with a cell or two pays an index request more, sharded).
+      const read = async (name) => {
+        await ctx.clearLog();
+        const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/${name}.zarr`);
+        const g = await zv.select({ attributes: ["radius"], linkAttributes: ["weight"] });
+        const requests = (await ctx.requests()).filter((r) => /\/0\/(vertices|vertex_fragments)\/c\//.test(r.path)).length;
+        return { g, requests };
+      };
+      const sharded = await read("graph_sharded");
+      deepEqual(sorted(rowsOf(sharded.g.positions, 3)), sorted(want.whole.positions), "every vertex, as zarr-vectors reads the sharded copy");
+      deepEqual(linksAsPoints(sharded.g, 3), theirLinks(want.whole, "edges"), "every edge");
+      const plain = await read("graph");
+      deepEqual(
+        [sharded.g.positions, sharded.g.attributes.radius.values, sharded.g.linkAttributes.weight.values].map((a) => Array.from(a)),
+        [plain.g.positions, plain.g.attributes.radius.values, plain.g.linkAttributes.weight.values].map((a) => Array.from(a)),
+        "the same values as the unsharded store",
+      );
+      ok(sharded.requests < plain.requests, `${sharded.requests} cell requests sharded, ${plain.requests} not`);
+    },
+  },
+  {
     name: "vectors: a mesh's faces keep their winding; a skeleton's edges are (child, parent)",
     async run(ctx) {
       const mesh = await json(ctx, "vectors/mesh.expected.json");
