@@ -237,20 +237,29 @@ impl ShardingCodec {
     /// order: the inner pipeline's reordering codecs (transpose) applied to their positions.
     fn items_in_c_order(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, String> {
         let n = element_count(&repr.shape).ok_or("too many elements")?;
-        let ranges = item_ranges(&chunk, n)?;
         if !self.inner.reorders_elements() {
-            return Ok(chunk);
+            return Ok(chunk); // its items are checked when taken out
         }
-        let positions: Vec<u8> = (0..n as u64).flat_map(|i| i.to_ne_bytes()).collect();
+        let ranges = item_ranges(&chunk, n)?;
+        let mut positions: Vec<u8> = Vec::new();
+        positions
+            .try_reserve_exact(n.saturating_mul(8))
+            .map_err(|_| format!("cannot allocate positions for {n} elements"))?;
+        for i in 0..n as u64 {
+            positions.extend(i.to_ne_bytes());
+        }
         let order = self
             .inner
             .restore_order(positions, repr)
             .map_err(|e| format!("codec {}: {}", e.codec, e.reason))?;
-        let items = order.chunks_exact(8).map(|p| {
-            let i = u64::from_ne_bytes(p.try_into().unwrap_or_default()) as usize;
-            ranges.get(i).map(|r| &chunk[r.clone()]).unwrap_or_default()
-        });
-        vlen_layout(n, items, chunk.len())
+        let items: Vec<&[u8]> = order
+            .chunks_exact(8)
+            .map(|p| {
+                let i = u64::from_ne_bytes(p.try_into().unwrap_or_default()) as usize;
+                ranges.get(i).map(|r| &chunk[r.clone()]).unwrap_or_default()
+            })
+            .collect();
+        vlen_layout(&items)
     }
 
     /// A whole shard of variable-length data in vlen layout, C order; missing inner chunks hold
@@ -301,30 +310,35 @@ impl ShardingCodec {
             chunks.push(chunk);
         }
         let fill = self.fill_value.item().unwrap_or_default();
-        let items = slots.iter().map(|slot| match slot {
-            Some((c, r)) => &chunks[*c][r.clone()],
-            None => fill,
-        });
-        let total: usize = chunks.iter().map(Vec::len).sum::<usize>() + n * (4 + fill.len());
-        vlen_layout(n, items, total)
+        let items: Vec<&[u8]> = slots
+            .iter()
+            .map(|slot| match slot {
+                Some((c, r)) => &chunks[*c][r.clone()],
+                None => fill,
+            })
+            .collect();
+        vlen_layout(&items)
     }
 }
 
-/// `n` items in vlen layout (u32 count, then each item's u32 length and bytes); `hint` is about
-/// how many bytes that takes.
-fn vlen_layout<'a>(
-    n: usize,
-    items: impl Iterator<Item = &'a [u8]>,
-    hint: usize,
-) -> Result<Vec<u8>, String> {
-    let count = u32::try_from(n).map_err(|_| format!("{n} elements do not fit vlen-bytes"))?;
+/// `items` in vlen layout (u32 count, then each item's u32 length and bytes), its size counted
+/// (with overflow checked) and allocated, fallibly, before any byte is written.
+fn vlen_layout(items: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let too_large = || format!("{} items of vlen-bytes are too large", items.len());
+    let count = u32::try_from(items.len()).map_err(|_| too_large())?;
+    let size = items
+        .iter()
+        .try_fold(4usize, |n, item| {
+            u32::try_from(item.len()).ok()?;
+            n.checked_add(4)?.checked_add(item.len())
+        })
+        .ok_or_else(too_large)?;
     let mut out = Vec::new();
-    out.try_reserve(hint.saturating_add(4))
-        .map_err(|_| format!("cannot allocate {hint} bytes"))?;
+    out.try_reserve_exact(size)
+        .map_err(|_| format!("cannot allocate {size} bytes"))?;
     out.extend(count.to_le_bytes());
     for item in items {
-        let len = u32::try_from(item.len()).map_err(|_| "an item of over 4 GiB".to_string())?;
-        out.extend(len.to_le_bytes());
+        out.extend((item.len() as u32).to_le_bytes());
         out.extend_from_slice(item);
     }
     Ok(out)
