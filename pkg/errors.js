@@ -23,8 +23,13 @@ export class StoreError extends ZarrError {
 export class SelectionError extends ZarrError {}
 /** The call's AbortSignal was aborted. */
 export class AbortError extends ZarrError {}
+/**
+ * The WebAssembly module failed (a trap) and was replaced by a fresh instance: the calls in flight
+ * were abandoned, and nodes opened before must be opened again.
+ */
+export class ResetError extends ZarrError {}
 
-export const ERRORS = { NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError };
+export const ERRORS = { NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError, ResetError };
 // Names set here, not taken from the classes: minifiers rename classes.
 for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {
   Object.defineProperty(Class.prototype, "name", { value: name, writable: true, configurable: true });

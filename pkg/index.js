@@ -1,13 +1,13 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { WasmStore } from "./zarr_wasm.js";
-import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
+import initWasm, { WasmStore, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, trapForTests } from "./zarr_wasm.js";
+import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
 export { WorkerPool } from "./pool.js";
 
 let loading = null;
-let wasm = null;
+let wasm = null; // true once loaded
 
 function loadWasm() {
   loading ??= (async () => {
@@ -18,10 +18,12 @@ function loadWasm() {
       // try to resolve for the browser.
       const nodeFs = "node:fs/promises";
       const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
-      wasm = await initWasm({ module_or_path: await readFile(url) });
+      await initWasm({ module_or_path: await readFile(url) });
     } else {
-      wasm = await initWasm({ module_or_path: url });
+      await initWasm({ module_or_path: url });
     }
+    __zarrOnTrap(onTrap);
+    wasm = true;
   })().catch((err) => {
     loading = null; // let a later call try again
     throw err;
@@ -34,7 +36,51 @@ function loadWasm() {
  * open()). It grows to the largest read's needs and is reused; it does not shrink.
  */
 export function memoryUsage() {
-  return { wasmBytes: wasm ? wasm.memory.buffer.byteLength : 0 };
+  return { wasmBytes: wasm ? (__zarrMemory()?.buffer.byteLength ?? 0) : 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surviving a trap. A trap (an allocation failure, a bug) leaves the instance unusable, and one
+// inside an async read would leave its promise pending for ever. The glue reports every failed
+// call into the instance (scripts/guard-glue.mjs); then the calls in flight reject with a
+// ResetError, the next call starts a fresh instance, and nodes opened before say they must be
+// opened again.
+
+let generation = 0; // instances replaced so far
+let resetPending = false;
+const inFlight = new Set(); // the reject functions of the calls in flight
+
+function onTrap(err) {
+  if (resetPending) return; // one failure can be reported by several nested calls
+  resetPending = true;
+  generation++;
+  __zarrScheduleReset();
+  const reset = new ResetError(
+    `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned, and nodes opened before must be opened again`,
+    { cause: err },
+  );
+  const rejects = [...inFlight];
+  inFlight.clear();
+  for (const reject of rejects) reject(reset);
+}
+
+/** A call into the module that settles even if the module fails while it runs. */
+function call(f) {
+  return new Promise((resolve, reject) => {
+    inFlight.add(reject);
+    resetPending = false; // the glue starts the fresh instance on this call
+    (async () => f())()
+      .then(resolve, (err) => reject(typed(err)))
+      .finally(() => inFlight.delete(reject));
+  });
+}
+
+/** Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read would (for tests). */
+export function __trapForTests(ms = 0) {
+  return call(async () => {
+    await loadWasm();
+    return trapForTests(ms);
+  });
 }
 
 /**
@@ -48,15 +94,25 @@ export function slice(...args) {
 
 // ---------------------------------------------------------------------------------------------
 // Errors (errors.js): every rejection is one of these classes.
-export { ZarrError, NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError } from "./errors.js";
+export { ZarrError, NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError, ResetError } from "./errors.js";
 
-const call = async (f) => {
-  try {
-    return await f();
-  } catch (err) {
-    throw typed(err);
+/** Throws a TypeError unless `value` is undefined, null or of the kind `test` accepts. */
+function checkType(value, test, what, kind) {
+  if (value !== undefined && value !== null && !test(value)) {
+    const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 80)) : typeof value === "object" ? (value.constructor?.name ?? "object") : String(value).slice(0, 80);
+    throw new TypeError(`${what} must be ${kind}, not ${shown}`);
   }
-};
+}
+const isSignal = (s) => typeof s === "object" && typeof s.aborted === "boolean" && typeof s.addEventListener === "function";
+const isObject = (o) => typeof o === "object";
+const isString = (s) => typeof s === "string";
+
+/** Checks a call's options object and signal: a TypeError for the wrong types, an AbortError if already aborted. */
+function checkCall(options, what) {
+  checkType(options, isObject, `${what} options`, "an object");
+  checkType(options?.signal, isSignal, `${what} option signal`, "an AbortSignal");
+  if (options?.signal?.aborted) throw new AbortError(`${what} was aborted before it started (${options.signal.reason ?? "no reason given"})`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Stores. Any object with `get(key, { signal })` (and optionally `getRange(key, range,
@@ -130,6 +186,12 @@ export class ZipStore {
   }
 }
 
+/** The node at `path` of `location`, for messages. */
+function where(location, path) {
+  const base = typeof location === "string" || location instanceof URL ? String(location) : location instanceof ZipStore ? `${where(location.source, location.key)}` : location && typeof location === "object" ? label(location) : String(location);
+  return typeof path === "string" && path !== "" ? `${base.replace(/\/+$/, "")}/${path}` : base;
+}
+
 function label(store) {
   return store.url ? String(store.url) : `${store.constructor?.name ?? "store"}:`;
 }
@@ -154,9 +216,14 @@ function unlessAborted(promise, signal) {
 async function openStore(location, signal) {
   if (typeof location === "string" || location instanceof URL) return WasmStore.fetch(String(location), {});
   if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) {
+    if (typeof location?.get !== "function") {
+      throw new TypeError(`a location must be a URL, a FetchStore, a ZipStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`);
+    }
     return WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
   }
   let handle = opened.get(location);
+  // A store opened by an instance that has since been replaced is opened again.
+  if (handle !== undefined && handle.generation !== generation) handle = undefined;
   if (handle === undefined) {
     if (location instanceof FetchStore) handle = Promise.resolve(WasmStore.fetch(location.url, location.options ?? {}));
     else {
@@ -164,6 +231,7 @@ async function openStore(location, signal) {
       // caller stops waiting when its own signal aborts.
       handle = openStore(location.source).then((inner) => inner.zip(location.key, location.options, null));
     }
+    handle.generation = generation;
     opened.set(location, handle);
     // A failed opening is tried again by the next call (unless another has replaced it).
     handle.catch(() => opened.get(location) === handle && opened.delete(location));
@@ -176,8 +244,9 @@ async function openStore(location, signal) {
 const handles = new WeakMap();
 
 class Node {
-  constructor(handle) {
-    handles.set(this, handle);
+  /** `where` names the node in messages (its store's URL or label, and its path). */
+  constructor(handle, where) {
+    handles.set(this, { handle, generation, where });
     Object.assign(this, handle.info());
   }
 
@@ -187,7 +256,8 @@ class Node {
    * `using arr = await open(...)` calls it at the end of the block (Symbol.dispose).
    */
   free() {
-    handles.get(this)?.free();
+    const entry = handles.get(this);
+    if (entry?.generation === generation) entry.handle.free();
     handles.delete(this);
     const workers = pooled.get(this);
     if (workers) {
@@ -203,9 +273,14 @@ if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
 
 /** The wasm handle of a node that has not been freed. */
 function handle(node) {
-  const h = handles.get(node);
-  if (!h) throw new SelectionError(`the ${node.kind} at "${node.path}" was freed`);
-  return h;
+  const entry = handles.get(node);
+  if (!entry) throw new SelectionError(`the ${node.kind} at "${node.path}" was freed`);
+  if (entry.generation !== generation) throw staleError(`the ${node.kind} at "${node.path}"`);
+  return entry.handle;
+}
+
+function staleError(what) {
+  return new ResetError(`${what} was opened before the WebAssembly module failed and was reset: open it again`);
 }
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
@@ -217,9 +292,16 @@ export class ZarrArray extends Node {
    * place), `out` (a typed array of the result's type and length to write into).
    */
   get(selection, options = {}) {
+    try {
+      checkCall(options, `reading ${handles.get(this)?.where ?? this.path}`);
+      checkType(options?.onProgress, (f) => typeof f === "function", "read option onProgress", "a function");
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    options ??= {};
     if (pooled.has(this)) return readInWorkers(this, selection ?? null, options, PARTS_PER_WORKER);
-    const { signal, concurrency, onProgress, out } = options;
-    return call(() => handle(this).get(selection ?? null, { signal, concurrency, onProgress, out }));
+    const { signal, concurrency, onProgress, out, maxChunks, maxBytes } = options;
+    return call(() => handle(this).get(selection ?? null, { signal, concurrency, onProgress, out, maxChunks, maxBytes }));
   }
 
   /**
@@ -269,6 +351,12 @@ export class ZarrArray extends Node {
 
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
+    try {
+      checkCall(options, `reading chunk ${JSON.stringify(coords)?.slice(0, 80)} of ${handles.get(this)?.where ?? this.path}`);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    options ??= {};
     const workers = pooled.get(this);
     if (workers) {
       try {
@@ -297,15 +385,16 @@ export class ZarrArray extends Node {
 export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
-    const node = wrap(await call(() => handle(this).open(String(path))));
+    checkType(path, isString, "a path", "a string");
+    const node = wrap(await call(() => handle(this).open(String(path ?? ""))), `${handles.get(this)?.where}/${path}`);
     const workers = pooled.get(this);
     if (workers) readThrough(node, workers.pool, workers.node.store, workers.node.options);
     return node;
   }
 }
 
-function wrap(handle) {
-  return handle.info().kind === "array" ? new ZarrArray(handle) : new Group(handle);
+function wrap(handle, where) {
+  return handle.info().kind === "array" ? new ZarrArray(handle, where) : new Group(handle, where);
 }
 
 /**
@@ -317,16 +406,20 @@ function wrap(handle) {
  * and none for any node opened below it.
  */
 export async function open(location, options = {}) {
+  checkCall(options, `opening ${where(location, options?.path)}`);
+  options ??= {};
+  checkType(options.path, isString, "open option path", "a string");
+  checkType(options.limits, isObject, "open option limits", "an object");
   await loadWasm();
-  const { zarrFormat, consolidated, chunkCacheSize, signal } = options;
+  const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
   const pool = workerPool(options.workers);
   const objects = new Map(); // the store objects workers read through this thread
   const storeDesc = pool ? describeStore(location, objects) : null;
   const node = await call(async () => {
     const store = await openStore(location, signal);
-    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize }, signal ?? null));
+    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize, limits }, signal ?? null), where(location, options.path));
   });
-  if (pool) readThrough(node, pool, storeDesc, { zarrFormat, consolidated, chunkCacheSize }, objects);
+  if (pool) readThrough(node, pool, storeDesc, { zarrFormat, consolidated, chunkCacheSize, limits }, objects);
   return node;
 }
 
@@ -341,6 +434,9 @@ const vectorHandles = new WeakMap();
  * `geometryTypes`) and `levels` (paths, finest first).
  */
 export async function openVectors(location, options = {}) {
+  checkCall(options, `opening ${where(location, options?.path)}`);
+  options ??= {};
+  checkType(options.path, isString, "openVectors option path", "a string");
   await loadWasm();
   return call(async () => {
     const store = await openStore(location, options.signal);
@@ -350,13 +446,14 @@ export async function openVectors(location, options = {}) {
 
 class Vectors {
   constructor(handle) {
-    vectorHandles.set(this, { handle, levels: new Map() });
+    vectorHandles.set(this, { handle, levels: new Map(), generation });
     Object.assign(this, handle.info());
   }
 
   /** Level `index` (0, the finest, by default): `{ dtype, chunks, readChunk, chunksIn, readObject }`. */
   level(index = 0) {
-    const { handle, levels } = vectorHandles.get(this);
+    const { handle, levels, generation: opened } = vectorHandles.get(this);
+    if (opened !== generation) return Promise.reject(staleError("the Zarr Vectors store"));
     if (!Number.isInteger(index) || index < 0) return Promise.reject(new SelectionError(`a level is a non-negative integer, not ${index}`));
     if (!levels.has(index)) {
       const opening = call(async () => new VectorLevel(await handle.level(index)));
@@ -412,35 +509,42 @@ class Vectors {
   }
 }
 
+/** A Zarr Vectors level's wasm handle, unless the module has been reset since it was opened. */
+function levelHandle(level) {
+  const entry = vectorHandles.get(level);
+  if (entry.generation !== generation) throw staleError(`level ${level.path ?? ""} of a Zarr Vectors store`);
+  return entry.handle;
+}
+
 class VectorLevel {
   constructor(handle) {
-    vectorHandles.set(this, handle);
+    vectorHandles.set(this, { handle, generation });
     Object.assign(this, handle.info());
   }
   readChunk(chunk, attributes = []) {
-    return call(() => vectorHandles.get(this).readChunk(chunk, attributes));
+    return call(() => levelHandle(this).readChunk(chunk, attributes));
   }
   chunksIn(lo, hi) {
     try {
-      return vectorHandles.get(this).chunksIn(lo, hi);
+      return levelHandle(this).chunksIn(lo, hi);
     } catch (err) {
       throw typed(err);
     }
   }
   readObject(id, attributes = []) {
-    return call(() => vectorHandles.get(this).readObject(id, attributes));
+    return call(() => levelHandle(this).readObject(id, attributes));
   }
   select({ bbox, attributes, linkAttributes, objectIds = false } = {}) {
-    return call(() => vectorHandles.get(this).select(bbox?.[0], bbox?.[1], attributes, linkAttributes, Boolean(objectIds)));
+    return call(() => levelHandle(this).select(bbox?.[0], bbox?.[1], attributes, linkAttributes, Boolean(objectIds)));
   }
   objectAttribute(name) {
-    return call(() => vectorHandles.get(this).objectAttribute(String(name)));
+    return call(() => levelHandle(this).objectAttribute(String(name)));
   }
   groupCount() {
-    return call(() => vectorHandles.get(this).groupCount());
+    return call(() => levelHandle(this).groupCount());
   }
   readGroup(id) {
-    return call(() => vectorHandles.get(this).readGroup(id));
+    return call(() => levelHandle(this).readGroup(id));
   }
 }
 

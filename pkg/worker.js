@@ -93,16 +93,24 @@ async function read(message) {
   const controller = new AbortController();
   reads.set(message.task, controller);
   try {
-    const node = await nodeFor(message.node);
     const signal = controller.signal;
-    const value =
+    const run = (node) =>
       message.type === "chunk"
-        ? await node.getChunk(message.coords, { signal })
-        : await node.get(message.selection, {
+        ? node.getChunk(message.coords, { signal })
+        : node.get(message.selection, {
             signal,
             concurrency: message.concurrency,
             onProgress: message.progress ? (progress) => port.post({ type: "progress", task: message.task, progress }) : undefined,
           });
+    let value;
+    try {
+      value = await run(await nodeFor(message.node));
+    } catch (err) {
+      // The node was opened by an instance of the module that failed since (a trap): open it again.
+      if (!(err?.name === "ResetError" && /opened before/.test(err.message))) throw err;
+      nodes.delete(message.node);
+      value = await run(await nodeFor(message.node));
+    }
     port.post({ type: "result", task: message.task, value }, [...buffersOf(value.data)]);
   } catch (err) {
     port.post({ type: "error", task: message.task, error: errorToData(err) });

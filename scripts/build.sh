@@ -14,6 +14,9 @@ if [ -n "$WASM_RUSTC" ]; then
 fi
 # shellcheck disable=SC2086
 "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD
-wasm-bindgen --target web --weak-refs --out-dir pkg --out-name zarr_wasm \
+# --experimental-reset-state-function: after a trap the API starts a fresh instance (see
+# scripts/guard-glue.mjs, which makes the glue report traps).
+wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir pkg --out-name zarr_wasm \
   target/wasm/wasm32-unknown-unknown/release/zarr_wasm.wasm
+node scripts/guard-glue.mjs pkg/zarr_wasm.js
 printf '[build] pkg/zarr_wasm_bg.wasm: %s bytes\n' "$(wc -c < pkg/zarr_wasm_bg.wasm)"

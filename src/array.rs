@@ -159,7 +159,12 @@ impl Array {
         let mut items = self.new_items();
         let mut done = 0u64;
         while let Some(pieces) = arrivals.next().await {
-            for piece in pieces? {
+            let pieces = pieces?;
+            // An aborted read stops here even where its store ignores the signal (data in memory).
+            if self.store.cancelled() {
+                return Err(ZarrError::aborted(&self.store.locate(&self.path.key(""))));
+            }
+            for piece in pieces {
                 self.place(piece, &mut bytes, &counts, items.as_mut())?;
             }
             done += 1;

@@ -9,28 +9,24 @@ use crate::codecs::sharding::{ShardIndex, ShardingCodec};
 use crate::error::{CodecError, Result, ZarrError};
 use crate::region::c_strides;
 use crate::selection::{chunk_projections, ChunkProjection, DimRange};
+use crate::store::single_flight::SingleFlight;
 use crate::store::{ByteRange, ReadableStore};
-use futures_util::future::{join_all, LocalBoxFuture, Shared, WeakShared};
+use futures_util::future::join_all;
 use futures_util::FutureExt;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
-type RawIndex = Result<Option<Rc<Vec<u8>>>>;
-
 /// Bytes of encoded indexes an array keeps at most, whatever the entry limit: an index is 16 bytes
 /// per inner chunk, and metadata decides how many there are.
 const MAX_INDEX_BYTES: usize = 64 << 20;
 
-type IndexFetch = Shared<LocalBoxFuture<'static, RawIndex>>;
-
-/// Encoded shard indexes by shard key. A fetch in flight is shared by the reads that want it
-/// (held weakly: when they are all gone, so is the fetch and its request); finished ones are kept,
-/// the oldest dropped beyond the limits.
+/// Encoded shard indexes by shard key: a fetch in flight is shared by the reads that want it,
+/// finished ones are kept, the oldest dropped beyond the limits.
 #[derive(Default)]
 pub struct IndexCache {
-    in_flight: RefCell<HashMap<String, WeakShared<LocalBoxFuture<'static, RawIndex>>>>,
+    in_flight: SingleFlight<String, Option<Rc<Vec<u8>>>>,
     done: RefCell<HashMap<String, Option<Rc<Vec<u8>>>>>,
     order: RefCell<VecDeque<String>>,
     bytes: Cell<usize>,
@@ -38,35 +34,25 @@ pub struct IndexCache {
 
 impl IndexCache {
     /// The encoded index at `range` of `key` (`None` when there is no such value).
-    async fn fetch(&self, store: &Rc<dyn ReadableStore>, key: &str, range: ByteRange) -> RawIndex {
+    async fn fetch(
+        &self,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
+        range: ByteRange,
+    ) -> Result<Option<Rc<Vec<u8>>>> {
         if let Some(done) = self.done.borrow().get(key) {
             return Ok(done.clone());
         }
-        let pending = self.in_flight.borrow().get(key).and_then(|w| w.upgrade());
-        let fetch: IndexFetch = match pending {
-            Some(f) => f,
-            None => {
-                let (store, owned) = (store.clone(), key.to_string());
-                let f = async move { store.get_range(&owned, range).await.map(|v| v.map(Rc::new)) }
-                    .boxed_local()
-                    .shared();
-                if let Some(weak) = f.downgrade() {
-                    self.in_flight.borrow_mut().insert(key.to_string(), weak);
-                }
-                f
-            }
+        let start = |_, _| {
+            let (store, key) = (store.clone(), key.to_string());
+            async move { store.get_range(&key, range).await.map(|v| v.map(Rc::new)) }.boxed_local()
         };
-        let result = fetch.clone().await;
-        // Drop the entry if it is still this fetch: a failed one must not serve later reads, and
-        // a finished one now lives in `done`.
-        let current = self.in_flight.borrow().get(key).and_then(|w| w.upgrade());
-        if current.is_some_and(|c| Shared::ptr_eq(&c, &fetch)) {
-            self.in_flight.borrow_mut().remove(key);
-        }
-        if let Ok(value) = &result {
-            self.remember(key, value.clone(), store.hints().index_cache.max(1));
-        }
-        result
+        let location = store.locate(key);
+        let value = (self.in_flight)
+            .run(key.to_string(), &**store, &location, |_| {}, start)
+            .await?;
+        self.remember(key, value.clone(), store.hints().index_cache.max(1));
+        Ok(value)
     }
 
     fn remember(&self, key: &str, value: Option<Rc<Vec<u8>>>, limit: usize) {
@@ -99,20 +85,13 @@ impl IndexCache {
 }
 
 type Blocks = Rc<Vec<(Range<u64>, Option<Rc<Vec<u8>>>)>>;
-type BatchFuture = Shared<LocalBoxFuture<'static, Result<Blocks>>>;
 
 /// Range requests for one shard collected from every read that wants them in the same turn, then
-/// merged and sent together: twelve tiles over one shard cost a few requests, not twelve times a few.
-struct Batch {
-    ranges: Rc<RefCell<Vec<Range<u64>>>>,
-    /// Held weakly: a batch whose reads all went away is dropped, request and all.
-    fetched: WeakShared<LocalBoxFuture<'static, Result<Blocks>>>,
-}
-
-/// The open batches of an array, by shard key.
+/// merged and sent together: twelve tiles over one shard cost a few requests, not twelve times a
+/// few. A batch is open to joiners until its store's batch window has passed.
 #[derive(Default)]
 pub struct RangeBatches {
-    open: Rc<RefCell<HashMap<String, Batch>>>,
+    batches: SingleFlight<String, Blocks, RefCell<Vec<Range<u64>>>>,
 }
 
 impl RangeBatches {
@@ -127,85 +106,63 @@ impl RangeBatches {
         if ranges.is_empty() {
             return Ok(Rc::new(Vec::new()));
         }
-        let mut tries = 0;
-        loop {
-            let fetched = {
-                let mut open = self.open.borrow_mut();
-                let joined = open
-                    .get(key)
-                    .and_then(|b| b.fetched.upgrade().map(|f| (b.ranges.clone(), f)));
-                let (wanted, fetched) = match joined {
-                    Some(batch) => batch,
-                    None => {
-                        let (wanted, fetched) = Self::start(&self.open, store, key);
-                        if let Some(weak) = fetched.downgrade() {
-                            open.insert(
-                                key.to_string(),
-                                Batch {
-                                    ranges: wanted.clone(),
-                                    fetched: weak,
-                                },
-                            );
-                        }
-                        (wanted, fetched)
-                    }
-                };
-                wanted.borrow_mut().extend(ranges.iter().cloned());
-                fetched
-            };
-            match fetched.await {
-                // The batch was sent through a read that was then aborted: send ours anew.
-                Err(e) if aborted_elsewhere(&e, store) && tries < 2 => tries += 1,
-                result => return result,
+        let join =
+            |wanted: &RefCell<Vec<Range<u64>>>| wanted.borrow_mut().extend(ranges.iter().cloned());
+        let start = |wanted: Rc<RefCell<Vec<Range<u64>>>>,
+                     closer: crate::store::single_flight::Closer<_, _, _>| {
+            let (store, key) = (store.clone(), key.to_string());
+            async move {
+                store.batch_window().await;
+                // Closed: later reads start a batch of their own.
+                closer.close();
+                let groups = merge_ranges(wanted.take(), store.hints().merge_gap);
+                fetch_blocks(&*store, &key, groups).await
             }
-        }
-    }
-
-    fn start(
-        open: &Rc<RefCell<HashMap<String, Batch>>>,
-        store: &Rc<dyn ReadableStore>,
-        key: &str,
-    ) -> (Rc<RefCell<Vec<Range<u64>>>>, BatchFuture) {
-        let ranges: Rc<RefCell<Vec<Range<u64>>>> = Rc::default();
-        let (open, store, key, wanted) =
-            (open.clone(), store.clone(), key.to_string(), ranges.clone());
-        let fetched = async move {
-            store.batch_window().await;
-            // Closed: later reads start a batch of their own.
-            open.borrow_mut().remove(&key);
-            let groups = merge_ranges(wanted.take(), store.hints().merge_gap);
-            let replies = join_all(
-                groups.iter().map(|g| store.get_range(&key, ByteRange::Span { offset: g.start, length: g.end - g.start })),
-            )
-            .await;
-            let mut blocks = Vec::with_capacity(groups.len());
-            for (g, reply) in groups.into_iter().zip(replies) {
-                let bytes = reply?;
-                if let Some(b) = &bytes {
-                    if b.len() as u64 != g.end - g.start {
-                        let reason = format!(
-                            "bytes {}..{} were asked for and {} came back: the shard is shorter than its index says",
-                            g.start,
-                            g.end,
-                            b.len()
-                        );
-                        return Err(ZarrError::codec(&store.locate(&key), CodecError::new("sharding_indexed", reason)));
-                    }
-                }
-                blocks.push((g, bytes.map(Rc::new)));
-            }
-            Ok(Rc::new(blocks))
-        }
-        .boxed_local()
-        .shared();
-        (ranges, fetched)
+            .boxed_local()
+        };
+        let location = store.locate(key);
+        (self.batches)
+            .run(key.to_string(), &**store, &location, join, start)
+            .await
     }
 }
 
-/// Whether `err` is an abort that is not this read's own: shared fetches run through whichever read
-/// started them, and one read's abort must not fail the others.
-fn aborted_elsewhere(err: &ZarrError, store: &Rc<dyn ReadableStore>) -> bool {
-    err.kind == crate::error::ErrorKind::Aborted && !store.cancelled()
+/// The merged ranges `groups` of the value at `key`, fetched at once.
+async fn fetch_blocks(
+    store: &dyn ReadableStore,
+    key: &str,
+    groups: Vec<Range<u64>>,
+) -> Result<Blocks> {
+    let requests = groups.iter().map(|g| {
+        store.get_range(
+            key,
+            ByteRange::Span {
+                offset: g.start,
+                length: g.end - g.start,
+            },
+        )
+    });
+    let replies = join_all(requests).await;
+    let mut blocks = Vec::with_capacity(groups.len());
+    for (g, reply) in groups.into_iter().zip(replies) {
+        let bytes = reply?;
+        if let Some(b) = &bytes {
+            if b.len() as u64 != g.end - g.start {
+                let reason = format!(
+                    "bytes {}..{} were asked for and {} came back: the shard is shorter than its index says",
+                    g.start,
+                    g.end,
+                    b.len()
+                );
+                return Err(ZarrError::codec(
+                    &store.locate(key),
+                    CodecError::new("sharding_indexed", reason),
+                ));
+            }
+        }
+        blocks.push((g, bytes.map(Rc::new)));
+    }
+    Ok(Rc::new(blocks))
 }
 
 /// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
@@ -364,19 +321,7 @@ impl Array {
                 length: size,
             }
         };
-        let mut tries = 0;
-        let raw = loop {
-            match self.index_cache().fetch(self.store(), key, range).await {
-                Ok(raw) => break raw,
-                Err(e) => {
-                    // The fetch was another read's, and that read was aborted: fetch it anew.
-                    if !aborted_elsewhere(&e, self.store()) || tries > 1 {
-                        return Err(e);
-                    }
-                    tries += 1;
-                }
-            }
-        };
+        let raw = self.index_cache().fetch(self.store(), key, range).await?;
         let Some(raw) = raw else { return Ok(None) };
         if raw.len() as u64 != size {
             self.index_cache().forget(key);

@@ -29,7 +29,7 @@ pub struct FetchClient {
     /// A function `(Request) => Promise<Response>` used instead of `fetch` (presigned URLs).
     pub fetch: Option<js_sys::Function>,
     /// The `AbortSignal` of the read these requests belong to.
-    pub signal: Option<web_sys::AbortSignal>,
+    pub signal: Option<std::rc::Rc<super::signal::SignalWatch>>,
 }
 
 impl FetchClient {
@@ -106,8 +106,8 @@ impl HttpClient for FetchClient {
         if let Some(credentials) = self.credentials {
             init.set_credentials(credentials);
         }
-        if let Some(signal) = &self.signal {
-            init.set_signal(Some(signal));
+        if let Some(watch) = &self.signal {
+            init.set_signal(Some(&watch.signal));
         }
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
         // Whatever the rejection (abort(reason), AbortSignal.timeout()), an aborted signal means
@@ -161,12 +161,12 @@ impl HttpClient for FetchClient {
     }
 
     fn cancelled(&self) -> bool {
-        self.signal.as_ref().is_some_and(|s| s.aborted())
+        self.signal.as_ref().is_some_and(|s| s.cancelled())
     }
 
     async fn aborted(&self) {
         match &self.signal {
-            Some(signal) => signal_aborted(signal).await,
+            Some(watch) => watch.token.aborted().await,
             None => std::future::pending::<()>().await,
         }
     }
@@ -177,19 +177,4 @@ impl HttpClient for FetchClient {
         });
         let _ = JsFuture::from(promise).await;
     }
-}
-
-/// Resolves when `signal` aborts (at once if it has).
-pub(super) async fn signal_aborted(signal: &web_sys::AbortSignal) {
-    if signal.aborted() {
-        return;
-    }
-    let promise = Promise::new(&mut |resolve, _| {
-        let options = web_sys::AddEventListenerOptions::new();
-        options.set_once(true);
-        let _ = signal.add_event_listener_with_callback_and_add_event_listener_options(
-            "abort", &resolve, &options,
-        );
-    });
-    let _ = JsFuture::from(promise).await;
 }

@@ -4,6 +4,7 @@
 
 mod convert;
 mod fetch;
+mod signal;
 mod stores;
 mod vectors;
 
@@ -250,4 +251,17 @@ impl WasmGroup {
                 .map_err(js_error)
         })
     }
+}
+
+/// Traps after `ms` milliseconds, inside an async poll as a failing read would: for the tests of
+/// the API's recovery from a trap (`__trapForTests` in index.js). Nothing else calls it.
+#[wasm_bindgen(js_name = trapForTests)]
+pub fn trap_for_tests(ms: u32) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        let timer = js_sys::Promise::new(&mut |resolve, _| {
+            fetch::set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(timer).await;
+        core::arch::wasm32::unreachable()
+    })
 }

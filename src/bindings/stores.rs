@@ -5,6 +5,7 @@
 
 use super::convert::js_error;
 use super::fetch::FetchClient;
+use super::signal::SignalWatch;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::http::HttpStore;
@@ -21,8 +22,8 @@ use web_sys::AbortSignal;
 pub trait Source {
     /// The store, for reads without a signal.
     fn store(&self) -> Rc<dyn ReadableStore>;
-    /// The store passing `signal` to everything it asks for.
-    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore>;
+    /// The store passing `signal` to everything it asks for, and stopping when it aborts.
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore>;
 }
 
 /// The store a read goes through: `source`'s, or with an `AbortSignal` its view for that signal.
@@ -37,7 +38,7 @@ pub fn reading(
         .clone()
         .dyn_into()
         .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
-    Ok(source.with_signal(&signal))
+    Ok(source.with_signal(&SignalWatch::new(signal)))
 }
 
 /// A source whose every view shares one cache: identical requests in flight are one, and up to
@@ -61,7 +62,7 @@ impl Source for CachedSource {
         Rc::new(CachedStore::new(self.inner.store(), self.cache.clone()))
     }
 
-    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         Rc::new(CachedStore::new(
             self.inner.with_signal(signal),
             self.cache.clone(),
@@ -76,7 +77,7 @@ impl Source for HttpSource {
         self.0.clone()
     }
 
-    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         let client = FetchClient {
             signal: Some(signal.clone()),
             ..self.0.client().clone()
@@ -103,7 +104,7 @@ impl JsSource {
         Ok(JsSource { store, label })
     }
 
-    fn view(&self, signal: Option<AbortSignal>) -> JsStore {
+    fn view(&self, signal: Option<Rc<SignalWatch>>) -> JsStore {
         JsStore {
             store: self.store.clone(),
             label: self.label.clone(),
@@ -117,7 +118,7 @@ impl Source for JsSource {
         Rc::new(self.view(None))
     }
 
-    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         Rc::new(self.view(Some(signal.clone())))
     }
 }
@@ -147,24 +148,25 @@ impl Source for ZipSource {
         self.zip.clone()
     }
 
-    fn with_signal(&self, signal: &AbortSignal) -> Rc<dyn ReadableStore> {
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         Rc::new(self.zip.with_inner(self.inner.with_signal(signal)))
     }
 }
 
-/// One view of a JS store: its calls carry `signal`.
+/// One view of a JS store: its calls carry `signal`, and stop waiting for the store when it
+/// aborts (a store may ignore the signal it is given).
 struct JsStore {
     store: JsValue,
     label: String,
-    signal: Option<AbortSignal>,
+    signal: Option<Rc<SignalWatch>>,
 }
 
 impl JsStore {
     /// `{ signal }`, the options every call gets.
     fn options(&self) -> JsValue {
         let options = Object::new();
-        if let Some(signal) = &self.signal {
-            let _ = Reflect::set(&options, &"signal".into(), signal);
+        if let Some(watch) = &self.signal {
+            let _ = Reflect::set(&options, &"signal".into(), &watch.signal);
         }
         options.into()
     }
@@ -184,13 +186,20 @@ impl JsStore {
         location: &str,
         args: &[JsValue],
     ) -> Result<Option<JsValue>> {
+        if self.cancelled() {
+            return Err(ZarrError::aborted(location));
+        }
         let failed = |e: JsValue| self.failure(location, e);
         let returned = f
             .apply(&self.store, &args.iter().collect())
             .map_err(failed)?;
-        let value = JsFuture::from(Promise::resolve(&returned))
-            .await
-            .map_err(failed)?;
+        let answer = JsFuture::from(Promise::resolve(&returned));
+        let aborted = self.aborted();
+        futures_util::pin_mut!(aborted);
+        let value = match futures_util::future::select(answer, aborted).await {
+            futures_util::future::Either::Left((answer, _)) => answer.map_err(failed)?,
+            futures_util::future::Either::Right(_) => return Err(ZarrError::aborted(location)),
+        };
         Ok((!value.is_undefined() && !value.is_null()).then_some(value))
     }
 
@@ -315,12 +324,12 @@ impl ReadableStore for JsStore {
     }
 
     fn cancelled(&self) -> bool {
-        self.signal.as_ref().is_some_and(|s| s.aborted())
+        self.signal.as_ref().is_some_and(|s| s.cancelled())
     }
 
     async fn aborted(&self) {
         match &self.signal {
-            Some(signal) => super::fetch::signal_aborted(signal).await,
+            Some(watch) => watch.token.aborted().await,
             None => std::future::pending::<()>().await,
         }
     }

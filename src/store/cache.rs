@@ -2,26 +2,22 @@
 //! same chunk at once fetch it once) and, where given room, keeps recent values in memory,
 //! bounded in bytes. Every view of one store (a read's, with its `AbortSignal`) shares both.
 
+use super::single_flight::SingleFlight;
 use super::{ByteRange, ReadableStore};
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::lru::ByteLru;
 use async_trait::async_trait;
-use futures_util::future::{FutureExt, LocalBoxFuture, Shared, WeakShared};
+use futures_util::future::FutureExt;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// A whole value (`None`) or a range of it.
 type Key = (String, Option<ByteRange>);
-type Fetch = Shared<LocalBoxFuture<'static, Result<Option<Rc<Vec<u8>>>>>>;
 
 /// What the views of one store share.
 pub struct StoreCache {
     values: RefCell<ByteLru<Key>>,
-    /// Held weakly: a request every read has given up on (aborted, dropped) is dropped with its
-    /// last reader, releasing what it holds (a request permit), instead of waiting here forever.
-    in_flight:
-        RefCell<HashMap<Key, WeakShared<LocalBoxFuture<'static, Result<Option<Rc<Vec<u8>>>>>>>>,
+    in_flight: SingleFlight<Key, Option<Rc<Vec<u8>>>>,
 }
 
 impl StoreCache {
@@ -29,13 +25,18 @@ impl StoreCache {
     pub fn new(capacity: usize) -> Rc<StoreCache> {
         Rc::new(StoreCache {
             values: RefCell::new(ByteLru::new(capacity)),
-            in_flight: RefCell::default(),
+            in_flight: SingleFlight::default(),
         })
     }
 
     /// The bytes the kept values take.
     pub fn used(&self) -> usize {
         self.values.borrow().used()
+    }
+
+    /// Requests in flight that some read still waits for.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.open_flights()
     }
 }
 
@@ -54,64 +55,27 @@ impl CachedStore {
         if let Some(v) = self.cache.values.borrow_mut().get(&k) {
             return Ok(Some(v.to_vec()));
         }
-        let shared = self
-            .cache
-            .in_flight
-            .borrow()
-            .get(&k)
-            .and_then(WeakShared::upgrade);
-        let (fetch, ours) = match shared {
-            Some(f) => (f, false),
-            None => {
-                let (inner, key2) = (self.inner.clone(), key.to_string());
-                let f: Fetch = async move {
-                    let value = match range {
-                        Some(r) => inner.get_range(&key2, r).await?,
-                        None => inner.get(&key2).await?,
-                    };
-                    Ok(value.map(Rc::new))
-                }
-                .boxed_local()
-                .shared();
-                if let Some(weak) = f.downgrade() {
-                    self.cache.in_flight.borrow_mut().insert(k.clone(), weak);
-                }
-                (f, true)
+        let start = |_, _| {
+            let (inner, key) = (self.inner.clone(), key.to_string());
+            async move {
+                let value = match range {
+                    Some(r) => inner.get_range(&key, r).await?,
+                    None => inner.get(&key).await?,
+                };
+                Ok(value.map(Rc::new))
             }
+            .boxed_local()
         };
-        // A request another read started does not carry this read's signal: this read stops
-        // waiting when its own signal aborts.
-        let result = if ours {
-            fetch.await
-        } else {
-            let aborted = self.inner.aborted();
-            futures_util::pin_mut!(aborted);
-            match futures_util::future::select(fetch, aborted).await {
-                futures_util::future::Either::Left((result, _)) => result,
-                futures_util::future::Either::Right(_) => {
-                    return Err(crate::error::ZarrError::aborted(&self.inner.locate(key)))
-                }
-            }
-        };
-        if ours {
-            self.cache.in_flight.borrow_mut().remove(&k);
-            if let Ok(Some(v)) = &result {
-                self.cache.values.borrow_mut().insert(k.clone(), v.clone());
-            }
+        let location = self.inner.locate(key);
+        let value = (self.cache.in_flight)
+            .run(k.clone(), &*self.inner, &location, |_| {}, start)
+            .await?;
+        if let Some(v) = &value {
+            self.cache.values.borrow_mut().insert(k, v.clone());
         }
-        match result {
-            // Another read's abort ended the shared request: this read was not aborted, so it
-            // asks again for itself.
-            Err(e) if e.kind == ErrorKind::Aborted && !ours && !self.inner.cancelled() => {
-                match range {
-                    Some(r) => self.inner.get_range(key, r).await,
-                    None => self.inner.get(key).await,
-                }
-            }
-            // The bytes themselves where nothing else holds them (no cache, no other reader):
-            // a response is not copied just to pass through.
-            other => other.map(|v| v.map(|v| Rc::try_unwrap(v).unwrap_or_else(|v| v.to_vec()))),
-        }
+        // The bytes themselves where nothing else holds them (no cache, no other reader): a
+        // response is not copied just to pass through.
+        Ok(value.map(|v| Rc::try_unwrap(v).unwrap_or_else(|v| v.to_vec())))
     }
 }
 

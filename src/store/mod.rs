@@ -1,10 +1,12 @@
 //! Stores: where keys' bytes come from. The reader only ever asks for whole values or byte ranges.
 
+pub mod abort;
 pub mod cache;
 pub mod counting;
 pub mod http;
 pub mod limit;
 pub mod memory;
+pub mod single_flight;
 pub mod zip;
 
 use crate::error::Result;

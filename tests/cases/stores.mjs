@@ -109,7 +109,7 @@ export const storeCases = [
       await rejects(open(aborting), "AbortError", [/zarr\.json/], "a store that aborts");
       const wrong = { get: async () => "text" };
       await rejects(open(wrong), "StoreError", [/not a Uint8Array/], "a store that resolves to a string");
-      await rejects(open({ nothing: 1 }), "SelectionError", [/get\(key, options\)/], "not a store");
+      await rejects(open({ nothing: 1 }), "TypeError", [/get\(key, options\)/], "not a store");
     },
   },
   {

@@ -1,0 +1,155 @@
+// Reads that nothing breaks: aborts end only their own read, whatever the store; argument types are
+// checked before they reach the module; a trap in the module rejects the calls in flight and a
+// fresh instance takes over. Shared by Node and headless Chromium like read.mjs.
+import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
+
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The fixture files below `rel` in a MemoryStore. */
+async function memoryCopy(ctx, rel) {
+  const store = new ctx.zarr.MemoryStore();
+  for (const key of await ctx.list(rel)) store.set(key, await ctx.bytes(`${rel}/${key}`));
+  return store;
+}
+
+/**
+ * A store in front of `inner` whose answers wait until the test releases them (`release()`), and
+ * which ignores the signal it is given, as many user stores do. `calls` logs what was asked.
+ */
+function heldStore(inner) {
+  let open;
+  let gate = new Promise((r) => (open = r));
+  const calls = [];
+  return {
+    calls,
+    url: "held://store",
+    release: () => open(),
+    hold: () => (gate = new Promise((r) => (open = r))),
+    async get(key) {
+      calls.push(key);
+      if (!key.endsWith("zarr.json")) await gate;
+      return inner.get(key);
+    },
+    async getRange(key, range) {
+      calls.push(key);
+      await gate;
+      return inner.getRange(key, range);
+    },
+  };
+}
+
+async function expectedOf(ctx, manifest, store, path) {
+  const m = await (await fetch(`${ctx.base}/${manifest}`)).json();
+  const entry = m.arrays.find((e) => e.store === store && e.path === path);
+  return { bytes: await ctx.bytes(entry.data), shape: entry.shape };
+}
+
+export const safetyCases = [
+  {
+    name: "aborts: reads sharing one shard's index and ranges fail only where aborted, each at once (three aborted one after another, the fourth exact)",
+    async run(ctx) {
+      const { open, slice } = ctx.zarr;
+      const memory = await memoryCopy(ctx, "codecs.zarr/sharding/index_end");
+      const { bytes } = await expectedOf(ctx, "v3.expected.json", "codecs.zarr", "sharding/index_end");
+      const whole = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
+      for (let trial = 0; trial < 5; trial++) {
+        const store = heldStore(memory);
+        const arr = await open(store);
+        // Four tiles of the first shard (32 x 32 of 8 x 8 inner chunks).
+        const tiles = [0, 8, 16, 24].map((x) => [slice(0, 8), slice(x, x + 8)]);
+        const controllers = tiles.map(() => new AbortController());
+        const reads = tiles.map((sel, i) => arr.get(sel, { signal: controllers[i].signal }));
+        reads.forEach((r) => r.catch(() => {}));
+        await wait(5);
+        for (let i = 0; i < 3; i++) {
+          const t0 = performance.now();
+          controllers[i].abort();
+          await rejects(reads[i], "AbortError", [/held:\/\/store/], `trial ${trial}: read ${i}`);
+          ok(performance.now() - t0 < 100, `read ${i} rejected at once, not when the store answered`);
+          await wait(2);
+        }
+        store.release();
+        const last = await reads[3];
+        const want = Array.from({ length: 64 }, (_, k) => whole[Math.floor(k / 8) * 60 + 24 + (k % 8)]);
+        deepEqual(Array.from(last.data), want, `trial ${trial}: the read never aborted is exact`);
+      }
+    },
+  },
+  {
+    name: "aborts: an already-aborted signal rejects get, getChunk, iterate and open before anything is asked; a store that ignores the signal does not delay the rejection",
+    async run(ctx) {
+      const { open, openVectors, MemoryStore } = ctx.zarr;
+      const memory = await memoryCopy(ctx, "v3.zarr/dtypes/uint16");
+      const store = heldStore(memory);
+      const arr = await open(store);
+      const aborted = AbortSignal.abort("gone");
+      store.calls.length = 0;
+      await rejects(arr.get(null, { signal: aborted }), "AbortError", [/before it started/, /gone/], "get");
+      await rejects(arr.getChunk([0, 0], { signal: aborted }), "AbortError", [/before it started/], "getChunk");
+      await rejects(open(store, { signal: aborted }), "AbortError", [/before it started/], "open");
+      await rejects(openVectors(new MemoryStore(), { signal: aborted }), "AbortError", [/before it started/], "openVectors");
+      await rejects(arr.iterate(null, { signal: aborted }).next(), "AbortError", [/aborted/], "iterate");
+      equal(store.calls.length, 0, "nothing asked of the store");
+
+      // The store takes "200 ms" (until released) and ignores the signal; the abort comes at 50 ms.
+      for (const read of [(signal) => arr.get(null, { signal }), (signal) => arr.getChunk([1, 1], { signal })]) {
+        const controller = new AbortController();
+        const t0 = performance.now();
+        const pending = read(controller.signal);
+        setTimeout(() => controller.abort(), 50);
+        setTimeout(() => store.release(), 200);
+        await rejects(pending, "AbortError", [/held:\/\/store/], "aborted while the store works");
+        const took = performance.now() - t0;
+        ok(took < 150, `rejected at the abort (${took.toFixed(0)} ms), not when the store answered`);
+        await wait(200);
+        store.hold();
+      }
+      store.release();
+      const { bytes } = await expectedOf(ctx, "v3.expected.json", "v3.zarr", "dtypes/uint16");
+      sameBytes(bytesOf((await arr.get()).data), bytes, "the next read works");
+    },
+  },
+  {
+    name: "arguments of the wrong type are a TypeError before anything reaches the module",
+    async run(ctx) {
+      const { open, openVectors, MemoryStore } = ctx.zarr;
+      const memory = await memoryCopy(ctx, "v3.zarr/dtypes/uint16");
+      await rejects(open(memory, { path: 5 }), "TypeError", [/path must be a string, not 5/], "open path");
+      await rejects(openVectors(memory, { path: 5 }), "TypeError", [/path must be a string, not 5/], "openVectors path");
+      await rejects(open(memory, "dtypes"), "TypeError", [/options must be an object/], "options as a string");
+      await rejects(open(memory, { signal: "stop" }), "TypeError", [/signal must be an AbortSignal/], "signal");
+      await rejects(open(memory, { limits: 3 }), "TypeError", [/limits must be an object/], "limits");
+      await rejects(open(42), "TypeError", [/a location must be/], "a number as location");
+      const arr = await open(memory);
+      await rejects(arr.get(null, { signal: {} }), "TypeError", [/signal must be an AbortSignal/], "get signal");
+      await rejects(arr.get(null, { onProgress: "x" }), "TypeError", [/onProgress must be a function/], "onProgress");
+      await rejects(arr.getChunk([0, 0], 7), "TypeError", [/options must be an object/], "getChunk options");
+      equal((await arr.get([0, 0])).data.length, 1, "the module goes on reading");
+    },
+  },
+  {
+    name: "a trap in the module rejects the calls in flight with a ResetError, old nodes say to open them again, and a fresh instance reads exactly",
+    async run(ctx) {
+      const { open, memoryUsage, ResetError, ZarrError, __trapForTests } = ctx.zarr;
+      const memory = await memoryCopy(ctx, "v3.zarr/dtypes/uint16");
+      const { bytes } = await expectedOf(ctx, "v3.expected.json", "v3.zarr", "dtypes/uint16");
+      const store = heldStore(memory);
+      const before = await open(memory);
+      const held = await open(store);
+      const inFlight = held.get(); // waits on the store while the module traps
+      inFlight.catch(() => {});
+      await wait(5);
+      const trap = await rejects(__trapForTests(10), "ResetError", [/WebAssembly module failed/, /RuntimeError/, /reset/], "the trapping call");
+      ok(trap instanceof ResetError && trap instanceof ZarrError, "a ResetError is a ZarrError");
+      await rejects(inFlight, "ResetError", [/was reset/], "the read in flight");
+      store.release();
+      await rejects(before.get(), "ResetError", [/opened before/, /open it again/], "a node opened before");
+      const again = await open(memory);
+      sameBytes(bytesOf((await again.get()).data), bytes, "a node opened afterwards reads exactly");
+      ok(memoryUsage().wasmBytes > 0, "memoryUsage reports the new instance");
+      // Twice in a row works as well.
+      await rejects(__trapForTests(0), "ResetError", [/reset/], "a second trap");
+      sameBytes(bytesOf((await (await open(memory)).get()).data), bytes, "and the next instance reads too");
+    },
+  },
+];
