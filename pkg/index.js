@@ -1,6 +1,6 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { WasmStore, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, trapForTests } from "./zarr_wasm.js";
+import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, trapForTests } from "./zarr_wasm.js";
 import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
@@ -54,7 +54,12 @@ function onTrap(err) {
   if (resetPending) return; // one failure can be reported by several nested calls
   resetPending = true;
   generation++;
+  // The next call into the module starts a fresh instance; so does the next microtask, before
+  // callbacks and finalizers of the failed one run into it.
   __zarrScheduleReset();
+  queueMicrotask(() => {
+    if (resetPending) __wbg_reset_state();
+  });
   const reset = new ResetError(
     `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned, and nodes opened before must be opened again`,
     { cause: err },
@@ -239,6 +244,15 @@ async function openStore(location, signal) {
   return unlessAborted(handle, signal);
 }
 
+/**
+ * Frees the handle of a store opened for one open() (a URL, a store object): the node holds the
+ * store itself, and the handle would otherwise keep it until garbage collection. FetchStores and
+ * ZipStores keep theirs for later opens.
+ */
+function releaseStore(location, store) {
+  if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) store.free();
+}
+
 // The wasm handle behind each node; kept out of the objects so they show only their metadata.
 // Handles are freed by a FinalizationRegistry (wasm-bindgen --weak-refs) once a node is collected.
 const handles = new WeakMap();
@@ -417,7 +431,11 @@ export async function open(location, options = {}) {
   const storeDesc = pool ? describeStore(location, objects) : null;
   const node = await call(async () => {
     const store = await openStore(location, signal);
-    return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize, limits }, signal ?? null), where(location, options.path));
+    try {
+      return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize, limits }, signal ?? null), where(location, options.path));
+    } finally {
+      releaseStore(location, store);
+    }
   });
   if (pool) readThrough(node, pool, storeDesc, { zarrFormat, consolidated, chunkCacheSize, limits }, objects);
   return node;
@@ -440,7 +458,11 @@ export async function openVectors(location, options = {}) {
   await loadWasm();
   return call(async () => {
     const store = await openStore(location, options.signal);
-    return new Vectors(await store.vectors(options.path ?? ""));
+    try {
+      return new Vectors(await store.vectors(options.path ?? ""));
+    } finally {
+      releaseStore(location, store);
+    }
   });
 }
 

@@ -737,6 +737,28 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
             }
         });
     }
+    if let Some(v) = get("redirect") {
+        client.redirect = Some(match v.as_string().as_deref() {
+            Some("follow") => web_sys::RequestRedirect::Follow,
+            Some("error") => web_sys::RequestRedirect::Error,
+            Some("manual") => web_sys::RequestRedirect::Manual,
+            _ => return Err(bad("redirect must be \"follow\", \"error\" or \"manual\"")),
+        });
+    }
+    if let Some(n) = whole("timeout", 0, 3_600_000)? {
+        http.idle_timeout_ms = n;
+    }
+    if let Some(v) = get("maxObjectBytes") {
+        http.max_object_bytes = v
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= crate::buffer::MAX_BUFFER as f64)
+            .ok_or_else(|| {
+                bad(&format!(
+                    "maxObjectBytes must be an integer from 1 to {}",
+                    crate::buffer::MAX_BUFFER
+                ))
+            })? as u64;
+    }
     if let Some(v) = get("fetch") {
         client.fetch = Some(
             v.dyn_into::<js_sys::Function>()

@@ -1,6 +1,5 @@
 //! `HttpClient` over the global `fetch` (browsers, workers and Node >= 18 all have one).
 
-use crate::buffer::try_zeroed;
 use crate::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse, Method};
 use crate::store::ByteRange;
 use async_trait::async_trait;
@@ -8,7 +7,7 @@ use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, Request, RequestCache, RequestInit, Response};
+use web_sys::{AbortController, Headers, Request, RequestCache, RequestInit, Response};
 
 #[wasm_bindgen]
 extern "C" {
@@ -16,7 +15,9 @@ extern "C" {
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(request: &Request) -> Promise;
     #[wasm_bindgen(js_name = setTimeout)]
-    pub(super) fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
+    fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
 }
 
 /// Sends requests with the global `fetch` or the user's own function, adding the user's headers.
@@ -28,6 +29,8 @@ pub struct FetchClient {
     pub credentials: Option<web_sys::RequestCredentials>,
     /// A function `(Request) => Promise<Response>` used instead of `fetch` (presigned URLs).
     pub fetch: Option<js_sys::Function>,
+    /// `redirect` of every request ("error" refuses redirects), where set.
+    pub redirect: Option<web_sys::RequestRedirect>,
     /// The `AbortSignal` of the read these requests belong to.
     pub signal: Option<std::rc::Rc<super::signal::SignalWatch>>,
 }
@@ -40,6 +43,158 @@ impl FetchClient {
                 .dyn_into::<Promise>()
                 .or_else(|v| Ok(Promise::resolve(&v))),
             None => Ok(global_fetch(request)),
+        }
+    }
+}
+
+/// Bodies up to this size, with a Content-Length, are read whole rather than part by part.
+const WHOLE_BODY_BYTES: u64 = 1 << 20;
+
+/// Aborts a request's controller when the request is over, however it ended (a no-op once the
+/// body is read).
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl FetchClient {
+    /// `future`, unless the read is aborted first or nothing happens for `timeout_ms` (0: no
+    /// limit). `what` names what was awaited, for the timeout's message.
+    async fn wait(
+        &self,
+        future: JsFuture,
+        timeout_ms: u32,
+        what: &str,
+    ) -> Result<JsValue, HttpFailure> {
+        use futures_util::future::{select, Either};
+        let aborted = self.aborted();
+        let timer = async {
+            if timeout_ms == 0 {
+                std::future::pending::<()>().await
+            }
+            self.sleep(timeout_ms).await
+        };
+        futures_util::pin_mut!(aborted, timer);
+        let stop = select(aborted, timer);
+        match select(future, stop).await {
+            Either::Left((result, _)) => result.map_err(|err| {
+                let mut f = failure(err);
+                // Whatever the rejection (abort(reason), AbortSignal.timeout()), an aborted signal
+                // means the caller's abort, which is neither retried nor blamed on the server.
+                if self.cancelled() {
+                    f.aborted = true;
+                    f.retryable = false;
+                }
+                f
+            }),
+            Either::Right((Either::Left(_), _)) => Err(HttpFailure {
+                message: "aborted".into(),
+                retryable: false,
+                aborted: true,
+            }),
+            Either::Right((Either::Right(_), _)) => Err(HttpFailure {
+                message: format!(
+                    "no progress for {timeout_ms} ms waiting for {what} (the store's timeout)"
+                ),
+                retryable: true,
+                aborted: false,
+            }),
+        }
+    }
+
+    /// The body of `response`, read as it arrives: refused as soon as it would exceed `limit`
+    /// bytes (by its Content-Length, or by what has come), and failed after `timeout_ms` without
+    /// a part arriving.
+    async fn read_body(
+        &self,
+        response: &Response,
+        content_length: Option<u64>,
+        limit: u64,
+        timeout_ms: u32,
+    ) -> Result<Vec<u8>, HttpFailure> {
+        let too_large = |size: String| {
+            HttpFailure {
+            message: format!(
+                "the response body is {size}, more than the {limit} bytes asked for or allowed (FetchStore option maxObjectBytes for whole values); refused"
+            ),
+            retryable: false,
+            aborted: false,
+        }
+        };
+        if let Some(n) = content_length.filter(|&n| n > limit) {
+            return Err(too_large(format!("{n} bytes by its Content-Length")));
+        }
+        // A small body of known length is taken whole (one wait instead of one per part): even
+        // at a crawl it arrives well within the timeout.
+        if content_length.is_some_and(|n| n <= WHOLE_BODY_BYTES) {
+            let whole = response.array_buffer().map_err(failure)?;
+            let buffer = self
+                .wait(JsFuture::from(whole), timeout_ms, "the response body")
+                .await?;
+            let view = Uint8Array::new(&buffer);
+            if view.length() as u64 > limit {
+                return Err(too_large(format!("{} bytes", view.length())));
+            }
+            return Ok(view.to_vec());
+        }
+        let Some(stream) = response.body() else {
+            return Ok(Vec::new());
+        };
+        let reader = js_sys::Reflect::get(&stream, &"getReader".into())
+            .and_then(|f| f.unchecked_into::<js_sys::Function>().call0(&stream))
+            .map_err(failure)?;
+        let read = js_sys::Reflect::get(&reader, &"read".into())
+            .map_err(failure)?
+            .unchecked_into::<js_sys::Function>();
+        let mut body: Vec<u8> = Vec::new();
+        if let Some(n) = content_length {
+            // Bounded by `limit` above; a failed reservation is an error, not a trap.
+            body.try_reserve_exact(n as usize)
+                .map_err(|_| HttpFailure {
+                    message: format!("cannot allocate {n} bytes for the response body"),
+                    retryable: false,
+                    aborted: false,
+                })?;
+        }
+        loop {
+            let next = read.call0(&reader).map_err(failure)?;
+            let part = self
+                .wait(
+                    JsFuture::from(Promise::from(next)),
+                    timeout_ms,
+                    "the response body",
+                )
+                .await?;
+            let done = js_sys::Reflect::get(&part, &"done".into()).map_err(failure)?;
+            if done.as_bool() == Some(true) {
+                return Ok(body);
+            }
+            let chunk: Uint8Array = js_sys::Reflect::get(&part, &"value".into())
+                .map_err(failure)?
+                .dyn_into()
+                .map_err(|v| HttpFailure {
+                    message: format!("the response body gave {v:?}, not bytes"),
+                    retryable: false,
+                    aborted: false,
+                })?;
+            let start = body.len();
+            let end = start as u64 + chunk.length() as u64;
+            if end > limit {
+                return Err(too_large(format!("more than {}", end - 1)));
+            }
+            // Grown by doubling, but never past the limit: the allocator is not asked for more.
+            let wanted = (body.capacity() as u64 * 2).clamp(end, limit) as usize;
+            body.try_reserve_exact(wanted - start)
+                .map_err(|_| HttpFailure {
+                    message: format!("cannot allocate {end} bytes for the response body"),
+                    retryable: false,
+                    aborted: false,
+                })?;
+            body.resize(end as usize, 0);
+            chunk.copy_to(&mut body[start..]);
         }
     }
 }
@@ -106,24 +261,20 @@ impl HttpClient for FetchClient {
         if let Some(credentials) = self.credentials {
             init.set_credentials(credentials);
         }
-        if let Some(watch) = &self.signal {
-            init.set_signal(Some(&watch.signal));
+        if let Some(redirect) = self.redirect {
+            init.set_redirect(redirect);
         }
+        // A controller of this request's own: it is aborted when the read's signal aborts, when
+        // the request times out or its body is refused, and when nobody waits for it any more
+        // (this future dropped), so that no request is left running at the server.
+        let controller = AbortOnDrop(AbortController::new().map_err(failure)?);
+        init.set_signal(Some(&controller.0.signal()));
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
-        // Whatever the rejection (abort(reason), AbortSignal.timeout()), an aborted signal means
-        // the caller's abort, which is neither retried nor blamed on the server.
-        let own_abort = |err: JsValue| {
-            let mut f = failure(err);
-            if self.cancelled() {
-                f.aborted = true;
-                f.retryable = false;
-            }
-            f
-        };
-        let promise = self.call_fetch(&req).map_err(own_abort)?;
-        let response: Response = JsFuture::from(promise)
-            .await
-            .map_err(own_abort)?
+        let promise = self.call_fetch(&req).map_err(failure)?;
+        let timeout = request.idle_timeout_ms;
+        let response: Response = self
+            .wait(JsFuture::from(promise), timeout, "the response")
+            .await?
             .dyn_into()
             .map_err(|v| HttpFailure {
                 message: format!("the fetch function resolved to {v:?}, not a Response"),
@@ -137,18 +288,9 @@ impl HttpClient for FetchClient {
         // Read the body even of an error response, so the connection is released.
         let body = match request.method {
             Method::Get => {
-                let buffer = JsFuture::from(response.array_buffer().map_err(failure)?)
-                    .await
-                    .map_err(failure)?;
-                let view = Uint8Array::new(&buffer);
-                // A failed allocation must be an error, not an abort: the body's size is the server's.
-                let mut body = try_zeroed(view.length() as usize).map_err(|e| HttpFailure {
-                    message: format!("response body: {e}"),
-                    retryable: false,
-                    aborted: false,
-                })?;
-                view.copy_to(&mut body);
-                body
+                let limit = request.max_body.for_status(status);
+                self.read_body(&response, content_length, limit, timeout)
+                    .await?
             }
             Method::Head => Vec::new(),
         };
@@ -172,9 +314,35 @@ impl HttpClient for FetchClient {
     }
 
     async fn sleep(&self, ms: u32) {
-        let promise = Promise::new(&mut |resolve, _| {
-            set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
-        });
-        let _ = JsFuture::from(promise).await;
+        sleep(ms).await
+    }
+}
+
+/// Resolves after `ms` milliseconds. Dropped earlier (a timeout that did not fire), it clears its
+/// timer, since pending timers would keep Node running and pile up over a long read, and settles
+/// the promise itself: the callbacks waiting on it hold memory in the module until it settles.
+pub(super) async fn sleep(ms: u32) {
+    let mut timer = Timer {
+        id: JsValue::UNDEFINED,
+        resolve: None,
+    };
+    let promise = Promise::new(&mut |resolve, _| {
+        timer.id = set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
+        timer.resolve = Some(resolve);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+struct Timer {
+    id: JsValue,
+    resolve: Option<js_sys::Function>,
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        clear_timeout(&self.id);
+        if let Some(resolve) = &self.resolve {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
     }
 }

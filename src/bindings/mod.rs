@@ -258,10 +258,7 @@ impl WasmGroup {
 #[wasm_bindgen(js_name = trapForTests)]
 pub fn trap_for_tests(ms: u32) -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
-        let timer = js_sys::Promise::new(&mut |resolve, _| {
-            fetch::set_timeout(&resolve, ms.min(i32::MAX as u32) as i32);
-        });
-        let _ = wasm_bindgen_futures::JsFuture::from(timer).await;
+        fetch::sleep(ms).await;
         core::arch::wasm32::unreachable()
     })
 }

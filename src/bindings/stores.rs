@@ -317,10 +317,7 @@ impl ReadableStore for JsStore {
 
     async fn batch_window(&self) {
         // Reads started together get their turn first, so their ranges go as one batch.
-        let promise = Promise::new(&mut |resolve, _| {
-            let _ = super::fetch::set_timeout(&resolve, 0);
-        });
-        let _ = JsFuture::from(promise).await;
+        super::fetch::sleep(0).await;
     }
 
     fn cancelled(&self) -> bool {

@@ -20,6 +20,31 @@ pub struct HttpRequest {
     pub method: Method,
     pub url: String,
     pub range: Option<ByteRange>,
+    /// The most body bytes the client may accept; beyond it the response is refused without
+    /// reading the rest (an endless body, a server that sends more than was asked for).
+    pub max_body: BodyLimit,
+    /// Milliseconds without any progress (headers, then each part of the body) after which the
+    /// client gives up on the request; 0 waits for ever.
+    pub idle_timeout_ms: u32,
+}
+
+/// How large a response body may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyLimit {
+    /// For a partial answer (206): the size of the range asked for, where it says one.
+    pub partial: Option<u64>,
+    /// For a whole value (200, also in answer to a range request a server ignored).
+    pub whole: u64,
+}
+
+impl BodyLimit {
+    /// The limit for an answer with `status`.
+    pub fn for_status(self, status: u16) -> u64 {
+        match (status, self.partial) {
+            (206, Some(n)) => n.min(self.whole),
+            _ => self.whole,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,6 +101,11 @@ pub struct HttpOptions {
     pub max_requests: usize,
     /// Merge gap and shard index cache size for readers of this store.
     pub hints: ReadHints,
+    /// Milliseconds a request may go without progress before it fails (and is retried like a
+    /// network failure); 0: no timeout.
+    pub idle_timeout_ms: u32,
+    /// The largest value the store accepts whole: a larger body is refused as it arrives.
+    pub max_object_bytes: u64,
 }
 
 impl Default for HttpOptions {
@@ -87,6 +117,8 @@ impl Default for HttpOptions {
             retry_delay_ms: 100,
             max_requests: 32,
             hints: ReadHints::default(),
+            idle_timeout_ms: 30_000,
+            max_object_bytes: 1 << 30,
         }
     }
 }
@@ -172,10 +204,21 @@ impl<C: HttpClient> HttpStore<C> {
         range: Option<ByteRange>,
     ) -> Result<Option<HttpResponse>> {
         let url = self.url(key);
+        let options = &self.shared.options;
+        let partial = match range {
+            Some(ByteRange::Span { length, .. }) => Some(length),
+            Some(ByteRange::Suffix(n)) => Some(n),
+            Some(ByteRange::From(_)) | None => None,
+        };
         let request = HttpRequest {
             method,
             url: url.clone(),
             range,
+            max_body: BodyLimit {
+                partial,
+                whole: options.max_object_bytes,
+            },
+            idle_timeout_ms: options.idle_timeout_ms,
         };
         let mut delay = self.shared.options.retry_delay_ms;
         let mut attempt = 0;

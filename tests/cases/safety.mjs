@@ -152,4 +152,62 @@ export const safetyCases = [
       sameBytes(bytesOf((await (await open(memory)).get()).data), bytes, "and the next instance reads too");
     },
   },
+  {
+    name: "hostile servers: an endless body, a lying length and a stalled server are refused or time out, a slow one is read, redirects follow the option; nothing is left at the server",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const idle = async () => {
+        for (let i = 0; i < 50 && (await ctx.active()) > 0; i++) await wait(20);
+        equal(await ctx.active(), 0, "no request left in progress at the server");
+      };
+      // An endless body for a whole value, refused at the store's object size cap.
+      await rejects(
+        open(new FetchStore(`${ctx.origin}/__endless/tests/fixtures/v3.zarr`, { maxObjectBytes: 1 << 20 })),
+        "StoreError",
+        [/__endless\/tests\/fixtures\/v3\.zarr\/zarr\.json/, /more than the 1048576 bytes/],
+        "an endless zarr.json",
+      );
+      await idle();
+      // An endless answer to a range request (a shard index), refused past the range, default options.
+      const endlessShards = new FetchStore(`${ctx.origin}/__endless/tests/fixtures/codecs.zarr`, {
+        fetch: (req) => fetch(req.url.endsWith("zarr.json") ? new Request(req.url.replace("/__endless", ""), req) : req),
+      });
+      const sharded = await open(endlessShards, { path: "sharding/index_end" });
+      await rejects(sharded.get([0, 0]), "StoreError", [/sharding\/index_end\/c\/0\/0/, /more than the 260 bytes/], "an endless range");
+      await idle();
+      // A Content-Length of 1 TiB: refused from the header, before the body.
+      const t0 = performance.now();
+      await rejects(open(`${ctx.origin}/__huge/tests/fixtures/v3.zarr`), "StoreError", [/Content-Length/, /1099511627776/], "a lying length");
+      ok(performance.now() - t0 < 2000, "refused at once");
+      await idle();
+      // A server that never answers: the timeout fails each try, and the tries are counted.
+      const t1 = performance.now();
+      await rejects(
+        open(new FetchStore(`${ctx.origin}/__stall/tests/fixtures/v3.zarr`, { timeout: 200, retries: 1 })),
+        "StoreError",
+        [/no progress for 200 ms/, /after 2 tries/],
+        "a stalled server",
+      );
+      const took = performance.now() - t1;
+      ok(took >= 400 && took < 3000, `two tries of 200 ms and a pause (${took.toFixed(0)} ms)`);
+      await idle();
+      // A slow server that keeps sending is read, however long the whole takes.
+      await ctx.clearLog();
+      const slowStore = new FetchStore(`${ctx.origin}/__trickle/80/tests/fixtures/consolidated.zarr`, { timeout: 200 });
+      const t2 = performance.now();
+      const group = await open(slowStore);
+      ok(performance.now() - t2 > 200, "the whole took longer than the timeout");
+      ok(group.children.length > 0, "the slow document was read whole");
+      // Redirects: followed by default, refused with redirect: "error".
+      equal((await open(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`)).kind, "group", "a redirect is followed");
+      await rejects(
+        open(new FetchStore(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`, { redirect: "error" })),
+        "StoreError",
+        [/__redirect\/tests\/fixtures\/v3\.zarr\/zarr\.json/],
+        "redirect: error",
+      );
+      await rejects(open(new FetchStore(ctx.base, { redirect: "sometimes" })), "SelectionError", [/redirect must be/], "a bad redirect option");
+      await rejects(open(new FetchStore(ctx.base, { timeout: -1 })), "SelectionError", [/timeout must be an integer/], "a bad timeout");
+    },
+  },
 ];

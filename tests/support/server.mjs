@@ -13,6 +13,10 @@
 //                            `token`
 //   GET <dir>/               a directory without index.html: an index page of its entries, as
 //                            Python's http.server writes it
+//   Hostile servers, before a path: /__stall/ never answers; /__endless/ answers 200 (206 with
+//   the right Content-Range, for a range) and sends zeros for ever, without a length;
+//   /__huge/ claims a Content-Length of 1 TiB; /__trickle/<ms>/ sends the body 1 KiB every <ms>;
+//   /__redirect/ answers 302 to the same path without the prefix
 import { createServer } from "node:http";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
@@ -92,11 +96,22 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       if (!res.writableFinished) entry.aborted = true;
     });
     log.push(entry);
+    let trickleMs = 0;
     const reply = (status, body = "") => {
       entry.status = status;
       entry.bytes = req.method === "HEAD" ? 0 : body.length;
       res.statusCode = status;
-      res.end(req.method === "HEAD" ? undefined : body);
+      if (!trickleMs || req.method === "HEAD") return res.end(req.method === "HEAD" ? undefined : body);
+      // 1 KiB every `trickleMs`: slow, but never idle for long.
+      let at = 0;
+      const next = () => {
+        if (res.destroyed) return;
+        if (at >= body.length) return res.end();
+        res.write(body.subarray(at, at + 1024));
+        at += 1024;
+        setTimeout(next, trickleMs);
+      };
+      next();
     };
     if (!quiet) res.on("finish", () => console.log(`${entry.status} ${req.method} ${url.pathname}${entry.range ? ` [${entry.range}]` : ""}`));
 
@@ -109,10 +124,44 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path.
+    if (path.startsWith("/__stall/")) {
+      entry.status = "stalled";
+      return; // the connection stays open until the client gives up (or the server closes)
+    }
+    if (path.startsWith("/__redirect/")) {
+      res.setHeader("Location", path.slice("/__redirect".length));
+      return reply(302);
+    }
+    const hostile = /^\/__(endless|huge|trickle\/(\d+))(\/.*)$/.exec(path);
+    if (hostile && hostile[1] !== "huge" && !hostile[2]) {
+      // Zeros for ever, as fast as the client takes them, until it goes away.
+      const range = req.headers.range ? /bytes=(\d*)-(\d*)/.exec(req.headers.range) : null;
+      entry.status = range ? 206 : 200;
+      res.statusCode = entry.status;
+      if (range) res.setHeader("Content-Range", `bytes ${range[1] || 0}-${range[2] || 1e12 - 1}/${1e12}`);
+      const zeros = Buffer.alloc(64 << 10);
+      entry.bytes = 0;
+      const pump = () => {
+        while (!res.destroyed && res.write(zeros)) entry.bytes += zeros.length;
+        if (!res.destroyed) res.once("drain", pump);
+      };
+      return pump();
+    }
+    if (hostile?.[1] === "huge") {
+      entry.status = 200;
+      res.statusCode = 200;
+      res.setHeader("Content-Length", String(2 ** 40));
+      res.write(Buffer.alloc(1024));
+      return; // never finishes: the client must refuse it from its length
+    }
     const slow = /^\/__slow\/(\d+)(\/.*)$/.exec(path);
     if (slow) {
       path = slow[2];
       await new Promise((ok) => setTimeout(ok, Number(slow[1])));
+    }
+    if (hostile?.[2]) {
+      trickleMs = Number(hostile[2]);
+      path = hostile[3];
     }
     const mode = /^\/__(nosuffix|norange|nolength|nolist|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
@@ -175,6 +224,10 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     url: `http://${host}:${actual}`,
     log,
     clearLog: () => (log.length = 0),
-    close: () => new Promise((ok) => server.close(ok)),
+    close: () =>
+      new Promise((ok) => {
+        server.close(ok);
+        server.closeAllConnections(); // stalled and endless answers too
+      }),
   };
 }
