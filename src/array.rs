@@ -5,13 +5,15 @@ use crate::chunk_grid::ChunkGrid;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
+use crate::limits::Limits;
 use crate::lru::ByteLru;
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
 use crate::partition::{partition, Partition};
 use crate::region::{copy_box, fill_box, Placement};
 use crate::selection::{
-    chunk_projections, resolve, result_shape, ChunkProjection, DimChunkPart, DimRange, DimSelection,
+    chunk_projections, count_chunks, resolve, result_shape, ChunkProjection, DimChunkPart,
+    DimRange, DimSelection,
 };
 use crate::sharded::{IndexCache, RangeBatches};
 use crate::store::ReadableStore;
@@ -148,6 +150,8 @@ impl Array {
         options: &ReadOptions<'_>,
     ) -> Result<ArrayData> {
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        self.check_read_size(&ranges, options)
+            .map_err(|e| self.in_this_array(e))?;
         let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
         let esize = self.data_type().size();
         let mut bytes = alloc_elements(&counts, esize).map_err(|e| self.in_this_array(e))?;
@@ -167,6 +171,7 @@ impl Array {
             for piece in pieces {
                 self.place(piece, &mut bytes, &counts, items.as_mut())?;
             }
+            crate::host::yield_if_busy().await;
             done += 1;
             if let Some(progress) = options.progress {
                 progress(done, total);
@@ -178,6 +183,34 @@ impl Array {
             bytes,
             items,
         })
+    }
+
+    /// Refuses a read larger than `options` allow, before anything is fetched or allocated: its
+    /// result's bytes, and the chunks it touches (for a sharded array, inner chunks: the unit
+    /// that is fetched, decoded and placed).
+    fn check_read_size(&self, ranges: &[DimRange], options: &ReadOptions<'_>) -> Result<()> {
+        let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
+        let bytes = counts
+            .iter()
+            .try_fold(self.data_type().size() as u64, |acc, &n| acc.checked_mul(n));
+        if !matches!(bytes, Some(b) if b <= options.max_bytes) {
+            return Err(ZarrError::selection(format!(
+                "a result of shape {counts:?} is {} bytes, more than the {} a read may have (raise limits.maxBytesPerRead in open(), or the read option maxBytes)",
+                bytes.map_or("over 2^64".to_string(), |b| b.to_string()),
+                options.max_bytes
+            )));
+        }
+        let (grid, what) = match self.inner_grid() {
+            Some(inner) => (inner, "inner chunks"),
+            None => (self.metadata.chunk_grid.clone(), "chunks"),
+        };
+        if count_chunks(&grid, ranges, options.max_chunks).is_none() {
+            return Err(ZarrError::selection(format!(
+                "the selection touches more than {} {what}, the most a read may (raise limits.maxChunksPerRead in open(), or the read option maxChunks)",
+                options.max_chunks
+            )));
+        }
+        Ok(())
     }
 
     /// Each chunk's share of `selection`, in C order of chunk coordinates: the selection that
@@ -463,13 +496,20 @@ pub struct ReadOptions<'a> {
     pub concurrency: usize,
     /// Called as each chunk is in place: chunks done, and how many the read touches.
     pub progress: Option<&'a dyn Fn(u64, u64)>,
+    /// The most chunks (inner chunks of shards) the read may touch.
+    pub max_chunks: u64,
+    /// The most bytes the read's result may have.
+    pub max_bytes: u64,
 }
 
 impl Default for ReadOptions<'_> {
     fn default() -> Self {
+        let limits = Limits::default();
         ReadOptions {
             concurrency: DEFAULT_CONCURRENCY,
             progress: None,
+            max_chunks: limits.max_chunks_per_read,
+            max_bytes: limits.max_bytes_per_read,
         }
     }
 }

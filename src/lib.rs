@@ -11,6 +11,7 @@ pub mod error;
 pub mod fill_value;
 pub mod fixed_string;
 pub mod group;
+pub mod host;
 pub mod limits;
 pub mod lru;
 pub mod metadata;

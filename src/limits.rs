@@ -29,7 +29,7 @@ pub const JS_MAX_STRING_LENGTH: usize = (1 << 29) - 24;
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_chunks_per_read: 1 << 22,
+            max_chunks_per_read: 1 << 20,
             max_bytes_per_read: 1 << 30,
             max_decoded_chunk_bytes: 256 << 20,
             max_item_bytes: JS_MAX_STRING_LENGTH,

@@ -177,6 +177,50 @@ pub fn dim_chunk_parts(
     Ok(parts)
 }
 
+/// How many chunks of `grid` a resolved selection touches, counted without listing them, or
+/// `None` when that is more than `cap`: a selection over a billion chunks is refused before any
+/// memory or time is spent on it.
+pub fn count_chunks(grid: &ChunkGrid, ranges: &[DimRange], cap: u64) -> Option<u64> {
+    if ranges.iter().any(|r| r.count == 0) {
+        return Some(0);
+    }
+    let mut total = 1u64;
+    for (dim, range) in ranges.iter().enumerate() {
+        let along = count_dim_chunks(grid, dim, range, cap)?;
+        total = total.checked_mul(along).filter(|&t| t <= cap)?;
+    }
+    Some(total)
+}
+
+/// Chunks along `dim` that `range` (non-empty) touches, or `None` beyond `cap`.
+fn count_dim_chunks(grid: &ChunkGrid, dim: usize, range: &DimRange, cap: u64) -> Option<u64> {
+    if let Some(shape) = grid.regular_chunk_shape() {
+        // Regular: every chunk between the first and last index is touched when the step is
+        // no longer than a chunk; with longer steps each index is in a chunk of its own.
+        let size = shape[dim].max(1);
+        let first = range.start / size;
+        let last = (range.start + (range.count - 1) * range.step) / size;
+        let n = if range.step <= size {
+            last - first + 1
+        } else {
+            range.count
+        };
+        return (n <= cap).then_some(n);
+    }
+    // Irregular: walk the chunks, stopping at the cap.
+    let (mut k, mut n) = (0u64, 0u64);
+    while k < range.count {
+        n += 1;
+        if n > cap {
+            return None;
+        }
+        let index = range.start + k * range.step;
+        let (origin, len) = grid.dim_chunk_span(dim, grid.dim_chunk_of(dim, index));
+        k += (origin + len - 1 - index) / range.step + 1;
+    }
+    Some(n)
+}
+
 /// One chunk's share of a selection, all dimensions at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkProjection {

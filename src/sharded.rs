@@ -276,6 +276,7 @@ impl Array {
                     let decoded = codec
                         .decode_inner(slice, &inner_projection.coords)
                         .map_err(broken)?;
+                    crate::host::yield_if_busy().await;
                     let inner_key = inner_chunk_key(&projection.coords, &inner_projection.coords);
                     self.keep_chunk(inner_key, &decoded);
                     Some(decoded)

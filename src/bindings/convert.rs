@@ -426,6 +426,9 @@ pub struct GetOptions {
     pub on_progress: Option<js_sys::Function>,
     /// A typed array to write the result into.
     pub out: Option<JsValue>,
+    /// This read's own limits, where given (else the node's).
+    pub max_chunks: Option<u64>,
+    pub max_bytes: Option<u64>,
 }
 
 /// `{ signal, concurrency, onProgress, out }`, all optional.
@@ -435,6 +438,8 @@ pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
         concurrency: ReadOptions::default().concurrency,
         on_progress: None,
         out: None,
+        max_chunks: None,
+        max_bytes: None,
     };
     if options.is_undefined() || options.is_null() {
         return Ok(parsed);
@@ -462,6 +467,15 @@ pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
         );
     }
     parsed.out = get("out");
+    let count = |name: &str| -> Result<Option<u64>, ZarrError> {
+        let Some(v) = get(name) else { return Ok(None) };
+        v.as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0)
+            .map(|n| Some(n as u64))
+            .ok_or_else(|| bad(&format!("{name} must be a non-negative integer")))
+    };
+    parsed.max_chunks = count("maxChunks")?;
+    parsed.max_bytes = count("maxBytes")?;
     Ok(parsed)
 }
 

@@ -47,9 +47,6 @@ impl FetchClient {
     }
 }
 
-/// Bodies up to this size, with a Content-Length, are read whole rather than part by part.
-const WHOLE_BODY_BYTES: u64 = 1 << 20;
-
 /// Aborts a request's controller when the request is over, however it ended (a no-op once the
 /// body is read).
 struct AbortOnDrop(AbortController);
@@ -126,19 +123,6 @@ impl FetchClient {
         };
         if let Some(n) = content_length.filter(|&n| n > limit) {
             return Err(too_large(format!("{n} bytes by its Content-Length")));
-        }
-        // A small body of known length is taken whole (one wait instead of one per part): even
-        // at a crawl it arrives well within the timeout.
-        if content_length.is_some_and(|n| n <= WHOLE_BODY_BYTES) {
-            let whole = response.array_buffer().map_err(failure)?;
-            let buffer = self
-                .wait(JsFuture::from(whole), timeout_ms, "the response body")
-                .await?;
-            let view = Uint8Array::new(&buffer);
-            if view.length() as u64 > limit {
-                return Err(too_large(format!("{} bytes", view.length())));
-            }
-            return Ok(view.to_vec());
         }
         let Some(stream) = response.body() else {
             return Ok(Vec::new());

@@ -4,6 +4,7 @@
 
 mod convert;
 mod fetch;
+mod host;
 mod signal;
 mod stores;
 mod vectors;
@@ -25,6 +26,7 @@ use wasm_bindgen::prelude::*;
 fn start() {
     // Panics are bugs (the core returns errors for bad input); if one happens, say where.
     console_error_panic_hook::set_once();
+    crate::host::install(std::rc::Rc::new(host::JsHost::new()));
 }
 
 /// A store of the JS API, opened: reads of every node opened from it share it (an HTTP store's
@@ -168,9 +170,12 @@ impl WasmArray {
                     convert::report_progress(f, done, total, bytes);
                 }
             };
+            let defaults = ReadOptions::default();
             let read = ReadOptions {
                 concurrency: options.concurrency,
                 progress: Some(&report),
+                max_chunks: options.max_chunks.unwrap_or(defaults.max_chunks),
+                max_bytes: options.max_bytes.unwrap_or(defaults.max_bytes),
             };
             let data = array.get_with(&selection, &read).await.map_err(js_error)?;
             let fields = array.metadata().fields.as_deref();

@@ -210,4 +210,66 @@ export const safetyCases = [
       await rejects(open(new FetchStore(ctx.base, { timeout: -1 })), "SelectionError", [/timeout must be an integer/], "a bad timeout");
     },
   },
+  {
+    name: "long reads give the event loop its turns and can be stopped by a timer; reads beyond the chunk and byte limits are refused before anything is fetched",
+    async run(ctx) {
+      const { open, MemoryStore } = ctx.zarr;
+      const meta = (shape, chunks, extra = {}) =>
+        new TextEncoder().encode(JSON.stringify({
+          zarr_format: 3, node_type: "array", shape, data_type: "uint8",
+          chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
+          chunk_key_encoding: { name: "default" }, fill_value: 7,
+          codecs: [{ name: "bytes" }], ...extra,
+        }));
+      // A million one-element chunks, none stored: a million store calls that answer at once.
+      const store = new MemoryStore([["zarr.json", meta([1000, 1000], [1, 1])]]);
+      let asked = 0;
+      const counting = { get: (key) => (asked++, store.get(key)) };
+      const arr = await open(counting);
+      let ticks = 0;
+      let last = performance.now();
+      let worst = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+        ticks++;
+      }, 5);
+      const t0 = performance.now();
+      const part = await arr.get([ctx.zarr.slice(0, 200), null]); // 200,000 chunks
+      const took = performance.now() - t0;
+      console.log(`200,000 chunks from memory: ${took.toFixed(0)} ms, ${ticks} timer turns, longest wait ${worst.toFixed(0)} ms`);
+      clearInterval(timer);
+      ok(part.data.every((v) => v === 7), "the fill value everywhere");
+      ok(ticks >= Math.floor(took / 50), `a 5 ms timer fired ${ticks} times in ${took.toFixed(0)} ms`);
+      ok(worst < 100, `the longest the event loop waited was ${worst.toFixed(0)} ms`);
+      // A timer's abort stops the whole million-chunk read soon after it fires.
+      const t1 = performance.now();
+      await rejects(arr.get(null, { signal: AbortSignal.timeout(100) }), "AbortError", [/aborted/], "a timeout signal");
+      const stopped = performance.now() - t1;
+      ok(stopped < 600, `stopped ${stopped.toFixed(0)} ms after it started (the signal fired at 100)`);
+
+      // A billion one-element chunks: refused at once, naming the limit and the option.
+      const huge = await open(new MemoryStore([["zarr.json", meta([1e9], [1])]]));
+      const memory = ctx.zarr.memoryUsage().wasmBytes;
+      const t2 = performance.now();
+      await rejects(huge.get(), "SelectionError", [/more than 1048576 chunks/, /maxChunksPerRead/], "1e9 chunks");
+      ok(performance.now() - t2 < 500, "refused before any work");
+      equal(ctx.zarr.memoryUsage().wasmBytes, memory, "no memory taken");
+      asked = 0;
+      await rejects(arr.get(null, { maxChunks: 1000 }), "SelectionError", [/more than 1000 chunks/, /maxChunks/], "the read option");
+      equal(asked, 0, "nothing asked of the store");
+      const wide = await open(new MemoryStore([["zarr.json", meta([2e9], [1e6])]]));
+      await rejects(wide.get(), "SelectionError", [/2000000000 bytes/, /maxBytesPerRead/], "a 2 GB result");
+      await rejects(wide.get([ctx.zarr.slice(0, 2e6)], { maxBytes: 1e6 }), "SelectionError", [/2000000 bytes/, /maxBytes/], "the read option");
+      equal((await huge.get([ctx.zarr.slice(0, 10)])).data.length, 10, "a small read of it works");
+      // Eight-dimensional shards of 16^8 one-element inner chunks: 16 million inner chunks in a region.
+      const sharded = await open(new MemoryStore([["zarr.json", meta(Array(8).fill(16), Array(8).fill(16), {
+        codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: Array(8).fill(1), codecs: [{ name: "bytes" }], index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }] } }],
+      })]]));
+      const region = [...Array(6).fill(null), ctx.zarr.slice(0, 1), ctx.zarr.slice(0, 1)]; // 16 MB
+      await rejects(sharded.get(region), "SelectionError", [/more than 1048576 inner chunks/, /maxChunksPerRead/], "16M inner chunks");
+      equal(ctx.zarr.memoryUsage().wasmBytes, memory, "still no memory taken");
+    },
+  },
 ];
