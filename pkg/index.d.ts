@@ -355,9 +355,10 @@ export interface ChunkPart<T extends Values = Values> extends Chunk<T> {
 
 /**
  * The module's memory: `wasmBytes` is the size of its WebAssembly memory (0 before the first
- * open()); it grows to the largest read's needs, is reused, and does not shrink.
+ * open()); it grows to the largest read's needs and is reused, never shrinking. `heapBytes` is
+ * the part of it in use now (allocated and not freed).
  */
-export function memoryUsage(): { wasmBytes: number };
+export function memoryUsage(): { wasmBytes: number; heapBytes: number };
 
 /**
  * Opens a node of a hierarchy at a URL or in a store. Rejects with a ZarrError subclass

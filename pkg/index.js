@@ -1,6 +1,6 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, trapForTests } from "./zarr_wasm.js";
+import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, heapBytes, trapForTests } from "./zarr_wasm.js";
 import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
@@ -32,11 +32,13 @@ function loadWasm() {
 }
 
 /**
- * The module's memory: `{ wasmBytes }`, the size of the WebAssembly memory (0 before the first
- * open()). It grows to the largest read's needs and is reused; it does not shrink.
+ * The module's memory: `{ wasmBytes, heapBytes }`, the size of the WebAssembly memory (0 before the
+ * first open()), which grows to the largest read's needs and is reused, never shrinking; and the
+ * bytes of it in use now, which come back down when reads finish and nodes are freed.
  */
 export function memoryUsage() {
-  return { wasmBytes: wasm ? (__zarrMemory()?.buffer.byteLength ?? 0) : 0 };
+  if (!wasm) return { wasmBytes: 0, heapBytes: 0 };
+  return { wasmBytes: __zarrMemory()?.buffer.byteLength ?? 0, heapBytes: heapBytes() };
 }
 
 // ---------------------------------------------------------------------------------------------

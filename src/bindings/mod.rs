@@ -4,6 +4,7 @@
 
 mod convert;
 mod fetch;
+mod heap;
 mod host;
 mod signal;
 mod stores;
@@ -21,6 +22,15 @@ use convert::{
 use std::rc::Rc;
 use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
 use wasm_bindgen::prelude::*;
+
+#[global_allocator]
+static ALLOCATOR: heap::CountingAllocator = heap::CountingAllocator;
+
+/// Bytes of the module's heap in use now (allocated and not freed).
+#[wasm_bindgen(js_name = heapBytes)]
+pub fn heap_bytes() -> f64 {
+    heap::in_use() as f64
+}
 
 #[wasm_bindgen(start)]
 fn start() {

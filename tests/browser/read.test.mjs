@@ -15,7 +15,7 @@ let server, browser, page, errors;
 before(async () => {
   server = await startServer({ mounts: { "/": repo } });
   browser = await launchChromium();
-  ({ page, errors } = await openPage(browser, `${server.url}/tests/browser/page.html`));
+  ({ page, errors } = await openPage(browser, `${server.url}/tests/browser/page.html${process.env.STRESS_READS ? `?stress=${process.env.STRESS_READS}` : ""}`));
   await page.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
   assert.deepEqual(await page.evaluate(() => window.caseNames), names, "the page has the same cases as Node");
 });

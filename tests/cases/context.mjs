@@ -1,10 +1,12 @@
 // What a shared case gets: the library, where the fixtures are, and the test server's request log.
-export function makeContext(zarr, origin) {
+// `stressReads`: how many reads the stress cases make (their CI size where not given).
+export function makeContext(zarr, origin, { stressReads } = {}) {
   const base = `${origin}/tests/fixtures`;
   return {
     zarr,
     origin,
     base,
+    stressReads,
     /** Requests the server saw since the last clearLog(), in order. */
     requests: async () => (await fetch(`${origin}/__log`)).json(),
     clearLog: async () => void (await fetch(`${origin}/__log/clear`)).text(),

@@ -1,6 +1,7 @@
 // Reads of the zarr-python fixtures, defined once and run by Node (tests/node) and by headless
 // Chromium (tests/browser). Each case is `{ name, run(ctx) }`; ctx comes from context.mjs.
 import { safetyCases } from "./safety.mjs";
+import { stressCases } from "./stress.mjs";
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 import { v2Cases } from "./read_v2.mjs";
 import { storeCases } from "./stores.mjs";
@@ -685,5 +686,6 @@ export function readCases(manifests) {
     ...workerCases(manifests, MANIFESTS),
     ...vectorCases,
     ...safetyCases,
+    ...stressCases,
   ];
 }

@@ -13,7 +13,7 @@ let ctx;
 
 before(async () => {
   server = await startServer({ mounts: { "/": repo } });
-  ctx = makeContext(zarr, server.url);
+  ctx = makeContext(zarr, server.url, { stressReads: Number(process.env.STRESS_READS) || undefined });
 });
 after(() => server.close());
 
