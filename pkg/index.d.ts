@@ -83,6 +83,18 @@ export interface FetchStoreOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Bytes of recent responses kept in memory (default 0). Identical requests in flight are always shared. */
   cacheSize?: number;
+  /**
+   * Milliseconds a request may go without progress (its headers, then each part of its body)
+   * before it is cancelled and retried like a network failure (default 30000; 0: no timeout).
+   */
+  timeout?: number;
+  /**
+   * The largest value accepted whole (default 1 GiB): a larger body is refused by its
+   * Content-Length or as it streams. An answer to a range request is never longer than the range.
+   */
+  maxObjectBytes?: number;
+  /** What fetch does with redirects (default "follow", as browsers do; "error" refuses them). */
+  redirect?: "follow" | "error" | "manual";
 }
 
 export class FetchStore {
@@ -160,6 +172,23 @@ export class StoreError extends ZarrError {
 export class SelectionError extends ZarrError {}
 /** The call's AbortSignal was aborted. */
 export class AbortError extends ZarrError {}
+/**
+ * The module failed (a trap) and was replaced by a fresh instance: the call was abandoned, and
+ * nodes opened before must be opened again.
+ */
+export class ResetError extends ZarrError {}
+
+/** Bounds on what reads may cost; every one has a default no real data meets. */
+export interface Limits {
+  /** Chunks (inner chunks, for a sharded array) one read may touch (default 1,048,576). */
+  maxChunksPerRead?: number;
+  /** Bytes of one read's result (default 1 GiB). */
+  maxBytesPerRead?: number;
+  /** Bytes a chunk of strings or bytes (no fixed decoded size) may decode to (default 256 MiB). */
+  maxDecodedChunkBytes?: number;
+  /** Bytes of one string or byte string (default 536,870,888: JavaScript's longest string). */
+  maxItemBytes?: number;
+}
 
 /** One field of a structured type. */
 export interface Field {
@@ -273,6 +302,8 @@ export interface OpenOptions {
   chunkCacheSize?: number;
   /** Aborting it cancels the opening's requests; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
+  /** Bounds on what reads of this node, and of nodes opened through it, may cost. */
+  limits?: Limits;
   /**
    * Read through workers: a `WorkerPool`, or a number n for a pool of n shared by every open()
    * that asks for n. The node is opened on the main thread too (its metadata is there at once);
@@ -338,6 +369,10 @@ export interface GetOptions extends ReadOptions {
    * result's `data` is then this array, and no new one is made.
    */
   out?: TypedArray;
+  /** The most chunks this read may touch (default: the node's `limits.maxChunksPerRead`). */
+  maxChunks?: number;
+  /** The most bytes this read's result may have (default: the node's `limits.maxBytesPerRead`). */
+  maxBytes?: number;
 }
 
 export interface IterateOptions extends ReadOptions {
@@ -470,3 +505,9 @@ export interface Vectors {
  * `MetadataError`.
  */
 export function openVectors(location: string | URL | FetchStore | ZipStore | Store, options?: { path?: string; signal?: AbortSignal }): Promise<Vectors>;
+
+/**
+ * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read
+ * would: for testing an application's handling of a `ResetError`. Rejects with a `ResetError`.
+ */
+export function __trapForTests(ms?: number): Promise<never>;

@@ -1,6 +1,8 @@
 //! The JS platform as the core's `Host`: a clock, and a turn of the event loop that is not a
 //! clamped timer (browsers make nested `setTimeout(0)` wait 4 ms): `setImmediate` in Node, a
-//! `MessageChannel` message in browsers and workers.
+//! `MessageChannel` message in browsers and workers. Chromium runs posted messages ahead of due
+//! timers, so there every few turns is a `setTimeout(0)`: timers (`AbortSignal.timeout` among
+//! them) wait at most a few slices.
 
 use crate::host::Host;
 use futures_util::future::{FutureExt, LocalBoxFuture};
@@ -13,7 +15,12 @@ pub struct JsHost {
     /// `(resolve) => ...`: calls `resolve` on the event loop's next turn.
     schedule: Function,
     channel: Option<(JsValue, JsValue)>,
+    /// When the last turn that let timers run was taken.
+    last_timer_turn: std::cell::Cell<f64>,
 }
+
+/// With a message channel, the most milliseconds between turns that let timers run.
+const TIMER_TURN_MS: f64 = 24.0;
 
 impl JsHost {
     pub fn new() -> JsHost {
@@ -23,6 +30,7 @@ impl JsHost {
             return JsHost {
                 schedule: f,
                 channel: None,
+                last_timer_turn: Default::default(),
             };
         }
         // new MessageChannel(): messages posted to port2 arrive at port1 on a later turn.
@@ -36,6 +44,7 @@ impl JsHost {
                         .and_then(|f| f.dyn_into().ok())
                         .unwrap_or_else(|| Function::new_no_args("")),
                     channel: Some((port1, port2)),
+                    last_timer_turn: Default::default(),
                 };
             }
         }
@@ -44,6 +53,7 @@ impl JsHost {
                 .and_then(|f| f.dyn_into().ok())
                 .unwrap_or_else(|| Function::new_no_args("")),
             channel: None,
+            last_timer_turn: Default::default(),
         }
     }
 }
@@ -54,7 +64,15 @@ impl Host for JsHost {
     }
 
     fn next_turn(&self) -> LocalBoxFuture<'static, ()> {
-        let promise = match &self.channel {
+        let now = self.now_ms();
+        let channel = self
+            .channel
+            .as_ref()
+            .filter(|_| now - self.last_timer_turn.get() < TIMER_TURN_MS);
+        if channel.is_none() {
+            self.last_timer_turn.set(now);
+        }
+        let promise = match channel {
             Some((port1, port2)) => {
                 // The port delivers to one listener at a time: each turn takes the next message.
                 let (port1, port2) = (port1.clone(), port2.clone());

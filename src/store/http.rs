@@ -241,7 +241,16 @@ impl<C: HttpClient> HttpStore<C> {
             };
             match response {
                 Ok(r) if matches!(r.status, 200..=299) || (r.status == 416 && range.is_some()) => {
-                    return Ok(Some(r))
+                    // Clients refuse oversize bodies as they stream; this holds any client to it.
+                    let limit = request.max_body.for_status(r.status);
+                    if r.body.len() as u64 > limit {
+                        let reason = format!(
+                            "the response body is {} bytes, more than the {limit} asked for or allowed",
+                            r.body.len()
+                        );
+                        return Err(ZarrError::store(&url, reason));
+                    }
+                    return Ok(Some(r));
                 }
                 Ok(r) if self.shared.options.missing_statuses.contains(&r.status) => {
                     return Ok(None)
