@@ -704,7 +704,7 @@ async function readInWorkers(arr, selection, options, partsPerWorker) {
   if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
   let plan;
   try {
-    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size);
+    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size, { maxChunks: options.maxChunks, maxBytes: options.maxBytes });
   } catch (err) {
     throw typed(err);
   }

@@ -51,6 +51,8 @@ pub struct Array {
     range_batches: Rc<RangeBatches>,
     /// Decoded chunks (and inner chunks of shards) kept for later reads; empty unless given room.
     chunk_cache: Rc<RefCell<ByteLru<Vec<u64>>>>,
+    /// What its reads may cost.
+    limits: Limits,
 }
 
 impl Array {
@@ -76,7 +78,31 @@ impl Array {
             index_cache: Rc::default(),
             range_batches: Rc::default(),
             chunk_cache: Rc::new(RefCell::new(ByteLru::new(0))),
+            limits: Limits::default(),
         })
+    }
+
+    /// This array held to `limits` (the decoders too: chunks whose decoded size nothing fixes are
+    /// capped at `limits.max_decoded_chunk_bytes`).
+    pub fn with_limits(mut self, limits: Limits) -> Result<Array> {
+        if limits.max_decoded_chunk_bytes != self.limits.max_decoded_chunk_bytes {
+            let metadata = &self.metadata;
+            let mut pipeline = CodecPipeline::from_v3(
+                &metadata.codecs,
+                metadata.data_type,
+                &metadata.fill_value,
+                metadata.shape.len(),
+                &self.store.locate(&self.path.key("zarr.json")),
+            )?;
+            pipeline.set_max_unknown_decoded(limits.max_decoded_chunk_bytes);
+            self.pipeline = Rc::new(pipeline);
+        }
+        self.limits = limits;
+        Ok(self)
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Keeps up to `bytes` of decoded chunks for later reads (0, the default: none). Every view
@@ -113,6 +139,7 @@ impl Array {
             index_cache: self.index_cache.clone(),
             range_batches: self.range_batches.clone(),
             chunk_cache: self.chunk_cache.clone(),
+            limits: self.limits,
         }
     }
 
@@ -259,13 +286,17 @@ impl Array {
     /// by side (see `partition`). Shards are split into their inner chunks only where there are
     /// fewer than `readers` of them: a shard read by one reader costs one index request, and its
     /// ranges can be merged.
+    /// The read is held to `options`' limits as a whole, as `get_with` holds it.
     pub fn partition(
         &self,
         selection: &[DimSelection],
         max_parts: usize,
         readers: usize,
+        options: &ReadOptions<'_>,
     ) -> Result<Partition> {
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        self.check_read_size(&ranges, options)
+            .map_err(|e| self.in_this_array(e))?;
         let grid = &self.metadata.chunk_grid;
         let outer = partition(grid, &ranges, max_parts).map_err(|e| self.in_this_array(e))?;
         match self.inner_grid() {
@@ -316,7 +347,7 @@ impl Array {
                     ZarrError::codec(&self.store.locate(&self.chunk_key(coords)), e)
                 };
                 let handles = items
-                    .push_chunk(&chunk, n)
+                    .push_chunk(&chunk, n, self.limits.max_item_bytes)
                     .map_err(|reason| in_chunk(CodecError::new("pipeline", reason)))?;
                 let repr = ChunkRepr {
                     shape,
@@ -443,12 +474,16 @@ impl Array {
             (None, Some(chunk), Some(items)) => {
                 let n =
                     crate::codecs::vlen::element_count(&piece.chunk_shape).unwrap_or(usize::MAX);
-                Some(items.push_chunk(&chunk, n).map_err(|reason| {
-                    ZarrError::codec(
-                        &self.store.locate(&self.path().key("")),
-                        CodecError::new("sharding_indexed", reason),
-                    )
-                })?)
+                Some(
+                    items
+                        .push_chunk(&chunk, n, self.limits.max_item_bytes)
+                        .map_err(|reason| {
+                            ZarrError::codec(
+                                &self.store.locate(&self.path().key("")),
+                                CodecError::new("sharding_indexed", reason),
+                            )
+                        })?,
+                )
             }
             (None, data, _) => data,
         };

@@ -1,6 +1,7 @@
 //! A Zarr group: attributes, its children where the hierarchy lists them, and the way to them.
 
 use crate::error::{Result, ZarrError};
+use crate::limits::Limits;
 use crate::metadata::{GroupMetadata, ListedNode};
 use crate::node::{node_from_metadata, open_with, Node, OpenOptions};
 use crate::node_path::NodePath;
@@ -38,6 +39,8 @@ pub struct Group {
     metadata: GroupMetadata,
     /// Consolidated metadata of this group or of an ancestor, where there is some.
     consolidated: Option<Rc<Consolidated>>,
+    /// Given to the nodes opened through it.
+    limits: Limits,
 }
 
 impl Group {
@@ -48,7 +51,13 @@ impl Group {
             path: self.path.clone(),
             metadata: self.metadata.clone(),
             consolidated: self.consolidated.clone(),
+            limits: self.limits,
         }
+    }
+
+    /// This group handing `limits` to the nodes opened through it.
+    pub fn with_limits(self, limits: Limits) -> Group {
+        Group { limits, ..self }
     }
 
     pub fn new(
@@ -70,6 +79,7 @@ impl Group {
             path,
             metadata,
             consolidated,
+            limits: Limits::default(),
         }
     }
 
@@ -97,6 +107,7 @@ impl Group {
             let options = OpenOptions {
                 zarr_format: Some(self.metadata.zarr_format),
                 consolidated: None,
+                limits: self.limits,
             };
             return Box::pin(open_with(self.store.clone(), path.as_str(), options)).await;
         };
@@ -115,7 +126,8 @@ impl Group {
             metadata,
             &location,
             Some(consolidated.clone()),
-        )
+        )?
+        .with_limits(self.limits)
     }
 
     /// The direct children, where the hierarchy lists them (consolidated metadata); else `None`.

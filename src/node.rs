@@ -5,6 +5,7 @@
 use crate::array::Array;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::group::{Consolidated, Group};
+use crate::limits::Limits;
 use crate::metadata::{v2, v3, ListedNode, NodeMetadata};
 use crate::node_path::NodePath;
 use crate::store::ReadableStore;
@@ -27,6 +28,18 @@ pub struct OpenOptions {
     /// requests for any node below. `Some(false)`: never read `.zmetadata`. `None`: a v2 group
     /// uses its `.zmetadata` where it has one (a v3 group always uses what its `zarr.json` holds).
     pub consolidated: Option<bool>,
+    /// What reads of the node (and of nodes opened through it) may cost.
+    pub limits: Limits,
+}
+
+impl Node {
+    /// The node held to `limits`; a group hands them to the nodes opened through it.
+    pub fn with_limits(self, limits: Limits) -> Result<Node> {
+        Ok(match self {
+            Node::Array(a) => Node::Array(a.with_limits(limits)?),
+            Node::Group(g) => Node::Group(g.with_limits(limits)),
+        })
+    }
 }
 
 /// Opens the node at `path` ("" for the root) of the hierarchy in `store`, v3 or v2.
@@ -39,6 +52,12 @@ pub async fn open_with(
     path: &str,
     options: OpenOptions,
 ) -> Result<Node> {
+    find_node(store, path, options)
+        .await?
+        .with_limits(options.limits)
+}
+
+async fn find_node(store: Rc<dyn ReadableStore>, path: &str, options: OpenOptions) -> Result<Node> {
     let path = NodePath::parse(path)?;
     if let Some(format) = options.zarr_format.filter(|f| ![2, 3].contains(f)) {
         return Err(ZarrError::selection(format!(

@@ -43,9 +43,22 @@ impl Items {
         self.get(usize::try_from(index).ok()?)
     }
 
-    /// Adds the `n` elements of a chunk in vlen layout and returns the chunk as handles.
-    pub fn push_chunk(&mut self, chunk: &[u8], n: usize) -> Result<Vec<u8>, String> {
+    /// Adds the `n` elements of a chunk in vlen layout and returns the chunk as handles. An item
+    /// longer than `max_item` bytes is refused (JavaScript strings have a length limit of their own).
+    pub fn push_chunk(
+        &mut self,
+        chunk: &[u8],
+        n: usize,
+        max_item: usize,
+    ) -> Result<Vec<u8>, String> {
         let ranges = item_ranges(chunk, n)?;
+        if let Some((i, r)) = ranges.iter().enumerate().find(|(_, r)| r.len() > max_item) {
+            return Err(format!(
+                "item {i} is {} bytes, more than the {max_item} an item may have (limits.maxItemBytes; JavaScript's longest string is {} units)",
+                r.len(),
+                crate::limits::JS_MAX_STRING_LENGTH
+            ));
+        }
         let mut handles = Vec::new();
         handles
             .try_reserve_exact(n * VARIABLE_HANDLE_SIZE)

@@ -9,6 +9,7 @@ use common::DirStore;
 use futures_executor::block_on;
 use std::cell::RefCell;
 use std::rc::Rc;
+use zarr_wasm::array::ReadOptions;
 use zarr_wasm::store::{ByteRange, ReadableStore};
 use zarr_wasm::{open, DimSelection, Node, Result};
 
@@ -202,16 +203,16 @@ fn nested_shards_transposed_inner_chunks_and_tensorstore_read_in_parts() {
 fn partitions_split_shards_only_when_too_few_and_make_the_whole() {
     let (_, arr) = open_counting("codecs.zarr", "sharding/index_end"); // 50 x 60, 32 x 32 shards of 8 x 8
     let whole = block_on(arr.get(&[])).unwrap().bytes;
-    let shards = arr.partition(&[], 4, 2).unwrap();
+    let shards = arr.partition(&[], 4, 2, &ReadOptions::default()).unwrap();
     assert_eq!(shards.parts.len(), 4, "2 x 2 shards, one part each");
-    let kept = arr.partition(&[], 8, 4).unwrap();
+    let kept = arr.partition(&[], 8, 4, &ReadOptions::default()).unwrap();
     assert_eq!(
         kept.parts.len(),
         4,
         "as many shards as readers: shards stay whole"
     );
     assert!(shards.parts.iter().all(|p| p.chunks == 1));
-    let inner = arr.partition(&[], 8, 8).unwrap();
+    let inner = arr.partition(&[], 8, 8, &ReadOptions::default()).unwrap();
     assert_eq!(inner.shape, vec![50, 60]);
     assert!(
         inner.parts.len() > 4 && inner.parts.len() <= 8,
@@ -243,7 +244,12 @@ fn partitions_split_shards_only_when_too_few_and_make_the_whole() {
     // A chunked (unsharded) array is split along its own chunks only.
     let (_, plain) = open_counting("v3.zarr", "layouts/many_chunks");
     let p = plain
-        .partition(&[DimSelection::Index(5), DimSelection::All], 64, 2)
+        .partition(
+            &[DimSelection::Index(5), DimSelection::All],
+            64,
+            2,
+            &ReadOptions::default(),
+        )
         .unwrap();
     assert_eq!(p.parts.len(), 16, "one row of 16 chunks");
 }

@@ -79,6 +79,7 @@ fn v2_nodes_are_found_after_zarr_json_and_with_the_format_given() {
     let v2 = OpenOptions {
         zarr_format: Some(2),
         consolidated: None,
+        ..OpenOptions::default()
     };
     opened(block_on(open_with(store.clone(), "dtypes/int16", v2)));
     assert_eq!(store.take().len(), 2, "no zarr.json with zarrFormat 2");
@@ -105,6 +106,7 @@ fn v2_nodes_are_found_after_zarr_json_and_with_the_format_given() {
     let v3_only = OpenOptions {
         zarr_format: Some(3),
         consolidated: None,
+        ..OpenOptions::default()
     };
     assert_eq!(
         block_on(open_with(store.clone(), "dtypes/int16", v3_only))
@@ -121,6 +123,7 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
     let consolidated = OpenOptions {
         zarr_format: None,
         consolidated: Some(true),
+        ..OpenOptions::default()
     };
     let Node::Array(raw) = opened(block_on(open_with(
         store.clone(),
@@ -172,6 +175,7 @@ fn consolidated_v2_hierarchies_open_from_one_document() {
     let only_v2 = OpenOptions {
         zarr_format: Some(2),
         consolidated: Some(true),
+        ..OpenOptions::default()
     };
     let err = block_on(open_with(plain.clone(), "", only_v2))
         .err()

@@ -7,6 +7,7 @@ use crate::error::{ErrorKind, ZarrError};
 use crate::fill_value::Scalar;
 use crate::fixed_string::{bytes_to_strings, utf32_to_strings};
 use crate::group::Group;
+use crate::limits::Limits;
 use crate::node::OpenOptions;
 use crate::partition::Partition;
 use crate::region::c_strides;
@@ -676,7 +677,52 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
             ZarrError::selection("open option consolidated must be true or false")
         })?);
     }
+    if let Some(v) = get("limits") {
+        open.limits = limits(&v)?;
+    }
     Ok(open)
+}
+
+/// `open()`'s `limits`: `{ maxChunksPerRead, maxBytesPerRead, maxDecodedChunkBytes, maxItemBytes }`,
+/// each optional (the default where absent). A name it does not know is an error: a misspelt
+/// limit must not be silently ignored.
+fn limits(options: &JsValue) -> Result<Limits, ZarrError> {
+    let mut limits = Limits::default();
+    let bad = |what: String| ZarrError::selection(format!("open option limits: {what}"));
+    let entries = js_sys::Object::entries(
+        options
+            .dyn_ref::<Object>()
+            .ok_or_else(|| bad("must be an object".into()))?,
+    );
+    for entry in entries.iter() {
+        let pair: JsArray = entry.unchecked_into();
+        let name = pair.get(0).as_string().unwrap_or_default();
+        let value = pair.get(1);
+        if value.is_undefined() {
+            continue;
+        }
+        let max = match name.as_str() {
+            "maxChunksPerRead" | "maxBytesPerRead" => 9_007_199_254_740_991.0,
+            "maxDecodedChunkBytes" | "maxItemBytes" => crate::buffer::MAX_BUFFER as f64,
+            _ => {
+                return Err(bad(format!(
+                    "unknown limit {:?} (maxChunksPerRead, maxBytesPerRead, maxDecodedChunkBytes, maxItemBytes)",
+                    name.chars().take(40).collect::<String>()
+                )))
+            }
+        };
+        let n = value
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= max)
+            .ok_or_else(|| bad(format!("{name} must be an integer from 1 to {max}")))?;
+        match name.as_str() {
+            "maxChunksPerRead" => limits.max_chunks_per_read = n as u64,
+            "maxBytesPerRead" => limits.max_bytes_per_read = n as u64,
+            "maxDecodedChunkBytes" => limits.max_decoded_chunk_bytes = n as usize,
+            _ => limits.max_item_bytes = n as usize,
+        }
+    }
+    Ok(limits)
 }
 
 /// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests, mergeGap,

@@ -180,12 +180,12 @@ impl WasmArray {
                     convert::report_progress(f, done, total, bytes);
                 }
             };
-            let defaults = ReadOptions::default();
+            let limits = array.limits();
             let read = ReadOptions {
                 concurrency: options.concurrency,
                 progress: Some(&report),
-                max_chunks: options.max_chunks.unwrap_or(defaults.max_chunks),
-                max_bytes: options.max_bytes.unwrap_or(defaults.max_bytes),
+                max_chunks: options.max_chunks.unwrap_or(limits.max_chunks_per_read),
+                max_bytes: options.max_bytes.unwrap_or(limits.max_bytes_per_read),
             };
             let data = array.get_with(&selection, &read).await.map_err(js_error)?;
             let fields = array.metadata().fields.as_deref();
@@ -206,16 +206,25 @@ impl WasmArray {
 
     /// The selection split into at most `maxParts` boxes of whole chunks for `readers` workers:
     /// `{ selection, shape, parts: [{ selection, outStart, shape, chunks }] }`.
+    /// `options` are the read's (`maxChunks`, `maxBytes`): the whole read is held to them.
     pub fn partition(
         &self,
         selection: JsValue,
         max_parts: u32,
         readers: u32,
+        options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
+        let parsed = convert::read_options(&options).map_err(js_error)?;
+        let limits = self.inner.limits();
+        let read = ReadOptions {
+            max_chunks: parsed.max_chunks.unwrap_or(limits.max_chunks_per_read),
+            max_bytes: parsed.max_bytes.unwrap_or(limits.max_bytes_per_read),
+            ..ReadOptions::default()
+        };
         let partition = self
             .inner
-            .partition(&selection, max_parts as usize, readers as usize)
+            .partition(&selection, max_parts as usize, readers as usize, &read)
             .map_err(js_error)?;
         convert::partition_to_js(&partition)
     }

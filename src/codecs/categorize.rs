@@ -4,7 +4,7 @@
 //! (labels cut to `n` characters, as NumPy assigns them) or objects (variable-length strings).
 
 use super::numeric::{self, Num};
-use super::{decoded_size_limit, ArrayToArrayCodec, ChunkRepr};
+use super::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
@@ -117,7 +117,7 @@ impl ArrayToArrayCodec for CategorizeCodec {
                 let size = labels
                     .clone()
                     .try_fold(4usize, |acc, l| acc.checked_add(4 + l.len()))
-                    .filter(|&s| s <= decoded_size_limit(None))
+                    .filter(|&s| s <= default_unknown_decoded_limit())
                     .ok_or_else(|| err(format!("{n} labels take more memory than a chunk may")))?;
                 let count = u32::try_from(n).map_err(|_| err(format!("{n} elements")))?;
                 let mut out = Vec::new();

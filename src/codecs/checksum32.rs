@@ -99,7 +99,7 @@ impl BytesToBytesCodec for Checksum32Codec {
     fn decode(
         &self,
         mut encoded: Vec<u8>,
-        _decoded_size: Option<usize>,
+        _decoded_size: super::DecodedSize,
     ) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new(self.name, e);
         if encoded.len() < 4 {
@@ -159,11 +159,11 @@ mod tests {
         assert_eq!(crc32c::crc32c(&data), 0xe306_9283);
         let codec = Checksum32Codec::crc32c();
         let encoded = [data.clone(), 0xe306_9283u32.to_le_bytes().to_vec()].concat();
-        assert_eq!(codec.decode(encoded.clone(), None).unwrap(), data);
+        assert_eq!(codec.decode(encoded.clone(), None.into()).unwrap(), data);
         let mut bad = encoded;
         bad[0] ^= 1;
-        let e = codec.decode(bad, None).unwrap_err();
+        let e = codec.decode(bad, None.into()).unwrap_err();
         assert!(e.codec == "crc32c" && e.reason.contains("mismatch"), "{e}");
-        assert!(codec.decode(vec![1, 2], None).is_err());
+        assert!(codec.decode(vec![1, 2], None.into()).is_err());
     }
 }

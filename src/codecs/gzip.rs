@@ -2,7 +2,7 @@
 //! tools do; each member's CRC-32 and size trailer is checked.
 
 use super::inflate::{inflate_append, Wrapper};
-use super::{decoded_size_limit, BytesToBytesCodec};
+use super::{BytesToBytesCodec, DecodedSize};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 
@@ -109,10 +109,9 @@ impl BytesToBytesCodec for GzipCodec {
         "gzip"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
-        let out = gunzip(&encoded, decoded_size_limit(decoded_size))
-            .map_err(|e| CodecError::new("gzip", e))?;
-        match decoded_size {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
+        let out = gunzip(&encoded, decoded_size.limit()).map_err(|e| CodecError::new("gzip", e))?;
+        match decoded_size.exact() {
             Some(n) if out.len() != n => Err(CodecError::new(
                 "gzip",
                 format!("decoded {} bytes, expected {n}", out.len()),
@@ -149,7 +148,9 @@ mod tests {
         let a = b"hello, ".repeat(100);
         let b = b"world".repeat(50);
         let stream = [member(&a, FEXTRA | FNAME), member(&b, FHCRC)].concat();
-        let out = GzipCodec.decode(stream, Some(a.len() + b.len())).unwrap();
+        let out = GzipCodec
+            .decode(stream, Some(a.len() + b.len()).into())
+            .unwrap();
         assert_eq!(out, [a, b].concat());
     }
 
@@ -161,24 +162,29 @@ mod tests {
         let n = bad_crc.len();
         bad_crc[n - 8] ^= 1;
         assert!(GzipCodec
-            .decode(bad_crc, Some(data.len()))
+            .decode(bad_crc, Some(data.len()).into())
             .unwrap_err()
             .reason
             .contains("CRC-32 mismatch"));
         let truncated = good[..good.len() - 3].to_vec();
-        assert!(GzipCodec.decode(truncated, Some(data.len())).is_err());
         assert!(GzipCodec
-            .decode(b"not gzip at all".to_vec(), None)
+            .decode(truncated, Some(data.len()).into())
+            .is_err());
+        assert!(GzipCodec
+            .decode(b"not gzip at all".to_vec(), None.into())
             .unwrap_err()
             .reason
             .contains("not gzip"));
         assert!(GzipCodec
-            .decode(good.clone(), Some(data.len() + 1))
+            .decode(good.clone(), Some(data.len() + 1).into())
             .unwrap_err()
             .reason
             .contains("expected"));
-        assert!(GzipCodec.decode(vec![], None).is_err());
+        assert!(GzipCodec.decode(vec![], None.into()).is_err());
         let padded = [good.clone(), vec![0; 5]].concat();
-        assert_eq!(GzipCodec.decode(padded, Some(data.len())).unwrap(), data);
+        assert_eq!(
+            GzipCodec.decode(padded, Some(data.len()).into()).unwrap(),
+            data
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! numcodecs' `LZ4` (v3 name `numcodecs.lz4`): a 4-byte little-endian decoded size, then one raw
 //! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
 
-use super::{check_declared_size, BytesToBytesCodec};
+use super::{BytesToBytesCodec, DecodedSize};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
@@ -24,13 +24,15 @@ impl BytesToBytesCodec for Lz4Codec {
         "numcodecs.lz4"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decompress(&encoded, decoded_size).map_err(|e| CodecError::new("numcodecs.lz4", e))
     }
 }
 
-/// Decodes a size-prefixed LZ4 block; `expected` is the exact decoded size where known.
-pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, String> {
+/// Decodes a size-prefixed LZ4 block; `expected` is the exact decoded size where known (`None`:
+/// at most the default cap).
+pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u8>, String> {
+    let expected: DecodedSize = expected.into();
     let prefix = data.get(..4).ok_or_else(|| {
         format!(
             "LZ4 data is {} bytes, shorter than its 4-byte size prefix",
@@ -38,7 +40,7 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
         )
     })?;
     let size = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-    check_declared_size("LZ4 size prefix", size, expected)?;
+    expected.check_declared("LZ4 size prefix", size)?;
     // Each input byte of an LZ4 block yields at most 255 output bytes: a larger claim is corrupt,
     // and refusing it early keeps a 5-byte input from allocating gigabytes.
     let body = data.len() - 4;

@@ -24,6 +24,7 @@ pub mod zstd;
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::fill_value::FillValue;
+use crate::limits::Limits;
 use crate::metadata::extension::Extension;
 
 /// What a chunk is in array form: its stored shape and element type.
@@ -71,6 +72,8 @@ pub trait ArrayToBytesCodec {
     fn as_sharding(&self) -> Option<&sharding::ShardingCodec> {
         None
     }
+    /// Sets the cap on decoded sizes nothing fixes, for codecs with pipelines of their own.
+    fn set_max_unknown_decoded(&mut self, _cap: usize) {}
 }
 
 pub trait BytesToBytesCodec {
@@ -79,9 +82,58 @@ pub trait BytesToBytesCodec {
     fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
         None
     }
-    /// Decodes `encoded`. `decoded_size` is the exact size the output must have, where the pipeline
-    /// knows it; a decoder must not produce (or allocate for) more than that.
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError>;
+    /// Decodes `encoded` to `decoded_size`: exactly, where the pipeline knows the size, else at
+    /// most the cap; a decoder must not produce (or allocate for) more than that.
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError>;
+}
+
+/// What a bytes-to-bytes decoder's output may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodedSize {
+    /// Exactly this many bytes: the pipeline knows the chunk's size.
+    Exact(usize),
+    /// Nothing fixes the size (variable-length data): at most this many bytes.
+    AtMost(usize),
+}
+
+impl DecodedSize {
+    /// The exact size, where there is one.
+    pub fn exact(self) -> Option<usize> {
+        match self {
+            DecodedSize::Exact(n) => Some(n),
+            DecodedSize::AtMost(_) => None,
+        }
+    }
+
+    /// The most bytes the output may have.
+    pub fn limit(self) -> usize {
+        match self {
+            DecodedSize::Exact(n) | DecodedSize::AtMost(n) => n,
+        }
+    }
+
+    /// Checks the decoded size a header (`what`) declares, before a decoder allocates for it.
+    pub(crate) fn check_declared(self, what: &str, declared: usize) -> Result<(), String> {
+        match self {
+            DecodedSize::Exact(size) if size != declared => Err(format!(
+                "{what} says {declared} decoded bytes, the chunk should have {size}"
+            )),
+            DecodedSize::AtMost(cap) if declared > cap => Err(format!(
+                "{what} says {declared} decoded bytes, more than the {cap} a chunk of variable-length data may decode to (limits.maxDecodedChunkBytes)"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `None` (no size known) is the default cap.
+impl From<Option<usize>> for DecodedSize {
+    fn from(size: Option<usize>) -> Self {
+        size.map_or(
+            DecodedSize::AtMost(Limits::default().max_decoded_chunk_bytes),
+            DecodedSize::Exact,
+        )
+    }
 }
 
 pub struct CodecPipeline {
@@ -92,10 +144,9 @@ pub struct CodecPipeline {
     array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_bytes: Box<dyn ArrayToBytesCodec>,
     bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>>,
+    /// The most bytes a bytes-to-bytes decoder may produce where nothing fixes the size.
+    max_unknown_decoded: usize,
 }
-
-/// Largest decoded chunk when nothing says its size: beyond this a chunk is treated as hostile.
-const MAX_UNKNOWN_DECODED_SIZE: usize = 1 << 30;
 
 /// One codec of the list, built, by the kind of thing it transforms.
 enum Built {
@@ -257,7 +308,15 @@ impl CodecPipeline {
             array_to_array,
             array_to_bytes,
             bytes_to_bytes,
+            max_unknown_decoded: default_unknown_decoded_limit(),
         })
+    }
+
+    /// Caps the decoded size of chunks whose size nothing fixes (variable-length data), here and
+    /// in the pipelines of codecs inside this one (a shard's inner chunks).
+    pub fn set_max_unknown_decoded(&mut self, cap: usize) {
+        self.max_unknown_decoded = cap;
+        self.array_to_bytes.set_max_unknown_decoded(cap);
     }
 
     /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the
@@ -320,7 +379,11 @@ impl CodecPipeline {
         let (sizes, _) = self.sizes(&array_repr);
         let mut bytes = encoded;
         for (codec, decoded_size) in self.bytes_to_bytes.iter().zip(sizes).rev() {
-            bytes = codec.decode(bytes, decoded_size)?;
+            let size = decoded_size.map_or(
+                DecodedSize::AtMost(self.max_unknown_decoded),
+                DecodedSize::Exact,
+            );
+            bytes = codec.decode(bytes, size)?;
         }
         let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
         decode_array_to_array(&self.array_to_array, elements, reprs)
@@ -350,25 +413,7 @@ fn decode_array_to_array(
     Ok(elements)
 }
 
-/// Checks the decoded size a header (`what`) declares against the chunk's exact size where the
-/// pipeline knows it, else against the cap, before a decoder allocates for it.
-pub(crate) fn check_declared_size(
-    what: &str,
-    declared: usize,
-    expected: Option<usize>,
-) -> std::result::Result<(), String> {
-    match expected {
-        Some(size) if size != declared => Err(format!(
-            "{what} says {declared} decoded bytes, the chunk should have {size}"
-        )),
-        None if declared > MAX_UNKNOWN_DECODED_SIZE => Err(format!(
-            "{what} says {declared} decoded bytes, more than allowed"
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// The output bound for a decoder: the exact size where known, else a cap.
-pub(crate) fn decoded_size_limit(decoded_size: Option<usize>) -> usize {
-    decoded_size.unwrap_or(MAX_UNKNOWN_DECODED_SIZE)
+/// The cap on decoded sizes nothing fixes where no pipeline says otherwise (the limits' default).
+pub(crate) fn default_unknown_decoded_limit() -> usize {
+    Limits::default().max_decoded_chunk_bytes
 }

@@ -357,6 +357,10 @@ impl ArrayToBytesCodec for ShardingCodec {
         None
     }
 
+    fn set_max_unknown_decoded(&mut self, cap: usize) {
+        self.inner.set_max_unknown_decoded(cap);
+    }
+
     fn as_sharding(&self) -> Option<&ShardingCodec> {
         Some(self)
     }

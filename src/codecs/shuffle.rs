@@ -4,6 +4,7 @@
 use super::blosc::shuffle::unshuffle;
 use super::BytesToBytesCodec;
 use crate::buffer::try_zeroed;
+use crate::codecs::DecodedSize;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 
@@ -37,9 +38,9 @@ impl BytesToBytesCodec for ShuffleCodec {
         Some(decoded_size)
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("numcodecs.shuffle", e);
-        if let Some(size) = decoded_size.filter(|&s| s != encoded.len()) {
+        if let Some(size) = decoded_size.exact().filter(|&s| s != encoded.len()) {
             return Err(err(format!(
                 "input has {} bytes, expected {size}",
                 encoded.len()

@@ -1,7 +1,7 @@
 //! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
 
 use super::inflate::{inflate_append, Wrapper};
-use super::{decoded_size_limit, BytesToBytesCodec};
+use super::{BytesToBytesCodec, DecodedSize};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 
@@ -23,23 +23,18 @@ impl BytesToBytesCodec for ZlibCodec {
         "numcodecs.zlib"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("numcodecs.zlib", e);
         let mut out = Vec::new();
-        let used = inflate_append(
-            &encoded,
-            &mut out,
-            decoded_size_limit(decoded_size),
-            Wrapper::Zlib,
-        )
-        .map_err(err)?;
+        let used =
+            inflate_append(&encoded, &mut out, decoded_size.limit(), Wrapper::Zlib).map_err(err)?;
         if used != encoded.len() {
             return Err(err(format!(
                 "{} bytes follow the end of the zlib stream",
                 encoded.len() - used
             )));
         }
-        if let Some(size) = decoded_size.filter(|&s| s != out.len()) {
+        if let Some(size) = decoded_size.exact().filter(|&s| s != out.len()) {
             return Err(err(format!(
                 "decoded to {} bytes, expected {size}",
                 out.len()

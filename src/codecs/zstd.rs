@@ -2,7 +2,7 @@
 //! Frames with or without a content size and with or without a checksum are read; skippable frames
 //! are skipped; a frame's checksum, when present, is verified. Output never exceeds the chunk's size.
 
-use super::{decoded_size_limit, BytesToBytesCodec};
+use super::{BytesToBytesCodec, DecodedSize};
 use crate::buffer::{try_grow, try_zeroed};
 use crate::error::CodecError;
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
@@ -35,10 +35,10 @@ impl BytesToBytesCodec for ZstdCodec {
         "zstd"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("zstd", e);
         match decoded_size {
-            Some(size) => {
+            DecodedSize::Exact(size) => {
                 let mut out = try_zeroed(size).map_err(err)?;
                 let written = decompress_into(&encoded, &mut out).map_err(err)?;
                 if written != size {
@@ -46,13 +46,9 @@ impl BytesToBytesCodec for ZstdCodec {
                 }
                 Ok(out)
             }
-            None => {
+            DecodedSize::AtMost(cap) => {
                 let mut out = Vec::new();
-                decode_frames(
-                    &encoded,
-                    &mut Output::Grow(&mut out, decoded_size_limit(None)),
-                )
-                .map_err(err)?;
+                decode_frames(&encoded, &mut Output::Grow(&mut out, cap)).map_err(err)?;
                 Ok(out)
             }
         }

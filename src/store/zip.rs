@@ -217,10 +217,8 @@ impl ZipStore {
                 None => data.to_vec(),
             });
         }
-        let limit = usize::try_from(member.uncompressed)
-            .ok()
-            .filter(|&n| n <= crate::buffer::MAX_BUFFER)
-            .ok_or_else(|| ZarrError::store(&location, "the member is too large"))?;
+        let limit = inflated_size(member.uncompressed, member.compressed)
+            .map_err(|reason| ZarrError::store(&location, reason))?;
         let span = ByteRange::Span {
             offset,
             length: member.compressed,
@@ -247,9 +245,42 @@ impl ZipStore {
             Some(r) => r.cut(&data).to_vec(),
             None => data.clone(),
         };
-        *self.directory.last_inflated.borrow_mut() = Some((name.to_string(), Rc::new(data)));
+        // Kept for the next range of the same member (a shard's index, then its chunks), unless
+        // it is large: then it is inflated again rather than held after the read.
+        *self.directory.last_inflated.borrow_mut() =
+            (data.len() <= MAX_KEPT_MEMBER).then(|| (name.to_string(), Rc::new(data)));
         Ok(out)
     }
+}
+
+/// The largest member inflated whole: a bomb (a small member claiming a huge size) stops here.
+const MAX_INFLATED_MEMBER: u64 = 256 << 20;
+
+/// The largest inflated member kept between reads.
+const MAX_KEPT_MEMBER: usize = 64 << 20;
+
+/// Deflate cannot do better than 1032 to 1 (a 258-byte match in about 2 bits).
+const MAX_DEFLATE_RATIO: u64 = 1032;
+
+/// The size a deflated member of `compressed` bytes may inflate to, as its directory entry
+/// declares (`declared`), checked before anything is allocated: output beyond the declared size is
+/// refused as it is produced.
+fn inflated_size(declared: u64, compressed: u64) -> std::result::Result<usize, String> {
+    if declared
+        > compressed
+            .saturating_mul(MAX_DEFLATE_RATIO)
+            .saturating_add(1024)
+    {
+        return Err(format!(
+            "the directory says {compressed} deflated bytes inflate to {declared}, more than deflate can"
+        ));
+    }
+    if declared > MAX_INFLATED_MEMBER {
+        return Err(format!(
+            "the member inflates to {declared} bytes, more than the {MAX_INFLATED_MEMBER} a member may"
+        ));
+    }
+    Ok(declared as usize)
 }
 
 fn span_length(range: ByteRange) -> u64 {

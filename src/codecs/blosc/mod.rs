@@ -11,7 +11,7 @@ pub mod shuffle;
 pub mod snappy;
 
 use super::inflate::{inflate_into, Wrapper};
-use super::{check_declared_size, BytesToBytesCodec};
+use super::{BytesToBytesCodec, DecodedSize};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
@@ -163,14 +163,15 @@ impl BytesToBytesCodec for BloscCodec {
         "blosc"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: Option<usize>) -> Result<Vec<u8>, CodecError> {
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decompress(&encoded, decoded_size).map_err(|reason| CodecError::new("blosc", reason))
     }
 }
 
 /// Decodes a whole Blosc chunk. `expected` is the exact decoded size where the caller knows it;
-/// otherwise the header's size is believed up to the general limit.
-pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, String> {
+/// otherwise the header's size is believed up to the cap (`None`: the default cap).
+pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u8>, String> {
+    let expected: DecodedSize = expected.into();
     let header = Header::parse(data)?;
     let Header {
         flags,
@@ -190,7 +191,7 @@ pub fn decompress(data: &[u8], expected: Option<usize>) -> Result<Vec<u8>, Strin
             "Blosc header says the chunk is {cbytes} bytes, less than the header itself"
         ));
     }
-    check_declared_size("Blosc header", nbytes, expected)?;
+    expected.check_declared("Blosc header", nbytes)?;
     let data = &data[..cbytes];
     if nbytes == 0 {
         return Ok(Vec::new());
