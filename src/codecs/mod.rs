@@ -383,11 +383,26 @@ impl CodecPipeline {
                 DecodedSize::AtMost(self.max_unknown_decoded),
                 DecodedSize::Exact,
             );
-            bytes = codec.decode(bytes, size)?;
+            bytes = codec
+                .decode(bytes, size)
+                .map_err(|e| at_most_note(e, size))?;
         }
         let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
         decode_array_to_array(&self.array_to_array, elements, reprs)
     }
+}
+
+/// A decoder's failure at the cap on sizes nothing fixes says which limit that is and how to
+/// raise it (the decoder itself only knows a number).
+fn at_most_note(mut err: CodecError, size: DecodedSize) -> CodecError {
+    if let DecodedSize::AtMost(cap) = size {
+        if err.reason.contains(&cap.to_string()) && !err.reason.contains("maxDecodedChunkBytes") {
+            err.reason.push_str(&format!(
+            " (the cap on chunks whose decoded size nothing fixes: raise limits.maxDecodedChunkBytes in open() to read more)"
+        ));
+        }
+    }
+    err
 }
 
 /// What a chunk of `repr` is before each of `codecs`, and (last) after them all.

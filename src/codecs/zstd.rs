@@ -88,8 +88,7 @@ impl Output<'_> {
     /// Moves what the decoder has ready into the output.
     fn drain(&mut self, decoder: &mut FrameDecoder) -> Result<(), String> {
         let ready = decoder.can_collect();
-        let too_large =
-            |limit: usize| format!("decoded data is larger than the expected {limit} bytes");
+        let too_large = |limit: usize| format!("decoded data is larger than {limit} bytes");
         match self {
             Output::Slice(out, written) => {
                 let room = &mut out[*written..];

@@ -272,4 +272,45 @@ export const safetyCases = [
       equal(ctx.zarr.memoryUsage().wasmBytes, memory, "still no memory taken");
     },
   },
+  {
+    name: "a 600 MB string in a 1 MB gzipped chunk is a CodecError naming the limit, not a dead module; raised limits stop it at the JavaScript string limit",
+    async run(ctx) {
+      const { open, MemoryStore, memoryUsage } = ctx.zarr;
+      const gzip = async (bytes) => new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+      // gzip allows members in a row: a header member, then the same 1 MiB of "a" again and again.
+      const block = await gzip(new Uint8Array(1 << 20).fill(97));
+      const stringChunk = async (mib) => {
+        const header = new Uint8Array(8);
+        new DataView(header.buffer).setUint32(0, 1, true);
+        new DataView(header.buffer).setUint32(4, mib << 20, true);
+        const parts = [await gzip(header), ...Array(mib).fill(block)];
+        const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+        return out;
+      };
+      const meta = new TextEncoder().encode(JSON.stringify({
+        zarr_format: 3, node_type: "array", shape: [1], data_type: "string",
+        chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } },
+        chunk_key_encoding: { name: "default" }, fill_value: "",
+        codecs: [{ name: "vlen-utf8" }, { name: "gzip", configuration: { level: 1 } }],
+      }));
+      const bomb = await stringChunk(600);
+      ok(bomb.length < 2 << 20, `the chunk is ${bomb.length} bytes`);
+      const store = new MemoryStore([["zarr.json", meta], ["c/0", bomb]]);
+      const heap = memoryUsage().heapBytes;
+      await rejects((await open(store)).get(), "CodecError", [/gzip/, /c\/0/, /268435456/, /maxDecodedChunkBytes/], "default limits");
+      await rejects(
+        (await open(store, { limits: { maxDecodedChunkBytes: 700 << 20 } })).get(),
+        "CodecError",
+        [/item 0 is 629145600 bytes/, /maxItemBytes/],
+        "past the JavaScript string limit",
+      );
+      ok(memoryUsage().heapBytes - heap < 1 << 20, "the decoded bytes were given back");
+      const small = new MemoryStore([["zarr.json", meta], ["c/0", await stringChunk(3)]]);
+      await rejects((await open(small, { limits: { maxItemBytes: 1 << 20 } })).get(), "CodecError", [/item 0 is 3145728 bytes, more than the 1048576/], "a low item limit");
+      const read = await (await open(small)).get();
+      ok(read.data[0].length === 3 << 20 && read.data[0].startsWith("aaaa"), "a 3 MB string reads within the limits");
+      await rejects(open(small, { limits: { maxChunksPerReed: 5 } }), "SelectionError", [/unknown limit "maxChunksPerReed"/], "a misspelt limit");
+    },
+  },
 ];
