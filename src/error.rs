@@ -33,10 +33,12 @@ pub struct ZarrError {
 pub type Result<T, E = ZarrError> = std::result::Result<T, E>;
 
 impl ZarrError {
+    /// A message longer than `MAX_MESSAGE` characters (one quoting a huge bad value) keeps its
+    /// start and end, where locations and reasons are, and loses its middle.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ZarrError {
             kind,
-            message: message.into(),
+            message: cap_message(message.into()),
             status: None,
         }
     }
@@ -97,6 +99,31 @@ impl ZarrError {
     }
 }
 
+/// The most characters an error message has.
+pub const MAX_MESSAGE: usize = 2000;
+
+fn cap_message(message: String) -> String {
+    let count = message.chars().count();
+    if count <= MAX_MESSAGE {
+        return message;
+    }
+    let head: String = message.chars().take(MAX_MESSAGE * 3 / 4).collect();
+    let tail: String = message.chars().skip(count - MAX_MESSAGE / 5).collect();
+    let cut = count - MAX_MESSAGE * 3 / 4 - MAX_MESSAGE / 5;
+    format!("{head} [... {cut} characters cut ...] {tail}")
+}
+
+/// `value` for quoting in a message: as it is, or its first 200 characters and how long it is.
+pub fn quote(value: impl fmt::Display) -> String {
+    let text = value.to_string();
+    let count = text.chars().count();
+    if count <= 200 {
+        return text;
+    }
+    let head: String = text.chars().take(200).collect();
+    format!("{head}... ({count} characters)")
+}
+
 impl fmt::Display for ZarrError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -124,5 +151,27 @@ impl CodecError {
 impl fmt::Display for CodecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.codec, self.reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_keep_their_ends() {
+        let huge = "x".repeat(20_000_000);
+        let err = ZarrError::metadata(
+            "http://h/a/zarr.json",
+            format!("codecs {huge} is not a list"),
+        );
+        assert!(err.message.chars().count() < MAX_MESSAGE + 60);
+        assert!(err
+            .message
+            .starts_with("invalid metadata in http://h/a/zarr.json: codecs xxx"));
+        assert!(err.message.ends_with("xxx is not a list"));
+        assert!(err.message.contains("characters cut"));
+        assert_eq!(quote("short"), "short");
+        assert!(quote("y".repeat(1000)).ends_with("... (1000 characters)"));
     }
 }

@@ -56,7 +56,12 @@ impl FillValue {
         let bytes = match data_type {
             DataType::Bool => match value {
                 Value::Bool(b) => vec![*b as u8],
-                _ => return Err(format!("fill_value {value} is not a boolean")),
+                _ => {
+                    return Err(format!(
+                        "fill_value {} is not a boolean",
+                        crate::error::quote(&value)
+                    ))
+                }
             },
             DataType::Int8 => int_fill::<i8>(value, data_type)?.to_ne_bytes().to_vec(),
             DataType::Int16 => int_fill::<i16>(value, data_type)?.to_ne_bytes().to_vec(),
@@ -70,10 +75,12 @@ impl FillValue {
                 float_bytes(value, data_type.size())?
             }
             DataType::Complex64 | DataType::Complex128 => {
-                let parts = value
-                    .as_array()
-                    .filter(|a| a.len() == 2)
-                    .ok_or_else(|| format!("fill_value {value} is not a [real, imaginary] pair"))?;
+                let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                    format!(
+                        "fill_value {} is not a [real, imaginary] pair",
+                        crate::error::quote(&value)
+                    )
+                })?;
                 let half = data_type.size() / 2;
                 [float_bytes(&parts[0], half)?, float_bytes(&parts[1], half)?].concat()
             }
@@ -81,7 +88,12 @@ impl FillValue {
                 let list = value
                     .as_array()
                     .filter(|a| a.len() == bytes)
-                    .ok_or_else(|| format!("fill_value {value} is not a list of {bytes} bytes"))?;
+                    .ok_or_else(|| {
+                        format!(
+                            "fill_value {} is not a list of {bytes} bytes",
+                            crate::error::quote(&value)
+                        )
+                    })?;
                 list.iter()
                     .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
                     .collect::<Option<Vec<u8>>>()
@@ -126,7 +138,12 @@ impl FillValue {
                 Value::Number(n) if matches!(n.as_u64(), Some(0 | 1)) => {
                     vec![u8::from(n.as_u64() == Some(1))]
                 }
-                _ => return Err(format!("fill_value {value} is not a boolean")),
+                _ => {
+                    return Err(format!(
+                        "fill_value {} is not a boolean",
+                        crate::error::quote(&value)
+                    ))
+                }
             },
             DataType::DateTime64(_) | DataType::TimeDelta64(_) => match value {
                 Value::String(s) if s == "NaT" => i64::MIN.to_ne_bytes().to_vec(),
@@ -146,9 +163,9 @@ impl FillValue {
                 bytes
             }
             DataType::FixedUnicode { chars } => {
-                let text = value
-                    .as_str()
-                    .ok_or_else(|| format!("fill_value {value} is not a string"))?;
+                let text = value.as_str().ok_or_else(|| {
+                    format!("fill_value {} is not a string", crate::error::quote(&value))
+                })?;
                 let mut units: Vec<u32> = text.chars().map(u32::from).collect();
                 if units.len() > chars {
                     return Err(format!(
@@ -229,10 +246,12 @@ fn integral(value: &Value) -> Value {
 
 /// The bytes of a base64 fill value (Zarr v2's form for byte strings, raw and structured types).
 fn base64_fill(value: &Value, data_type: DataType) -> Result<Vec<u8>, String> {
-    value
-        .as_str()
-        .and_then(base64_decode)
-        .ok_or_else(|| format!("fill_value {value} is not base64 bytes, as {data_type} requires"))
+    value.as_str().and_then(base64_decode).ok_or_else(|| {
+        format!(
+            "fill_value {} is not base64 bytes, as {data_type} requires",
+            crate::error::quote(&value)
+        )
+    })
 }
 
 /// The fill value of a variable-length type: a string, or base64 of the bytes.
@@ -240,9 +259,18 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
     let bytes = vec![0u8; crate::data_type::VARIABLE_HANDLE_SIZE];
     let item = match (data_type, value) {
         (DataType::String, Value::String(s)) => s.as_bytes().to_vec(),
-        (DataType::String, _) => return Err(format!("fill_value {value} is not a string")),
-        (_, Value::String(s)) => base64_decode(s)
-            .ok_or_else(|| format!("fill_value {value} is not base64-encoded bytes"))?,
+        (DataType::String, _) => {
+            return Err(format!(
+                "fill_value {} is not a string",
+                crate::error::quote(&value)
+            ))
+        }
+        (_, Value::String(s)) => base64_decode(s).ok_or_else(|| {
+            format!(
+                "fill_value {} is not base64-encoded bytes",
+                crate::error::quote(&value)
+            )
+        })?,
         _ => {
             return Err(format!(
                 "fill_value {value} is not a base64 string of bytes"
@@ -303,8 +331,18 @@ fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(
     value: &Value,
     data_type: DataType,
 ) -> Result<T, String> {
-    let out_of_range = || format!("fill_value {value} is out of range for {data_type}");
-    let not_integer = || format!("fill_value {value} is not an integer, as {data_type} requires");
+    let out_of_range = || {
+        format!(
+            "fill_value {} is out of range for {data_type}",
+            crate::error::quote(&value)
+        )
+    };
+    let not_integer = || {
+        format!(
+            "fill_value {} is not an integer, as {data_type} requires",
+            crate::error::quote(&value)
+        )
+    };
     match value {
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
@@ -331,7 +369,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
         Value::Number(n) => n
             .as_f64()
             .map(from_f64)
-            .ok_or_else(|| format!("fill_value {value} is not a number")),
+            .ok_or_else(|| format!("fill_value {} is not a number", crate::error::quote(&value))),
         Value::String(s) => match s.as_str() {
             // The spec's NaN: sign 0, mantissa MSB 1, the rest 0, at each width (a cast may not keep it).
             "NaN" => Ok(match size {
@@ -343,7 +381,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
             "-Infinity" => Ok(from_f64(f64::NEG_INFINITY)),
             _ => {
                 let hex = s.strip_prefix("0x").ok_or_else(|| {
-                    format!("fill_value {value} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"")
+                    format!("fill_value {} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"", crate::error::quote(&value))
                 })?;
                 if hex.len() != size * 2 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(format!(
@@ -351,8 +389,12 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                         size * 2
                     ));
                 }
-                let bits = u64::from_str_radix(hex, 16)
-                    .map_err(|_| format!("fill_value {value} is not valid hexadecimal"))?;
+                let bits = u64::from_str_radix(hex, 16).map_err(|_| {
+                    format!(
+                        "fill_value {} is not valid hexadecimal",
+                        crate::error::quote(&value)
+                    )
+                })?;
                 Ok(match size {
                     2 => (bits as u16).to_ne_bytes().to_vec(),
                     4 => (bits as u32).to_ne_bytes().to_vec(),
@@ -360,7 +402,10 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                 })
             }
         },
-        _ => Err(format!("fill_value {value} is not a number or a string")),
+        _ => Err(format!(
+            "fill_value {} is not a number or a string",
+            crate::error::quote(&value)
+        )),
     }
 }
 

@@ -262,3 +262,57 @@ fn zip_members_inflate_only_to_their_declared_size() {
     assert!(err.message.contains("more than deflate can"), "{err}");
     assert!(peak < 1 << 20, "peak {peak}");
 }
+
+#[test]
+fn a_shard_index_larger_than_the_limit_is_refused_without_fetching_it() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Shards of 16^8 one-element inner chunks: a 64 GiB index, from 300 bytes of metadata.
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": vec![16; 8], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": vec![16; 8]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": vec![1; 8], "codecs": [{"name": "bytes"}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]
+        }}]
+    });
+    let mut store = MemoryStore::new();
+    store.insert("zarr.json", serde_json::to_vec(&meta).unwrap());
+    store.insert("c/0/0/0/0/0/0/0/0", vec![0u8; 64]);
+    let arr = open_array(store, Limits::default());
+    let one = [zarr_wasm::DimSelection::Index(0); 8];
+    let (result, peak) = peak_of(|| block_on(arr.get(&one)));
+    let err = result.unwrap_err();
+    assert!(
+        err.message
+            .contains("index of 68719476736 bytes, more than the 67108864"),
+        "{err}"
+    );
+    assert!(
+        err.message.contains("c/0/0/0/0/0/0/0/0"),
+        "names the shard: {err}"
+    );
+    assert!(peak < 1 << 20, "peak {peak}");
+}
+
+#[test]
+fn messages_quote_at_most_a_little_of_a_huge_bad_value() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": "c".repeat(20 << 20)
+    });
+    let mut store = MemoryStore::new();
+    store.insert("zarr.json", serde_json::to_vec(&meta).unwrap());
+    let err = block_on(open_with(Rc::new(store), "", OpenOptions::default()))
+        .err()
+        .expect("refused");
+    assert_eq!(err.kind, ErrorKind::Metadata);
+    assert!(err.message.len() < 2100, "{} characters", err.message.len());
+    assert!(
+        err.message.contains("zarr.json") && err.message.contains("codecs"),
+        "{err}"
+    );
+}

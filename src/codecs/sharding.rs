@@ -17,6 +17,9 @@ use crate::region::{c_strides, copy_box, Placement};
 use serde_json::{Map, Value};
 use std::ops::Range;
 
+/// The largest shard index read (16 bytes per inner chunk: 4 million inner chunks per shard).
+pub const MAX_INDEX_BYTES: u64 = 64 << 20;
+
 pub struct ShardingCodec {
     inner_shape: Vec<u64>,
     inner: CodecPipeline,
@@ -164,8 +167,17 @@ impl ShardingCodec {
         }
     }
 
-    /// The encoded size of a shard's index, which the spec requires to be fixed.
+    /// The encoded size of a shard's index, which the spec requires to be fixed, and which is
+    /// bounded: metadata alone could otherwise ask for an index of billions of entries.
     pub fn index_size(&self, cps: &[u64]) -> Result<usize, String> {
+        let entries = cps.iter().try_fold(1u64, |acc, &n| acc.checked_mul(n));
+        let decoded = entries.and_then(|n| n.checked_mul(16));
+        if !matches!(decoded, Some(b) if b <= MAX_INDEX_BYTES) {
+            return Err(format!(
+                "a shard of {cps:?} inner chunks would have an index of {} bytes, more than the {MAX_INDEX_BYTES} a shard index may have",
+                decoded.map_or("over 2^64".to_string(), |b| b.to_string())
+            ));
+        }
         self.index
             .fixed_encoded_size(&Self::index_repr(cps))
             .ok_or_else(|| "the index codecs do not give the index a fixed size".to_string())
@@ -194,8 +206,9 @@ impl ShardingCodec {
                 (u64::MAX, u64::MAX) => Ok(None),
                 (offset, nbytes) => {
                     let end = offset.checked_add(nbytes).filter(|&e| shard_len.map_or(true, |len| e <= len));
-                    end.map(|end| Some(offset..end)).ok_or_else(|| {
-                        format!("index entry {i} ({nbytes} bytes at offset {offset}) lies outside the {}-byte shard", shard_len.unwrap_or(0))
+                    end.map(|end| Some(offset..end)).ok_or_else(|| match shard_len {
+                        Some(len) => format!("index entry {i} ({nbytes} bytes at offset {offset}) lies outside the {len}-byte shard"),
+                        None => format!("index entry {i} ({nbytes} bytes at offset {offset}) ends past the largest possible offset"),
                     })
                 }
             })

@@ -34,8 +34,18 @@ impl Extension {
             Value::Object(obj) => {
                 let name = match obj.get("name") {
                     Some(Value::String(s)) => s.clone(),
-                    Some(other) => return Err(format!("extension name {other} is not a string")),
-                    None => return Err(format!("extension object {value} has no \"name\"")),
+                    Some(other) => {
+                        return Err(format!(
+                            "extension name {} is not a string",
+                            crate::error::quote(&other)
+                        ))
+                    }
+                    None => {
+                        return Err(format!(
+                            "extension object {} has no \"name\"",
+                            crate::error::quote(&value)
+                        ))
+                    }
                 };
                 let configuration = match obj.get("configuration") {
                     None => Map::new(),

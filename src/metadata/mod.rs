@@ -124,7 +124,10 @@ fn attributes(value: Option<&Value>, location: &str) -> Result<Map<String, Value
         Some(Value::Object(a)) => Ok(a.clone()),
         Some(other) => Err(ZarrError::metadata(
             location,
-            format!("attributes are not a JSON object: {other}"),
+            format!(
+                "attributes are not a JSON object: {}",
+                crate::error::quote(&other)
+            ),
         )),
     }
 }
@@ -138,7 +141,10 @@ fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
     let bad = || {
         ZarrError::metadata(
             location,
-            format!("{what} must be a list of non-negative integers, not {value}"),
+            format!(
+                "{what} must be a list of non-negative integers, not {}",
+                crate::error::quote(&value)
+            ),
         )
     };
     value

@@ -49,7 +49,7 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         Some(other) => {
             return Err(ZarrError::unsupported(
                 location,
-                format!("zarr_format {other} (expected 3)"),
+                format!("zarr_format {} (expected 3)", crate::error::quote(&other)),
             ))
         }
         None => {
@@ -74,7 +74,10 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         }
         Some(other) => Err(ZarrError::metadata(
             location,
-            format!("node_type \"{other}\" is neither \"array\" nor \"group\""),
+            format!(
+                "node_type \"{}\" is neither \"array\" nor \"group\"",
+                crate::error::quote(&other)
+            ),
         )),
         None => Err(ZarrError::metadata(
             location,
@@ -146,7 +149,10 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         other => {
             return Err(ZarrError::metadata(
                 location,
-                format!("\"codecs\" must be a non-empty list, not {other}"),
+                format!(
+                    "\"codecs\" must be a non-empty list, not {}",
+                    crate::error::quote(&other)
+                ),
             ))
         }
     };
@@ -173,7 +179,10 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         Some(other) => {
             return Err(ZarrError::metadata(
                 location,
-                format!("\"storage_transformers\" is not a list: {other}"),
+                format!(
+                    "\"storage_transformers\" is not a list: {}",
+                    crate::error::quote(&other)
+                ),
             ))
         }
     }
@@ -187,7 +196,10 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                     Value::String(s) => Ok(Some(s.clone())),
                     other => Err(ZarrError::metadata(
                         location,
-                        format!("dimension name {other} is not a string or null"),
+                        format!(
+                            "dimension name {} is not a string or null",
+                            crate::error::quote(&other)
+                        ),
                     )),
                 })
                 .collect::<Result<Vec<_>>>()?,
@@ -223,7 +235,7 @@ fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
         Some(t) if ext.configuration.is_empty() => Ok(t),
         _ => Err(ZarrError::unsupported(
             location,
-            format!("data type {value}"),
+            format!("data type {}", crate::error::quote(&value)),
         )),
     }
 }
@@ -245,7 +257,10 @@ fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<Chun
                 Some(other) => {
                     return Err(ZarrError::unsupported(
                         location,
-                        format!("rectilinear chunk grid kind \"{other}\""),
+                        format!(
+                            "rectilinear chunk grid kind \"{}\"",
+                            crate::error::quote(&other)
+                        ),
                     ))
                 }
                 None => {
@@ -284,7 +299,10 @@ fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEnc
             }),
             Some(other) => Err(ZarrError::metadata(
                 location,
-                format!("chunk key separator {other} is not a string"),
+                format!(
+                    "chunk key separator {} is not a string",
+                    crate::error::quote(&other)
+                ),
             )),
         }
     };
