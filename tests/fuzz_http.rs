@@ -11,46 +11,19 @@
 
 mod common;
 
+use common::counting::{peak_since, start_peak, CountingAllocator};
+
 use async_trait::async_trait;
 use common::{DirStore, Rng};
 use futures_executor::block_on;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use zarr_wasm::selection::DimSelection;
 use zarr_wasm::store::http::{
     HttpClient, HttpFailure, HttpOptions, HttpRequest, HttpResponse, HttpStore, Method,
 };
 use zarr_wasm::{open, Array, Node};
-
-struct CountingAllocator;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let grown = new_size - layout.size();
-            let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -340,8 +313,7 @@ fn quirky_servers_give_exact_values_or_errors() {
             Rc::new(HttpStore::with_options("http://fuzz/", server, options));
         let whole_read = rng.below(3) == 0;
         let region = random_box(&mut rng, &t.shape);
-        let base = CURRENT.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
+        let base = start_peak();
         let start = Instant::now();
         let result = open_array(store, t.path).and_then(|arr| {
             let selection: Vec<DimSelection> = if whole_read {
@@ -359,7 +331,7 @@ fn quirky_servers_give_exact_values_or_errors() {
             block_on(arr.get(&selection))
         });
         let elapsed = start.elapsed();
-        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+        let peak = peak_since(base);
         let what = format!("iteration {i} (seed {seed}): {}/{}", t.store, t.path);
         assert!(elapsed < Duration::from_secs(5), "{what}: took {elapsed:?}");
         // Room for the largest body a quirk sends (8 MiB), the array a few times, and the rest.

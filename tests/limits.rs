@@ -5,12 +5,12 @@
 
 mod common;
 
+use common::counting::{peak_of, CountingAllocator};
+
 use futures_executor::block_on;
 use miniz_oxide::deflate::compress_to_vec;
 use serde_json::json;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use zarr_wasm::array::ReadOptions;
 use zarr_wasm::limits::Limits;
 use zarr_wasm::node::{open_with, OpenOptions};
@@ -19,46 +19,11 @@ use zarr_wasm::store::zip::ZipStore;
 use zarr_wasm::store::ReadableStore;
 use zarr_wasm::{Array, ErrorKind, Node};
 
-struct CountingAllocator;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let grown = new_size - layout.size();
-            let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The tests of this binary run one at a time so that the allocation peak is theirs alone.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// `f`'s result and the most memory it held at once beyond what was held before.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
-}
 
 fn gzip_member(data: &[u8]) -> Vec<u8> {
     let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];

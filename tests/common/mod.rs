@@ -2,6 +2,8 @@
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod counting;
+
 use async_trait::async_trait;
 use futures_executor::block_on;
 use serde_json::Value;

@@ -1,0 +1,52 @@
+//! A global allocator that counts the bytes in use and their peak, for tests that bound what bad
+//! input may make the reader allocate. A test binary installs it with
+//! `#[global_allocator] static ALLOCATOR: CountingAllocator = CountingAllocator;`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct CountingAllocator;
+
+pub static CURRENT: AtomicUsize = AtomicUsize::new(0);
+pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            let grown = new_size - layout.size();
+            let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        } else {
+            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Starts measuring a peak: returns the bytes in use now.
+pub fn start_peak() -> usize {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    base
+}
+
+/// The most bytes held at once since `start_peak` returned `base`, beyond `base`.
+pub fn peak_since(base: usize) -> usize {
+    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+}
+
+/// `f`'s result and the most memory it held at once beyond what was held before.
+pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = start_peak();
+    let out = f();
+    (out, peak_since(base))
+}
