@@ -6,14 +6,49 @@
 use crate::error::{Result, ZarrError};
 use serde_json::Value;
 
+/// The most lists and objects a metadata document may hold. Parsed, each takes up to about 150
+/// bytes (a 556 KB document of nested one-element lists took 80 MB), so this bounds what a
+/// document can make the reader allocate (about 150 MB) whatever its size; the consolidated
+/// metadata of a hierarchy of tens of thousands of arrays stays well below it.
+pub const MAX_CONTAINERS: usize = 1_000_000;
+
 /// Parses a metadata document; `location` names it in errors.
 pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
+    let containers = count_containers(bytes);
+    if containers > MAX_CONTAINERS {
+        return Err(ZarrError::metadata(
+            location,
+            format!("the document holds more than {MAX_CONTAINERS} lists and objects ({containers}), more than metadata may"),
+        ));
+    }
     serde_json::from_slice(bytes)
         .or_else(|strict| match quote_non_finite(bytes) {
             Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| strict),
             None => Err(strict),
         })
         .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
+}
+
+/// The lists and objects of a JSON text: its `[` and `{` outside strings.
+pub fn count_containers(bytes: &[u8]) -> usize {
+    let (mut in_string, mut escaped, mut n) = (false, false, 0);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
 }
 
 const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
@@ -68,5 +103,20 @@ mod tests {
         let err = parse(b"{\"a\": NaNa}", "http://h/.zattrs").unwrap_err();
         assert!(err.message.contains("not valid JSON") && err.message.contains("http://h/.zattrs"));
         assert!(parse(b"{ nope", "m").is_err());
+    }
+
+    #[test]
+    fn documents_of_too_many_lists_are_refused_before_parsing() {
+        assert_eq!(
+            count_containers(br#"{"a": [1, {"b": "[{"}], "c": "\"["}"#),
+            3
+        );
+        let nested = "[".repeat(600_000) + &"]".repeat(600_000);
+        let doc = format!("[{nested},{nested}]");
+        let err = parse(doc.as_bytes(), "http://h/zarr.json").unwrap_err();
+        assert!(
+            err.message.contains("more than 1000000 lists and objects"),
+            "{err}"
+        );
     }
 }
