@@ -208,7 +208,7 @@ impl ChunkGrid {
 fn axis_runs(spec: &Value, len: u64) -> Result<Vec<(u64, u64)>, String> {
     let int = |v: &Value| {
         v.as_u64()
-            .ok_or_else(|| format!("{} is not a non-negative integer", crate::error::quote(&v)))
+            .ok_or_else(|| format!("{} is not a non-negative integer", crate::error::quote(v)))
     };
     match spec {
         // One edge, repeated until the array's length is covered.

@@ -59,7 +59,7 @@ impl FillValue {
                 _ => {
                     return Err(format!(
                         "fill_value {} is not a boolean",
-                        crate::error::quote(&value)
+                        crate::error::quote(value)
                     ))
                 }
             },
@@ -78,7 +78,7 @@ impl FillValue {
                 let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
                     format!(
                         "fill_value {} is not a [real, imaginary] pair",
-                        crate::error::quote(&value)
+                        crate::error::quote(value)
                     )
                 })?;
                 let half = data_type.size() / 2;
@@ -91,7 +91,7 @@ impl FillValue {
                     .ok_or_else(|| {
                         format!(
                             "fill_value {} is not a list of {bytes} bytes",
-                            crate::error::quote(&value)
+                            crate::error::quote(value)
                         )
                     })?;
                 list.iter()
@@ -141,7 +141,7 @@ impl FillValue {
                 _ => {
                     return Err(format!(
                         "fill_value {} is not a boolean",
-                        crate::error::quote(&value)
+                        crate::error::quote(value)
                     ))
                 }
             },
@@ -164,7 +164,7 @@ impl FillValue {
             }
             DataType::FixedUnicode { chars } => {
                 let text = value.as_str().ok_or_else(|| {
-                    format!("fill_value {} is not a string", crate::error::quote(&value))
+                    format!("fill_value {} is not a string", crate::error::quote(value))
                 })?;
                 let mut units: Vec<u32> = text.chars().map(u32::from).collect();
                 if units.len() > chars {
@@ -249,7 +249,7 @@ fn base64_fill(value: &Value, data_type: DataType) -> Result<Vec<u8>, String> {
     value.as_str().and_then(base64_decode).ok_or_else(|| {
         format!(
             "fill_value {} is not base64 bytes, as {data_type} requires",
-            crate::error::quote(&value)
+            crate::error::quote(value)
         )
     })
 }
@@ -262,13 +262,13 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
         (DataType::String, _) => {
             return Err(format!(
                 "fill_value {} is not a string",
-                crate::error::quote(&value)
+                crate::error::quote(value)
             ))
         }
         (_, Value::String(s)) => base64_decode(s).ok_or_else(|| {
             format!(
                 "fill_value {} is not base64-encoded bytes",
-                crate::error::quote(&value)
+                crate::error::quote(value)
             )
         })?,
         _ => {
@@ -334,13 +334,13 @@ fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(
     let out_of_range = || {
         format!(
             "fill_value {} is out of range for {data_type}",
-            crate::error::quote(&value)
+            crate::error::quote(value)
         )
     };
     let not_integer = || {
         format!(
             "fill_value {} is not an integer, as {data_type} requires",
-            crate::error::quote(&value)
+            crate::error::quote(value)
         )
     };
     match value {
@@ -369,7 +369,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
         Value::Number(n) => n
             .as_f64()
             .map(from_f64)
-            .ok_or_else(|| format!("fill_value {} is not a number", crate::error::quote(&value))),
+            .ok_or_else(|| format!("fill_value {} is not a number", crate::error::quote(value))),
         Value::String(s) => match s.as_str() {
             // The spec's NaN: sign 0, mantissa MSB 1, the rest 0, at each width (a cast may not keep it).
             "NaN" => Ok(match size {
@@ -381,7 +381,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
             "-Infinity" => Ok(from_f64(f64::NEG_INFINITY)),
             _ => {
                 let hex = s.strip_prefix("0x").ok_or_else(|| {
-                    format!("fill_value {} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"", crate::error::quote(&value))
+                    format!("fill_value {} is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"", crate::error::quote(value))
                 })?;
                 if hex.len() != size * 2 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(format!(
@@ -392,7 +392,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                 let bits = u64::from_str_radix(hex, 16).map_err(|_| {
                     format!(
                         "fill_value {} is not valid hexadecimal",
-                        crate::error::quote(&value)
+                        crate::error::quote(value)
                     )
                 })?;
                 Ok(match size {
@@ -404,7 +404,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
         },
         _ => Err(format!(
             "fill_value {} is not a number or a string",
-            crate::error::quote(&value)
+            crate::error::quote(value)
         )),
     }
 }

@@ -289,7 +289,7 @@ impl Array {
                 .zip(&projection.parts)
                 .map(|(p, shard)| crate::selection::DimChunkPart {
                     out_start: p.out_start + shard.out_start,
-                    ..p.clone()
+                    ..*p
                 })
                 .collect();
             pieces.push(Piece {

@@ -341,7 +341,8 @@ fn mutated_shard_indexes_read_or_fail_cleanly() {
         ("codecs.zarr", "vlen/utf8_sharded", true),
         ("tensorstore.zarr", "uint16_sharded_start", false),
     ];
-    let files: Vec<(&str, &str, bool, Vec<(String, Vec<u8>)>)> = arrays
+    type Files = Vec<(String, Vec<u8>)>;
+    let files: Vec<(&str, &str, bool, Files)> = arrays
         .iter()
         .map(|&(store, path, at_end)| {
             let all = store_files(store);

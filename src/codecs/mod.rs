@@ -397,9 +397,7 @@ impl CodecPipeline {
 fn at_most_note(mut err: CodecError, size: DecodedSize) -> CodecError {
     if let DecodedSize::AtMost(cap) = size {
         if err.reason.contains(&cap.to_string()) && !err.reason.contains("maxDecodedChunkBytes") {
-            err.reason.push_str(&format!(
-            " (the cap on chunks whose decoded size nothing fixes: raise limits.maxDecodedChunkBytes in open() to read more)"
-        ));
+            err.reason.push_str(" (the cap on chunks whose decoded size nothing fixes: raise limits.maxDecodedChunkBytes in open() to read more)");
         }
     }
     err

@@ -37,13 +37,13 @@ impl Extension {
                     Some(other) => {
                         return Err(format!(
                             "extension name {} is not a string",
-                            crate::error::quote(&other)
+                            crate::error::quote(other)
                         ))
                     }
                     None => {
                         return Err(format!(
                             "extension object {} has no \"name\"",
-                            crate::error::quote(&value)
+                            crate::error::quote(value)
                         ))
                     }
                 };

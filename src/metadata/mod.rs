@@ -126,7 +126,7 @@ fn attributes(value: Option<&Value>, location: &str) -> Result<Map<String, Value
             location,
             format!(
                 "attributes are not a JSON object: {}",
-                crate::error::quote(&other)
+                crate::error::quote(other)
             ),
         )),
     }
@@ -143,7 +143,7 @@ fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
             location,
             format!(
                 "{what} must be a list of non-negative integers, not {}",
-                crate::error::quote(&value)
+                crate::error::quote(value)
             ),
         )
     };

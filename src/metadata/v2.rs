@@ -48,7 +48,7 @@ fn check_format(obj: &Map<String, Value>, location: &str) -> Result<()> {
         Some(Value::Number(n)) if n.as_u64() == Some(2) => Ok(()),
         Some(other) => Err(ZarrError::unsupported(
             location,
-            format!("zarr_format {} (expected 2)", crate::error::quote(&other)),
+            format!("zarr_format {} (expected 2)", crate::error::quote(other)),
         )),
         None => Err(ZarrError::metadata(
             location,
@@ -228,7 +228,7 @@ fn codec(value: &Value, what: &str, location: &str) -> Result<(String, Extension
     let config = value.as_object().ok_or_else(|| {
         bad(format!(
             "{} is not a codec configuration object",
-            crate::error::quote(&value)
+            crate::error::quote(value)
         ))
     })?;
     let id = match config.get("id") {
@@ -236,7 +236,7 @@ fn codec(value: &Value, what: &str, location: &str) -> Result<(String, Extension
         _ => {
             return Err(bad(format!(
                 "{} has no \"id\" string",
-                crate::error::quote(&value)
+                crate::error::quote(value)
             )))
         }
     };
@@ -272,7 +272,7 @@ fn codec_list(
             location,
             format!(
                 "\"{what}\" must be a list or null, not {}",
-                crate::error::quote(&other)
+                crate::error::quote(other)
             ),
         )),
     }
@@ -400,7 +400,7 @@ pub fn parse_dtype(
     let unsupported = |what: &str| {
         ZarrError::unsupported(
             location,
-            format!("dtype {}: {what}", crate::error::quote(&value)),
+            format!("dtype {}: {what}", crate::error::quote(value)),
         )
     };
     match value {
@@ -435,7 +435,7 @@ pub fn parse_dtype(
                 } else {
                     ZarrError::metadata(
                         location,
-                        format!("dtype {}: {e}", crate::error::quote(&value)),
+                        format!("dtype {}: {e}", crate::error::quote(value)),
                     )
                 }
             })?;
@@ -450,7 +450,7 @@ pub fn parse_dtype(
             let (fields, size) = parse_fields(list).map_err(|e| {
                 ZarrError::metadata(
                     location,
-                    format!("dtype {}: {e}", crate::error::quote(&value)),
+                    format!("dtype {}: {e}", crate::error::quote(value)),
                 )
             })?;
             Ok(Dtype {
@@ -464,7 +464,7 @@ pub fn parse_dtype(
             location,
             format!(
                 "dtype {} is neither a type string nor a list of fields",
-                crate::error::quote(&value)
+                crate::error::quote(value)
             ),
         )),
     }
@@ -484,7 +484,7 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
             .ok_or_else(|| {
                 format!(
                     "field {} is not [name, dtype] or [name, dtype, shape]",
-                    crate::error::quote(&entry)
+                    crate::error::quote(entry)
                 )
             })?;
         let name = parts[0]

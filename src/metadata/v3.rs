@@ -49,7 +49,7 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         Some(other) => {
             return Err(ZarrError::unsupported(
                 location,
-                format!("zarr_format {} (expected 3)", crate::error::quote(&other)),
+                format!("zarr_format {} (expected 3)", crate::error::quote(other)),
             ))
         }
         None => {
@@ -76,7 +76,7 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
             location,
             format!(
                 "node_type \"{}\" is neither \"array\" nor \"group\"",
-                crate::error::quote(&other)
+                crate::error::quote(other)
             ),
         )),
         None => Err(ZarrError::metadata(
@@ -151,7 +151,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                 location,
                 format!(
                     "\"codecs\" must be a non-empty list, not {}",
-                    crate::error::quote(&other)
+                    crate::error::quote(other)
                 ),
             ))
         }
@@ -181,7 +181,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                 location,
                 format!(
                     "\"storage_transformers\" is not a list: {}",
-                    crate::error::quote(&other)
+                    crate::error::quote(other)
                 ),
             ))
         }
@@ -198,7 +198,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                         location,
                         format!(
                             "dimension name {} is not a string or null",
-                            crate::error::quote(&other)
+                            crate::error::quote(other)
                         ),
                     )),
                 })
@@ -235,7 +235,7 @@ fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
         Some(t) if ext.configuration.is_empty() => Ok(t),
         _ => Err(ZarrError::unsupported(
             location,
-            format!("data type {}", crate::error::quote(&value)),
+            format!("data type {}", crate::error::quote(value)),
         )),
     }
 }
@@ -259,7 +259,7 @@ fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<Chun
                         location,
                         format!(
                             "rectilinear chunk grid kind \"{}\"",
-                            crate::error::quote(&other)
+                            crate::error::quote(other)
                         ),
                     ))
                 }
@@ -301,7 +301,7 @@ fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEnc
                 location,
                 format!(
                     "chunk key separator {} is not a string",
-                    crate::error::quote(&other)
+                    crate::error::quote(other)
                 ),
             )),
         }

@@ -204,13 +204,14 @@ mod tests {
         }
     }
 
-    fn fetch_through(
-        view: Rc<Manual>,
-    ) -> impl Fn(Rc<()>, Closer<String, Option<Vec<u8>>, ()>) -> Fetch<Option<Vec<u8>>> {
-        move |_, _| {
+    type Value = Option<Vec<u8>>;
+    type Start = dyn Fn(Rc<()>, Closer<String, Value, ()>) -> Fetch<Value>;
+
+    fn fetch_through(view: Rc<Manual>) -> Box<Start> {
+        Box::new(move |_, _| {
             let view = view.clone();
             async move { view.get("k").await }.boxed_local()
-        }
+        })
     }
 
     /// Four reads share a fetch; the first three are aborted one after another while it is in
@@ -230,7 +231,8 @@ mod tests {
                 })
             })
             .collect();
-        let results: Rc<RefCell<Vec<(usize, Result<Option<Vec<u8>>>)>>> = Rc::default();
+        type Outcomes = RefCell<Vec<(usize, Result<Value>)>>;
+        let results: Rc<Outcomes> = Rc::default();
         for (i, view) in views.iter().enumerate() {
             let (flights, view, results) = (flights.clone(), view.clone(), results.clone());
             pool.spawner()
