@@ -313,4 +313,40 @@ export const safetyCases = [
       await rejects(open(small, { limits: { maxChunksPerReed: 5 } }), "SelectionError", [/unknown limit "maxChunksPerReed"/], "a misspelt limit");
     },
   },
+  {
+    name: "a fuzzing server answering requests with random quirks: every read is exact or a ZarrError, and nothing is left in flight",
+    async run(ctx) {
+      const { open, FetchStore, ZarrError } = ctx.zarr;
+      const arrays = [
+        ["v3.zarr", "dtypes/uint16"],
+        ["codecs.zarr", "sharding/index_end"],
+        ["codecs.zarr", "sharding/index_start"],
+        ["codecs.zarr", "sharding/nested"],
+        ["codecs.zarr", "vlen/utf8"],
+        ["v2.zarr", "compressors/zlib"],
+      ];
+      const flat = (data) => JSON.stringify(Array.from(data, (v) => (typeof v === "bigint" ? String(v) : v)));
+      const clean = new Map();
+      for (const [store, path] of arrays) clean.set(path, flat((await (await open(`${ctx.base}/${store}`, { path })).get()).data));
+      const counts = { exact: 0, errors: 0 };
+      const iterations = ctx.stressReads ? ctx.stressReads / 2 : 60;
+      for (let i = 0; i < iterations; i++) {
+        const [store, path] = arrays[i % arrays.length];
+        // A fresh store each time: what it learns of one server must not carry over.
+        const fetchStore = new FetchStore(`${ctx.origin}/__fuzz/${1000 + i}/tests/fixtures/${store}`, { timeout: 300, retries: 1, maxObjectBytes: 1 << 20 });
+        try {
+          const arr = await open(fetchStore, { path });
+          equal(flat((await arr.get()).data), clean.get(path), `read ${i} of ${store}/${path}: the values`);
+          counts.exact++;
+        } catch (err) {
+          ok(err instanceof ZarrError, `read ${i} of ${store}/${path} failed with a ${err?.name}: ${err?.message}`);
+          counts.errors++;
+        }
+      }
+      console.log(`fuzzing server: ${iterations} reads, ${counts.exact} exact, ${counts.errors} errors`);
+      ok(counts.exact > 0 && counts.errors > 0, "both outcomes happen");
+      for (let i = 0; i < 50 && (await ctx.active()) > 0; i++) await wait(20);
+      equal(await ctx.active(), 0, "nothing left in flight at the server");
+    },
+  },
 ];

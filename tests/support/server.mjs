@@ -16,7 +16,10 @@
 //   Hostile servers, before a path: /__stall/ never answers; /__endless/ answers 200 (206 with
 //   the right Content-Range, for a range) and sends zeros for ever, without a length;
 //   /__huge/ claims a Content-Length of 1 TiB; /__trickle/<ms>/ sends the body 1 KiB every <ms>;
-//   /__redirect/ answers 302 to the same path without the prefix
+//   /__redirect/ answers 302 to the same path without the prefix; /__fuzz/<seed>/ answers each
+//   request with a random quirk (3 in 10): an error status, a stall, a reset connection, a body
+//   cut short, the whole value for a range, a shifted or short Content-Range, an endless body,
+//   a lying length, a slow or trickling answer (the quirk is logged as `quirk`)
 import { createServer } from "node:http";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
@@ -67,6 +70,19 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     .sort((a, b) => b[0].length - a[0].length);
   const log = [];
   const flakyCounts = new Map();
+  // The fuzzing server's quirks: 3 requests in 10 get one, chosen by a generator per seed.
+  const fuzzers = new Map();
+  const QUIRKS = [500, 503, 429, 408, 400, 403, 418, "stall", "reset", "cut", "whole", "shift", "short", "endless", "huge", "slow", "trickle"];
+  const pickQuirk = (seed) => {
+    if (!fuzzers.has(seed)) fuzzers.set(seed, mulberry32(seed));
+    const next = fuzzers.get(seed);
+    return next() < 0.3 ? QUIRKS[Math.floor(next() * QUIRKS.length)] : null;
+  };
+  // Half the body, its full length announced, then the connection dropped.
+  const cut = (res, body) => {
+    res.statusCode = res.getHeader("Content-Range") ? 206 : 200;
+    res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+  };
   let active = 0;
 
   const server = createServer(async (req, res) => {
@@ -103,6 +119,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       res.statusCode = status;
       if (!trickleMs || req.method === "HEAD") return res.end(req.method === "HEAD" ? undefined : body);
       // 1 KiB every `trickleMs`: slow, but never idle for long.
+      body = Buffer.from(body);
       let at = 0;
       const next = () => {
         if (res.destroyed) return;
@@ -124,6 +141,19 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path.
+    const fuzz = /^\/__fuzz\/(\d+)(\/.*)$/.exec(path);
+    let quirk = null;
+    if (fuzz) {
+      path = fuzz[2];
+      quirk = pickQuirk(Number(fuzz[1]));
+      if (quirk) entry.quirk = quirk;
+      if (typeof quirk === "number") return reply(quirk, "fuzzed status");
+      if (quirk === "stall") path = "/__stall" + path;
+      if (quirk === "reset") return req.socket.destroy();
+      if (quirk === "endless" || quirk === "huge") path = `/__${quirk}${path}`;
+      if (quirk === "slow") await new Promise((ok) => setTimeout(ok, 30));
+      if (quirk === "trickle") trickleMs = 5;
+    }
     if (path.startsWith("/__stall/")) {
       entry.status = "stalled";
       return; // the connection stays open until the client gives up (or the server closes)
@@ -172,7 +202,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         if (seen <= Number(mode[2])) return reply(503, "try again");
       }
     }
-    const behaviour = mode && mode[2] === undefined ? mode[1] : "normal";
+    const behaviour = quirk === "whole" ? "norange" : mode && mode[2] === undefined ? mode[1] : "normal";
     if (req.headers["x-token"]) entry.token = req.headers["x-token"];
     const mount = roots.find(([prefix]) => path.startsWith(prefix) || path + "/" === prefix);
     if (!mount || (req.method !== "GET" && req.method !== "HEAD")) return reply(mount ? 405 : 404);
@@ -202,9 +232,13 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         return reply(416);
       }
       if (range) {
-        res.setHeader("Content-Range", `bytes ${range.start}-${range.end}/${body.length}`);
-        res.setHeader("Content-Length", range.end - range.start + 1);
-        return reply(206, body.subarray(range.start, range.end + 1));
+        // Fuzzed: a Content-Range one byte off, or a body one byte short of the range.
+        const shift = quirk === "shift" ? 1 : 0;
+        const end = quirk === "short" && range.end > range.start ? range.end - 1 : range.end;
+        res.setHeader("Content-Range", `bytes ${range.start + shift}-${end + shift}/${body.length}`);
+        res.setHeader("Content-Length", end - range.start + 1);
+        if (quirk === "cut") return cut(res, body.subarray(range.start, end + 1));
+        return reply(206, body.subarray(range.start, end + 1));
       }
       if (req.method === "HEAD" && behaviour === "nolength") {
         // No length: streamed, as some servers answer HEAD.
@@ -212,6 +246,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         return reply(200);
       }
       res.setHeader("Content-Length", body.length);
+      if (quirk === "cut" && req.method === "GET") return cut(res, body);
       return reply(200, body);
     } catch {
       return reply(404, "not found");
@@ -229,5 +264,17 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         server.close(ok);
         server.closeAllConnections(); // stalled and endless answers too
       }),
+  };
+}
+
+/** A reproducible generator of numbers in [0, 1). */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
