@@ -47,9 +47,9 @@ impl IndexCache {
             let (store, key) = (store.clone(), key.to_string());
             async move { store.get_range(&key, range).await.map(|v| v.map(Rc::new)) }.boxed_local()
         };
-        let location = store.locate(key);
+        let location = || store.locate(key);
         let value = (self.in_flight)
-            .run(key.to_string(), &**store, &location, |_| {}, start)
+            .run(key.to_string(), &**store, location, |_| {}, start)
             .await?;
         self.remember(key, value.clone(), store.hints().index_cache.max(1));
         Ok(value)
@@ -120,9 +120,9 @@ impl RangeBatches {
             }
             .boxed_local()
         };
-        let location = store.locate(key);
+        let location = || store.locate(key);
         (self.batches)
-            .run(key.to_string(), &**store, &location, join, start)
+            .run(key.to_string(), &**store, location, join, start)
             .await
     }
 }

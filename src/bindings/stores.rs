@@ -179,37 +179,42 @@ impl JsStore {
     }
 
     /// Calls `f` with `args` and awaits what it returns (None for undefined or null); a rejection
-    /// is the store's failure at `location`, or the caller's abort.
-    async fn invoke(
-        &self,
-        f: &Function,
-        location: &str,
-        args: &[JsValue],
-    ) -> Result<Option<JsValue>> {
+    /// is the store's failure at `key`, or the caller's abort.
+    async fn invoke(&self, f: &Function, key: &str, args: &[JsValue]) -> Result<Option<JsValue>> {
         if self.cancelled() {
-            return Err(ZarrError::aborted(location));
+            return Err(ZarrError::aborted(&self.locate(key)));
         }
-        let failed = |e: JsValue| self.failure(location, e);
+        let failed = |e: JsValue| self.failure(&self.locate(key), e);
         let returned = f
             .apply(&self.store, &args.iter().collect())
             .map_err(failed)?;
+        // A store that answers at once (a MemoryStore's get) is taken at its word: no promise,
+        // no microtask, no callbacks for a value already there.
+        let thenable = returned.is_object()
+            && Reflect::get(&returned, &"then".into()).is_ok_and(|t| t.is_function());
+        if !thenable {
+            return Ok((!returned.is_undefined() && !returned.is_null()).then_some(returned));
+        }
         let answer = JsFuture::from(Promise::resolve(&returned));
         let aborted = self.aborted();
         futures_util::pin_mut!(aborted);
         let value = match futures_util::future::select(answer, aborted).await {
             futures_util::future::Either::Left((answer, _)) => answer.map_err(failed)?,
-            futures_util::future::Either::Right(_) => return Err(ZarrError::aborted(location)),
+            futures_util::future::Either::Right(_) => {
+                return Err(ZarrError::aborted(&self.locate(key)))
+            }
         };
         Ok((!value.is_undefined() && !value.is_null()).then_some(value))
     }
 
     /// Calls `method` with `args` and awaits what it returns: bytes, or nothing.
     async fn call(&self, method: &str, key: &str, args: &[JsValue]) -> Result<Option<Vec<u8>>> {
-        let location = self.locate(key);
+        // Where `key` is, for messages: made only when one is needed.
+        let location = || self.locate(key);
         let f = self.method(method).ok_or_else(|| {
-            ZarrError::store(&location, format!("the store has no {method} method"))
+            ZarrError::store(&location(), format!("the store has no {method} method"))
         })?;
-        let Some(value) = self.invoke(&f, &location, args).await? else {
+        let Some(value) = self.invoke(&f, key, args).await? else {
             return Ok(None);
         };
         let bytes = if let Some(b) = value.dyn_ref::<Uint8Array>() {
@@ -218,12 +223,12 @@ impl JsStore {
             Uint8Array::new(&value)
         } else {
             return Err(ZarrError::store(
-                &location,
+                &location(),
                 format!("store.{method} resolved to {value:?}, not a Uint8Array or undefined"),
             ));
         };
         let mut out = crate::buffer::try_zeroed(bytes.length() as usize)
-            .map_err(|e| ZarrError::store(&location, e))?;
+            .map_err(|e| ZarrError::store(&location(), e))?;
         bytes.copy_to(&mut out);
         Ok(Some(out))
     }
@@ -292,7 +297,7 @@ impl ReadableStore for JsStore {
             return Ok(None);
         };
         let args = [JsValue::from(prefix), self.options()];
-        let Some(value) = self.invoke(&f, &location, &args).await? else {
+        let Some(value) = self.invoke(&f, prefix, &args).await? else {
             return Ok(None);
         };
         let names = value

@@ -66,9 +66,9 @@ impl CachedStore {
             }
             .boxed_local()
         };
-        let location = self.inner.locate(key);
+        let location = || self.inner.locate(key);
         let value = (self.cache.in_flight)
-            .run(k.clone(), &*self.inner, &location, |_| {}, start)
+            .run(k.clone(), &*self.inner, location, |_| {}, start)
             .await?;
         if let Some(v) = &value {
             self.cache.values.borrow_mut().insert(k, v.clone());

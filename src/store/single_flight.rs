@@ -77,27 +77,28 @@ where
     S: Default + 'static,
 {
     /// The result of the fetch of `key`, shared with every other waiter for it. `waiter` is the
-    /// calling read's store view (its abort state, and where `key` is for messages); `join` adds
+    /// calling read's store view (its abort state); `location` says where `key` is, for messages
+    /// (only made when one is needed: this runs for every chunk of a read); `join` adds
     /// this read's wishes to the flight's state (called for every flight it waits on, retries
     /// included); `start` makes the fetch of a new flight, through this read's store.
     pub async fn run(
         &self,
         key: K,
         waiter: &dyn ReadableStore,
-        location: &str,
+        location: impl Fn() -> String,
         join: impl Fn(&S),
         start: impl Fn(Rc<S>, Closer<K, V, S>) -> Fetch<V>,
     ) -> Result<V> {
         loop {
             let (fetch, id, ours) = self.flight(&key, &join, &start);
             if waiter.cancelled() {
-                return Err(ZarrError::aborted(location));
+                return Err(ZarrError::aborted(&location()));
             }
             let aborted = waiter.aborted();
             futures_util::pin_mut!(aborted);
             let result = match select(fetch, aborted).await {
                 Either::Left((result, _)) => result,
-                Either::Right(_) => return Err(ZarrError::aborted(location)),
+                Either::Right(_) => return Err(ZarrError::aborted(&location())),
             };
             // Done: later readers start afresh (a failure must not serve them; values worth
             // keeping are kept by the caller's cache).
@@ -106,7 +107,7 @@ where
                 // Another read's abort ended the fetch, and this read was not aborted: again.
                 Err(e) if e.kind == ErrorKind::Aborted && !ours && !waiter.cancelled() => continue,
                 Err(e) if e.kind == ErrorKind::Aborted && waiter.cancelled() => {
-                    return Err(ZarrError::aborted(location))
+                    return Err(ZarrError::aborted(&location()))
                 }
                 result => return result,
             }
@@ -238,7 +239,13 @@ mod tests {
             pool.spawner()
                 .spawn_local(async move {
                     let r = flights
-                        .run("k".into(), &*view, "k", |_| {}, fetch_through(view.clone()))
+                        .run(
+                            "k".into(),
+                            &*view,
+                            || "k".into(),
+                            |_| {},
+                            fetch_through(view.clone()),
+                        )
                         .await;
                     results.borrow_mut().push((i, r));
                 })
@@ -283,10 +290,22 @@ mod tests {
         };
         let (a, b) = (view(0), view(1));
         let mut first = flights
-            .run("k".into(), &*a, "k", |_| {}, fetch_through(a.clone()))
+            .run(
+                "k".into(),
+                &*a,
+                || "k".into(),
+                |_| {},
+                fetch_through(a.clone()),
+            )
             .boxed_local();
         let mut second = flights
-            .run("k".into(), &*b, "k", |_| {}, fetch_through(b.clone()))
+            .run(
+                "k".into(),
+                &*b,
+                || "k".into(),
+                |_| {},
+                fetch_through(b.clone()),
+            )
             .boxed_local();
         assert!((&mut first).now_or_never().is_none());
         assert!((&mut second).now_or_never().is_none());
@@ -317,7 +336,7 @@ mod tests {
             flights.run(
                 "s".into(),
                 &store,
-                "s",
+                || "s".into(),
                 move |s: &RefCell<Vec<u32>>| s.borrow_mut().push(i),
                 start,
             )
