@@ -47,6 +47,24 @@ impl<K, V, S> Default for SingleFlight<K, V, S> {
     }
 }
 
+/// A waiter's hold on a flight: dropped, it lets go of the fetch first, then forgets the flight
+/// if nobody else holds it.
+struct Waiting<'a, K: Hash + Eq + Clone + 'static, V: Clone + 'static, S: Default + 'static> {
+    flight: &'a SingleFlight<K, V, S>,
+    key: &'a K,
+    id: u64,
+    fetch: Option<Shared<Fetch<V>>>,
+}
+
+impl<K: Hash + Eq + Clone + 'static, V: Clone + 'static, S: Default + 'static> Drop
+    for Waiting<'_, K, V, S>
+{
+    fn drop(&mut self) {
+        self.fetch = None;
+        self.flight.forget_if_abandoned(self.key, self.id);
+    }
+}
+
 /// Handed to a flight's fetch: closes the flight to later readers (who start a flight of their
 /// own) while it goes on for those who joined.
 pub struct Closer<K, V, S> {
@@ -91,15 +109,28 @@ where
     ) -> Result<V> {
         loop {
             let (fetch, id, ours) = self.flight(&key, &join, &start);
+            // However this wait ends (a result, an abort, the read dropped), a flight nobody
+            // waits for any more leaves nothing in the table.
+            let mut waiting = Waiting {
+                flight: self,
+                key: &key,
+                id,
+                fetch: Some(fetch),
+            };
             if waiter.cancelled() {
                 return Err(ZarrError::aborted(&location()));
             }
             let aborted = waiter.aborted();
             futures_util::pin_mut!(aborted);
-            let result = match select(fetch, aborted).await {
-                Either::Left((result, _)) => result,
-                Either::Right(_) => return Err(ZarrError::aborted(&location())),
+            let result = match waiting.fetch.as_mut() {
+                Some(fetch) => match select(fetch, aborted).await {
+                    Either::Left((result, _)) => result,
+                    Either::Right(_) => return Err(ZarrError::aborted(&location())),
+                },
+                // Not reached: the fetch was set above.
+                None => return Err(ZarrError::aborted(&location())),
             };
+            drop(waiting);
             // Done: later readers start afresh (a failure must not serve them; values worth
             // keeping are kept by the caller's cache).
             remove_if(&self.flights, &key, id);
@@ -151,6 +182,23 @@ where
             self.flights.borrow_mut().insert(key.clone(), flight);
         }
         (fetch, id, true)
+    }
+
+    /// Drops the entry of flight `id` if no waiter is left to hold it: the map keeps nothing for
+    /// keys every reader gave up on.
+    fn forget_if_abandoned(&self, key: &K, id: u64) {
+        let mut flights = self.flights.borrow_mut();
+        if flights
+            .get(key)
+            .is_some_and(|f| f.id == id && f.fetch.upgrade().is_none())
+        {
+            flights.remove(key);
+        }
+    }
+
+    /// Entries in the table, live or not (for tests and leak checks).
+    pub fn entries(&self) -> usize {
+        self.flights.borrow().len()
     }
 
     /// Flights open to joiners now (for tests and leak checks).
@@ -315,6 +363,21 @@ mod tests {
         assert_eq!(flights.open_flights(), 1, "still wanted by the first");
         drop(first);
         assert_eq!(flights.open_flights(), 0, "nobody waits: dropped");
+        // The last reader out by abort leaves nothing in the table either.
+        let c = view(2);
+        let mut third = flights
+            .run(
+                "k".into(),
+                &*c,
+                || "k".into(),
+                |_| {},
+                fetch_through(c.clone()),
+            )
+            .boxed_local();
+        assert!((&mut third).now_or_never().is_none());
+        c.token.abort();
+        assert!((&mut third).now_or_never().is_some());
+        assert_eq!(flights.entries(), 0, "an abandoned flight is forgotten");
     }
 
     /// State added by every joiner reaches the fetch; a closed flight takes no more joiners.
