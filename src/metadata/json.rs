@@ -29,26 +29,38 @@ pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
         .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
 }
 
-/// The lists and objects of a JSON text: its `[` and `{` outside strings.
-pub fn count_containers(bytes: &[u8]) -> usize {
-    let (mut in_string, mut escaped, mut n) = (false, false, 0);
-    for &b in bytes {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
+/// Where a scan of a JSON text is: inside a string (and after a backslash) or not.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Takes the next byte; true when it lies outside strings and is not a quote.
+    fn outside(&mut self, b: u8) -> bool {
+        if self.inside {
+            match (self.escaped, b) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.inside = false,
                 _ => {}
             }
+            false
         } else {
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' => n += 1,
-                _ => {}
-            }
+            self.inside = b == b'"';
+            !self.inside
         }
     }
-    n
+}
+
+/// The lists and objects of a JSON text: its `[` and `{` outside strings.
+pub fn count_containers(bytes: &[u8]) -> usize {
+    let mut strings = Strings::default();
+    bytes
+        .iter()
+        .filter(|&&b| strings.outside(b) && (b == b'[' || b == b'{'))
+        .count()
 }
 
 const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
@@ -57,19 +69,12 @@ const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
 /// `None` where there is none.
 fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len() + 16);
-    let (mut in_string, mut escaped, mut found) = (false, false, false);
+    let (mut strings, mut found) = (Strings::default(), false);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
+        if !strings.outside(b) {
+            // Inside a string, or its quote: copied as it is.
         } else if let Some(token) = TOKENS.iter().find(|t| bytes[i..].starts_with(t)) {
             let end = i + token.len();
             // A whole token, not the start of a longer word.

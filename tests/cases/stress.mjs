@@ -5,25 +5,14 @@
 //   STRESS_READS=2000 node --test --test-name-pattern=stress tests/node/read.test.mjs tests/browser/read.test.mjs
 import { equal, ok } from "../support/check.mjs";
 import { sampleValue } from "../support/sample.mjs";
+import { mulberry32 } from "../support/random.mjs";
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A reproducible random sequence (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs `reads` tile reads of the sample's full resolution at once, half aborted; returns counts. */
 async function storm(ctx, arr, reads, seed) {
   const { slice } = ctx.zarr;
-  const next = random(seed);
+  const next = mulberry32(seed);
   const jobs = [];
   for (let i = 0; i < reads; i++) {
     const [c, z] = [Math.floor(next() * 2), Math.floor(next() * 2)];

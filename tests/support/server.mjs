@@ -23,6 +23,7 @@
 import { createServer } from "node:http";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
+import { mulberry32 } from "./random.mjs";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -264,17 +265,5 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         server.close(ok);
         server.closeAllConnections(); // stalled and endless answers too
       }),
-  };
-}
-
-/** A reproducible generator of numbers in [0, 1). */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }

@@ -1,0 +1,12 @@
+// A reproducible generator of numbers in [0, 1) (mulberry32), for tests and the test server's
+// fuzzing mode: the same seed gives the same sequence in Node and in the browser.
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
