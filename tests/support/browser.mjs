@@ -28,7 +28,8 @@ export async function openPage(browser, url) {
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(`uncaught: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  // Where a failed load names its URL, it follows the message: tests allow the failures they provoke.
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}${m.location()?.url ? ` [${m.location().url}]` : ""}`));
   await page.goto(url);
   return { page, errors };
 }
