@@ -47,7 +47,7 @@ async function storm(ctx, arr, reads, seed) {
 }
 
 async function settled(ctx) {
-  for (let i = 0; i < 100 && (await ctx.active()) > 0; i++) await wait(20);
+  for (let i = 0; i < 250 && (await ctx.active()) > 0; i++) await wait(20);
   return ctx.active();
 }
 
