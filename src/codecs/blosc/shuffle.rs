@@ -1,6 +1,12 @@
 //! Byte and bit unshuffling, as c-blosc 1.x (Blosc format version 2) does it. Shuffling groups the
 //! n-th byte (or bit) of every element together so that compressors see long runs; decoding undoes
 //! that. The kernels work on whole slices with no per-element bounds checks in the inner loops.
+//! Built for wasm with simd128 (every runtime we support has it, see the README), the bit
+//! unshuffle's first pass runs a SIMD kernel (`shuffle/simd128.rs`); the scalar code finishes the
+//! edges. The byte unshuffle is left to the compiler, which vectorises it well with simd128.
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
 
 /// Byte unshuffle of `src` into `dst` (same length) for elements of `typesize` bytes:
 /// `dst[i * ts + j] = src[j * n + i]` with `n = len / ts`; the `len % ts` trailing bytes were never
@@ -62,7 +68,12 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// first `n * ts` bytes hold `8 * ts` bit planes of `n / 8` bytes each (plane `8 * j + k` holds bit
 /// `k` of byte `j` of every element) and the trailing bytes are copied. When `n` is not a multiple of
 /// 8, c-blosc stored the block unshuffled (format version 2), so it is copied whole.
-pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+///
+/// Done in two passes, as c-blosc does: the bits of each byte plane are put back together (byte
+/// `j` of every element in a row: the byte-shuffled form), then the bytes are unshuffled. Both
+/// passes read and write whole runs, which is what makes them fast (and SIMD-friendly); `src` is
+/// the scratch space of the second pass and is left holding the intermediate form.
+pub fn bitunshuffle(typesize: usize, src: &mut [u8], dst: &mut [u8]) {
     debug_assert_eq!(src.len(), dst.len());
     let ts = typesize.max(1);
     let n = src.len() / ts;
@@ -71,23 +82,32 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let body = n * ts;
-    let row = n / 8;
     let (dst_body, dst_tail) = dst.split_at_mut(body);
-    for j in 0..ts {
-        let planes: [&[u8]; 8] =
-            std::array::from_fn(|k| &src[(8 * j + k) * row..(8 * j + k + 1) * row]);
-        for g in 0..row {
-            // Byte k of `x` holds bit k of byte j for elements 8g..8g+8 (element m in bit m).
+    dst_tail.copy_from_slice(&src[body..]);
+    gather_bit_planes(n / 8, &src[..body], dst_body);
+    if ts > 1 {
+        src[..body].copy_from_slice(dst_body);
+        unshuffle(ts, &src[..body], dst_body);
+    }
+}
+
+/// The first pass: `src` is groups of 8 bit planes of `row` bytes, `dst` gets `8 * row` bytes per
+/// group, byte `m` made of bit `m` of each plane. The SIMD kernel does the whole 16-byte columns of
+/// the planes it can; the scalar one the rest.
+fn gather_bit_planes(row: usize, src: &[u8], dst: &mut [u8]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let columns = simd128::gather_bit_planes(row, src, dst);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let columns = 0;
+    for (planes, out) in src.chunks_exact(8 * row).zip(dst.chunks_exact_mut(8 * row)) {
+        let planes: [&[u8]; 8] = std::array::from_fn(|k| &planes[k * row..(k + 1) * row]);
+        for (g, bytes) in out.chunks_exact_mut(8).enumerate().skip(columns) {
+            // Byte k of `x` holds bit k of the bytes of elements 8g..8g+8 (element m in bit m).
             let x = u64::from_le_bytes(std::array::from_fn(|k| planes[k][g]));
-            let t = transpose_bits_8x8(x);
-            // Byte m of `t` is now byte j of element 8g + m.
-            let base = g * 8 * ts + j;
-            for (m, byte) in t.to_le_bytes().into_iter().enumerate() {
-                dst_body[base + m * ts] = byte;
-            }
+            // Byte m of the transpose is element 8g + m's byte.
+            bytes.copy_from_slice(&transpose_bits_8x8(x).to_le_bytes());
         }
     }
-    dst_tail.copy_from_slice(&src[body..]);
 }
 
 /// Transposes an 8x8 bit matrix held as 8 bytes (bit `8 * r + c` moves to bit `8 * c + r`).
@@ -145,11 +165,13 @@ mod tests {
                 64 * ts,
                 64 * ts + ts - 1,
                 12 * ts,
+                8 * 16 * ts,
+                8 * 40 * ts + 5,
                 1000,
             ] {
                 let src = pseudo_random(len, (ts * 1000 + len) as u32);
                 let mut dst = vec![0; len];
-                bitunshuffle(ts, &src, &mut dst);
+                bitunshuffle(ts, &mut src.clone(), &mut dst);
                 assert_eq!(
                     dst,
                     bitunshuffle_reference(ts, &src),
