@@ -231,6 +231,8 @@ async function viewerTour(browser, reader) {
   const ms = performance.now() - t0;
   const log = [...viewerServer.log];
   await page.close();
+  // A tour that fetched nothing measured nothing (every view's tiles were already loaded).
+  if (log.length === 0) throw new Error(`the viewer tour on ${viewerSample} made no requests with ${reader}`);
   return { ms, tiles: stats.tiles, requests: log.length, bytes: log.reduce((a, r) => a + (r.bytes ?? 0), 0) };
 }
 const viewerResults = { "zarr-wasm": [], "zarrita.js": [] };
