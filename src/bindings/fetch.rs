@@ -47,13 +47,20 @@ impl FetchClient {
     }
 }
 
-/// Aborts a request's controller when the request is over, however it ended (a no-op once the
-/// body is read).
-struct AbortOnDrop(AbortController);
+/// Aborts a request's controller when the request ends before its body was read whole (an error,
+/// a timeout, a refused body, the caller's abort, or nobody waiting any more). A request that
+/// completed is left alone: aborting it would do nothing but cost an `AbortError` object and an
+/// event per request.
+struct AbortOnDrop {
+    controller: AbortController,
+    completed: bool,
+}
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        if !self.completed {
+            self.controller.abort();
+        }
     }
 }
 
@@ -251,8 +258,11 @@ impl HttpClient for FetchClient {
         // A controller of this request's own: it is aborted when the read's signal aborts, when
         // the request times out or its body is refused, and when nobody waits for it any more
         // (this future dropped), so that no request is left running at the server.
-        let controller = AbortOnDrop(AbortController::new().map_err(failure)?);
-        init.set_signal(Some(&controller.0.signal()));
+        let mut controller = AbortOnDrop {
+            controller: AbortController::new().map_err(failure)?,
+            completed: false,
+        };
+        init.set_signal(Some(&controller.controller.signal()));
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
         let promise = self.call_fetch(&req).map_err(failure)?;
         let timeout = request.idle_timeout_ms;
@@ -278,6 +288,7 @@ impl HttpClient for FetchClient {
             }
             Method::Head => Vec::new(),
         };
+        controller.completed = true;
         Ok(HttpResponse {
             status,
             body,

@@ -1,0 +1,66 @@
+// Whole-array reads of one array per codec with zarr-wasm and with zarrita.js, readers alternating,
+// medians of the timed runs. Web APIs only: runs the same in Node (bench.mjs) and in Chromium
+// (codecs.html). Both readers' results must be identical, or it throws.
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function sameBytes(a, b) {
+  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/**
+ * Answers `fetch` for `origin` from `files` (a Map from path to bytes), so that a read costs what
+ * the reader itself does and not HTTP; both readers call the global fetch, so both are served the
+ * same way. Other origins go to the network. Returns a function that puts the network fetch back.
+ */
+export function serveFromMemory(origin, files) {
+  const networkFetch = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const target = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+    if (target.origin !== origin) return networkFetch(input, init);
+    const body = files.get(target.pathname);
+    return body ? new Response(body) : new Response(null, { status: 404 });
+  };
+  return () => {
+    globalThis.fetch = networkFetch;
+  };
+}
+
+/** For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms }`, `ms` per reader. */
+export async function measureCodecs({ zw, zarrita, base, codecs, runs, warmup }) {
+  const readers = {
+    "zarr-wasm": async (path) => {
+      const arr = await zw.open(base, { path });
+      return () => arr.get();
+    },
+    "zarrita.js": async (path) => {
+      const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve(path), { kind: "array" });
+      return () => zarrita.get(arr);
+    },
+  };
+  const rows = [];
+  for (const [path, label] of codecs) {
+    const read = {};
+    for (const [name, make] of Object.entries(readers)) read[name] = await make(path);
+    const first = {};
+    for (const name of Object.keys(read)) first[name] = await read[name]();
+    const [a, b] = Object.values(first);
+    if (!sameBytes(a.data, b.data) || a.shape.join() !== b.shape.join()) throw new Error(`${path}: the readers disagree`);
+    const times = Object.fromEntries(Object.keys(read).map((n) => [n, []]));
+    for (let i = 0; i < warmup + runs; i++) {
+      for (const name of i % 2 ? Object.keys(read).reverse() : Object.keys(read)) {
+        const t0 = performance.now();
+        await read[name]();
+        if (i >= warmup) times[name].push(performance.now() - t0);
+      }
+    }
+    const ms = Object.fromEntries(Object.entries(times).map(([n, t]) => [n, median(t)]));
+    rows.push({ path, label, bytes: a.data.byteLength, ms });
+  }
+  return rows;
+}
