@@ -11,7 +11,7 @@ pub mod checksum32;
 pub mod delta;
 pub mod fixed_scale_offset;
 pub mod gzip;
-pub(crate) mod inflate;
+pub mod inflate;
 pub mod lz4;
 pub mod numeric;
 pub mod sharding;
