@@ -15,7 +15,7 @@ import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
 import { launchChromium } from "../tests/support/browser.mjs";
 import { measureOffThread } from "./offthread.js";
-import { measureCodecs, serveFromMemory } from "./codecs.js";
+import { measureCodecs, median, sameBytes, serveFromMemory } from "./codecs.js";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -38,17 +38,6 @@ for (const f of readdirSync(`${here}/data/bench.zarr`, { recursive: true })) {
   if (statSync(file).isFile()) memoryFiles.set(`/bench.zarr/${f}`, readFileSync(file));
 }
 serveFromMemory(MEMORY, memoryFiles);
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-function sameBytes(a, b) {
-  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  return x.length === y.length && x.every((v, i) => v === y[i]);
-}
 
 const measure = (base) => measureCodecs({ zw, zarrita, base, codecs: CODECS, runs: RUNS, warmup: WARMUP });
 

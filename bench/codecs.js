@@ -2,12 +2,12 @@
 // medians of the timed runs. Web APIs only: runs the same in Node (bench.mjs) and in Chromium
 // (codecs.html). Both readers' results must be identical, or it throws.
 
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-function sameBytes(a, b) {
+export function sameBytes(a, b) {
   const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   return x.length === y.length && x.every((v, i) => v === y[i]);

@@ -4,10 +4,7 @@
 // on the main thread (plus the timer's own clamp, shown by the idle row). Web APIs only: runs the
 // same in Node (bench.mjs) and in Chromium (offthread.html).
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+import { median, sameBytes } from "./codecs.js";
 
 /** Runs `read` with the heartbeat going: `{ ms, stall }`, stall the longest gap between beats. */
 async function timed(read) {
@@ -29,11 +26,6 @@ async function timed(read) {
   return { ms, stall, value };
 }
 
-function sameBytes(a, b) {
-  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  return x.length === y.length && x.every((v, i) => v === y[i]);
-}
 
 /**
  * For each array of `paths`: medians of wall time and longest stall per reader, `runs` timed runs

@@ -13,7 +13,7 @@ mod common;
 
 use common::counting::{CountingAllocator, CURRENT, PEAK};
 
-use common::Rng;
+use common::{iterations, Rng};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
@@ -222,13 +222,6 @@ fn mutate(rng: &mut Rng, data: &mut Vec<u8>) {
             }
         }
     }
-}
-
-fn iterations() -> usize {
-    std::env::var("FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3000)
 }
 
 fn seed() -> u64 {

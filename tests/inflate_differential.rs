@@ -8,12 +8,12 @@
 
 mod common;
 
-use common::Rng;
+use common::{iterations, walk, Rng};
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 use miniz_oxide::deflate::core::{
     compress, deflate_flags, CompressorOxide, TDEFLFlush, TDEFLStatus,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use zarr_wasm::codecs::gzip::gunzip;
 use zarr_wasm::codecs::inflate::{inflate_append, inflate_into, Wrapper};
 
@@ -179,17 +179,6 @@ fn gzip_members_one_or_several_and_trailing_padding() {
     assert!(gunzip(&bad, a.len()).unwrap_err().contains("CRC-32"));
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, files);
-        } else {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_gzip_and_zlib_chunk_of_the_fixture_stores_decodes_as_zlib_does() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -233,13 +222,6 @@ fn every_gzip_and_zlib_chunk_of_the_fixture_stores_decodes_as_zlib_does() {
     }
     eprintln!("{gzip} gzip and {zlib} zlib chunks decoded as zlib decodes them");
     assert!(gzip > 50 && zlib > 10, "{gzip} gzip, {zlib} zlib chunks");
-}
-
-fn iterations() -> usize {
-    std::env::var("FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3000)
 }
 
 #[test]

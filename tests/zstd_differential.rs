@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::Rng;
-use std::path::{Path, PathBuf};
+use common::{iterations, walk, Rng};
+use std::path::PathBuf;
 use zarr_wasm::codecs::zstd::{decompress_growing, decompress_into};
 use zstd::zstd_safe::CParameter;
 
@@ -55,6 +55,18 @@ struct Settings {
     checksum: bool,
     content_size: bool,
     window_log: Option<u32>,
+}
+
+impl Settings {
+    /// A frame at `level` that declares its content size, in the level's own window.
+    fn plain(level: i32, checksum: bool) -> Settings {
+        Settings {
+            level,
+            checksum,
+            content_size: true,
+            window_log: None,
+        }
+    }
 }
 
 fn compress(data: &[u8], s: &Settings) -> Vec<u8> {
@@ -177,38 +189,14 @@ fn several_frames_and_skippable_frames_in_one_chunk() {
     skippable.extend(9u32.to_le_bytes());
     skippable.extend(b"user data");
     let mut chunk = skippable.clone();
-    chunk.extend(compress(
-        &a,
-        &Settings {
-            level: 3,
-            checksum: true,
-            content_size: true,
-            window_log: None,
-        },
-    ));
+    chunk.extend(compress(&a, &Settings::plain(3, true)));
     chunk.extend(&skippable);
     chunk.extend(compress_streamed(&b, 1));
-    chunk.extend(compress(
-        &a,
-        &Settings {
-            level: 19,
-            checksum: false,
-            content_size: true,
-            window_log: None,
-        },
-    ));
+    chunk.extend(compress(&a, &Settings::plain(19, false)));
     check_same("three frames and two skippable frames", &chunk);
 
     // A skippable frame that claims more bytes than follow is an error, not a panic.
-    let mut truncated = compress(
-        &a,
-        &Settings {
-            level: 3,
-            checksum: true,
-            content_size: true,
-            window_log: None,
-        },
-    );
+    let mut truncated = compress(&a, &Settings::plain(3, true));
     truncated.extend([0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0, 0, 1, 2]);
     let mut out = vec![0u8; a.len()];
     let err = decompress_into(&truncated, &mut out).unwrap_err();
@@ -266,15 +254,7 @@ fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
     let data: Vec<u8> = (0..100_000u32)
         .flat_map(|i| ((i / 3) as u16).to_le_bytes())
         .collect();
-    let frame = compress(
-        &data,
-        &Settings {
-            level: 3,
-            checksum: true,
-            content_size: true,
-            window_log: None,
-        },
-    );
+    let frame = compress(&data, &Settings::plain(3, true));
     let mut out = vec![0u8; data.len()];
 
     // The stored checksum changed: the data decodes but does not match it.
@@ -337,15 +317,7 @@ fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
 
     // Without a checksum a damaged frame may decode to other bytes (libzstd too): the rule is
     // only that it is an error or a full-size result, never a panic or an overrun.
-    let plain = compress(
-        &data,
-        &Settings {
-            level: 3,
-            checksum: false,
-            content_size: true,
-            window_log: None,
-        },
-    );
+    let plain = compress(&data, &Settings::plain(3, false));
     let (mut decoded, mut errors) = (0, 0);
     for _ in 0..iterations() {
         let mut m = plain.clone();
@@ -372,23 +344,6 @@ fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
 }
 
 /// Mutation rounds (FUZZ_ITERS, default 3000), as in tests/fuzz_codecs.rs.
-fn iterations() -> usize {
-    std::env::var("FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3000)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, files);
-        } else {
-            files.push(path);
-        }
-    }
-}
 
 #[test]
 fn every_zstd_chunk_of_the_fixture_stores_decodes_as_libzstd_does() {

@@ -59,6 +59,26 @@ pub fn fixture_path(rel: &str) -> PathBuf {
 }
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
+/// Every file below `dir`, in `files`.
+pub fn walk(dir: &std::path::Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// How many mutated inputs a fuzzing test tries: `FUZZ_ITERS`, or 3000.
+pub fn iterations() -> usize {
+    std::env::var("FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000)
+}
+
 pub struct Rng(pub u64);
 impl Rng {
     pub fn next(&mut self) -> u64 {
