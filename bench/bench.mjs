@@ -271,6 +271,17 @@ const table = (rows) => rows.map(({ path, label, bytes, ms }) => {
   return `| ${label} | ${ms["zarr-wasm"].toFixed(1)} ms | ${ms["zarrita.js"].toFixed(1)} ms | ${mbps(bytes, ms["zarr-wasm"])} | ${mbps(bytes, ms["zarrita.js"])} | ${ratio.toFixed(2)}x | ${goal} | ${n ? mbps(n.bytes, n.ms) : "n/a"} |`;
 });
 
+// Where zarr-wasm's time goes in the reads from memory: decoding, assembling, copying out, and the
+// rest (fetching the chunks from the in-memory fetch, the JS around it, waiting).
+const splitTable = (rows) => [
+  "| codec | wall time (mean) | decode | assemble | copy out | fetch and the rest |",
+  "|---|---|---|---|---|---|",
+  ...rows.map(({ label, split: t }) => {
+    const part = (x) => `${x.toFixed(1)} ms (${((100 * x) / t.wall).toFixed(0)}%)`;
+    return `| ${label} | ${t.wall.toFixed(1)} ms | ${part(t.decode)} | ${part(t.assemble)} | ${part(t.copyOut)} | ${part(t.rest)} |`;
+  }),
+];
+
 // Download size: our module against numcodecs.js's codec modules (wasm embedded as base64 in JS).
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 const wasm = readFileSync(new URL("../pkg/zarr_wasm_bg.wasm", import.meta.url));
@@ -327,6 +338,14 @@ const report = [
   header,
   "|---|---|---|---|---|---|---|---|",
   ...table(chromiumFromMemory.rows),
+  "",
+  `Where zarr-wasm's time goes in these reads, per read: the mean of ${RUNS} more reads with the module's timings on`,
+  "(`__timingsForBench`): decoding chunks, assembling them into the result, copying the result out to JS, and the",
+  "rest of the wall time (fetching the chunks, the JS around it, waiting). Node, then Chromium:",
+  "",
+  ...splitTable(fromMemory),
+  "",
+  ...splitTable(chromiumFromMemory.rows),
   "",
   "The same reads over HTTP in Node (the test server on 127.0.0.1; transfer included):",
   "",

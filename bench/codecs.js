@@ -31,7 +31,26 @@ export function serveFromMemory(origin, files) {
   };
 }
 
-/** For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms }`, `ms` per reader. */
+/**
+ * Where zarr-wasm's time goes, as the mean of `runs` more reads with the module's timings on (a
+ * second set of reads, so that the clock reads do not touch the medians above): milliseconds per
+ * read decoding, assembling and copying out, and the rest of the wall time (fetching, the JS
+ * around it, waiting).
+ */
+async function timeSplit(zw, read, runs) {
+  await zw.__timingsForBench(true);
+  let wall = 0;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await read();
+    wall += performance.now() - t0;
+  }
+  const { decode, assemble, copyOut } = await zw.__timingsForBench(false);
+  const per = (x) => x / runs;
+  return { wall: per(wall), decode: per(decode), assemble: per(assemble), copyOut: per(copyOut), rest: per(wall - decode - assemble - copyOut) };
+}
+
+/** For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms, split }`, `ms` per reader, `split` zarr-wasm's time split (`timeSplit`). */
 export async function measureCodecs({ zw, zarrita, base, codecs, runs, warmup }) {
   const readers = {
     "zarr-wasm": async (path) => {
@@ -60,7 +79,7 @@ export async function measureCodecs({ zw, zarrita, base, codecs, runs, warmup })
       }
     }
     const ms = Object.fromEntries(Object.entries(times).map(([n, t]) => [n, median(t)]));
-    rows.push({ path, label, bytes: a.data.byteLength, ms });
+    rows.push({ path, label, bytes: a.data.byteLength, ms, split: await timeSplit(zw, read["zarr-wasm"], runs) });
   }
   return rows;
 }

@@ -507,6 +507,13 @@ export interface Vectors {
 export function openVectors(location: string | URL | FetchStore | ZipStore | Store, options?: { path?: string; signal?: AbortSignal }): Promise<Vectors>;
 
 /**
+ * For benchmarks: turns the module's timings on (default) or off and resolves to the milliseconds
+ * spent since the last call in decoding chunks, assembling them into results and copying results
+ * out to JS. A read's wall time minus these is fetching and waiting. Off by default.
+ */
+export function __timingsForBench(on?: boolean): Promise<{ decode: number; assemble: number; copyOut: number }>;
+
+/**
  * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read
  * would: for testing an application's handling of a `ResetError`. Rejects with a `ResetError`.
  */

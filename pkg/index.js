@@ -1,6 +1,6 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, heapBytes, trapForTests } from "./zarr_wasm.js";
+import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, heapBytes, timingsForBench, trapForTests } from "./zarr_wasm.js";
 import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
@@ -80,6 +80,17 @@ function call(f) {
       .then(resolve, (err) => reject(typed(err)))
       .finally(() => inFlight.delete(reject));
   });
+}
+
+/**
+ * For `npm run bench`: turns the module's timings on (or off) and returns the milliseconds spent
+ * since the last call in decoding chunks, assembling them into results and copying results out to
+ * JS: `{ decode, assemble, copyOut }`. Off by default; reads are not timed while off.
+ */
+export async function __timingsForBench(on = true) {
+  await loadWasm();
+  const [decode, assemble, copyOut] = timingsForBench(on);
+  return { decode, assemble, copyOut };
 }
 
 /** Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read would (for tests). */

@@ -17,6 +17,7 @@ use crate::selection::{
 };
 use crate::sharded::{IndexCache, RangeBatches};
 use crate::store::ReadableStore;
+use crate::timing::{timed, Phase};
 use crate::variable::Items;
 use futures_util::stream::{self, StreamExt};
 use std::cell::RefCell;
@@ -195,9 +196,11 @@ impl Array {
             if self.store.cancelled() {
                 return Err(ZarrError::aborted(&self.store.locate(&self.path.key(""))));
             }
-            for piece in pieces {
-                self.place(piece, &mut bytes, &counts, items.as_mut())?;
-            }
+            timed(Phase::Assemble, || {
+                pieces
+                    .into_iter()
+                    .try_for_each(|piece| self.place(piece, &mut bytes, &counts, items.as_mut()))
+            })?;
             crate::host::yield_if_busy().await;
             done += 1;
             if let Some(progress) = options.progress {

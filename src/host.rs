@@ -30,6 +30,11 @@ pub fn install(host: Rc<dyn Host>) {
     HOST.with(|h| *h.borrow_mut() = Some(host));
 }
 
+/// The host's clock, in milliseconds, where there is a host.
+pub fn now_ms() -> Option<f64> {
+    HOST.with(|h| h.borrow().as_ref().map(|host| host.now_ms()))
+}
+
 /// Gives the event loop a turn if the work since its last turn has taken a slice or more; cheap
 /// to call often (a clock read).
 pub async fn yield_if_busy() {

@@ -23,6 +23,7 @@ pub mod selection;
 pub mod sharded;
 pub mod store;
 pub mod structured;
+pub mod timing;
 pub mod variable;
 pub mod vectors;
 

@@ -16,6 +16,7 @@ use crate::group::Group;
 use crate::node::{open_with, Node};
 use crate::store::counting::CountingStore;
 use crate::store::http::HttpStore;
+use crate::timing::{timed, Phase};
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
@@ -189,10 +190,10 @@ impl WasmArray {
             };
             let data = array.get_with(&selection, &read).await.map_err(js_error)?;
             let fields = array.metadata().fields.as_deref();
-            match &options.out {
+            timed(Phase::CopyOut, || match &options.out {
                 Some(out) => convert::array_data_into(&data, out),
                 None => array_data_to_js(&data, fields),
-            }
+            })
         })
     }
 
@@ -275,6 +276,13 @@ impl WasmGroup {
                 .map_err(js_error)
         })
     }
+}
+
+/// Turns the core's timings on or off and returns the milliseconds spent since the last call in
+/// decoding, assembling and copying out: `__timingsForBench` in index.js, for `npm run bench`.
+#[wasm_bindgen(js_name = timingsForBench)]
+pub fn timings_for_bench(on: bool) -> Vec<f64> {
+    crate::timing::switch(on).to_vec()
 }
 
 /// Traps after `ms` milliseconds, inside an async poll as a failing read would: for the tests of

@@ -373,6 +373,12 @@ impl CodecPipeline {
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order); for
     /// variable-length data, to the items in stored order (see `restore_order`).
     pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        crate::timing::timed(crate::timing::Phase::Decode, || {
+            self.decode_now(encoded, repr)
+        })
+    }
+
+    fn decode_now(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let mut reprs = self.reprs(repr);
         let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
         // Decoders are held to the sizes where they are fixed.

@@ -165,4 +165,31 @@ export const apiCases = [
       }
     },
   },
+  {
+    name: "timings for benchmarks: off by default and counting nothing; on, decoding, assembling and copying out are counted, never more than the reads' wall time",
+    async run(ctx) {
+      const { open, __timingsForBench } = ctx.zarr;
+      const arr = await open(`${ctx.base}/codecs.zarr`, { path: "zstd/level3" }); // 260 x 400 uint16
+      await __timingsForBench(false);
+      await arr.get();
+      deepEqual(await __timingsForBench(false), { decode: 0, assemble: 0, copyOut: 0 }, "off: nothing counted");
+      await __timingsForBench(true);
+      // Browsers coarsen the clock (to 0.1 ms in Chromium): read until decoding has shown up.
+      let spent = { decode: 0, assemble: 0, copyOut: 0 };
+      let wall = 0;
+      for (let i = 0; i < 200 && spent.decode === 0; i++) {
+        const t0 = performance.now();
+        await arr.get();
+        wall += performance.now() - t0;
+        const more = await __timingsForBench(true);
+        for (const k of Object.keys(spent)) spent[k] += more[k];
+      }
+      await __timingsForBench(false);
+      ok(spent.decode > 0, "decoding is counted");
+      ok(spent.assemble >= 0 && spent.copyOut >= 0, "assembling and copying out are counted");
+      ok(spent.decode + spent.assemble + spent.copyOut <= wall + 1, `phases ${JSON.stringify(spent)} within the wall time ${wall} ms`);
+      await arr.get();
+      deepEqual(await __timingsForBench(false), { decode: 0, assemble: 0, copyOut: 0 }, "off again: nothing counted");
+    },
+  },
 ];
