@@ -6,6 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 bash scripts/build.sh || exit 1
+# The same module without simd128, whose scalar kernels tests/node/scalar.test.mjs checks.
+bash scripts/build.sh --scalar target/scalar-pkg || exit 1
 node scripts/build-www.mjs || exit 1
 export PATH="$HOME/.cargo/bin:$PATH"
 

@@ -1,6 +1,6 @@
 //! A Zarr array opened from a store: reads selections and single chunks.
 
-use crate::buffer::try_zeroed;
+use crate::buffer::{try_grow, try_zeroed};
 use crate::chunk_grid::ChunkGrid;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::DataType;
@@ -10,7 +10,7 @@ use crate::lru::ByteLru;
 use crate::metadata::ArrayMetadata;
 use crate::node_path::NodePath;
 use crate::partition::{partition, Partition};
-use crate::region::{copy_box, fill_box, Placement};
+use crate::region::{c_strides, copy_box, fill_box, Placement};
 use crate::selection::{
     chunk_projections, count_chunks, resolve, result_shape, ChunkProjection, DimChunkPart,
     DimRange, DimSelection,
@@ -189,6 +189,8 @@ impl Array {
         let mut arrivals = stream::iter(projections.map(|p| self.read_pieces(p)))
             .buffer_unordered(options.concurrency.max(1));
         let mut items = self.new_items();
+        // Chunks that do not land whole in the result are decoded here, then copied into place.
+        let mut scratch = Vec::new();
         let mut done = 0u64;
         while let Some(pieces) = arrivals.next().await {
             let pieces = pieces?;
@@ -196,11 +198,9 @@ impl Array {
             if self.store.cancelled() {
                 return Err(ZarrError::aborted(&self.store.locate(&self.path.key(""))));
             }
-            timed(Phase::Assemble, || {
-                pieces
-                    .into_iter()
-                    .try_for_each(|piece| self.place(piece, &mut bytes, &counts, items.as_mut()))
-            })?;
+            for piece in pieces {
+                self.place(piece, &mut bytes, &counts, items.as_mut(), &mut scratch)?;
+            }
             crate::host::yield_if_busy().await;
             done += 1;
             if let Some(progress) = options.progress {
@@ -447,13 +447,26 @@ impl Array {
     }
 
     /// One chunk's share of a selection, read: the chunk itself, or for a sharded array the
-    /// inner chunks it needs.
+    /// inner chunks it needs. A chunk whose decoded bytes need no array codec is only fetched
+    /// here: `place` decodes it, straight into the result where it lands there whole.
     async fn read_pieces(&self, projection: ChunkProjection) -> Result<Vec<Piece>> {
         if let Some(codec) = self.pipeline.sharding() {
             return self.read_shard(codec, projection).await;
         }
-        let data = self.read_chunk(&projection.coords).await?;
         let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
+        let repr = ChunkRepr {
+            shape: chunk_shape.clone(),
+            data_type: self.data_type(),
+        };
+        let data = if self.pipeline.decodes_in_place(&repr) && !self.keeps_chunks() {
+            let key = self.chunk_key(&projection.coords);
+            match self.store.get(&key).await? {
+                Some(encoded) => Content::Encoded(encoded),
+                None => Content::Missing,
+            }
+        } else {
+            self.read_chunk(&projection.coords).await?.into()
+        };
         Ok(vec![Piece {
             chunk_shape,
             parts: projection.parts,
@@ -462,15 +475,71 @@ impl Array {
         }])
     }
 
+    /// Whether decoded chunks are kept for later reads (then every chunk is decoded on its own,
+    /// to be kept).
+    fn keeps_chunks(&self) -> bool {
+        self.chunk_cache.borrow().capacity() > 0
+    }
+
+    /// Decodes a whole chunk (`piece`, fetched, see `read_pieces`) into `dest`, its size.
+    fn decode_chunk_into(&self, encoded: Vec<u8>, piece: &Piece, dest: &mut [u8]) -> Result<()> {
+        let repr = ChunkRepr {
+            shape: piece.chunk_shape.clone(),
+            data_type: self.data_type(),
+        };
+        self.pipeline
+            .decode_into(encoded, &repr, dest)
+            .map_err(|e| self.in_chunk(piece, e))
+    }
+
+    /// `err` located at the piece's chunk.
+    fn in_chunk(&self, piece: &Piece, err: CodecError) -> ZarrError {
+        let coords = piece.coords.as_deref().unwrap_or_default();
+        ZarrError::codec(&self.store.locate(&self.chunk_key(coords)), err)
+    }
+
     /// Puts a piece into `out` (shape `counts`), or the fill value where its chunk is missing.
+    /// A fetched chunk is decoded straight into `out` where it is one run of it, else into
+    /// `scratch` (kept for the read's next chunk) and copied from there.
     fn place(
         &self,
-        piece: Piece,
+        mut piece: Piece,
         out: &mut [u8],
         counts: &[u64],
         items: Option<&mut Items>,
+        scratch: &mut Vec<u8>,
     ) -> Result<()> {
-        let data = match (&piece.coords, piece.data, items) {
+        let data = match std::mem::replace(&mut piece.data, Content::Missing) {
+            Content::Encoded(encoded) => {
+                let too_large = || {
+                    let reason = format!("chunk shape {:?} is too large", piece.chunk_shape);
+                    self.in_chunk(&piece, CodecError::new("pipeline", reason))
+                };
+                let esize = self.data_type().size();
+                let len = elements_size(&piece.chunk_shape, esize).ok_or_else(too_large)?;
+                if lands_contiguously(&piece.parts, &piece.chunk_shape, counts) {
+                    let start: u64 = piece
+                        .parts
+                        .iter()
+                        .zip(c_strides(counts))
+                        .map(|(p, stride)| p.out_start * stride)
+                        .sum();
+                    let start = start as usize * esize;
+                    // Within the result: the chunk is wholly inside the selection.
+                    let run = out
+                        .get_mut(start..start.saturating_add(len))
+                        .ok_or_else(too_large)?;
+                    return self.decode_chunk_into(encoded, &piece, run);
+                }
+                try_grow(scratch, len).map_err(|_| too_large())?;
+                self.decode_chunk_into(encoded, &piece, &mut scratch[..len])?;
+                self.copy_piece(&piece, Some(&scratch[..len]), out, counts);
+                return Ok(());
+            }
+            Content::Decoded(data) => Some(data),
+            Content::Missing => None,
+        };
+        let data = match (&piece.coords, data, items) {
             (Some(coords), data, items) => self.as_elements(data, coords, items)?,
             // A shard's inner chunk (or a whole shard) of variable-length data: its items are in C
             // order already (see `ShardingCodec::decode_inner`).
@@ -490,6 +559,13 @@ impl Array {
             }
             (None, data, _) => data,
         };
+        self.copy_piece(&piece, data.as_deref(), out, counts);
+        Ok(())
+    }
+
+    /// Copies the piece's share of `src` (elements in C order of its chunk shape) into `out`
+    /// (shape `counts`), or the fill value where there is no `src`.
+    fn copy_piece(&self, piece: &Piece, src: Option<&[u8]>, out: &mut [u8], counts: &[u64]) {
         let parts = &piece.parts;
         let part_counts: Vec<u64> = parts.iter().map(|p| p.count).collect();
         let out_start: Vec<u64> = parts.iter().map(|p| p.out_start).collect();
@@ -499,7 +575,7 @@ impl Array {
             start: &out_start,
             step: &ones,
         };
-        match data {
+        timed(Phase::Assemble, || match src {
             Some(src) => {
                 let start: Vec<u64> = parts.iter().map(|p| p.start_in_chunk).collect();
                 let step: Vec<u64> = parts.iter().map(|p| p.step).collect();
@@ -508,11 +584,10 @@ impl Array {
                     start: &start,
                     step: &step,
                 };
-                copy_box(&src, &from, out, &to, &part_counts, self.data_type().size());
+                copy_box(src, &from, out, &to, &part_counts, self.data_type().size())
             }
             None => fill_box(self.metadata.fill_value.as_bytes(), out, &to, &part_counts),
-        }
-        Ok(())
+        });
     }
 
     pub(crate) fn store(&self) -> &Rc<dyn ReadableStore> {
@@ -569,10 +644,46 @@ pub(crate) struct Piece {
     /// The shape `data` has.
     pub chunk_shape: Vec<u64>,
     pub parts: Vec<DimChunkPart>,
-    /// `None` where the chunk is missing (fill value).
-    pub data: Option<Vec<u8>>,
+    pub data: Content,
     /// The chunk's grid coordinates, for a piece that is a whole chunk of the array.
     pub coords: Option<Vec<u64>>,
+}
+
+/// What a piece holds.
+pub(crate) enum Content {
+    /// Its chunk is missing: the fill value.
+    Missing,
+    /// Elements, in C order of the piece's shape.
+    Decoded(Vec<u8>),
+    /// A whole chunk as stored, decoded where it is placed (see `read_pieces`).
+    Encoded(Vec<u8>),
+}
+
+impl From<Option<Vec<u8>>> for Content {
+    fn from(decoded: Option<Vec<u8>>) -> Content {
+        decoded.map_or(Content::Missing, Content::Decoded)
+    }
+}
+
+/// Whether a whole chunk of `chunk_shape`, its share given by `parts`, is one run of elements
+/// in C order in a result of shape `counts`: the selection takes all of it, and past its first
+/// dimension longer than 1 it spans the result.
+fn lands_contiguously(parts: &[DimChunkPart], chunk_shape: &[u64], counts: &[u64]) -> bool {
+    let whole = parts
+        .iter()
+        .zip(chunk_shape)
+        .all(|(p, &n)| p.step == 1 && p.start_in_chunk == 0 && p.count == n);
+    let first_long = chunk_shape
+        .iter()
+        .position(|&n| n > 1)
+        .unwrap_or(chunk_shape.len());
+    whole
+        && parts.len() == counts.len()
+        && chunk_shape[first_long..]
+            .iter()
+            .zip(&counts[first_long..])
+            .skip(1)
+            .all(|(n, c)| n == c)
 }
 
 /// A zeroed buffer for `shape` elements of `esize` bytes, refusing sizes that cannot exist here.
@@ -584,4 +695,63 @@ fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
     };
     let n = elements_size(shape, esize).ok_or_else(too_large)?;
     try_zeroed(n).map_err(|_| too_large())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The share of a chunk of `chunk_shape` at `out_start`: all of it, or (`count` given) less.
+    fn parts(chunk_shape: &[u64], out_start: &[u64], count: Option<&[u64]>) -> Vec<DimChunkPart> {
+        chunk_shape
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| DimChunkPart {
+                chunk: 0,
+                start_in_chunk: 0,
+                step: 1,
+                count: count.map_or(n, |c| c[d]),
+                out_start: out_start[d],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunks_that_are_one_run_of_the_result_are_found() {
+        // Rows spanning the result, a 1-D chunk, a chunk of leading ones.
+        assert!(lands_contiguously(
+            &parts(&[4, 256], &[4, 0], None),
+            &[4, 256],
+            &[10, 256]
+        ));
+        assert!(lands_contiguously(
+            &parts(&[256], &[512], None),
+            &[256],
+            &[1000]
+        ));
+        assert!(lands_contiguously(
+            &parts(&[1, 1, 64], &[2, 3, 0], None),
+            &[1, 1, 64],
+            &[3, 5, 64]
+        ));
+        // A tile of a wider result; two rows of a 3-D result; an edge chunk's part; a strided part.
+        assert!(!lands_contiguously(
+            &parts(&[256, 256], &[0, 0], None),
+            &[256, 256],
+            &[1024, 1024]
+        ));
+        assert!(!lands_contiguously(
+            &parts(&[2, 1, 64], &[0, 0, 0], None),
+            &[2, 1, 64],
+            &[4, 5, 64]
+        ));
+        assert!(!lands_contiguously(
+            &parts(&[256], &[0], Some(&[100])),
+            &[256],
+            &[100]
+        ));
+        let mut strided = parts(&[8, 16], &[0, 0], Some(&[8, 8]));
+        strided[1].step = 2;
+        assert!(!lands_contiguously(&strided, &[8, 16], &[8, 8]));
+    }
 }

@@ -83,7 +83,7 @@ impl Group {
         }
     }
 
-    pub(crate) fn store(&self) -> &Rc<dyn ReadableStore> {
+    pub fn store(&self) -> &Rc<dyn ReadableStore> {
         &self.store
     }
 

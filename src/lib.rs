@@ -25,6 +25,7 @@ pub mod store;
 pub mod structured;
 pub mod timing;
 pub mod variable;
+#[cfg(feature = "vectors")]
 pub mod vectors;
 
 #[cfg(target_arch = "wasm32")]

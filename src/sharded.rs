@@ -3,7 +3,7 @@
 //! inner chunks the selection needs, with nearby ranges merged into one request. A selection that
 //! needs most of a shard reads the shard whole, in one request.
 
-use crate::array::{Array, Piece};
+use crate::array::{Array, Content, Piece};
 use crate::chunk_grid::ChunkGrid;
 use crate::codecs::sharding::{ShardIndex, ShardingCodec};
 use crate::error::{CodecError, Result, ZarrError};
@@ -217,7 +217,7 @@ impl Array {
             return Ok(vec![Piece {
                 chunk_shape: shard_shape,
                 parts: projection.parts,
-                data,
+                data: data.into(),
                 coords: None,
             }]);
         }
@@ -226,7 +226,7 @@ impl Array {
             return Ok(vec![Piece {
                 chunk_shape: shard_shape,
                 parts: projection.parts,
-                data: None,
+                data: Content::Missing,
                 coords: None,
             }]);
         };
@@ -295,7 +295,7 @@ impl Array {
             pieces.push(Piece {
                 chunk_shape: codec.inner_shape().to_vec(),
                 parts,
-                data,
+                data: data.into(),
                 coords: None,
             });
         }

@@ -249,6 +249,16 @@ fn windows_beyond_the_ceiling_are_refused_before_allocating_them() {
     }
 }
 
+/// `frame` with one to four of its bits flipped at random.
+fn flip_bits(frame: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut m = frame.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(m.len());
+        m[at] ^= 1 << rng.below(8);
+    }
+    m
+}
+
 #[test]
 fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
     let data: Vec<u8> = (0..100_000u32)
@@ -292,11 +302,7 @@ fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
     let mut rng = Rng(99);
     let (mut agreed, mut refused) = (0, 0);
     for _ in 0..iterations() {
-        let mut m = frame.clone();
-        for _ in 0..1 + rng.below(4) {
-            let at = rng.below(m.len());
-            m[at] ^= 1 << rng.below(8);
-        }
+        let m = flip_bits(&frame, &mut rng);
         let ours = decompress_into(&m, &mut out);
         match (ours, zstd::bulk::decompress(&m, data.len())) {
             (Ok(k), Ok(theirs)) => {
@@ -320,11 +326,7 @@ fn damaged_frames_are_errors_and_checksums_catch_what_the_blocks_do_not() {
     let plain = compress(&data, &Settings::plain(3, false));
     let (mut decoded, mut errors) = (0, 0);
     for _ in 0..iterations() {
-        let mut m = plain.clone();
-        for _ in 0..1 + rng.below(4) {
-            let at = rng.below(m.len());
-            m[at] ^= 1 << rng.below(8);
-        }
+        let m = flip_bits(&plain, &mut rng);
         match decompress_into(&m, &mut out) {
             Ok(k) => {
                 assert!(k <= out.len());

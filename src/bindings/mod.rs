@@ -8,6 +8,7 @@ mod heap;
 mod host;
 mod signal;
 mod stores;
+#[cfg(feature = "vectors")]
 mod vectors;
 
 use crate::array::Array;
@@ -86,10 +87,21 @@ impl WasmStore {
     pub fn vectors(&self, path: String) -> js_sys::Promise {
         let store = self.source.store();
         wasm_bindgen_futures::future_to_promise(async move {
-            let opened = crate::vectors::store::open_vectors(store, &path)
-                .await
-                .map_err(js_error)?;
-            Ok(vectors::WasmVectors::new(opened).into())
+            #[cfg(feature = "vectors")]
+            {
+                let opened = crate::vectors::store::open_vectors(store, &path)
+                    .await
+                    .map_err(js_error)?;
+                Ok(vectors::WasmVectors::new(opened).into())
+            }
+            #[cfg(not(feature = "vectors"))]
+            {
+                let _ = (store, path);
+                Err(js_error(crate::ZarrError::unsupported(
+                    "this build",
+                    "Zarr Vectors (the module was built without its \"vectors\" feature)",
+                )))
+            }
         })
     }
 

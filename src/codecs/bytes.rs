@@ -51,6 +51,11 @@ impl ArrayToBytesCodec for BytesCodec {
         repr.num_bytes()
     }
 
+    fn keeps_bytes(&self, repr: &ChunkRepr) -> bool {
+        repr.data_type.byte_order_unit().is_none()
+            || !matches!(self.endian, Some(e) if e != Endian::NATIVE)
+    }
+
     fn decode(&self, mut encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let expected = repr.num_bytes().ok_or_else(|| {
             CodecError::new(

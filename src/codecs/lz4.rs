@@ -27,12 +27,30 @@ impl BytesToBytesCodec for Lz4Codec {
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decompress(&encoded, decoded_size).map_err(|e| CodecError::new("numcodecs.lz4", e))
     }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        decompress_into(&encoded, out).map_err(|e| CodecError::new("numcodecs.lz4", e))
+    }
 }
 
 /// Decodes a size-prefixed LZ4 block; `expected` is the exact decoded size where known (`None`:
 /// at most the default cap).
 pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u8>, String> {
-    let expected: DecodedSize = expected.into();
+    let size = declared_size(data, expected.into())?;
+    let mut out = try_zeroed(size)?;
+    decode_block(data, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes a size-prefixed LZ4 block of exactly `out.len()` bytes into `out`.
+pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    declared_size(data, DecodedSize::Exact(out.len()))?;
+    decode_block(data, out)
+}
+
+/// The decoded size the prefix declares, checked against `expected` and against what the block's
+/// bytes can hold.
+fn declared_size(data: &[u8], expected: DecodedSize) -> Result<usize, String> {
     let prefix = data.get(..4).ok_or_else(|| {
         format!(
             "LZ4 data is {} bytes, shorter than its 4-byte size prefix",
@@ -49,13 +67,18 @@ pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u
             "LZ4 size prefix says {size} bytes, more than {body} compressed bytes can hold"
         ));
     }
-    let mut out = try_zeroed(size)?;
-    let written = lz4_flex::block::decompress_into(&data[4..], &mut out)
+    Ok(size)
+}
+
+/// Decodes the block after the prefix into `out`, which is the declared size.
+fn decode_block(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    let written = lz4_flex::block::decompress_into(&data[4..], out)
         .map_err(|e| format!("LZ4 block is invalid: {e}"))?;
-    if written != size {
+    if written != out.len() {
         return Err(format!(
-            "LZ4 block decodes to {written} bytes, its prefix says {size}"
+            "LZ4 block decodes to {written} bytes, its prefix says {}",
+            out.len()
         ));
     }
-    Ok(out)
+    Ok(())
 }

@@ -68,6 +68,11 @@ pub trait ArrayToBytesCodec {
     fn encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
     /// Decodes to the chunk's elements, native byte order, C order.
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Whether decoding a chunk of `repr` leaves the bytes as they are (elements stored in native
+    /// byte order): then the bytes-to-bytes codecs may decode straight into the destination.
+    fn keeps_bytes(&self, _repr: &ChunkRepr) -> bool {
+        false
+    }
     /// The sharding codec, which the array layer reads in parts (index, then inner chunks).
     fn as_sharding(&self) -> Option<&sharding::ShardingCodec> {
         None
@@ -85,6 +90,18 @@ pub trait BytesToBytesCodec {
     /// Decodes `encoded` to `decoded_size`: exactly, where the pipeline knows the size, else at
     /// most the cap; a decoder must not produce (or allocate for) more than that.
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError>;
+    /// Decodes `encoded` to exactly `out.len()` bytes, into `out` (the result's place, where a
+    /// chunk lands there unchanged). Decoders that can write into a given buffer say so; the
+    /// others decode as usual and their result is copied.
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        let decoded = self.decode(encoded, DecodedSize::Exact(out.len()))?;
+        if decoded.len() != out.len() {
+            let reason = format!("decoded to {} bytes, expected {}", decoded.len(), out.len());
+            return Err(CodecError::new(self.name(), reason));
+        }
+        out.copy_from_slice(&decoded);
+        Ok(())
+    }
 }
 
 /// What a bytes-to-bytes decoder's output may be.
@@ -375,6 +392,51 @@ impl CodecPipeline {
     pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         crate::timing::timed(crate::timing::Phase::Decode, || {
             self.decode_now(encoded, repr)
+        })
+    }
+
+    /// Whether a chunk of `repr` decodes to its stored bytes' final form without any array codec
+    /// or reordering, so that `decode_into` may write it straight into the result.
+    pub fn decodes_in_place(&self, repr: &ChunkRepr) -> bool {
+        self.element_order.is_empty()
+            && self.array_to_array.is_empty()
+            && !repr.data_type.is_variable()
+            && self.array_to_bytes.keeps_bytes(repr)
+    }
+
+    /// Decodes one stored chunk of `repr` into `out`, which must be its exact size, for a pipeline
+    /// that `decodes_in_place`: the first bytes-to-bytes codec (the last to decode) writes
+    /// straight into `out`, saving the copy from a chunk buffer into the result.
+    pub fn decode_into(
+        &self,
+        encoded: Vec<u8>,
+        repr: &ChunkRepr,
+        out: &mut [u8],
+    ) -> Result<(), CodecError> {
+        crate::timing::timed(crate::timing::Phase::Decode, || {
+            let Some((first, rest)) = self.bytes_to_bytes.split_first() else {
+                // Stored as is: the bytes codec checks the length.
+                let elements = self.array_to_bytes.decode(encoded, repr)?;
+                if elements.len() != out.len() {
+                    let reason =
+                        format!("chunk has {} bytes, expected {}", elements.len(), out.len());
+                    return Err(CodecError::new(self.array_to_bytes.name(), reason));
+                }
+                out.copy_from_slice(&elements);
+                return Ok(());
+            };
+            let (sizes, _) = self.sizes(repr);
+            let mut bytes = encoded;
+            for (codec, decoded_size) in rest.iter().zip(&sizes[1..]).rev() {
+                let size = decoded_size.map_or(
+                    DecodedSize::AtMost(self.max_unknown_decoded),
+                    DecodedSize::Exact,
+                );
+                bytes = codec
+                    .decode(bytes, size)
+                    .map_err(|e| at_most_note(e, size))?;
+            }
+            first.decode_into(bytes, out)
         })
     }
 

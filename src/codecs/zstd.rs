@@ -43,14 +43,21 @@ impl BytesToBytesCodec for ZstdCodec {
         match decoded_size {
             DecodedSize::Exact(size) => {
                 let mut out = try_zeroed(size).map_err(err)?;
-                let written = decompress_into(&encoded, &mut out).map_err(err)?;
-                if written != size {
-                    return Err(err(format!("decoded to {written} bytes, expected {size}")));
-                }
+                self.decode_into(encoded, &mut out)?;
                 Ok(out)
             }
             DecodedSize::AtMost(cap) => decompress_growing(&encoded, cap).map_err(err),
         }
+    }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        let size = out.len();
+        let written = decompress_into(&encoded, out).map_err(|e| CodecError::new("zstd", e))?;
+        if written != size {
+            let reason = format!("decoded to {written} bytes, expected {size}");
+            return Err(CodecError::new("zstd", reason));
+        }
+        Ok(())
     }
 }
 
@@ -106,7 +113,7 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
             let room = &mut out[written..];
             if let Some(size) = frame.content_size {
                 if size > room.len() as u64 {
-                    return Err(format!("decoded data is larger than {capacity} bytes"));
+                    return Err(too_large(capacity));
                 }
             }
             written += decoder
@@ -129,7 +136,7 @@ pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String>
             match frame.content_size {
                 Some(size) => {
                     if size > (limit - start) as u64 {
-                        return Err(format!("decoded data is larger than {limit} bytes"));
+                        return Err(too_large(limit));
                     }
                     try_grow(&mut out, start + size as usize)?;
                     let written = decoder
@@ -160,7 +167,7 @@ fn stream_frame(
             .map_err(|e| refusal(&e))?;
         let (before, ready) = (out.len(), decoder.can_collect());
         if before + ready > limit {
-            return Err(format!("decoded data is larger than {limit} bytes"));
+            return Err(too_large(limit));
         }
         try_grow(out, before + ready)?;
         let read = decoder
@@ -206,15 +213,9 @@ fn for_each_frame(
     let mut rest = input;
     let mut index = 0;
     while !rest.is_empty() {
-        let (len, content) = frame_extent(rest).map_err(|e| format!("frame {index} {e}"))?;
-        if let Some(content_size) = content {
-            f(
-                index,
-                Frame {
-                    bytes: &rest[..len],
-                    content_size,
-                },
-            )?;
+        let (len, frame) = next_frame(rest).map_err(|e| format!("frame {index} {e}"))?;
+        if let Some(frame) = frame {
+            f(index, frame)?;
         }
         rest = &rest[len..];
         index += 1;
@@ -222,10 +223,9 @@ fn for_each_frame(
     Ok(())
 }
 
-/// The length of the frame at the start of `data`, and for a zstd frame (not a skippable one) its
-/// declared content size, if any (RFC 8878 3.1.1).
-#[allow(clippy::type_complexity)]
-fn frame_extent(data: &[u8]) -> Result<(usize, Option<Option<u64>>), String> {
+/// The length of the frame at the start of `data`, and the frame itself unless it is a skippable
+/// one (RFC 8878 3.1.1).
+fn next_frame(data: &[u8]) -> Result<(usize, Option<Frame<'_>>), String> {
     let word = |at: usize, n: usize| -> Option<u64> {
         let bytes = data.get(at..at + n)?;
         Some(
@@ -299,17 +299,25 @@ fn frame_extent(data: &[u8]) -> Result<(usize, Option<Option<u64>>), String> {
             return Err(truncated("the content checksum"));
         }
     }
-    Ok((at, Some(content_size)))
+    let frame = Frame {
+        bytes: &data[..at],
+        content_size,
+    };
+    Ok((at, Some(frame)))
 }
 
 /// The decoder's error, said in terms of the chunk.
 fn describe(index: usize, e: FrameDecoderError, capacity: usize) -> String {
     match e {
         FrameDecoderError::TargetTooSmall => {
-            format!("frame {index}: decoded data is larger than {capacity} bytes")
+            format!("frame {index}: {}", too_large(capacity))
         }
         other => format!("frame {index}: {}", refusal(&other)),
     }
+}
+
+fn too_large(limit: usize) -> String {
+    format!("decoded data is larger than {limit} bytes")
 }
 
 /// The message for a frame whose decoded data does not hash to its stored checksum, in one wording

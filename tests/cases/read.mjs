@@ -676,6 +676,11 @@ cases.push(
 export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expected.json"];
 
 /** Every case, given the fixtures' manifests (MANIFESTS, parsed, in that order). */
+/** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */
+export function decodingCases(manifests) {
+  return [...manifests.flatMap((m) => m.arrays).map(wholeArrayCase), ...cases, ...v2Cases];
+}
+
 export function readCases(manifests) {
   return [
     ...manifests.flatMap((m) => m.arrays).map(wholeArrayCase),

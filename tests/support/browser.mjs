@@ -13,13 +13,14 @@ function chromiumPath() {
   }
 }
 
-export async function launchChromium() {
+/** `args`: more command-line switches (the benchmark's HTTP/2 server wants --ignore-certificate-errors). */
+export async function launchChromium({ args = [] } = {}) {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
     // No sandbox as root; no background traffic to hosts this machine cannot reach.
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+      "--disable-component-update", "--disable-sync", ...args],
   });
 }
 

@@ -21,6 +21,7 @@
 //   cut short, the whole value for a range, a shifted or short Content-Range, an endless body,
 //   a lying length, a slow or trickling answer (the quirk is logged as `quirk`)
 import { createServer } from "node:http";
+import { createSecureServer } from "node:http2";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { mulberry32 } from "./random.mjs";
@@ -65,7 +66,7 @@ function indexPage(path, entries) {
  * Starts a server. `mounts` maps URL prefixes to directories, e.g. { "/": "www/dist", "/data/": "www/data" }.
  * Resolves to { url, log, clearLog(), close() }.
  */
-export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet = true }) {
+export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet = true, tls = null }) {
   const roots = Object.entries(mounts)
     .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : prefix + "/", resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
@@ -86,7 +87,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
   };
   let active = 0;
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req, res) => {
     const url = new URL(req.url, "http://x");
     res.setHeader("Access-Control-Allow-Origin", "*");
     res.setHeader("Access-Control-Allow-Headers", "Range, X-Token");
@@ -252,18 +253,28 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
     } catch {
       return reply(404, "not found");
     }
+  };
+  // `tls` ({ key, cert }): HTTP/2 over TLS, as CDNs serve (HTTP/1.1 too, for clients that ask).
+  // The hostile-server quirks are written for HTTP/1.1 and are not for this mode.
+  const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }, handle) : createServer(handle);
+  const sessions = new Set();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
   });
 
   await new Promise((ok, fail) => server.listen(port, host, ok).once("error", fail));
   const { port: actual } = server.address();
   return {
-    url: `http://${host}:${actual}`,
+    url: `${tls ? "https" : "http"}://${host}:${actual}`,
     log,
     clearLog: () => (log.length = 0),
     close: () =>
       new Promise((ok) => {
         server.close(ok);
-        server.closeAllConnections(); // stalled and endless answers too
+        // Stalled and endless answers too.
+        if (tls) for (const session of sessions) session.destroy();
+        else server.closeAllConnections();
       }),
   };
 }

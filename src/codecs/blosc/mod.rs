@@ -12,9 +12,10 @@ pub mod snappy;
 
 use super::inflate::{inflate_into, Wrapper};
 use super::{BytesToBytesCodec, DecodedSize};
-use crate::buffer::try_zeroed;
+use crate::buffer::{try_grow, try_zeroed};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 const HEADER_LEN: usize = 16;
 const FLAG_SHUFFLE: u8 = 0x01;
@@ -166,20 +167,32 @@ impl BytesToBytesCodec for BloscCodec {
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decompress(&encoded, decoded_size).map_err(|reason| CodecError::new("blosc", reason))
     }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        decompress_into(&encoded, out).map_err(|reason| CodecError::new("blosc", reason))
+    }
+}
+
+thread_local! {
+    /// The buffer blocks are decoded into before they are unshuffled, kept between chunks: a
+    /// read decodes many chunks of the same block size.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Decodes a whole Blosc chunk. `expected` is the exact decoded size where the caller knows it;
 /// otherwise the header's size is believed up to the cap (`None`: the default cap).
 pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u8>, String> {
-    let expected: DecodedSize = expected.into();
+    let nbytes = checked_header(data)?.nbytes;
+    expected.into().check_declared("Blosc header", nbytes)?;
+    let mut out = try_zeroed(nbytes)?;
+    decompress_into(data, &mut out)?;
+    Ok(out)
+}
+
+/// The chunk's header, with the chunk's length checked against it.
+fn checked_header(data: &[u8]) -> Result<Header, String> {
     let header = Header::parse(data)?;
-    let Header {
-        flags,
-        typesize,
-        nbytes,
-        blocksize,
-        cbytes,
-    } = header;
+    let cbytes = header.cbytes;
     if cbytes > data.len() {
         return Err(format!(
             "Blosc chunk is truncated: the header says {cbytes} bytes, there are {}",
@@ -191,17 +204,31 @@ pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u
             "Blosc header says the chunk is {cbytes} bytes, less than the header itself"
         ));
     }
-    expected.check_declared("Blosc header", nbytes)?;
+    Ok(header)
+}
+
+/// Decodes a whole Blosc chunk of exactly `out.len()` bytes into `out`.
+pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    let header = checked_header(data)?;
+    let Header {
+        flags,
+        nbytes,
+        blocksize,
+        cbytes,
+        ..
+    } = header;
+    DecodedSize::Exact(out.len()).check_declared("Blosc header", nbytes)?;
     let data = &data[..cbytes];
     if nbytes == 0 {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if flags & FLAG_MEMCPYED != 0 {
         // Stored as is: no block table, and no unshuffle even when shuffle bits are set.
         if cbytes != nbytes + HEADER_LEN {
             return Err(format!("Blosc chunk is flagged as stored uncompressed, but is {cbytes} bytes for {nbytes} decoded"));
         }
-        return Ok(data[HEADER_LEN..].to_vec());
+        out.copy_from_slice(&data[HEADER_LEN..]);
+        return Ok(());
     }
     if blocksize == 0 {
         return Err("Blosc header has blocksize 0".into());
@@ -213,13 +240,42 @@ pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u
         .and_then(|t| t.checked_add(HEADER_LEN))
         .filter(|&end| end <= cbytes)
         .ok_or_else(|| format!("Blosc chunk of {cbytes} bytes is too short for the offsets of its {nblocks} blocks"))?;
-    let mut out = try_zeroed(nbytes)?;
     let shuffles = flags & (FLAG_SHUFFLE | FLAG_BITSHUFFLE) != 0;
-    let mut scratch = if shuffles {
-        try_zeroed(blocksize.min(nbytes))?
-    } else {
-        Vec::new()
-    };
+    let scratch_len = if shuffles { blocksize.min(nbytes) } else { 0 };
+    if scratch_len > MAX_KEPT_SCRATCH {
+        // A block this large is rare: its buffer is not kept.
+        let mut scratch = try_zeroed(scratch_len)?;
+        return decode_blocks(data, out, &header, compressor, table_end, &mut scratch);
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        try_grow(&mut scratch, scratch_len)?;
+        decode_blocks(data, out, &header, compressor, table_end, &mut scratch)
+    })
+}
+
+/// The largest block buffer kept between chunks (c-blosc's blocks are at most a few hundred KiB;
+/// a hostile or unusual chunk's larger block gets a buffer of its own).
+const MAX_KEPT_SCRATCH: usize = 4 << 20;
+
+/// Decodes every block of a chunk (whose header and block table are checked) into `out`,
+/// unshuffling through `scratch` (at least a block long where the chunk is shuffled).
+fn decode_blocks(
+    data: &[u8],
+    out: &mut [u8],
+    header: &Header,
+    compressor: Compressor,
+    table_end: usize,
+    scratch: &mut [u8],
+) -> Result<(), String> {
+    let &Header {
+        flags,
+        typesize,
+        blocksize,
+        cbytes,
+        ..
+    } = header;
+    let nblocks = out.len().div_ceil(blocksize);
     for (b, block_out) in out.chunks_mut(blocksize).enumerate() {
         let at = HEADER_LEN + 4 * b;
         let start = i32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
@@ -256,7 +312,7 @@ pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u
         };
         decoded.map_err(context)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 enum Unshuffle {
