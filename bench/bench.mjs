@@ -24,7 +24,9 @@ const CODECS = JSON.parse(readFileSync(new URL("data/bench.json", import.meta.ur
 
 const here = new URL(".", import.meta.url).pathname;
 const repo = new URL("..", import.meta.url).pathname;
-const serverMounts = { "/": `${here}/data`, "/pkg/": `${repo}/pkg`, "/bench/": here, "/bench-build/": `${repo}/target/bench` };
+const serverMounts = {
+  "/": `${here}/data`, "/pkg/": `${repo}/pkg`, "/scalar-pkg/": `${repo}/target/scalar-pkg`, "/bench/": here, "/bench-build/": `${repo}/target/bench`,
+};
 const server = await startServer({ mounts: serverMounts });
 const url = `${server.url}/bench.zarr`;
 // The same files over HTTP/2 (TLS with a self-signed certificate, which Chromium is told to accept),
@@ -76,7 +78,9 @@ for (const f of readdirSync(`${here}/data/bench.zarr`, { recursive: true })) {
 }
 serveFromMemory(MEMORY, memoryFiles);
 
-const measure = (base) => measureCodecs({ zw, zarrita, base, codecs: CODECS, runs: RUNS, warmup: WARMUP });
+// The package built without simd128 (npm run bench builds it: scripts/build.sh --scalar).
+const zwScalar = await import(`${repo}/target/scalar-pkg/index.js`);
+const measure = (base, scalar) => measureCodecs({ zw, zarrita, scalar, base, codecs: CODECS, runs: RUNS, warmup: WARMUP });
 
 // Tile streaming from a cold start (bench/tiles.js), in Node over HTTP/1.1; in Chromium below, over
 // HTTP/1.1 and HTTP/2.
@@ -196,7 +200,7 @@ for (const [protocol, tlsOptions] of [["HTTP/1.1", null], ["HTTP/2", tls]]) {
   viewerResults[protocol] = results;
 }
 
-const fromMemory = await measure(`${MEMORY}/bench.zarr`);
+const fromMemory = await measure(`${MEMORY}/bench.zarr`, zwScalar);
 
 // The same reads from memory in headless Chromium (bench/codecs.html: the page fetches the files
 // from the server first, then answers fetch from them).
@@ -256,16 +260,26 @@ const wallVersus = (ms, peerMs) => {
   return `${r.toFixed(2)}x: ${r <= WALL_TARGET ? "met" : "**missed**"}`;
 };
 const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1e3)).toFixed(0);
-const header =
-  "| codec | zarr-wasm median | zarrita.js median | zarr-wasm MB/s | zarrita.js MB/s | speed ratio (zarrita time / zarr-wasm time) | target ratio | native Rust decode only, MB/s |";
 // The speed targets: the uncompressed path 3x the peer, every codec 2x (the decoding issue).
 const target = (path) => (path === "raw" ? 3 : 2);
-const table = (rows) => rows.map(({ path, label, bytes, ms }) => {
-  const n = native[path];
-  const ratio = ms["zarrita.js"] / ms["zarr-wasm"];
-  const goal = `${target(path)}x: ${ratio >= target(path) ? "met" : "**missed**"}`;
-  return `| ${label} | ${ms["zarr-wasm"].toFixed(1)} ms | ${ms["zarrita.js"].toFixed(1)} ms | ${mbps(bytes, ms["zarr-wasm"])} | ${mbps(bytes, ms["zarrita.js"])} | ${ratio.toFixed(2)}x | ${goal} | ${n ? mbps(n.bytes, n.ms) : "n/a"} |`;
-});
+// A codec table: header, rule and rows; with the scalar build's columns where it was read.
+const table = (rows) => {
+  const scalar = rows[0].ms["zarr-wasm scalar"] !== undefined;
+  const scalarHeader = scalar ? " zarr-wasm scalar build (no simd128) median | simd128 gain (scalar time / simd128 time) |" : "";
+  return [
+    `| codec | zarr-wasm median | zarrita.js median | zarr-wasm MB/s | zarrita.js MB/s | speed ratio (zarrita time / zarr-wasm time) | target ratio |${scalarHeader} native Rust decode only, MB/s |`,
+    `|---|---|---|---|---|---|---|${scalar ? "---|---|" : ""}---|`,
+    ...rows.map(({ path, label, bytes, ms }) => {
+      const n = native[path];
+      const ratio = ms["zarrita.js"] / ms["zarr-wasm"];
+      const goal = `${target(path)}x: ${ratio >= target(path) ? "met" : "**missed**"}`;
+      const scalarCells = scalar
+        ? ` ${ms["zarr-wasm scalar"].toFixed(1)} ms | ${(ms["zarr-wasm scalar"] / ms["zarr-wasm"]).toFixed(2)}x |`
+        : "";
+      return `| ${label} | ${ms["zarr-wasm"].toFixed(1)} ms | ${ms["zarrita.js"].toFixed(1)} ms | ${mbps(bytes, ms["zarr-wasm"])} | ${mbps(bytes, ms["zarrita.js"])} | ${ratio.toFixed(2)}x | ${goal} |${scalarCells} ${n ? mbps(n.bytes, n.ms) : "n/a"} |`;
+    }),
+  ];
+};
 
 // Where zarr-wasm's time goes in the reads from memory: decoding, assembling, copying out, and the
 // rest (fetching the chunks from the in-memory fetch, the JS around it, waiting).
@@ -334,8 +348,6 @@ const report = [
   `${numcodecsVersion} (C compiled by emscripten). The native column decodes the same chunks with the same Rust code compiled`,
   `for this CPU (no HTTP, no JavaScript): the ceiling. Generated ${new Date().toISOString().slice(0, 10)} by \`npm run bench\`.`,
   "",
-  header,
-  "|---|---|---|---|---|---|---|---|",
   ...table(fromMemory),
   "",
   `Fetching the raw array's 64 chunks from memory and taking their bytes, with no decoding or assembly, takes`,
@@ -344,8 +356,6 @@ const report = [
   `The same reads from memory in headless Chromium ${chromiumFromMemory.version} (the page loads the files first and answers`,
   "fetch from them; zarrita.js inflates gzip and zlib with Chromium's DecompressionStream):",
   "",
-  header,
-  "|---|---|---|---|---|---|---|---|",
   ...table(chromiumFromMemory.rows),
   "",
   `Where zarr-wasm's time goes in these reads, per read: the mean of ${RUNS} more reads with the module's timings on`,
@@ -358,8 +368,6 @@ const report = [
   "",
   "The same reads over HTTP in Node (the test server on 127.0.0.1; transfer included):",
   "",
-  header,
-  "|---|---|---|---|---|---|---|---|",
   ...table(rows),
   "",
   `The platform's DecompressionStream alone inflates the 64 gzip chunks (all at once) in ${platformGzipMs.toFixed(1)} ms`,
@@ -377,9 +385,17 @@ const report = [
   "",
   `| where | reader | requests | of them HEAD | bytes received | open (metadata), median | wall time (median) | vs zarrita.js (target at most ${WALL_TARGET}x) |`,
   "|---|---|---|---|---|---|---|---|",
-  ...Object.entries(tileResults).flatMap(([where, byReader]) =>
+  ...Object.entries(tileResults).flatMap(([where, { profile, ...byReader }]) =>
     Object.entries(byReader).map(([name, r]) =>
       `| ${where} | ${name} | ${r.requests} | ${r.heads} | ${(r.bytes / 1e6).toFixed(3)} MB | ${r.openMs.toFixed(0)} ms | ${r.ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(r.ms, byReader["zarrita.js"].ms) : ""} |`)),
+  "",
+  "Where zarr-wasm's cold viewport goes, against the network's floor of three round trips of 20 ms (one more cold run",
+  "with the module's timings on; compiling the module is a page's first step, measured apart from the runs above):",
+  "",
+  "| where | compile the module | open: metadata (floor 20 ms) | tiles: shard indexes and data (floor 40 ms) | of which decoding | assembling | copying out |",
+  "|---|---|---|---|---|---|---|",
+  ...Object.entries(tileResults).map(([where, { profile: p }]) =>
+    `| ${where} | ${p.compileMs.toFixed(1)} ms | ${p.openMs.toFixed(0)} ms | ${p.tilesMs.toFixed(0)} ms | ${p.decode.toFixed(1)} ms | ${p.assemble.toFixed(1)} ms | ${p.copyOut.toFixed(1)} ms |`),
   "",
   "## The viewer",
   "",

@@ -50,13 +50,19 @@ async function timeSplit(zw, read, runs) {
   return { wall: per(wall), decode: per(decode), assemble: per(assemble), copyOut: per(copyOut), rest: per(wall - decode - assemble - copyOut) };
 }
 
-/** For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms, split }`, `ms` per reader, `split` zarr-wasm's time split (`timeSplit`). */
-export async function measureCodecs({ zw, zarrita, base, codecs, runs, warmup }) {
+/**
+ * For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms, split }`, `ms` per
+ * reader, `split` zarr-wasm's time split (`timeSplit`). `scalar`, where given, is the package
+ * built without simd128 (scripts/build.sh --scalar), read as a third reader, "zarr-wasm scalar".
+ */
+export async function measureCodecs({ zw, zarrita, scalar, base, codecs, runs, warmup }) {
+  const zarrWasm = (module) => async (path) => {
+    const arr = await module.open(base, { path });
+    return () => arr.get();
+  };
   const readers = {
-    "zarr-wasm": async (path) => {
-      const arr = await zw.open(base, { path });
-      return () => arr.get();
-    },
+    "zarr-wasm": zarrWasm(zw),
+    ...(scalar ? { "zarr-wasm scalar": zarrWasm(scalar) } : {}),
     "zarrita.js": async (path) => {
       const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve(path), { kind: "array" });
       return () => zarrita.get(arr);
@@ -68,11 +74,15 @@ export async function measureCodecs({ zw, zarrita, base, codecs, runs, warmup })
     for (const [name, make] of Object.entries(readers)) read[name] = await make(path);
     const first = {};
     for (const name of Object.keys(read)) first[name] = await read[name]();
-    const [a, b] = Object.values(first);
-    if (!sameBytes(a.data, b.data) || a.shape.join() !== b.shape.join()) throw new Error(`${path}: the readers disagree`);
+    const [a, ...others] = Object.values(first);
+    if (others.some((b) => !sameBytes(a.data, b.data) || a.shape.join() !== b.shape.join())) {
+      throw new Error(`${path}: the readers disagree`);
+    }
     const times = Object.fromEntries(Object.keys(read).map((n) => [n, []]));
     for (let i = 0; i < warmup + runs; i++) {
-      for (const name of i % 2 ? Object.keys(read).reverse() : Object.keys(read)) {
+      // Each reader first, middle and last in turn.
+      const names = Object.keys(read);
+      for (const name of names.map((_, k) => names[(k + i) % names.length])) {
         const t0 = performance.now();
         await read[name]();
         if (i >= warmup) times[name].push(performance.now() - t0);

@@ -56,7 +56,8 @@ export async function measureTiles({ zw, zarrita, origin, base, runs }) {
   }
   const [a, b] = Object.values(last);
   if (!a.every((t, i) => sameBytes(t.data, b[i].data))) throw new Error("tiles: the readers disagree");
-  return Object.fromEntries(
+  const profile = await profileTiles({ zw, zarrita, origin, base });
+  const byReader = Object.fromEntries(
     Object.entries(results).map(([name, rs]) => [
       name,
       {
@@ -69,4 +70,25 @@ export async function measureTiles({ zw, zarrita, origin, base, runs }) {
       },
     ]),
   );
+  return { ...byReader, profile };
+}
+
+/**
+ * Where a cold zarr-wasm viewport's time goes: compiling the module (the page's first step;
+ * median of three compiles of the package's wasm, fetched from `origin` first), opening the array
+ * (metadata), then the tiles (shard indexes and data: the network's two further round trips), and
+ * within them decoding, assembling and copying out (one more cold run, timings on).
+ */
+async function profileTiles({ zw, zarrita, origin, base }) {
+  const wasm = await (await fetch(`${origin}/pkg/zarr_wasm_bg.wasm`)).arrayBuffer();
+  const compiles = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await WebAssembly.compile(wasm);
+    compiles.push(performance.now() - t0);
+  }
+  await zw.__timingsForBench(true);
+  const run = await viewport("zarr-wasm", { zw, zarrita, base });
+  const { decode, assemble, copyOut } = await zw.__timingsForBench(false);
+  return { compileMs: median(compiles), openMs: run.openMs, tilesMs: run.ms - run.openMs, decode, assemble, copyOut };
 }

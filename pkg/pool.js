@@ -7,9 +7,11 @@ import { AbortError, SelectionError, ZarrError, errorFromData } from "./errors.j
 
 // Reads in flight per worker: some decoding while others' requests are under way, and for many
 // small reads at once (a viewer's tiles) enough for their ranges to be merged. Measured with the
-// viewer on the 8192 x 8192 sample: 2 left one worker waiting on round trips (a tour of five views
-// in 1.8 s against 1.1 s with 8).
-const TASKS_PER_WORKER = 8;
+// viewer's tour (npm run bench; one worker on a 2-core machine, 20 ms per request): 2 left the
+// worker waiting on round trips (1.8 s against 1.1 s with 8, on the 8192 x 8192 sample); on the
+// larger sample, 8 still did (2.29 s; 1.39 s reading on the main thread with 24 tiles at once)
+// and 24, the viewer's own tiles in flight, took 1.46 s.
+const TASKS_PER_WORKER = 24;
 
 // The worker script. Bundlers (webpack 5, Vite) see the `new Worker(new URL(...))` below and bundle
 // it; in Node the file is started from beside this one.

@@ -517,6 +517,10 @@ impl Array {
                 };
                 let esize = self.data_type().size();
                 let len = elements_size(&piece.chunk_shape, esize).ok_or_else(too_large)?;
+                let repr = ChunkRepr {
+                    shape: piece.chunk_shape.clone(),
+                    data_type: self.data_type(),
+                };
                 if lands_contiguously(&piece.parts, &piece.chunk_shape, counts) {
                     let start: u64 = piece
                         .parts
@@ -530,6 +534,15 @@ impl Array {
                         .get_mut(start..start.saturating_add(len))
                         .ok_or_else(too_large)?;
                     return self.decode_chunk_into(encoded, &piece, run);
+                }
+                if self.pipeline.stores_elements(&repr) {
+                    // The stored bytes are the elements: copied from where they are.
+                    let elements = self
+                        .pipeline
+                        .decode(encoded, &repr)
+                        .map_err(|e| self.in_chunk(&piece, e))?;
+                    self.copy_piece(&piece, Some(&elements), out, counts);
+                    return Ok(());
                 }
                 try_grow(scratch, len).map_err(|_| too_large())?;
                 self.decode_chunk_into(encoded, &piece, &mut scratch[..len])?;

@@ -17,7 +17,10 @@ const MAX_IN_FLIGHT = 24; // tile reads at once
 const MAX_VIEW_TILES = 400; // tiles a view may ask for at one level; beyond, a coarser level
 const CACHE_BYTES = 256 << 20; // decoded tile planes kept, least recently drawn out first
 
-const pool = new WorkerPool(Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1)));
+// `?workers=N` sets the pool's size; 0 reads on the main thread (for comparison).
+const askedWorkers = new URLSearchParams(location.search).get("workers");
+const workerCount = askedWorkers !== null ? Number(askedWorkers) : Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
+const pool = workerCount > 0 ? new WorkerPool(workerCount) : null;
 const readers = { "zarr-wasm": zarrWasmReader(pool), "zarrita.js": zarritaReader() };
 
 const state = {
@@ -446,7 +449,7 @@ function showStats() {
   const s = state.reader.stats;
   const level = state.image.levels[state.level];
   const rows = [
-    ["reader", state.reader.name + (state.reader.name === "zarr-wasm" ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})` : " (main thread)")],
+    ["reader", state.reader.name + (state.reader.name === "zarr-wasm" && pool ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})` : " (main thread)")],
     ["level", `${state.level} of ${state.image.levels.length} (${level.shape.join(" × ")}, 1:${level.downsample})`],
     ["zoom", `${(state.view.scale * 100).toFixed(1)} %`],
     ["tile reads", `${s.tiles} (a channel of a tile each)`],

@@ -404,6 +404,12 @@ impl CodecPipeline {
             && self.array_to_bytes.keeps_bytes(repr)
     }
 
+    /// Whether a chunk of `repr` is stored as its elements, uncompressed: decoding it hands back
+    /// the stored bytes themselves, without a copy.
+    pub fn stores_elements(&self, repr: &ChunkRepr) -> bool {
+        self.bytes_to_bytes.is_empty() && self.decodes_in_place(repr)
+    }
+
     /// Decodes one stored chunk of `repr` into `out`, which must be its exact size, for a pipeline
     /// that `decodes_in_place`: the first bytes-to-bytes codec (the last to decode) writes
     /// straight into `out`, saving the copy from a chunk buffer into the result.
