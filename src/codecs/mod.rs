@@ -432,16 +432,7 @@ impl CodecPipeline {
                 return Ok(());
             };
             let (sizes, _) = self.sizes(repr);
-            let mut bytes = encoded;
-            for (codec, decoded_size) in rest.iter().zip(&sizes[1..]).rev() {
-                let size = decoded_size.map_or(
-                    DecodedSize::AtMost(self.max_unknown_decoded),
-                    DecodedSize::Exact,
-                );
-                bytes = codec
-                    .decode(bytes, size)
-                    .map_err(|e| at_most_note(e, size))?;
-            }
+            let bytes = self.decode_bytes(rest, &sizes[1..], encoded)?;
             first.decode_into(bytes, out)
         })
     }
@@ -451,8 +442,21 @@ impl CodecPipeline {
         let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
         // Decoders are held to the sizes where they are fixed.
         let (sizes, _) = self.sizes(&array_repr);
+        let bytes = self.decode_bytes(&self.bytes_to_bytes, &sizes, encoded)?;
+        let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
+        decode_array_to_array(&self.array_to_array, elements, reprs)
+    }
+
+    /// Runs bytes-to-bytes `codecs` backwards over `encoded`, each held to its decoded size in
+    /// `sizes` where that is fixed, else to the cap.
+    fn decode_bytes(
+        &self,
+        codecs: &[Box<dyn BytesToBytesCodec>],
+        sizes: &[Option<usize>],
+        encoded: Vec<u8>,
+    ) -> Result<Vec<u8>, CodecError> {
         let mut bytes = encoded;
-        for (codec, decoded_size) in self.bytes_to_bytes.iter().zip(sizes).rev() {
+        for (codec, decoded_size) in codecs.iter().zip(sizes).rev() {
             let size = decoded_size.map_or(
                 DecodedSize::AtMost(self.max_unknown_decoded),
                 DecodedSize::Exact,
@@ -461,8 +465,7 @@ impl CodecPipeline {
                 .decode(bytes, size)
                 .map_err(|e| at_most_note(e, size))?;
         }
-        let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
-        decode_array_to_array(&self.array_to_array, elements, reprs)
+        Ok(bytes)
     }
 }
 
