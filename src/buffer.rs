@@ -18,7 +18,9 @@ pub fn try_zeroed(len: usize) -> Result<Vec<u8>, String> {
 
 /// Grows `v` to `len` zeroed bytes, or an error naming the size.
 pub fn try_grow(v: &mut Vec<u8>, len: usize) -> Result<(), String> {
-    if len > MAX_BUFFER {
+    // Compared as u64: on wasm32 the ceiling is usize::MAX and the test can never fail, which is
+    // the point (the allocator then says no), but the same code serves 64-bit hosts.
+    if len as u64 > MAX_BUFFER as u64 {
         return Err(format!(
             "cannot allocate {len} bytes (more than {MAX_BUFFER})"
         ));

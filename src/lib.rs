@@ -1,38 +1,44 @@
 //! zarr-wasm: a Zarr reader. Everything but `bindings` is plain Rust, tested natively; `bindings`
 //! (wasm32 only) is the one place that knows about JavaScript.
-
-pub mod array;
-pub mod buffer;
-pub mod chunk_grid;
-pub mod chunk_key_encoding;
-pub mod codecs;
-pub mod data_type;
-pub mod error;
-pub mod fill_value;
-pub mod fixed_string;
-pub mod group;
-pub mod host;
-pub mod limits;
-pub mod lru;
-pub mod metadata;
-pub mod node;
-pub mod node_path;
-pub mod partition;
-pub mod region;
-pub mod selection;
-pub mod sharded;
-pub mod store;
-pub mod structured;
-pub mod timing;
-pub mod variable;
-#[cfg(feature = "vectors")]
-pub mod vectors;
+//!
+//! The modules, top to bottom; each uses only those below it:
+//!
+//! - `bindings`: the JavaScript API (wasm32 only).
+//! - `vectors`: Zarr Vectors (ZVF) stores of points, lines and meshes, read through hierarchies.
+//! - `hierarchy`: opening nodes; groups and their children.
+//! - `array`: an opened array's reads, whole chunks and sharded ones.
+//! - `indexing`, `codecs`, `store`: selections to chunks; chunk decoding; where bytes come from.
+//! - `compression`: DEFLATE and the shuffles, shared by codecs and the ZIP store.
+//! - `metadata`, `data_type`: documents, chunk grids and key encodings; element types and values.
+//! - `host`, `error`, `limits`, `buffer`, `lru`: the platform's clock and yield, errors, caps,
+//!   fallible allocation, a small cache.
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
+#[cfg(feature = "vectors")]
+pub mod vectors;
+
+pub mod hierarchy;
+
+pub mod array;
+
+pub mod codecs;
+pub mod indexing;
+pub mod store;
+
+pub mod compression;
+
+pub mod data_type;
+pub mod metadata;
+
+pub mod buffer;
+pub mod error;
+pub mod host;
+pub mod limits;
+pub mod lru;
 
 pub use array::{Array, ArrayData};
 pub use error::{ErrorKind, Result, ZarrError};
-pub use group::Group;
-pub use node::{open, Node};
-pub use selection::DimSelection;
+pub use hierarchy::group::Group;
+pub use hierarchy::node::{open, Node};
+pub use indexing::selection::DimSelection;

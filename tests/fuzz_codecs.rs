@@ -18,9 +18,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
 use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
+use zarr_wasm::data_type::variable::Items;
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
 use zarr_wasm::metadata::{v2, ArrayMetadata};
-use zarr_wasm::variable::Items;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;

@@ -19,7 +19,7 @@ use futures_executor::block_on;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use zarr_wasm::selection::DimSelection;
+use zarr_wasm::indexing::selection::DimSelection;
 use zarr_wasm::store::http::{
     HttpClient, HttpFailure, HttpOptions, HttpRequest, HttpResponse, HttpStore, Method,
 };

@@ -15,7 +15,7 @@ use miniz_oxide::deflate::core::{
 };
 use std::path::PathBuf;
 use zarr_wasm::codecs::gzip::gunzip;
-use zarr_wasm::codecs::inflate::{inflate_append, inflate_into, Wrapper};
+use zarr_wasm::compression::inflate::{inflate_append, inflate_into, Wrapper};
 
 fn samples(rng: &mut Rng) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

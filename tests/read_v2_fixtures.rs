@@ -8,7 +8,7 @@ use common::{check_manifest, DirStore};
 use futures_executor::block_on;
 use std::cell::RefCell;
 use std::rc::Rc;
-use zarr_wasm::node::{open_with, OpenOptions};
+use zarr_wasm::hierarchy::node::{open_with, OpenOptions};
 use zarr_wasm::store::{ByteRange, ReadableStore};
 use zarr_wasm::{open, ErrorKind, Node};
 

@@ -430,7 +430,8 @@ fn stores_that_are_not_zvf_or_of_an_unknown_version_are_refused_clearly() {
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::ReadableStore;
 use zarr_wasm::vectors::geometry::{Geometry, Query};
-use zarr_wasm::vectors::store::{open_vectors, VectorLevel};
+use zarr_wasm::vectors::level::VectorLevel;
+use zarr_wasm::vectors::store::open_vectors;
 
 fn level_of(store: Rc<dyn ReadableStore>, index: usize) -> VectorLevel {
     let zv = block_on(open_vectors(store, "")).unwrap();

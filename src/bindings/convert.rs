@@ -2,20 +2,20 @@
 
 use super::fetch::FetchClient;
 use crate::array::{Array, ArrayData, ChunkRegion, ReadOptions};
+use crate::data_type::fill_value::Scalar;
+use crate::data_type::fixed_string::{bytes_to_strings, utf32_to_strings};
+use crate::data_type::structured::{self, Field, FieldKind, FieldValues, Values};
+use crate::data_type::variable::Items;
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
 use crate::error::{ErrorKind, ZarrError};
-use crate::fill_value::Scalar;
-use crate::fixed_string::{bytes_to_strings, utf32_to_strings};
-use crate::group::Group;
+use crate::hierarchy::group::Group;
+use crate::hierarchy::node::OpenOptions;
+use crate::indexing::partition::Partition;
+use crate::indexing::region::c_strides;
+use crate::indexing::selection::DimSelection;
 use crate::limits::Limits;
-use crate::node::OpenOptions;
-use crate::partition::Partition;
-use crate::region::c_strides;
-use crate::selection::DimSelection;
 use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
-use crate::structured::{self, Field, FieldKind, FieldValues, Values};
-use crate::variable::Items;
 use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -663,8 +663,8 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
     };
     if let Some(v) = get("zarrFormat") {
         open.zarr_format = Some(match v.as_f64() {
-            Some(f) if f == 2.0 => 2,
-            Some(f) if f == 3.0 => 3,
+            Some(2.0) => 2,
+            Some(3.0) => 3,
             _ => {
                 return Err(ZarrError::selection(format!(
                     "open option zarrFormat must be 2 or 3, not {v:?}"
@@ -689,7 +689,7 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
 fn limits(options: &JsValue) -> Result<Limits, ZarrError> {
     let mut limits = Limits::default();
     let bad = |what: String| ZarrError::selection(format!("open option limits: {what}"));
-    let entries = js_sys::Object::entries(
+    let entries = Object::entries(
         options
             .dyn_ref::<Object>()
             .ok_or_else(|| bad("must be an object".into()))?,
@@ -772,7 +772,7 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
         http.hints.index_cache = n as usize;
     }
     if let Some(v) = get("headers") {
-        let entries = js_sys::Object::entries(
+        let entries = Object::entries(
             v.dyn_ref::<Object>()
                 .ok_or_else(|| bad("headers must be an object"))?,
         );

@@ -14,7 +14,8 @@ static IN_USE: AtomicUsize = AtomicUsize::new(0);
 unsafe impl GlobalAlloc for CountingAllocator {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        // SAFETY: the caller's contract is the system allocator's, passed on unchanged.
+        let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             IN_USE.fetch_add(layout.size(), Relaxed);
         }
@@ -23,7 +24,8 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        // SAFETY: as in `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
             IN_USE.fetch_add(layout.size(), Relaxed);
         }
@@ -32,13 +34,15 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        // SAFETY: `ptr` came from this allocator, that is from the system one, with `layout`.
+        unsafe { System.dealloc(ptr, layout) };
         IN_USE.fetch_sub(layout.size(), Relaxed);
     }
 
     #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
+        // SAFETY: as in `dealloc`; the caller vouches for `new_size`.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             IN_USE.fetch_add(new_size, Relaxed);
             IN_USE.fetch_sub(layout.size(), Relaxed);

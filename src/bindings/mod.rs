@@ -13,11 +13,11 @@ mod vectors;
 
 use crate::array::Array;
 use crate::array::ReadOptions;
-use crate::group::Group;
-use crate::node::{open_with, Node};
+use crate::hierarchy::group::Group;
+use crate::hierarchy::node::{open_with, Node};
+use crate::host::timing::{timed, Phase};
 use crate::store::counting::CountingStore;
 use crate::store::http::HttpStore;
-use crate::timing::{timed, Phase};
 use convert::{
     array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
 };
@@ -38,7 +38,7 @@ pub fn heap_bytes() -> f64 {
 fn start() {
     // Panics are bugs (the core returns errors for bad input); if one happens, say where.
     console_error_panic_hook::set_once();
-    crate::host::install(std::rc::Rc::new(host::JsHost::new()));
+    crate::host::install(Rc::new(host::JsHost::new()));
 }
 
 /// A store of the JS API, opened: reads of every node opened from it share it (an HTTP store's
@@ -294,7 +294,7 @@ impl WasmGroup {
 /// decoding, assembling and copying out: `__timingsForBench` in index.js, for `npm run bench`.
 #[wasm_bindgen(js_name = timingsForBench)]
 pub fn timings_for_bench(on: bool) -> Vec<f64> {
-    crate::timing::switch(on).to_vec()
+    crate::host::timing::switch(on).to_vec()
 }
 
 /// Traps after `ms` milliseconds, inside an async poll as a failing read would: for the tests of

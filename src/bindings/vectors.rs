@@ -6,7 +6,8 @@ use crate::bindings::convert::js_error;
 use crate::error::ZarrError;
 use crate::vectors::fragment_index::Fragment;
 use crate::vectors::geometry::{Column, Query};
-use crate::vectors::store::{VectorLevel, VectorStore};
+use crate::vectors::level::VectorLevel;
+use crate::vectors::store::VectorStore;
 use js_sys::{Array as JsArray, Object};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -65,7 +66,7 @@ fn numbers_from(
     ok: impl Fn(f64) -> bool,
 ) -> Result<Vec<f64>, JsValue> {
     let bad = || {
-        js_error(crate::error::ZarrError::selection(format!(
+        js_error(ZarrError::selection(format!(
             "{what} must be a list of numbers, not {value:?}"
         )))
     };

@@ -88,7 +88,7 @@ impl ArrayToArrayCodec for CategorizeCodec {
 
     fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("numcodecs.categorize", e);
-        let n = super::vlen::element_count(&decoded.shape)
+        let n = crate::data_type::variable::element_count(&decoded.shape)
             .ok_or_else(|| err("the chunk has too many elements".into()))?;
         if Some(encoded.len()) != n.checked_mul(self.stored.size()) {
             return Err(err(format!(
@@ -154,7 +154,7 @@ mod tests {
         };
         let out = c.decode(vec![1, 2, 0, 9], &repr).unwrap();
         assert_eq!(
-            crate::fixed_string::utf32_to_strings(&out, 2),
+            crate::data_type::fixed_string::utf32_to_strings(&out, 2),
             ["aa", "bb", "", ""]
         );
         let c = codec("|O", DataType::String).unwrap();

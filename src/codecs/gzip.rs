@@ -1,8 +1,8 @@
 //! The `gzip` codec (RFC 1952). Several members in a row decode to their concatenation, as gzip
 //! tools do; each member's CRC-32 and size trailer is checked.
 
-use super::inflate::{inflate_append, Wrapper};
 use super::{BytesToBytesCodec, DecodedSize};
+use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 

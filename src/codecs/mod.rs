@@ -11,7 +11,6 @@ pub mod checksum32;
 pub mod delta;
 pub mod fixed_scale_offset;
 pub mod gzip;
-pub mod inflate;
 pub mod lz4;
 pub mod numeric;
 pub mod sharding;
@@ -21,9 +20,9 @@ pub mod vlen;
 pub mod zlib;
 pub mod zstd;
 
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
-use crate::fill_value::FillValue;
 use crate::limits::Limits;
 use crate::metadata::extension::Extension;
 
@@ -208,9 +207,7 @@ fn build(
             config, data_type
         )),
         "gzip" | "numcodecs.gzip" => b2b!(gzip::GzipCodec::from_configuration(config)),
-        "crc32c" => Ok(Built::BytesToBytes(Box::new(
-            checksum32::Checksum32Codec::crc32c(),
-        ))),
+        "crc32c" => Ok(Built::BytesToBytes(Box::new(Checksum32Codec::crc32c()))),
         "blosc" | "numcodecs.blosc" => b2b!(blosc::BloscCodec::from_configuration(config)),
         "zstd" | "numcodecs.zstd" => b2b!(zstd::ZstdCodec::from_configuration(config)),
         "numcodecs.lz4" => b2b!(lz4::Lz4Codec::from_configuration(config)),
@@ -390,7 +387,7 @@ impl CodecPipeline {
     /// Decodes one stored chunk of `repr` to its elements (native byte order, C order); for
     /// variable-length data, to the items in stored order (see `restore_order`).
     pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        crate::timing::timed(crate::timing::Phase::Decode, || {
+        crate::host::timing::timed(crate::host::timing::Phase::Decode, || {
             self.decode_now(encoded, repr)
         })
     }
@@ -419,7 +416,7 @@ impl CodecPipeline {
         repr: &ChunkRepr,
         out: &mut [u8],
     ) -> Result<(), CodecError> {
-        crate::timing::timed(crate::timing::Phase::Decode, || {
+        crate::host::timing::timed(crate::host::timing::Phase::Decode, || {
             let Some((first, rest)) = self.bytes_to_bytes.split_first() else {
                 // Stored as is: the bytes codec checks the length.
                 let elements = self.array_to_bytes.decode(encoded, repr)?;

@@ -6,14 +6,14 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
-use super::vlen::{element_count, item_ranges};
 use super::{ArrayToBytesCodec, ChunkRepr, CodecPipeline};
 use crate::buffer::try_zeroed;
+use crate::data_type::fill_value::FillValue;
+use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use crate::fill_value::FillValue;
+use crate::indexing::region::{c_strides, copy_box, Placement};
 use crate::metadata::extension::Extension;
-use crate::region::{c_strides, copy_box, Placement};
 use serde_json::{Map, Value};
 use std::ops::Range;
 

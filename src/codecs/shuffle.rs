@@ -1,10 +1,10 @@
 //! numcodecs' `Shuffle` (v3 name `numcodecs.shuffle`): the bytes of `elementsize`-byte elements
 //! regrouped by position, the same byte shuffle Blosc uses. Decoding unshuffles the whole buffer.
 
-use super::blosc::shuffle::unshuffle;
 use super::BytesToBytesCodec;
 use crate::buffer::try_zeroed;
 use crate::codecs::DecodedSize;
+use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 

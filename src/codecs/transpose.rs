@@ -4,7 +4,7 @@
 use super::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
-use crate::region::c_strides;
+use crate::indexing::region::c_strides;
 use serde_json::{Map, Value};
 
 pub struct TransposeCodec {

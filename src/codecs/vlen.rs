@@ -4,10 +4,10 @@
 //! the array layer turns each element into an item of the result (see `variable::Items`).
 
 use super::{ArrayToBytesCodec, ChunkRepr};
+use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use std::ops::Range;
 
 pub struct VlenCodec {
     name: &'static str,
@@ -56,54 +56,6 @@ impl ArrayToBytesCodec for VlenCodec {
         }
         Ok(encoded)
     }
-}
-
-/// Elements in a chunk of `shape`, if that count fits in memory at all.
-pub fn element_count(shape: &[u64]) -> Option<usize> {
-    let n = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
-    usize::try_from(n).ok()
-}
-
-/// Where each of the `n` elements of an encoded chunk lies in it.
-pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String> {
-    let u32_at = |at: usize| -> Option<usize> {
-        let b = encoded.get(at..at.checked_add(4)?)?;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    let count = u32_at(0)
-        .ok_or_else(|| format!("{} bytes is too short for the element count", encoded.len()))?;
-    if count != n {
-        return Err(format!(
-            "the chunk holds {count} elements, its shape has {n}"
-        ));
-    }
-    // Each element takes at least its 4-byte length, which bounds the list before allocating it.
-    if n > (encoded.len() - 4) / 4 {
-        return Err(format!(
-            "{n} elements cannot fit in {} bytes",
-            encoded.len()
-        ));
-    }
-    let mut ranges = Vec::with_capacity(n);
-    let mut pos = 4usize;
-    for i in 0..n {
-        let len = u32_at(pos)
-            .ok_or_else(|| format!("element {i}'s length is past the end of the data"))?;
-        let start = pos + 4;
-        let end = start
-            .checked_add(len)
-            .filter(|&e| e <= encoded.len())
-            .ok_or_else(|| format!("element {i} of {len} bytes runs past the end of the data"))?;
-        ranges.push(start..end);
-        pos = end;
-    }
-    if pos != encoded.len() {
-        return Err(format!(
-            "{} bytes follow the last element",
-            encoded.len() - pos
-        ));
-    }
-    Ok(ranges)
 }
 
 #[cfg(test)]

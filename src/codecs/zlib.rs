@@ -1,7 +1,7 @@
 //! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
 
-use super::inflate::{inflate_append, Wrapper};
 use super::{BytesToBytesCodec, DecodedSize};
+use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 

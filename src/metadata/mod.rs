@@ -3,93 +3,21 @@
 //! values as v3 ones: a v2 array becomes the v3 array it is equivalent to (its order a transpose
 //! codec, its dtype's byte order a bytes codec, its filters and compressor numcodecs codecs).
 
+pub mod chunk_grid;
+pub mod chunk_key_encoding;
+pub mod document;
 pub mod extension;
 pub mod json;
+pub mod node_path;
 pub mod v2;
 pub mod v3;
 
-use crate::chunk_grid::ChunkGrid;
-use crate::chunk_key_encoding::ChunkKeyEncoding;
-use crate::data_type::DataType;
-use crate::error::{Result, ZarrError};
-use crate::fill_value::FillValue;
-use crate::structured::Field;
-use extension::Extension;
-use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+pub use document::{ArrayMetadata, GroupMetadata, ListedNode, NodeMetadata};
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArrayMetadata {
-    /// 2 or 3: the format the document was written in.
-    pub zarr_format: u8,
-    pub shape: Vec<u64>,
-    pub data_type: DataType,
-    /// The fields of a structured data type.
-    pub fields: Option<Vec<Field>>,
-    pub chunk_grid: ChunkGrid,
-    pub chunk_key_encoding: ChunkKeyEncoding,
-    pub fill_value: FillValue,
-    /// The v3 codecs list (for a v2 array, its equivalent).
-    pub codecs: Vec<Extension>,
-    pub attributes: Map<String, Value>,
-    pub dimension_names: Option<Vec<Option<String>>>,
-}
+use crate::error::Result;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupMetadata {
-    pub zarr_format: u8,
-    pub attributes: Map<String, Value>,
-    /// Consolidated metadata: every descendant's documents, keyed by its path relative to this
-    /// group. `None` when the group has none.
-    pub consolidated: Option<BTreeMap<String, ListedNode>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum NodeMetadata {
-    Array(ArrayMetadata),
-    Group(GroupMetadata),
-}
-
-/// A node's documents as consolidated metadata lists them, parsed when the node is opened.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ListedNode {
-    /// A `zarr.json` document.
-    V3(Value),
-    /// A v2 array: its `.zarray` and `.zattrs`.
-    V2Array {
-        zarray: Value,
-        zattrs: Option<Value>,
-    },
-    /// A v2 group: its `.zgroup` and `.zattrs`.
-    V2Group {
-        zgroup: Value,
-        zattrs: Option<Value>,
-    },
-}
-
+/// Parsing is here, above both formats: `document.rs` knows neither.
 impl ListedNode {
-    /// "array", "group", or "unknown" for a v3 document that says neither.
-    pub fn kind(&self) -> &str {
-        match self {
-            ListedNode::V3(doc) => doc
-                .get("node_type")
-                .and_then(Value::as_str)
-                .filter(|k| ["array", "group"].contains(k))
-                .unwrap_or("unknown"),
-            ListedNode::V2Array { .. } => "array",
-            ListedNode::V2Group { .. } => "group",
-        }
-    }
-
-    /// The document that describes the node (for messages).
-    pub fn document(&self) -> &'static str {
-        match self {
-            ListedNode::V3(_) => "zarr.json",
-            ListedNode::V2Array { .. } => ".zarray",
-            ListedNode::V2Group { .. } => ".zgroup",
-        }
-    }
-
     /// The node's metadata; `location` names the documents in errors.
     pub fn parse(&self, location: &str) -> Result<NodeMetadata> {
         match self {
@@ -102,61 +30,4 @@ impl ListedNode {
             }
         }
     }
-}
-
-/// Indices reach JavaScript as numbers, which are exact only up to 2^53 - 1.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-fn check_shape(shape: &[u64], location: &str) -> Result<()> {
-    match shape.iter().find(|&&n| n > MAX_SAFE_INTEGER) {
-        Some(len) => Err(ZarrError::unsupported(
-            location,
-            format!("shape has a dimension of {len}, beyond 2^53 - 1"),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Attributes: absent means none; otherwise they must be a JSON object.
-fn attributes(value: Option<&Value>, location: &str) -> Result<Map<String, Value>> {
-    match value {
-        None => Ok(Map::new()),
-        Some(Value::Object(a)) => Ok(a.clone()),
-        Some(other) => Err(ZarrError::metadata(
-            location,
-            format!(
-                "attributes are not a JSON object: {}",
-                crate::error::quote(other)
-            ),
-        )),
-    }
-}
-
-fn required<'a>(obj: &'a Map<String, Value>, key: &str, location: &str) -> Result<&'a Value> {
-    obj.get(key)
-        .ok_or_else(|| ZarrError::metadata(location, format!("\"{key}\" is missing")))
-}
-
-fn u64_list(value: &Value, what: &str, location: &str) -> Result<Vec<u64>> {
-    let bad = || {
-        ZarrError::metadata(
-            location,
-            format!(
-                "{what} must be a list of non-negative integers, not {}",
-                crate::error::quote(value)
-            ),
-        )
-    };
-    value
-        .as_array()
-        .ok_or_else(bad)?
-        .iter()
-        .map(|v| v.as_u64().ok_or_else(bad))
-        .collect()
-}
-
-/// The regular grid of `chunk_shape` over `shape`, validated.
-fn regular_grid(chunk_shape: Vec<u64>, shape: &[u64], location: &str) -> Result<ChunkGrid> {
-    ChunkGrid::regular(chunk_shape, shape)
-        .map_err(|e| ZarrError::metadata(location, format!("chunk shape: {e}")))
 }

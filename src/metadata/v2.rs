@@ -3,17 +3,17 @@
 //! dtype's byte order is the `bytes` codec's, an object array's codec is `vlen-utf8`/`vlen-bytes`,
 //! and filters and compressor are numcodecs codecs under their v3 names (`numcodecs.<id>`).
 
-use super::extension::Extension;
-use super::{
+use super::document::{
     attributes, check_shape, regular_grid, required, u64_list, ArrayMetadata, GroupMetadata,
     ListedNode,
 };
-use crate::chunk_key_encoding::{ChunkKeyEncoding, Separator};
+use super::extension::Extension;
+use crate::data_type::fill_value::FillValue;
+use crate::data_type::structured::{Field, FieldKind};
 use crate::data_type::{DataType, Endian, TimeUnit, MAX_ELEMENT_SIZE};
 use crate::error::{Result, ZarrError};
-use crate::fill_value::FillValue;
-use crate::node_path::NodePath;
-use crate::structured::{Field, FieldKind};
+use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
+use crate::metadata::node_path::NodePath;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 

@@ -1,16 +1,16 @@
 //! Zarr v3 `zarr.json` documents (core spec 3.1).
 
+use super::document::{attributes, check_shape, required, u64_list, ListedNode};
 use super::extension::Extension;
-use super::{attributes, check_shape, required, u64_list, ListedNode};
-use crate::chunk_grid::ChunkGrid;
-use crate::chunk_key_encoding::{ChunkKeyEncoding, Separator};
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::{Result, ZarrError};
-use crate::fill_value::FillValue;
+use crate::metadata::chunk_grid::ChunkGrid;
+use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-pub use super::{ArrayMetadata, GroupMetadata, NodeMetadata};
+pub use super::document::{ArrayMetadata, GroupMetadata, NodeMetadata};
 
 const ARRAY_KEYS: &[&str] = &[
     "zarr_format",

@@ -864,7 +864,7 @@ mod tests {
 
     #[test]
     fn failures_are_retried_with_backoff_then_reported() {
-        let calls = std::rc::Rc::new(Cell::new(0));
+        let calls = Rc::new(Cell::new(0));
         let c = calls.clone();
         let s = with(HttpOptions::default(), move |_| {
             c.set(c.get() + 1);

@@ -4,7 +4,7 @@
 //! chunks); deflated ones whole. ZIP64 archives (over 4 GiB or 65535 members) read as well.
 
 use super::{ByteRange, ReadableStore};
-use crate::codecs::inflate::{inflate_append, Wrapper};
+use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::{ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
 use std::cell::RefCell;

@@ -5,12 +5,13 @@
 //! vertices outside the box and the links that touch them.
 
 use super::boxed;
+use super::level::{ChunkVertices, VectorLevel};
 use super::links::{self, Convention, LinkFamily, LinkSegment};
 use super::manifest;
-use super::store::{self, ChunkAttribute, ChunkVertices, RowArray, VectorLevel};
+use super::spatial::{self, ChunkAttribute, RowArray};
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
-use crate::selection::DimSelection;
+use crate::indexing::selection::DimSelection;
 use futures_util::future::try_join_all;
 use std::collections::HashMap;
 
@@ -174,7 +175,7 @@ impl VectorLevel {
         query
             .link_attributes
             .iter()
-            .try_for_each(|n| store::check_name(n))?;
+            .try_for_each(|n| spatial::check_name(n))?;
         let convention = self.convention;
         let links_location = self.group.store().locate(&self.group.path().key("links/0"));
         if convention.is_some() {

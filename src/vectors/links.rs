@@ -12,12 +12,12 @@
 //! Cells of links within a chunk are the rows packed; other cells are a ragged blob: i64 K, then K
 //! i64 byte offsets of groups into the data after them (each group runs to the next or the end).
 
-use super::store::SpatialArray;
+use super::spatial::SpatialArray;
 use crate::array::Array;
 use crate::data_type::DataType;
 use crate::error::{CodecError, ErrorKind, Result, ZarrError};
-use crate::group::Group;
-use crate::node::Node;
+use crate::hierarchy::group::Group;
+use crate::hierarchy::node::Node;
 use futures_util::future::try_join_all;
 use serde_json::Value;
 

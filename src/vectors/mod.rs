@@ -8,8 +8,10 @@
 
 pub mod fragment_index;
 pub mod geometry;
+pub mod level;
 pub mod links;
 pub mod manifest;
+pub mod spatial;
 pub mod store;
 
 /// A read behind a pointer, for awaiting many at once. Boxed, the joining combinators are compiled

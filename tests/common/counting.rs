@@ -10,14 +10,17 @@ pub struct CountingAllocator;
 pub static CURRENT: AtomicUsize = AtomicUsize::new(0);
 pub static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is passed to the system allocator unchanged; only counts are added.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: the caller's contract is the system allocator's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from the system allocator with `layout`.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -28,6 +31,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         } else {
             CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
         }
+        // SAFETY: as in `dealloc`; the caller vouches for `new_size`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

@@ -7,12 +7,12 @@
 //! decompression a block is unshuffled (bytes or bits) if the header says so.
 
 pub mod blosclz;
-pub mod shuffle;
 pub mod snappy;
 
-use super::inflate::{inflate_into, Wrapper};
 use super::{BytesToBytesCodec, DecodedSize};
 use crate::buffer::{try_grow, try_zeroed};
+use crate::compression::inflate::{inflate_into, Wrapper};
+use crate::compression::shuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -412,9 +412,9 @@ mod tests {
     fn stored_streams_and_short_last_blocks_decode() {
         // Two blocks of 6 and 4 bytes, each one stream stored raw (csize == decoded size).
         let mut chunk = header(0, 1, 10, 6, 0);
-        let table_end = 16 + 8;
-        chunk.extend((table_end as i32).to_le_bytes());
-        chunk.extend(((table_end + 4 + 6) as i32).to_le_bytes());
+        let table_end: i32 = 16 + 8;
+        chunk.extend(table_end.to_le_bytes());
+        chunk.extend((table_end + 4 + 6).to_le_bytes());
         chunk.extend(6i32.to_le_bytes());
         chunk.extend([1, 2, 3, 4, 5, 6]);
         chunk.extend(4i32.to_le_bytes());

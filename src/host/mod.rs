@@ -4,6 +4,8 @@
 //! and no abort could ever fire during it. The binding layer installs the JS host; natively there
 //! is none, and yielding does nothing.
 
+pub mod timing;
+
 use futures_util::future::LocalBoxFuture;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -2,9 +2,12 @@
 //! bytes, so each element of a decoded chunk or result is a handle: a native-order u64 index into
 //! `Items`, which holds every item's bytes. Selections, fill values and region copies then work on
 //! handles exactly as on numbers. Item 0 is the fill value.
+//!
+//! Stored, a chunk of them is in numcodecs' vlen layout (`item_ranges`): the `vlen-*` codecs and
+//! sharding's inner chunks both read it.
 
-use crate::codecs::vlen::item_ranges;
 use crate::data_type::VARIABLE_HANDLE_SIZE;
+use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Items {
@@ -73,4 +76,52 @@ impl Items {
         }
         Ok(handles)
     }
+}
+
+/// Elements in a chunk of `shape`, if that count fits in memory at all.
+pub fn element_count(shape: &[u64]) -> Option<usize> {
+    let n = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
+    usize::try_from(n).ok()
+}
+
+/// Where each of the `n` elements of an encoded chunk lies in it.
+pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String> {
+    let u32_at = |at: usize| -> Option<usize> {
+        let b = encoded.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let count = u32_at(0)
+        .ok_or_else(|| format!("{} bytes is too short for the element count", encoded.len()))?;
+    if count != n {
+        return Err(format!(
+            "the chunk holds {count} elements, its shape has {n}"
+        ));
+    }
+    // Each element takes at least its 4-byte length, which bounds the list before allocating it.
+    if n > (encoded.len() - 4) / 4 {
+        return Err(format!(
+            "{n} elements cannot fit in {} bytes",
+            encoded.len()
+        ));
+    }
+    let mut ranges = Vec::with_capacity(n);
+    let mut pos = 4usize;
+    for i in 0..n {
+        let len = u32_at(pos)
+            .ok_or_else(|| format!("element {i}'s length is past the end of the data"))?;
+        let start = pos + 4;
+        let end = start
+            .checked_add(len)
+            .filter(|&e| e <= encoded.len())
+            .ok_or_else(|| format!("element {i} of {len} bytes runs past the end of the data"))?;
+        ranges.push(start..end);
+        pos = end;
+    }
+    if pos != encoded.len() {
+        return Err(format!(
+            "{} bytes follow the last element",
+            encoded.len() - pos
+        ));
+    }
+    Ok(ranges)
 }

@@ -1,26 +1,30 @@
 //! A Zarr array opened from a store: reads selections and single chunks.
 
+pub mod chunk_cache;
+pub mod piece;
+pub mod sharded;
+
 use crate::buffer::{try_grow, try_zeroed};
-use crate::chunk_grid::ChunkGrid;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
+use crate::data_type::variable::Items;
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};
-use crate::limits::Limits;
-use crate::lru::ByteLru;
-use crate::metadata::ArrayMetadata;
-use crate::node_path::NodePath;
-use crate::partition::{partition, Partition};
-use crate::region::{c_strides, copy_box, fill_box, Placement};
-use crate::selection::{
+use crate::host::timing::{timed, Phase};
+use crate::indexing::partition::{partition, Partition};
+use crate::indexing::region::{c_strides, copy_box, fill_box, Placement};
+use crate::indexing::selection::{
     chunk_projections, count_chunks, resolve, result_shape, ChunkProjection, DimChunkPart,
     DimRange, DimSelection,
 };
-use crate::sharded::{IndexCache, RangeBatches};
+use crate::limits::Limits;
+use crate::metadata::chunk_grid::ChunkGrid;
+use crate::metadata::node_path::NodePath;
+use crate::metadata::ArrayMetadata;
 use crate::store::ReadableStore;
-use crate::timing::{timed, Phase};
-use crate::variable::Items;
+use chunk_cache::ChunkCache;
 use futures_util::stream::{self, StreamExt};
-use std::cell::RefCell;
+use piece::{Content, Piece};
+use sharded::{ShardRead, ShardReader};
 use std::rc::Rc;
 
 /// How many chunk requests one read keeps in flight. Browsers queue beyond their own per-host limit,
@@ -48,10 +52,9 @@ pub struct Array {
     // Shared by every view of this array (see `with_store`).
     metadata: Rc<ArrayMetadata>,
     pipeline: Rc<CodecPipeline>,
-    index_cache: Rc<IndexCache>,
-    range_batches: Rc<RangeBatches>,
-    /// Decoded chunks (and inner chunks of shards) kept for later reads; empty unless given room.
-    chunk_cache: Rc<RefCell<ByteLru<Vec<u64>>>>,
+    /// Shard indexes and range batches, for a sharded array.
+    shards: Rc<ShardReader>,
+    chunk_cache: Rc<ChunkCache>,
     /// What its reads may cost.
     limits: Limits,
 }
@@ -76,9 +79,8 @@ impl Array {
             path,
             metadata: Rc::new(metadata),
             pipeline: Rc::new(pipeline),
-            index_cache: Rc::default(),
-            range_batches: Rc::default(),
-            chunk_cache: Rc::new(RefCell::new(ByteLru::new(0))),
+            shards: Rc::default(),
+            chunk_cache: Rc::default(),
             limits: Limits::default(),
         })
     }
@@ -109,24 +111,7 @@ impl Array {
     /// Keeps up to `bytes` of decoded chunks for later reads (0, the default: none). Every view
     /// of the array shares them.
     pub fn set_chunk_cache(&self, bytes: usize) {
-        *self.chunk_cache.borrow_mut() = ByteLru::new(bytes);
-    }
-
-    /// A decoded chunk kept under `key` (chunk coordinates; for an inner chunk of a shard, see
-    /// `inner_chunk_key`).
-    pub(crate) fn cached_chunk(&self, key: &[u64]) -> Option<Vec<u8>> {
-        let mut cache = self.chunk_cache.borrow_mut();
-        if cache.capacity() == 0 {
-            return None;
-        }
-        cache.get(&key.to_vec()).map(|v| v.to_vec())
-    }
-
-    pub(crate) fn keep_chunk(&self, key: Vec<u64>, decoded: &[u8]) {
-        let mut cache = self.chunk_cache.borrow_mut();
-        if decoded.len() <= cache.capacity() {
-            cache.insert(key, Rc::new(decoded.to_vec()));
-        }
+        self.chunk_cache.set_capacity(bytes);
     }
 
     /// This array reading through another view of its store (one that carries a read's
@@ -137,11 +122,15 @@ impl Array {
             path: self.path.clone(),
             metadata: self.metadata.clone(),
             pipeline: self.pipeline.clone(),
-            index_cache: self.index_cache.clone(),
-            range_batches: self.range_batches.clone(),
+            shards: self.shards.clone(),
             chunk_cache: self.chunk_cache.clone(),
             limits: self.limits,
         }
+    }
+
+    /// The store it reads from.
+    pub fn store(&self) -> &Rc<dyn ReadableStore> {
+        &self.store
     }
 
     pub fn path(&self) -> &NodePath {
@@ -345,7 +334,7 @@ impl Array {
         match (chunk, items) {
             (Some(chunk), Some(items)) => {
                 let shape = self.metadata.chunk_grid.chunk_shape(coords);
-                let n = crate::codecs::vlen::element_count(&shape).unwrap_or(usize::MAX);
+                let n = crate::data_type::variable::element_count(&shape).unwrap_or(usize::MAX);
                 let in_chunk = |e: CodecError| {
                     ZarrError::codec(&self.store.locate(&self.chunk_key(coords)), e)
                 };
@@ -411,8 +400,8 @@ impl Array {
     }
 
     /// The decoded chunk at `coords`, or `None` when the store has no such chunk.
-    pub(crate) async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
-        if let Some(kept) = self.cached_chunk(coords) {
+    async fn read_chunk(&self, coords: &[u64]) -> Result<Option<Vec<u8>>> {
+        if let Some(kept) = self.chunk_cache.get(coords) {
             return Ok(Some(kept));
         }
         let key = self.chunk_key(coords);
@@ -442,7 +431,7 @@ impl Array {
                 CodecError::new("pipeline", reason),
             ));
         }
-        self.keep_chunk(coords.to_vec(), &decoded);
+        self.chunk_cache.keep(coords.to_vec(), &decoded);
         Ok(Some(decoded))
     }
 
@@ -451,7 +440,28 @@ impl Array {
     /// here: `place` decodes it, straight into the result where it lands there whole.
     async fn read_pieces(&self, projection: ChunkProjection) -> Result<Vec<Piece>> {
         if let Some(codec) = self.pipeline.sharding() {
-            return self.read_shard(codec, projection).await;
+            let shard_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
+            let key = self.chunk_key(&projection.coords);
+            let read = self.shards.read(
+                &self.store,
+                &key,
+                codec,
+                projection,
+                shard_shape,
+                &self.chunk_cache,
+            );
+            match read.await? {
+                ShardRead::Pieces(pieces) => return Ok(pieces),
+                ShardRead::Whole(projection) => {
+                    let data = self.read_chunk(&projection.coords).await?;
+                    return Ok(vec![Piece {
+                        chunk_shape: self.metadata.chunk_grid.chunk_shape(&projection.coords),
+                        parts: projection.parts,
+                        data: data.into(),
+                        coords: None,
+                    }]);
+                }
+            }
         }
         let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
         let repr = ChunkRepr {
@@ -478,7 +488,7 @@ impl Array {
     /// Whether decoded chunks are kept for later reads (then every chunk is decoded on its own,
     /// to be kept).
     fn keeps_chunks(&self) -> bool {
-        self.chunk_cache.borrow().capacity() > 0
+        self.chunk_cache.is_on()
     }
 
     /// Decodes a whole chunk (`piece`, fetched, see `read_pieces`) into `dest`, its size.
@@ -557,8 +567,8 @@ impl Array {
             // A shard's inner chunk (or a whole shard) of variable-length data: its items are in C
             // order already (see `ShardingCodec::decode_inner`).
             (None, Some(chunk), Some(items)) => {
-                let n =
-                    crate::codecs::vlen::element_count(&piece.chunk_shape).unwrap_or(usize::MAX);
+                let n = crate::data_type::variable::element_count(&piece.chunk_shape)
+                    .unwrap_or(usize::MAX);
                 Some(
                     items
                         .push_chunk(&chunk, n, self.limits.max_item_bytes)
@@ -602,18 +612,6 @@ impl Array {
             None => fill_box(self.metadata.fill_value.as_bytes(), out, &to, &part_counts),
         });
     }
-
-    pub(crate) fn store(&self) -> &Rc<dyn ReadableStore> {
-        &self.store
-    }
-
-    pub(crate) fn index_cache(&self) -> &IndexCache {
-        &self.index_cache
-    }
-
-    pub(crate) fn range_batches(&self) -> &RangeBatches {
-        &self.range_batches
-    }
 }
 
 /// How a read runs.
@@ -650,32 +648,6 @@ pub struct ChunkRegion {
     /// keeps).
     pub out_start: Vec<u64>,
     pub shape: Vec<u64>,
-}
-
-/// Decoded elements of one chunk (or inner chunk) and the share of the selection they fill.
-pub(crate) struct Piece {
-    /// The shape `data` has.
-    pub chunk_shape: Vec<u64>,
-    pub parts: Vec<DimChunkPart>,
-    pub data: Content,
-    /// The chunk's grid coordinates, for a piece that is a whole chunk of the array.
-    pub coords: Option<Vec<u64>>,
-}
-
-/// What a piece holds.
-pub(crate) enum Content {
-    /// Its chunk is missing: the fill value.
-    Missing,
-    /// Elements, in C order of the piece's shape.
-    Decoded(Vec<u8>),
-    /// A whole chunk as stored, decoded where it is placed (see `read_pieces`).
-    Encoded(Vec<u8>),
-}
-
-impl From<Option<Vec<u8>>> for Content {
-    fn from(decoded: Option<Vec<u8>>) -> Content {
-        decoded.map_or(Content::Missing, Content::Decoded)
-    }
 }
 
 /// Whether a whole chunk of `chunk_shape`, its share given by `parts`, is one run of elements

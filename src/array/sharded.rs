@@ -3,12 +3,13 @@
 //! inner chunks the selection needs, with nearby ranges merged into one request. A selection that
 //! needs most of a shard reads the shard whole, in one request.
 
-use crate::array::{Array, Content, Piece};
-use crate::chunk_grid::ChunkGrid;
+use super::chunk_cache::{inner_key, ChunkCache};
+use super::piece::{Content, Piece};
 use crate::codecs::sharding::{ShardIndex, ShardingCodec};
 use crate::error::{CodecError, Result, ZarrError};
-use crate::region::c_strides;
-use crate::selection::{chunk_projections, ChunkProjection, DimRange};
+use crate::indexing::region::c_strides;
+use crate::indexing::selection::{chunk_projections, ChunkProjection, DimChunkPart, DimRange};
+use crate::metadata::chunk_grid::ChunkGrid;
 use crate::store::single_flight::SingleFlight;
 use crate::store::{ByteRange, ReadableStore};
 use futures_util::future::join_all;
@@ -178,17 +179,44 @@ pub fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
     merged
 }
 
-impl Array {
-    /// The pieces of one shard's share of a selection (`projection` is in shard coordinates).
-    pub(crate) async fn read_shard(
+/// An inner chunk a read needs: its share of the selection, where it lies in the shard (`None`:
+/// empty, the fill value) and its decoded elements where an earlier read kept them.
+struct InnerChunk {
+    projection: ChunkProjection,
+    range: Option<Range<u64>>,
+    earlier: Option<Vec<u8>>,
+}
+
+/// What a shard reader makes of one shard's share of a selection.
+pub enum ShardRead {
+    /// Its pieces: the inner chunks it needs, or the fill value where the shard is missing.
+    Pieces(Vec<Piece>),
+    /// Most of the shard is wanted, or the store sends whole values anyway: one request for all
+    /// of it beats an index round trip, so the caller reads it as a plain chunk.
+    Whole(ChunkProjection),
+}
+
+/// Reads shards in parts for one array (and every view of it): keeps the shard indexes it has
+/// fetched and batches the range requests of concurrent reads.
+#[derive(Default)]
+pub struct ShardReader {
+    indexes: IndexCache,
+    batches: RangeBatches,
+}
+
+impl ShardReader {
+    /// One shard's share of a selection: `projection` in shard coordinates, the shard stored at
+    /// `key` with shape `shard_shape`. Decoded inner chunks are taken from and kept in `kept`.
+    pub async fn read(
         &self,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
         codec: &ShardingCodec,
         projection: ChunkProjection,
-    ) -> Result<Vec<Piece>> {
-        let grid = &self.metadata().chunk_grid;
-        let shard_shape = grid.chunk_shape(&projection.coords);
-        let key = self.chunk_key(&projection.coords);
-        let location = self.store().locate(&key);
+        shard_shape: Vec<u64>,
+        kept: &ChunkCache,
+    ) -> Result<ShardRead> {
+        let location = store.locate(key);
         let broken = |reason: String| {
             ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
         };
@@ -210,56 +238,46 @@ impl Array {
             .iter()
             .try_fold(1u64, |acc, &n| acc.checked_mul(n))
             .unwrap_or(u64::MAX);
-        // Most of the shard is wanted, or the server sends whole values anyway: one request for
-        // all of it beats an index round trip.
-        if (inner.len() as u64).saturating_mul(2) > total || self.store().hints().whole_values {
-            let data = self.read_chunk(&projection.coords).await?;
-            return Ok(vec![Piece {
-                chunk_shape: shard_shape,
-                parts: projection.parts,
-                data: data.into(),
-                coords: None,
-            }]);
+        if (inner.len() as u64).saturating_mul(2) > total || store.hints().whole_values {
+            return Ok(ShardRead::Whole(projection));
         }
-        let Some(index) = self.shard_index(codec, &key, &cps).await? else {
+        let Some(index) = self.index(store, codec, key, &cps).await? else {
             // No shard: all of its share is the fill value.
-            return Ok(vec![Piece {
+            return Ok(ShardRead::Pieces(vec![Piece {
                 chunk_shape: shard_shape,
                 parts: projection.parts,
                 data: Content::Missing,
                 coords: None,
-            }]);
+            }]));
         };
         let strides = c_strides(&cps);
-        let wanted: Vec<(ChunkProjection, Option<Range<u64>>)> = inner
+        // Inner chunks kept from earlier reads are not fetched again.
+        let wanted: Vec<InnerChunk> = inner
             .into_iter()
             .map(|p| {
                 let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
-                let range = index.get(i as usize);
-                (p, range)
-            })
-            .collect();
-        // Inner chunks kept from earlier reads are not fetched again.
-        let wanted: Vec<(ChunkProjection, Option<Range<u64>>, Option<Vec<u8>>)> = wanted
-            .into_iter()
-            .map(|(p, r)| {
-                let kept = self.cached_chunk(&inner_chunk_key(&projection.coords, &p.coords));
-                (p, r, kept)
+                InnerChunk {
+                    range: index.get(i as usize),
+                    earlier: kept.get(&inner_key(&projection.coords, &p.coords)),
+                    projection: p,
+                }
             })
             .collect();
         let needed: Vec<Range<u64>> = wanted
             .iter()
-            .filter(|(_, _, kept)| kept.is_none())
-            .filter_map(|(_, r, _)| r.clone())
+            .filter(|c| c.earlier.is_none())
+            .filter_map(|c| c.range.clone())
             .collect();
-        let blocks = self
-            .range_batches()
-            .fetch(self.store(), &key, needed)
-            .await?;
+        let blocks = self.batches.fetch(store, key, needed).await?;
         let mut pieces = Vec::with_capacity(wanted.len());
-        for (inner_projection, range, kept) in wanted {
+        for InnerChunk {
+            projection: inner_projection,
+            range,
+            earlier,
+        } in wanted
+        {
             let data = match range {
-                _ if kept.is_some() => kept,
+                _ if earlier.is_some() => earlier,
                 None => None,
                 Some(r) => {
                     let (g, bytes) = blocks
@@ -277,8 +295,10 @@ impl Array {
                         .decode_inner(slice, &inner_projection.coords)
                         .map_err(broken)?;
                     crate::host::yield_if_busy().await;
-                    let inner_key = inner_chunk_key(&projection.coords, &inner_projection.coords);
-                    self.keep_chunk(inner_key, &decoded);
+                    kept.keep(
+                        inner_key(&projection.coords, &inner_projection.coords),
+                        &decoded,
+                    );
                     Some(decoded)
                 }
             };
@@ -287,7 +307,7 @@ impl Array {
                 .parts
                 .iter()
                 .zip(&projection.parts)
-                .map(|(p, shard)| crate::selection::DimChunkPart {
+                .map(|(p, shard)| DimChunkPart {
                     out_start: p.out_start + shard.out_start,
                     ..*p
                 })
@@ -299,17 +319,18 @@ impl Array {
                 coords: None,
             });
         }
-        Ok(pieces)
+        Ok(ShardRead::Pieces(pieces))
     }
 
     /// The decoded index of the shard at `key`, or `None` when there is no shard.
-    async fn shard_index(
+    async fn index(
         &self,
+        store: &Rc<dyn ReadableStore>,
         codec: &ShardingCodec,
         key: &str,
         cps: &[u64],
     ) -> Result<Option<ShardIndex>> {
-        let location = self.store().locate(key);
+        let location = store.locate(key);
         let broken = |reason: String| {
             ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
         };
@@ -322,10 +343,10 @@ impl Array {
                 length: size,
             }
         };
-        let raw = self.index_cache().fetch(self.store(), key, range).await?;
+        let raw = self.indexes.fetch(store, key, range).await?;
         let Some(raw) = raw else { return Ok(None) };
         if raw.len() as u64 != size {
-            self.index_cache().forget(key);
+            self.indexes.forget(key);
             return Err(broken(format!(
                 "the shard is {} bytes, shorter than its {size}-byte index",
                 raw.len()
@@ -335,7 +356,7 @@ impl Array {
             .decode_index(raw.to_vec(), cps, None)
             .map(Some)
             .map_err(|e| {
-                self.index_cache().forget(key);
+                self.indexes.forget(key);
                 broken(e)
             })
     }
@@ -354,15 +375,4 @@ mod tests {
         assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
         assert_eq!(merge_ranges(vec![], 4096), Vec::<Range<u64>>::new());
     }
-}
-
-/// The chunk cache's key of an inner chunk: the shard's coordinates, a marker no coordinate can
-/// be (grids are far smaller), then the inner chunk's.
-fn inner_chunk_key(shard: &[u64], inner: &[u64]) -> Vec<u64> {
-    shard
-        .iter()
-        .chain(&[u64::MAX])
-        .chain(inner)
-        .copied()
-        .collect()
 }

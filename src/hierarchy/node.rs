@@ -4,10 +4,10 @@
 
 use crate::array::Array;
 use crate::error::{ErrorKind, Result, ZarrError};
-use crate::group::{Consolidated, Group};
+use crate::hierarchy::group::{Consolidated, Group};
 use crate::limits::Limits;
+use crate::metadata::node_path::NodePath;
 use crate::metadata::{v2, v3, ListedNode, NodeMetadata};
-use crate::node_path::NodePath;
 use crate::store::ReadableStore;
 use futures_util::future::join;
 use std::collections::BTreeMap;
@@ -267,5 +267,43 @@ impl Node {
             Node::Array(a) => Node::Array(a.with_store(store)),
             Node::Group(g) => Node::Group(g.with_store(store)),
         }
+    }
+}
+
+/// Opening below a group makes nodes, so it is here: `group.rs` knows nothing of nodes.
+impl Group {
+    /// Opens the node at `relative` below this group. With consolidated metadata this makes no
+    /// request, and a path it does not list is not found.
+    pub async fn open(&self, relative: &str) -> Result<Node> {
+        let path = self.path().join(relative)?;
+        if &path == self.path() {
+            return Ok(Node::Group(self.clone()));
+        }
+        let Some(consolidated) = self.consolidated() else {
+            // A hierarchy is of one format: a v2 group's children are v2 nodes.
+            let options = OpenOptions {
+                zarr_format: Some(self.metadata().zarr_format),
+                consolidated: None,
+                limits: self.limits(),
+            };
+            return Box::pin(open_with(self.store().clone(), path.as_str(), options)).await;
+        };
+        let listed = consolidated.node(&path).ok_or_else(|| {
+            let location = self.store().locate(&path.key(""));
+            ZarrError::not_found(&format!("{location} (consolidated metadata)"))
+        })?;
+        let location = format!(
+            "{} (consolidated metadata)",
+            self.store().locate(&path.key(listed.document()))
+        );
+        let metadata = listed.parse(&location)?;
+        node_from_metadata(
+            self.store().clone(),
+            path,
+            metadata,
+            &location,
+            Some(consolidated.clone()),
+        )?
+        .with_limits(self.limits())
     }
 }

@@ -1,8 +1,8 @@
 //! Selections: what the user asked for per dimension, resolved against the array's shape, and
 //! projected onto the chunk grid (which chunks, which part of each, where it goes in the output).
 
-use crate::chunk_grid::ChunkGrid;
 use crate::error::{Result, ZarrError};
+use crate::metadata::chunk_grid::ChunkGrid;
 
 /// One dimension of a selection, as the user gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

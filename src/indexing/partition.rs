@@ -2,9 +2,11 @@
 //! boxes of whole chunks, so that no chunk is fetched or decoded twice, and each part's place in
 //! the whole result is known before any is read.
 
-use crate::chunk_grid::ChunkGrid;
 use crate::error::Result;
-use crate::selection::{dim_chunk_parts, result_shape, DimChunkPart, DimRange, DimSelection};
+use crate::indexing::selection::{
+    dim_chunk_parts, result_shape, DimChunkPart, DimRange, DimSelection,
+};
+use crate::metadata::chunk_grid::ChunkGrid;
 
 /// One part of a split read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +131,7 @@ fn split_dim(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selection::resolve;
+    use crate::indexing::selection::resolve;
 
     fn slice(start: i64, stop: i64, step: i64) -> DimSelection {
         DimSelection::Slice {

@@ -1,10 +1,9 @@
-//! A Zarr group: attributes, its children where the hierarchy lists them, and the way to them.
+//! A Zarr group: attributes and its children where the hierarchy lists them. Opening a node
+//! below a group (`Group::open`) makes nodes, so it lives with them in `node.rs`.
 
-use crate::error::{Result, ZarrError};
 use crate::limits::Limits;
+use crate::metadata::node_path::NodePath;
 use crate::metadata::{GroupMetadata, ListedNode};
-use crate::node::{node_from_metadata, open_with, Node, OpenOptions};
-use crate::node_path::NodePath;
 use crate::store::ReadableStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -17,7 +16,7 @@ pub struct Consolidated {
 
 impl Consolidated {
     /// The listing of the node at `path`, if `path` is below the root and listed.
-    fn node(&self, path: &NodePath) -> Option<&ListedNode> {
+    pub fn node(&self, path: &NodePath) -> Option<&ListedNode> {
         path.relative_to(&self.root)
             .and_then(|rel| self.nodes.get(rel))
     }
@@ -95,39 +94,14 @@ impl Group {
         &self.metadata
     }
 
-    /// Opens the node at `relative` below this group. With consolidated metadata this makes no
-    /// request, and a path it does not list is not found.
-    pub async fn open(&self, relative: &str) -> Result<Node> {
-        let path = self.path.join(relative)?;
-        if path == self.path {
-            return Ok(Node::Group(self.clone()));
-        }
-        let Some(consolidated) = &self.consolidated else {
-            // A hierarchy is of one format: a v2 group's children are v2 nodes.
-            let options = OpenOptions {
-                zarr_format: Some(self.metadata.zarr_format),
-                consolidated: None,
-                limits: self.limits,
-            };
-            return Box::pin(open_with(self.store.clone(), path.as_str(), options)).await;
-        };
-        let listed = consolidated.node(&path).ok_or_else(|| {
-            let location = self.store.locate(&path.key(""));
-            ZarrError::not_found(&format!("{location} (consolidated metadata)"))
-        })?;
-        let location = format!(
-            "{} (consolidated metadata)",
-            self.store.locate(&path.key(listed.document()))
-        );
-        let metadata = listed.parse(&location)?;
-        node_from_metadata(
-            self.store.clone(),
-            path,
-            metadata,
-            &location,
-            Some(consolidated.clone()),
-        )?
-        .with_limits(self.limits)
+    /// Consolidated metadata of this group or of an ancestor, where there is some.
+    pub fn consolidated(&self) -> Option<&Rc<Consolidated>> {
+        self.consolidated.as_ref()
+    }
+
+    /// What nodes opened through it are held to.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The direct children, where the hierarchy lists them (consolidated metadata); else `None`.

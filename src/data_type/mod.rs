@@ -4,6 +4,11 @@
 //! have their own byte order, so they stay as stored and are converted field by field (see
 //! `structured`).
 
+pub mod fill_value;
+pub mod fixed_string;
+pub mod structured;
+pub mod variable;
+
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

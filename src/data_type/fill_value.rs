@@ -219,12 +219,12 @@ impl FillValue {
             DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
                 Scalar::Int(i64::from_ne_bytes(fixed(b)))
             }
-            DataType::FixedBytes { len } => {
-                Scalar::Str(first(crate::fixed_string::bytes_to_strings(b, len)))
-            }
-            DataType::FixedUnicode { chars } => {
-                Scalar::Str(first(crate::fixed_string::utf32_to_strings(b, chars)))
-            }
+            DataType::FixedBytes { len } => Scalar::Str(first(
+                crate::data_type::fixed_string::bytes_to_strings(b, len),
+            )),
+            DataType::FixedUnicode { chars } => Scalar::Str(first(
+                crate::data_type::fixed_string::utf32_to_strings(b, chars),
+            )),
             DataType::Structured { .. } => Scalar::Raw(b.to_vec()),
         }
     }

@@ -1,0 +1,6 @@
+//! Compression formats below any Zarr codec: DEFLATE (gzip, zlib and Blosc's zlib, and the ZIP
+//! store's entries) and the byte and bit shuffles (Blosc and numcodecs' `shuffle`). Codecs and
+//! stores wrap these in their own framing and configuration; these know nothing of Zarr.
+
+pub mod inflate;
+pub mod shuffle;
