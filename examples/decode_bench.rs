@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
+use zarr_wasm::codecs::table::build_pipeline;
+use zarr_wasm::codecs::ChunkRepr;
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
 
 fn chunk_files(dir: &Path) -> Vec<PathBuf> {
@@ -53,7 +54,7 @@ fn main() -> Result<(), String> {
             .regular_chunk_shape()
             .ok_or("bench arrays have regular grids")?
             .to_vec();
-        let pipeline = CodecPipeline::from_v3(
+        let pipeline = build_pipeline(
             &meta.codecs,
             meta.data_type,
             &meta.fill_value,

@@ -17,6 +17,7 @@ use common::{iterations, Rng};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
+use zarr_wasm::codecs::table::build_pipeline;
 use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
 use zarr_wasm::data_type::variable::Items;
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
@@ -86,7 +87,7 @@ fn targets() -> Vec<Target> {
             let Some(shape) = meta.chunk_grid.regular_chunk_shape() else {
                 continue;
             };
-            let Ok(pipeline) = CodecPipeline::from_v3(
+            let Ok(pipeline) = build_pipeline(
                 &meta.codecs,
                 meta.data_type,
                 &meta.fill_value,

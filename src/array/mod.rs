@@ -5,6 +5,7 @@ pub mod piece;
 pub mod sharded;
 
 use crate::buffer::{try_grow, try_zeroed};
+use crate::codecs::table::build_pipeline;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::variable::Items;
 use crate::data_type::DataType;
@@ -67,7 +68,7 @@ impl Array {
         metadata: ArrayMetadata,
         location: &str,
     ) -> Result<Array> {
-        let pipeline = CodecPipeline::from_v3(
+        let pipeline = build_pipeline(
             &metadata.codecs,
             metadata.data_type,
             &metadata.fill_value,
@@ -90,7 +91,7 @@ impl Array {
     pub fn with_limits(mut self, limits: Limits) -> Result<Array> {
         if limits.max_decoded_chunk_bytes != self.limits.max_decoded_chunk_bytes {
             let metadata = &self.metadata;
-            let mut pipeline = CodecPipeline::from_v3(
+            let mut pipeline = build_pipeline(
                 &metadata.codecs,
                 metadata.data_type,
                 &metadata.fill_value,
@@ -302,13 +303,15 @@ impl Array {
     /// A sharded array's inner chunk shape (the unit a partial read fetches and decodes), else
     /// `None`.
     pub fn inner_chunk_shape(&self) -> Option<&[u64]> {
-        self.pipeline.sharding().map(|codec| codec.inner_shape())
+        self.pipeline
+            .partial_decoder()
+            .map(|codec| codec.inner_shape())
     }
 
     /// The grid of a sharded array's inner chunks over the whole array, where shards are regular
     /// and made of whole inner chunks (so inner chunk edges are the same in every shard).
     fn inner_grid(&self) -> Option<ChunkGrid> {
-        let inner = self.pipeline.sharding()?.inner_shape();
+        let inner = self.pipeline.partial_decoder()?.inner_shape();
         let outer = self.metadata.chunk_grid.regular_chunk_shape()?;
         let whole = outer.len() == inner.len() && outer.iter().zip(inner).all(|(o, i)| o % i == 0);
         whole
@@ -439,7 +442,7 @@ impl Array {
     /// inner chunks it needs. A chunk whose decoded bytes need no array codec is only fetched
     /// here: `place` decodes it, straight into the result where it lands there whole.
     async fn read_pieces(&self, projection: ChunkProjection) -> Result<Vec<Piece>> {
-        if let Some(codec) = self.pipeline.sharding() {
+        if let Some(codec) = self.pipeline.partial_decoder() {
             let shard_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
             let key = self.chunk_key(&projection.coords);
             let read = self.shards.read(

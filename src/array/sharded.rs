@@ -5,7 +5,7 @@
 
 use super::chunk_cache::{inner_key, ChunkCache};
 use super::piece::{Content, Piece};
-use crate::codecs::sharding::{ShardIndex, ShardingCodec};
+use crate::codecs::codec::{PartialDecoder, ShardIndex};
 use crate::error::{CodecError, Result, ZarrError};
 use crate::indexing::region::c_strides;
 use crate::indexing::selection::{chunk_projections, ChunkProjection, DimChunkPart, DimRange};
@@ -211,7 +211,7 @@ impl ShardReader {
         &self,
         store: &Rc<dyn ReadableStore>,
         key: &str,
-        codec: &ShardingCodec,
+        codec: &dyn PartialDecoder,
         projection: ChunkProjection,
         shard_shape: Vec<u64>,
         kept: &ChunkCache,
@@ -326,7 +326,7 @@ impl ShardReader {
     async fn index(
         &self,
         store: &Rc<dyn ReadableStore>,
-        codec: &ShardingCodec,
+        codec: &dyn PartialDecoder,
         key: &str,
         cps: &[u64],
     ) -> Result<Option<ShardIndex>> {

@@ -3,11 +3,32 @@
 //! digits when written, stored as `astype`). Decoding converts stored elements to the array's type.
 
 use super::numeric;
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `quantize` and `astype`: both store values as another type.
+pub const CODECS: &[CodecEntry] = &[
+    CodecEntry {
+        names: &["numcodecs.quantize"],
+        kind: Kind::ArrayToArray,
+        build: |config, cx| {
+            let codec = AsTypeCodec::from_quantize_configuration(config, cx.data_type)?;
+            Ok(Codec::ArrayToArray(Box::new(codec)))
+        },
+    },
+    CodecEntry {
+        names: &["numcodecs.astype"],
+        kind: Kind::ArrayToArray,
+        build: |config, cx| {
+            let codec = AsTypeCodec::from_astype_configuration(config, cx.data_type)?;
+            Ok(Codec::ArrayToArray(Box::new(codec)))
+        },
+    },
+];
 
 pub struct AsTypeCodec {
     name: &'static str,

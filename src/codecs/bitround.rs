@@ -1,10 +1,21 @@
 //! numcodecs' `BitRound` filter (v3 name `numcodecs.bitround`): float mantissas rounded to fewer
 //! bits when written. The stored values are ordinary floats, so decoding changes nothing.
 
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `bitround`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.bitround"],
+    kind: Kind::ArrayToArray,
+    build: |config, cx| {
+        let codec = BitRoundCodec::from_configuration(config, cx.data_type)?;
+        Ok(Codec::ArrayToArray(Box::new(codec)))
+    },
+}];
 
 pub struct BitRoundCodec;
 

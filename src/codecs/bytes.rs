@@ -1,9 +1,20 @@
 //! The `bytes` codec: elements laid out in C order with a declared byte order.
 
-use super::{ArrayToBytesCodec, ChunkRepr};
+use super::codec::{ArrayToBytesCodec, ChunkRepr};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `bytes`: elements in a given byte order.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["bytes"],
+    kind: Kind::ArrayToBytes,
+    build: |config, cx| {
+        let codec = BytesCodec::from_configuration(config, cx.data_type)?;
+        Ok(Codec::ArrayToBytes(Box::new(codec)))
+    },
+}];
 
 pub use crate::data_type::Endian;
 

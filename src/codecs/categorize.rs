@@ -4,11 +4,22 @@
 //! (labels cut to `n` characters, as NumPy assigns them) or objects (variable-length strings).
 
 use super::numeric::{self, Num};
-use super::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr};
+use super::codec::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `categorize`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.categorize"],
+    kind: Kind::ArrayToArray,
+    build: |config, cx| {
+        let codec = CategorizeCodec::from_configuration(config, cx.data_type)?;
+        Ok(Codec::ArrayToArray(Box::new(codec)))
+    },
+}];
 
 pub struct CategorizeCodec {
     labels: Vec<String>,

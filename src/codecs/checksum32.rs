@@ -2,9 +2,39 @@
 //! `numcodecs.crc32`, `numcodecs.crc32c`, `numcodecs.adler32` (a checksum at the start, or with
 //! `location: "end"` the end). All little endian; decoding checks the checksum and strips it.
 
-use super::BytesToBytesCodec;
+use super::codec::BytesToBytesCodec;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
+pub const CODECS: &[CodecEntry] = &[
+    CodecEntry {
+        names: &["crc32c"],
+        kind: Kind::BytesToBytes,
+        build: |_, _| Ok(Codec::BytesToBytes(Box::new(Checksum32Codec::crc32c()))),
+    },
+    CodecEntry {
+        names: &["numcodecs.crc32"],
+        kind: Kind::BytesToBytes,
+        build: |config, _| numcodecs_checksum(config, Checksum::Crc32),
+    },
+    CodecEntry {
+        names: &["numcodecs.crc32c"],
+        kind: Kind::BytesToBytes,
+        build: |config, _| numcodecs_checksum(config, Checksum::Crc32c),
+    },
+    CodecEntry {
+        names: &["numcodecs.adler32"],
+        kind: Kind::BytesToBytes,
+        build: |config, _| numcodecs_checksum(config, Checksum::Adler32),
+    },
+];
+
+fn numcodecs_checksum(config: &Map<String, Value>, kind: Checksum) -> Result<Codec, String> {
+    let codec = Checksum32Codec::from_configuration(config, kind)?;
+    Ok(Codec::BytesToBytes(Box::new(codec)))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checksum {
@@ -99,7 +129,7 @@ impl BytesToBytesCodec for Checksum32Codec {
     fn decode(
         &self,
         mut encoded: Vec<u8>,
-        _decoded_size: super::DecodedSize,
+        _decoded_size: super::codec::DecodedSize,
     ) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new(self.name, e);
         if encoded.len() < 4 {

@@ -3,11 +3,22 @@
 //! running sum in the array's type: wrapping for integers, as NumPy's `cumsum` does.
 
 use super::numeric;
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `delta`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.delta"],
+    kind: Kind::ArrayToArray,
+    build: |config, cx| {
+        let codec = DeltaCodec::from_configuration(config, cx.data_type)?;
+        Ok(Codec::ArrayToArray(Box::new(codec)))
+    },
+}];
 
 pub struct DeltaCodec {
     /// The type the differences are stored in.

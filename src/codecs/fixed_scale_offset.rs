@@ -4,11 +4,22 @@
 //! array's type.
 
 use super::numeric::{self, Num};
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `fixedscaleoffset`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.fixedscaleoffset"],
+    kind: Kind::ArrayToArray,
+    build: |config, cx| {
+        let codec = FixedScaleOffsetCodec::from_configuration(config, cx.data_type)?;
+        Ok(Codec::ArrayToArray(Box::new(codec)))
+    },
+}];
 
 pub struct FixedScaleOffsetCodec {
     scale: f64,

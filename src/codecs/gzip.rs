@@ -1,10 +1,18 @@
 //! The `gzip` codec (RFC 1952). Several members in a row decode to their concatenation, as gzip
 //! tools do; each member's CRC-32 and size trailer is checked.
 
-use super::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, DecodedSize};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `gzip`, in v3 and as numcodecs writes it.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["gzip", "numcodecs.gzip"],
+    kind: Kind::BytesToBytes,
+    build: |config, _| Ok(Codec::BytesToBytes(Box::new(GzipCodec::from_configuration(config)?))),
+}];
 
 pub struct GzipCodec;
 

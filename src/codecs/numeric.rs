@@ -2,7 +2,7 @@
 //! between integers, truncation toward zero from floats), and parsing of the NumPy dtype strings
 //! that numcodecs filters carry in their configuration. Shared by the numcodecs filters.
 
-use super::ChunkRepr;
+use super::codec::ChunkRepr;
 use crate::data_type::DataType;
 use half::f16;
 use serde_json::{Map, Value};

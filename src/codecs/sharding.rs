@@ -6,7 +6,9 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
-use super::{ArrayToBytesCodec, ChunkRepr, CodecPipeline};
+use super::codec::{
+    ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, PartialDecoder, ShardIndex,
+};
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::variable::{element_count, item_ranges};
@@ -16,38 +18,28 @@ use crate::indexing::region::{c_strides, copy_box, Placement};
 use crate::metadata::extension::Extension;
 use serde_json::{Map, Value};
 use std::ops::Range;
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `sharding_indexed`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["sharding_indexed"],
+    kind: Kind::ArrayToBytes,
+    build: |config, cx| {
+        let codec = ShardingCodec::from_configuration(config, cx)?;
+        Ok(Codec::ArrayToBytes(Box::new(codec)))
+    },
+}];
 
 /// The largest shard index read (16 bytes per inner chunk: 4 million inner chunks per shard).
 pub const MAX_INDEX_BYTES: u64 = 64 << 20;
 
 pub struct ShardingCodec {
     inner_shape: Vec<u64>,
-    inner: CodecPipeline,
-    index: CodecPipeline,
+    inner: Box<dyn ChunkDecoder>,
+    index: Box<dyn ChunkDecoder>,
     index_at_end: bool,
     data_type: DataType,
     fill_value: FillValue,
-}
-
-/// The decoded index of one shard: per inner chunk (C order over the chunks per shard), where its
-/// bytes are, or `None` when it is empty.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShardIndex {
-    entries: Vec<Option<Range<u64>>>,
-}
-
-impl ShardIndex {
-    pub fn get(&self, i: usize) -> Option<Range<u64>> {
-        self.entries.get(i).cloned().flatten()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
 }
 
 fn codec_list(config: &Map<String, Value>, key: &str) -> Result<Vec<Extension>, String> {
@@ -67,10 +59,9 @@ fn codec_list(config: &Map<String, Value>, key: &str) -> Result<Vec<Extension>, 
 impl ShardingCodec {
     pub fn from_configuration(
         config: &Map<String, Value>,
-        data_type: DataType,
-        fill_value: &FillValue,
-        ndim: usize,
+        cx: &BuildContext,
     ) -> Result<ShardingCodec, String> {
+        let (data_type, fill_value, ndim) = (cx.data_type, cx.fill_value, cx.ndim);
         let inner_shape: Vec<u64> = match config.get("chunk_shape") {
             Some(Value::Array(list)) => list
                 .iter()
@@ -105,25 +96,17 @@ impl ShardingCodec {
                 ))
             }
         };
-        let context = "sharding_indexed";
-        let inner = CodecPipeline::from_v3(
-            &codec_list(config, "codecs")?,
-            data_type,
-            fill_value,
-            ndim,
-            context,
-        )
-        .map_err(|e| format!("inner codecs: {}", e.message))?;
+        let inner = (cx.pipeline)(&codec_list(config, "codecs")?, data_type, fill_value, ndim)
+            .map_err(|e| format!("inner codecs: {e}"))?;
         // The index is a uint64 array of the chunks-per-shard shape plus a trailing 2.
         let no_fill = FillValue::from_native_bytes(vec![0; 8]);
-        let index = CodecPipeline::from_v3(
+        let index = (cx.pipeline)(
             &codec_list(config, "index_codecs")?,
             DataType::UInt64,
             &no_fill,
             ndim + 1,
-            context,
         )
-        .map_err(|e| format!("index codecs: {}", e.message))?;
+        .map_err(|e| format!("index codecs: {e}"))?;
         Ok(ShardingCodec {
             inner_shape,
             inner,
@@ -134,16 +117,27 @@ impl ShardingCodec {
         })
     }
 
-    pub fn inner_shape(&self) -> &[u64] {
+    fn index_repr(cps: &[u64]) -> ChunkRepr {
+        let mut shape = cps.to_vec();
+        shape.push(2);
+        ChunkRepr {
+            shape,
+            data_type: DataType::UInt64,
+        }
+    }
+}
+
+impl PartialDecoder for ShardingCodec {
+    fn inner_shape(&self) -> &[u64] {
         &self.inner_shape
     }
 
-    pub fn index_at_end(&self) -> bool {
+    fn index_at_end(&self) -> bool {
         self.index_at_end
     }
 
     /// Inner chunks along each dimension of a shard of `shard_shape`.
-    pub fn chunks_per_shard(&self, shard_shape: &[u64]) -> Result<Vec<u64>, String> {
+    fn chunks_per_shard(&self, shard_shape: &[u64]) -> Result<Vec<u64>, String> {
         shard_shape
             .iter()
             .zip(&self.inner_shape)
@@ -158,18 +152,9 @@ impl ShardingCodec {
             .collect()
     }
 
-    fn index_repr(cps: &[u64]) -> ChunkRepr {
-        let mut shape = cps.to_vec();
-        shape.push(2);
-        ChunkRepr {
-            shape,
-            data_type: DataType::UInt64,
-        }
-    }
-
     /// The encoded size of a shard's index, which the spec requires to be fixed, and which is
     /// bounded: metadata alone could otherwise ask for an index of billions of entries.
-    pub fn index_size(&self, cps: &[u64]) -> Result<usize, String> {
+    fn index_size(&self, cps: &[u64]) -> Result<usize, String> {
         let entries = cps.iter().try_fold(1u64, |acc, &n| acc.checked_mul(n));
         let decoded = entries.and_then(|n| n.checked_mul(16));
         if !matches!(decoded, Some(b) if b <= MAX_INDEX_BYTES) {
@@ -179,13 +164,13 @@ impl ShardingCodec {
             ));
         }
         self.index
-            .fixed_encoded_size(&Self::index_repr(cps))
+            .fixed_encoded_size(&ShardingCodec::index_repr(cps))
             .ok_or_else(|| "the index codecs do not give the index a fixed size".to_string())
     }
 
     /// Decodes an encoded index (exactly `index_size` bytes) of a shard `shard_len` bytes long
     /// (where known), checking that every entry lies inside the shard.
-    pub fn decode_index(
+    fn decode_index(
         &self,
         encoded: Vec<u8>,
         cps: &[u64],
@@ -193,7 +178,7 @@ impl ShardingCodec {
     ) -> Result<ShardIndex, String> {
         let raw = self
             .index
-            .decode(encoded, &Self::index_repr(cps))
+            .decode(encoded, &ShardingCodec::index_repr(cps))
             .map_err(|e| format!("index: codec {}: {}", e.codec, e.reason))?;
         let words: Vec<u64> = raw
             .chunks_exact(8)
@@ -219,7 +204,7 @@ impl ShardingCodec {
     /// Decodes the bytes of the inner chunk at `coords` to its elements; errors say which chunk.
     /// Decodes the inner chunk at `coords` of a shard: its elements, or for variable-length data
     /// its items in vlen layout, in C order (inner reordering codecs undone).
-    pub fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
+    fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
         let repr = ChunkRepr {
             shape: self.inner_shape.clone(),
             data_type: self.data_type,
@@ -374,7 +359,7 @@ impl ArrayToBytesCodec for ShardingCodec {
         self.inner.set_max_unknown_decoded(cap);
     }
 
-    fn as_sharding(&self) -> Option<&ShardingCodec> {
+    fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
         Some(self)
     }
 

@@ -1,12 +1,23 @@
 //! numcodecs' `Shuffle` (v3 name `numcodecs.shuffle`): the bytes of `elementsize`-byte elements
 //! regrouped by position, the same byte shuffle Blosc uses. Decoding unshuffles the whole buffer.
 
-use super::BytesToBytesCodec;
+use super::codec::BytesToBytesCodec;
 use crate::buffer::try_zeroed;
-use crate::codecs::DecodedSize;
+use crate::codecs::codec::DecodedSize;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `shuffle`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.shuffle"],
+    kind: Kind::BytesToBytes,
+    build: |config, cx| {
+        let codec = ShuffleCodec::from_configuration(config, cx.data_type.size())?;
+        Ok(Codec::BytesToBytes(Box::new(codec)))
+    },
+}];
 
 pub struct ShuffleCodec {
     element_size: usize,

@@ -1,11 +1,22 @@
 //! The `transpose` codec: chunks stored with their axes permuted. Decoding gathers the stored
 //! elements back into C order of the decoded shape.
 
-use super::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `transpose`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["transpose"],
+    kind: Kind::ArrayToArray,
+    build: |config, cx| {
+        let codec = TransposeCodec::from_configuration(config, cx.ndim)?;
+        Ok(Codec::ArrayToArray(Box::new(codec)))
+    },
+}];
 
 pub struct TransposeCodec {
     /// Encoded axis `i` is decoded axis `order[i]`.

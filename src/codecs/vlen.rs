@@ -3,11 +3,32 @@
 //! byte length and its bytes. Decoding validates the layout (and UTF-8 for strings) and keeps it:
 //! the array layer turns each element into an item of the result (see `variable::Items`).
 
-use super::{ArrayToBytesCodec, ChunkRepr};
+use super::codec::{ArrayToBytesCodec, ChunkRepr};
 use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `vlen-utf8` and `vlen-bytes` (the same names in v3 and as numcodecs ids).
+pub const CODECS: &[CodecEntry] = &[
+    CodecEntry {
+        names: &["vlen-utf8"],
+        kind: Kind::ArrayToBytes,
+        build: |config, cx| {
+            let codec = VlenCodec::from_configuration(config, cx.data_type, true)?;
+            Ok(Codec::ArrayToBytes(Box::new(codec)))
+        },
+    },
+    CodecEntry {
+        names: &["vlen-bytes"],
+        kind: Kind::ArrayToBytes,
+        build: |config, cx| {
+            let codec = VlenCodec::from_configuration(config, cx.data_type, false)?;
+            Ok(Codec::ArrayToBytes(Box::new(codec)))
+        },
+    },
+];
 
 pub struct VlenCodec {
     name: &'static str,

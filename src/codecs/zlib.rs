@@ -1,9 +1,17 @@
 //! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
 
-use super::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, DecodedSize};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// numcodecs' `zlib`.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["numcodecs.zlib"],
+    kind: Kind::BytesToBytes,
+    build: |config, _| Ok(Codec::BytesToBytes(Box::new(ZlibCodec::from_configuration(config)?))),
+}];
 
 pub struct ZlibCodec;
 

@@ -9,13 +9,21 @@
 pub mod blosclz;
 pub mod snappy;
 
-use super::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, DecodedSize};
 use crate::buffer::{try_grow, try_zeroed};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
+use super::codec::{Codec, CodecEntry, Kind};
+
+/// `blosc`, in v3 and as numcodecs writes it.
+pub const CODECS: &[CodecEntry] = &[CodecEntry {
+    names: &["blosc", "numcodecs.blosc"],
+    kind: Kind::BytesToBytes,
+    build: |config, _| Ok(Codec::BytesToBytes(Box::new(BloscCodec::from_configuration(config)?))),
+}];
 
 const HEADER_LEN: usize = 16;
 const FLAG_SHUFFLE: u8 = 0x01;
@@ -68,7 +76,7 @@ impl Compressor {
                 .map_err(|e| format!("LZ4 data is invalid: {e}"))?,
             Compressor::Snappy => snappy::decompress(input, out)?,
             Compressor::Zlib => inflate_into(input, out, Wrapper::Zlib)?,
-            Compressor::Zstd => super::zstd::decompress_into(input, out)?,
+            Compressor::Zstd => crate::codecs::zstd::decompress_into(input, out)?,
         };
         if written != out.len() {
             return Err(format!(

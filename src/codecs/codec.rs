@@ -1,0 +1,244 @@
+//! What a codec is: the three kinds of codec (array to array, array to bytes, bytes to bytes) as
+//! traits, what a chunk is as it passes through them, the decoder of chunks that can be read in
+//! parts, and the table entry by which each codec file makes itself known (see `table.rs`).
+
+use crate::data_type::fill_value::FillValue;
+use crate::data_type::DataType;
+use crate::error::CodecError;
+use crate::limits::Limits;
+use crate::metadata::extension::Extension;
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+/// What a chunk is in array form: its stored shape and element type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkRepr {
+    pub shape: Vec<u64>,
+    pub data_type: DataType,
+}
+
+impl ChunkRepr {
+    /// Size in bytes of the decoded chunk, if it fits in memory at all.
+    pub fn num_bytes(&self) -> Option<usize> {
+        elements_size(&self.shape, self.data_type.size())
+    }
+}
+
+/// Bytes taken by `shape` elements of `esize` bytes each, if that fits in a `usize`.
+pub fn elements_size(shape: &[u64], esize: usize) -> Option<usize> {
+    let n = shape
+        .iter()
+        .try_fold(esize as u64, |acc, &d| acc.checked_mul(d))?;
+    usize::try_from(n).ok()
+}
+
+pub trait ArrayToArrayCodec {
+    fn name(&self) -> &'static str;
+    /// What a chunk of `decoded` becomes when encoded.
+    fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr;
+    /// Decodes to a chunk of `decoded`, elements in C order.
+    fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Whether decoding only moves elements (a transpose): then it applies as well to the
+    /// handles that stand for variable-length elements.
+    fn only_reorders(&self) -> bool {
+        false
+    }
+}
+
+pub trait ArrayToBytesCodec {
+    fn name(&self) -> &'static str;
+    /// The encoded size for a chunk of `repr`, where it is fixed.
+    fn encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
+    /// Decodes to the chunk's elements, native byte order, C order.
+    fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Whether decoding a chunk of `repr` leaves the bytes as they are (elements stored in native
+    /// byte order): then the bytes-to-bytes codecs may decode straight into the destination.
+    fn keeps_bytes(&self, _repr: &ChunkRepr) -> bool {
+        false
+    }
+    /// Where a stored chunk can be read in parts (sharding): the decoder of those parts.
+    fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
+        None
+    }
+    /// Sets the cap on decoded sizes nothing fixes, for codecs with pipelines of their own.
+    fn set_max_unknown_decoded(&mut self, _cap: usize) {}
+}
+
+pub trait BytesToBytesCodec {
+    fn name(&self) -> &'static str;
+    /// The encoded size given the decoded size, where it is fixed (e.g. a checksum adds 4 bytes).
+    fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
+        None
+    }
+    /// Decodes `encoded` to `decoded_size`: exactly, where the pipeline knows the size, else at
+    /// most the cap; a decoder must not produce (or allocate for) more than that.
+    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError>;
+    /// Decodes `encoded` to exactly `out.len()` bytes, into `out` (the result's place, where a
+    /// chunk lands there unchanged). Decoders that can write into a given buffer say so; the
+    /// others decode as usual and their result is copied.
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        let decoded = self.decode(encoded, DecodedSize::Exact(out.len()))?;
+        if decoded.len() != out.len() {
+            let reason = format!("decoded to {} bytes, expected {}", decoded.len(), out.len());
+            return Err(CodecError::new(self.name(), reason));
+        }
+        out.copy_from_slice(&decoded);
+        Ok(())
+    }
+}
+
+/// What a bytes-to-bytes decoder's output may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodedSize {
+    /// Exactly this many bytes: the pipeline knows the chunk's size.
+    Exact(usize),
+    /// Nothing fixes the size (variable-length data): at most this many bytes.
+    AtMost(usize),
+}
+
+impl DecodedSize {
+    /// The exact size, where there is one.
+    pub fn exact(self) -> Option<usize> {
+        match self {
+            DecodedSize::Exact(n) => Some(n),
+            DecodedSize::AtMost(_) => None,
+        }
+    }
+
+    /// The most bytes the output may have.
+    pub fn limit(self) -> usize {
+        match self {
+            DecodedSize::Exact(n) | DecodedSize::AtMost(n) => n,
+        }
+    }
+
+    /// Checks the decoded size a header (`what`) declares, before a decoder allocates for it.
+    pub(crate) fn check_declared(self, what: &str, declared: usize) -> Result<(), String> {
+        match self {
+            DecodedSize::Exact(size) if size != declared => Err(format!(
+                "{what} says {declared} decoded bytes, the chunk should have {size}"
+            )),
+            DecodedSize::AtMost(cap) if declared > cap => Err(format!(
+                "{what} says {declared} decoded bytes, more than the {cap} a chunk of variable-length data may decode to (limits.maxDecodedChunkBytes)"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `None` (no size known) is the default cap.
+impl From<Option<usize>> for DecodedSize {
+    fn from(size: Option<usize>) -> Self {
+        size.map_or(
+            DecodedSize::AtMost(default_unknown_decoded_limit()),
+            DecodedSize::Exact,
+        )
+    }
+}
+
+/// A codec, built, by the kind of thing it transforms.
+pub enum Codec {
+    ArrayToArray(Box<dyn ArrayToArrayCodec>),
+    ArrayToBytes(Box<dyn ArrayToBytesCodec>),
+    BytesToBytes(Box<dyn BytesToBytesCodec>),
+}
+
+/// A codec file's entry in the codec table: its names and how it is built.
+pub struct CodecEntry {
+    /// Its names in v3 metadata: the registered name, and `numcodecs.<id>` where zarr-python
+    /// writes numcodecs' codec of id `<id>` (a v2 filter or compressor of that id is read as
+    /// this codec too).
+    pub names: &'static [&'static str],
+    /// What it transforms (a v2 filter's kind says where it goes in the equivalent v3 list).
+    pub kind: Kind,
+    /// Builds the codec from its metadata's configuration, or says what is wrong with it.
+    pub build: fn(&Map<String, Value>, &BuildContext) -> Result<Codec, String>,
+}
+
+/// The kinds of codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ArrayToArray,
+    ArrayToBytes,
+    BytesToBytes,
+}
+
+/// What a codec is built for: the chunk that reaches it, and a way to build the pipelines a
+/// codec holds (a shard's inner chunks and its index).
+pub struct BuildContext<'a> {
+    /// The type reaching this codec (an array-to-array codec before it may have changed it).
+    pub data_type: DataType,
+    pub fill_value: &'a FillValue,
+    pub ndim: usize,
+    /// Builds a pipeline from a codec list, for chunks of the given type, fill value and
+    /// dimensions.
+    pub pipeline: &'a PipelineBuilder<'a>,
+}
+
+/// How a codec builds the pipelines it holds (the codec table, given by whoever builds it).
+pub type PipelineBuilder<'a> =
+    dyn Fn(&[Extension], DataType, &FillValue, usize) -> Result<Box<dyn ChunkDecoder>, String> + 'a;
+
+/// A whole pipeline as a codec holding one sees it.
+pub trait ChunkDecoder {
+    /// Decodes one stored chunk of `repr` (see `CodecPipeline::decode`).
+    fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
+    fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
+    /// Whether variable-length elements are reordered after decoding.
+    fn reorders_elements(&self) -> bool;
+    /// Puts the handles of a variable-length chunk, taken out in stored order, into C order.
+    fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Caps the decoded size of chunks whose size nothing fixes.
+    fn set_max_unknown_decoded(&mut self, cap: usize);
+}
+
+/// The decoder of a chunk stored so that it can be read in parts (a shard): an index says where
+/// each inner chunk lies, and each inner chunk decodes on its own. The array layer reads the
+/// index and then only the inner chunks a selection needs.
+pub trait PartialDecoder {
+    /// The shape of an inner chunk.
+    fn inner_shape(&self) -> &[u64];
+    /// Whether the index is at the end of the stored chunk (else at its start).
+    fn index_at_end(&self) -> bool;
+    /// Inner chunks along each dimension of a chunk of `shape`.
+    fn chunks_per_shard(&self, shape: &[u64]) -> Result<Vec<u64>, String>;
+    /// The encoded size of the index of a chunk of `cps` inner chunks (fixed, and bounded).
+    fn index_size(&self, cps: &[u64]) -> Result<usize, String>;
+    /// Decodes an index (`index_size` bytes) of a stored chunk `len` bytes long, where known.
+    fn decode_index(
+        &self,
+        encoded: Vec<u8>,
+        cps: &[u64],
+        len: Option<u64>,
+    ) -> Result<ShardIndex, String>;
+    /// Decodes the inner chunk at `coords`: its elements, or for variable-length data its items
+    /// in vlen layout, in C order.
+    fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String>;
+}
+
+/// The decoded index of one shard: per inner chunk (C order over the chunks per shard), where its
+/// bytes are, or `None` when it is empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardIndex {
+    pub(crate) entries: Vec<Option<Range<u64>>>,
+}
+
+impl ShardIndex {
+    pub fn get(&self, i: usize) -> Option<Range<u64>> {
+        self.entries.get(i).cloned().flatten()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The cap on decoded sizes nothing fixes where no pipeline says otherwise (the limits' default).
+pub fn default_unknown_decoded_limit() -> usize {
+    Limits::default().max_decoded_chunk_bytes
+}

@@ -1,0 +1,302 @@
+//! The pipeline that chains a chunk's codecs. A chunk is decoded by running the bytes-to-bytes
+//! codecs in reverse order, then the single array-to-bytes codec, which yields elements in native
+//! byte order and C order of its (possibly permuted) shape, then the array-to-array codecs in
+//! reverse. The pipeline knows codecs only by their kind; `table.rs` builds them.
+
+use super::codec::{
+    default_unknown_decoded_limit, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec,
+    ChunkDecoder, ChunkRepr, Codec, DecodedSize, PartialDecoder,
+};
+use crate::data_type::DataType;
+use crate::error::CodecError;
+
+pub struct CodecPipeline {
+    /// For variable-length data, the leading codecs that only reorder elements: they apply to
+    /// the elements' handles once the items are taken out (`restore_order`). In metadata
+    /// (encoding) order, as are the others.
+    element_order: Vec<Box<dyn ArrayToArrayCodec>>,
+    array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
+    array_to_bytes: Box<dyn ArrayToBytesCodec>,
+    bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>>,
+    /// The most bytes a bytes-to-bytes decoder may produce where nothing fixes the size.
+    max_unknown_decoded: usize,
+}
+
+/// Takes a pipeline's codecs in metadata order, each built for what reaches it, and checks that
+/// each kind comes where it may.
+pub struct PipelineAssembler {
+    /// The array's type and dimensions.
+    data_type: DataType,
+    ndim: usize,
+    /// What reaches the next codec: an array-to-array codec may change the type.
+    reaching: DataType,
+    element_order: Vec<Box<dyn ArrayToArrayCodec>>,
+    array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
+    array_to_bytes: Option<Box<dyn ArrayToBytesCodec>>,
+    bytes_to_bytes: Vec<Box<dyn BytesToBytesCodec>>,
+}
+
+impl PipelineAssembler {
+    pub fn new(data_type: DataType, ndim: usize) -> PipelineAssembler {
+        PipelineAssembler {
+            data_type,
+            ndim,
+            reaching: data_type,
+            element_order: Vec::new(),
+            array_to_array: Vec::new(),
+            array_to_bytes: None,
+            bytes_to_bytes: Vec::new(),
+        }
+    }
+
+    /// The type the next codec is built for.
+    pub fn reaching(&self) -> DataType {
+        self.reaching
+    }
+
+    /// Adds the next codec, or says why it cannot come here.
+    pub fn push(&mut self, codec: Codec) -> Result<(), String> {
+        match (codec, self.array_to_bytes.is_some()) {
+            // Variable-length elements are reordered as handles; every other codec that
+            // accepted the data type (categorize) produces them.
+            (Codec::ArrayToArray(c), false)
+                if self.data_type.is_variable()
+                    && c.only_reorders()
+                    && self.array_to_array.is_empty() =>
+            {
+                self.element_order.push(c)
+            }
+            (Codec::ArrayToArray(c), false) => {
+                let repr = ChunkRepr {
+                    shape: vec![1; self.ndim],
+                    data_type: self.reaching,
+                };
+                self.reaching = c.encoded_repr(&repr).data_type;
+                self.array_to_array.push(c)
+            }
+            (Codec::ArrayToBytes(c), false) => self.array_to_bytes = Some(c),
+            (Codec::BytesToBytes(c), true) => self.bytes_to_bytes.push(c),
+            (Codec::ArrayToArray(_) | Codec::ArrayToBytes(_), true) => {
+                return Err(
+                    "comes after the array-to-bytes codec; array codecs must come first".into(),
+                )
+            }
+            (Codec::BytesToBytes(_), false) => {
+                return Err("a bytes-to-bytes codec comes before the array-to-bytes codec".into())
+            }
+        }
+        Ok(())
+    }
+
+    /// The pipeline, once it has its array-to-bytes codec.
+    pub fn finish(self) -> Result<CodecPipeline, String> {
+        let array_to_bytes = self
+            .array_to_bytes
+            .ok_or("codecs has no array-to-bytes codec (such as \"bytes\")")?;
+        Ok(CodecPipeline {
+            element_order: self.element_order,
+            array_to_array: self.array_to_array,
+            array_to_bytes,
+            bytes_to_bytes: self.bytes_to_bytes,
+            max_unknown_decoded: default_unknown_decoded_limit(),
+        })
+    }
+}
+
+impl CodecPipeline {
+    /// Caps the decoded size of chunks whose size nothing fixes (variable-length data), here and
+    /// in the pipelines of codecs inside this one (a shard's inner chunks).
+    pub fn set_max_unknown_decoded(&mut self, cap: usize) {
+        self.max_unknown_decoded = cap;
+        self.array_to_bytes.set_max_unknown_decoded(cap);
+    }
+
+    /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the
+    /// array-to-bytes codec.
+    fn reprs(&self, repr: &ChunkRepr) -> Vec<ChunkRepr> {
+        let reordered = chain(&self.element_order, repr.clone()).pop();
+        chain(
+            &self.array_to_array,
+            reordered.unwrap_or_else(|| repr.clone()),
+        )
+    }
+
+    /// Sizes before each bytes-to-bytes codec (where fixed), and the final encoded size.
+    fn sizes(&self, array_repr: &ChunkRepr) -> (Vec<Option<usize>>, Option<usize>) {
+        let mut sizes = Vec::with_capacity(self.bytes_to_bytes.len());
+        let mut size = self.array_to_bytes.encoded_size(array_repr);
+        for codec in &self.bytes_to_bytes {
+            sizes.push(size);
+            size = size.and_then(|s| codec.encoded_size(s));
+        }
+        (sizes, size)
+    }
+
+    /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
+    pub fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
+        let reprs = self.reprs(repr);
+        self.sizes(reprs.last()?).1
+    }
+
+    /// Whether variable-length elements are reordered after decoding (see `restore_order`).
+    pub fn reorders_elements(&self) -> bool {
+        !self.element_order.is_empty()
+    }
+
+    /// The decoder of chunks read in parts, when such a codec (sharding) is the whole pipeline:
+    /// the usual form of a sharded array.
+    pub fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
+        if self.array_to_array.is_empty()
+            && self.element_order.is_empty()
+            && self.bytes_to_bytes.is_empty()
+        {
+            self.array_to_bytes.partial_decoder()
+        } else {
+            None
+        }
+    }
+
+    /// Puts the handles of a variable-length chunk of `repr`, taken out in stored order, into
+    /// C order (see `element_order`).
+    pub fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let reprs = chain(&self.element_order, repr.clone());
+        decode_array_to_array(&self.element_order, handles, reprs)
+    }
+
+    /// Decodes one stored chunk of `repr` to its elements (native byte order, C order); for
+    /// variable-length data, to the items in stored order (see `restore_order`).
+    pub fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        crate::host::timing::timed(crate::host::timing::Phase::Decode, || {
+            self.decode_now(encoded, repr)
+        })
+    }
+
+    /// Whether a chunk of `repr` decodes to its stored bytes' final form without any array codec
+    /// or reordering, so that `decode_into` may write it straight into the result.
+    pub fn decodes_in_place(&self, repr: &ChunkRepr) -> bool {
+        self.element_order.is_empty()
+            && self.array_to_array.is_empty()
+            && !repr.data_type.is_variable()
+            && self.array_to_bytes.keeps_bytes(repr)
+    }
+
+    /// Whether a chunk of `repr` is stored as its elements, uncompressed: decoding it hands back
+    /// the stored bytes themselves, without a copy.
+    pub fn stores_elements(&self, repr: &ChunkRepr) -> bool {
+        self.bytes_to_bytes.is_empty() && self.decodes_in_place(repr)
+    }
+
+    /// Decodes one stored chunk of `repr` into `out`, which must be its exact size, for a pipeline
+    /// that `decodes_in_place`: the first bytes-to-bytes codec (the last to decode) writes
+    /// straight into `out`, saving the copy from a chunk buffer into the result.
+    pub fn decode_into(
+        &self,
+        encoded: Vec<u8>,
+        repr: &ChunkRepr,
+        out: &mut [u8],
+    ) -> Result<(), CodecError> {
+        crate::host::timing::timed(crate::host::timing::Phase::Decode, || {
+            let Some((first, rest)) = self.bytes_to_bytes.split_first() else {
+                // Stored as is: the bytes codec checks the length.
+                let elements = self.array_to_bytes.decode(encoded, repr)?;
+                if elements.len() != out.len() {
+                    let reason =
+                        format!("chunk has {} bytes, expected {}", elements.len(), out.len());
+                    return Err(CodecError::new(self.array_to_bytes.name(), reason));
+                }
+                out.copy_from_slice(&elements);
+                return Ok(());
+            };
+            let (sizes, _) = self.sizes(repr);
+            let bytes = self.decode_bytes(rest, &sizes[1..], encoded)?;
+            first.decode_into(bytes, out)
+        })
+    }
+
+    fn decode_now(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let mut reprs = self.reprs(repr);
+        let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
+        // Decoders are held to the sizes where they are fixed.
+        let (sizes, _) = self.sizes(&array_repr);
+        let bytes = self.decode_bytes(&self.bytes_to_bytes, &sizes, encoded)?;
+        let elements = self.array_to_bytes.decode(bytes, &array_repr)?;
+        decode_array_to_array(&self.array_to_array, elements, reprs)
+    }
+
+    /// Runs bytes-to-bytes `codecs` backwards over `encoded`, each held to its decoded size in
+    /// `sizes` where that is fixed, else to the cap.
+    fn decode_bytes(
+        &self,
+        codecs: &[Box<dyn BytesToBytesCodec>],
+        sizes: &[Option<usize>],
+        encoded: Vec<u8>,
+    ) -> Result<Vec<u8>, CodecError> {
+        let mut bytes = encoded;
+        for (codec, decoded_size) in codecs.iter().zip(sizes).rev() {
+            let size = decoded_size.map_or(
+                DecodedSize::AtMost(self.max_unknown_decoded),
+                DecodedSize::Exact,
+            );
+            bytes = codec
+                .decode(bytes, size)
+                .map_err(|e| at_most_note(e, size))?;
+        }
+        Ok(bytes)
+    }
+}
+
+impl ChunkDecoder for CodecPipeline {
+    fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        CodecPipeline::decode(self, encoded, repr)
+    }
+
+    fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
+        CodecPipeline::fixed_encoded_size(self, repr)
+    }
+
+    fn reorders_elements(&self) -> bool {
+        CodecPipeline::reorders_elements(self)
+    }
+
+    fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        CodecPipeline::restore_order(self, handles, repr)
+    }
+
+    fn set_max_unknown_decoded(&mut self, cap: usize) {
+        CodecPipeline::set_max_unknown_decoded(self, cap)
+    }
+}
+
+/// A decoder's failure at the cap on sizes nothing fixes says which limit that is and how to
+/// raise it (the decoder itself only knows a number).
+fn at_most_note(mut err: CodecError, size: DecodedSize) -> CodecError {
+    if let DecodedSize::AtMost(cap) = size {
+        if err.reason.contains(&cap.to_string()) && !err.reason.contains("maxDecodedChunkBytes") {
+            err.reason.push_str(" (the cap on chunks whose decoded size nothing fixes: raise limits.maxDecodedChunkBytes in open() to read more)");
+        }
+    }
+    err
+}
+
+/// What a chunk of `repr` is before each of `codecs`, and (last) after them all.
+fn chain(codecs: &[Box<dyn ArrayToArrayCodec>], repr: ChunkRepr) -> Vec<ChunkRepr> {
+    let mut reprs = vec![repr];
+    for codec in codecs {
+        let next = reprs.last().map(|r| codec.encoded_repr(r));
+        reprs.extend(next);
+    }
+    reprs
+}
+
+/// Runs `codecs` backwards over `elements`; `reprs` is what each codec decodes to (`chain`'s
+/// list; a last entry beyond the codecs is not used).
+fn decode_array_to_array(
+    codecs: &[Box<dyn ArrayToArrayCodec>],
+    mut elements: Vec<u8>,
+    reprs: Vec<ChunkRepr>,
+) -> Result<Vec<u8>, CodecError> {
+    for (codec, decoded) in codecs.iter().zip(reprs).rev() {
+        elements = codec.decode(elements, &decoded)?;
+    }
+    Ok(elements)
+}

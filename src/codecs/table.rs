@@ -1,0 +1,124 @@
+//! Building codecs and pipelines from metadata: each codec is found by its name in the codec
+//! table (`TABLE`, one entry list per codec file) and built from its configuration.
+
+use super::codec::{BuildContext, ChunkDecoder, CodecEntry};
+use super::pipeline::{CodecPipeline, PipelineAssembler};
+use super::TABLE;
+use crate::data_type::fill_value::FillValue;
+use crate::data_type::DataType;
+use crate::error::{Result, ZarrError};
+use crate::metadata::extension::Extension;
+
+/// The table's entry for the codec named `name` in v3 metadata (a registered name, or
+/// `numcodecs.<id>`).
+pub fn entry(name: &str) -> Option<&'static CodecEntry> {
+    TABLE
+        .iter()
+        .flat_map(|entries| entries.iter())
+        .find(|e| e.names.contains(&name))
+}
+
+/// Builds the pipeline of `codecs` (a v3 `codecs` list) for chunks of `data_type` with `ndim`
+/// dimensions. `location` names the metadata document in errors.
+pub fn build_pipeline(
+    codecs: &[Extension],
+    data_type: DataType,
+    fill_value: &FillValue,
+    ndim: usize,
+    location: &str,
+) -> Result<CodecPipeline> {
+    // Codecs that hold pipelines (sharding) build them the same way.
+    let inner = |codecs: &[Extension], data_type, fill_value: &FillValue, ndim| {
+        build_pipeline(codecs, data_type, fill_value, ndim, "sharding_indexed")
+            .map(|p| Box::new(p) as Box<dyn ChunkDecoder>)
+            .map_err(|e| e.message)
+    };
+    let mut assembler = PipelineAssembler::new(data_type, ndim);
+    for codec in codecs {
+        let invalid = |reason: String| {
+            ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
+        };
+        let Some(entry) = entry(codec.registered_name()) else {
+            // The spec lets readers ignore what is marked `must_understand: false`.
+            if !codec.must_understand {
+                continue;
+            }
+            return Err(ZarrError::unsupported(
+                location,
+                format!("codec \"{}\"", codec.name),
+            ));
+        };
+        let context = BuildContext {
+            data_type: assembler.reaching(),
+            fill_value,
+            ndim,
+            pipeline: &inner,
+        };
+        let built = (entry.build)(&codec.configuration, &context).map_err(invalid)?;
+        assembler.push(built).map_err(invalid)?;
+    }
+    assembler
+        .finish()
+        .map_err(|reason| ZarrError::metadata(location, reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codecs::codec::{Codec, Kind};
+    use serde_json::json;
+
+    #[test]
+    fn every_name_is_in_the_table_once() {
+        let mut names: Vec<&str> = TABLE
+            .iter()
+            .flat_map(|e| e.iter())
+            .flat_map(|e| e.names.iter().copied())
+            .collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "a name is in two entries");
+        for name in [
+            "bytes",
+            "gzip",
+            "numcodecs.gzip",
+            "sharding_indexed",
+            "numcodecs.delta",
+        ] {
+            assert!(entry(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn entries_build_codecs_of_their_kind() {
+        // Each entry with a configuration it accepts: what it builds is the kind it declares.
+        let fill = FillValue::from_native_bytes(vec![0; 2]);
+        let inner = |_: &[Extension], _, _: &FillValue, _| Err("no inner pipelines here".into());
+        let cx = BuildContext {
+            data_type: DataType::UInt16,
+            fill_value: &fill,
+            ndim: 2,
+            pipeline: &inner,
+        };
+        let configs = [
+            ("bytes", json!({"endian": "little"})),
+            ("transpose", json!({"order": [1, 0]})),
+            ("gzip", json!({"level": 1})),
+            ("crc32c", json!({})),
+            ("numcodecs.zlib", json!({"level": 1})),
+            ("numcodecs.delta", json!({"dtype": "<u2"})),
+        ];
+        for (name, config) in configs {
+            let entry = entry(name).unwrap();
+            let built = (entry.build)(config.as_object().unwrap(), &cx)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let kind = match built {
+                Codec::ArrayToArray(_) => Kind::ArrayToArray,
+                Codec::ArrayToBytes(_) => Kind::ArrayToBytes,
+                Codec::BytesToBytes(_) => Kind::BytesToBytes,
+            };
+            assert_eq!(kind, entry.kind, "{name}");
+        }
+    }
+}
