@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use zarr_wasm::codecs::table::build_pipeline;
+use zarr_wasm::codecs::table::array_pipeline;
 use zarr_wasm::codecs::ChunkRepr;
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
 
@@ -54,14 +54,7 @@ fn main() -> Result<(), String> {
             .regular_chunk_shape()
             .ok_or("bench arrays have regular grids")?
             .to_vec();
-        let pipeline = build_pipeline(
-            &meta.codecs,
-            meta.data_type,
-            &meta.fill_value,
-            shape.len(),
-            &name,
-        )
-        .map_err(|e| e.to_string())?;
+        let pipeline = array_pipeline(&meta, &name).map_err(|e| e.to_string())?;
         let repr = ChunkRepr {
             shape,
             data_type: meta.data_type,

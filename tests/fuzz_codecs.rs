@@ -17,7 +17,7 @@ use common::{iterations, Rng};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
-use zarr_wasm::codecs::table::build_pipeline;
+use zarr_wasm::codecs::table::array_pipeline;
 use zarr_wasm::codecs::{ChunkRepr, CodecPipeline};
 use zarr_wasm::data_type::variable::Items;
 use zarr_wasm::metadata::v3::{parse, NodeMetadata};
@@ -87,13 +87,7 @@ fn targets() -> Vec<Target> {
             let Some(shape) = meta.chunk_grid.regular_chunk_shape() else {
                 continue;
             };
-            let Ok(pipeline) = build_pipeline(
-                &meta.codecs,
-                meta.data_type,
-                &meta.fill_value,
-                shape.len(),
-                "fuzz",
-            ) else {
+            let Ok(pipeline) = array_pipeline(&meta, "fuzz") else {
                 continue;
             };
             let chunk_path = match meta.zarr_format {

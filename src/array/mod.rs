@@ -5,7 +5,7 @@ pub mod piece;
 pub mod sharded;
 
 use crate::buffer::{try_grow, try_zeroed};
-use crate::codecs::table::build_pipeline;
+use crate::codecs::table::array_pipeline;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::variable::Items;
 use crate::data_type::DataType;
@@ -68,13 +68,7 @@ impl Array {
         metadata: ArrayMetadata,
         location: &str,
     ) -> Result<Array> {
-        let pipeline = build_pipeline(
-            &metadata.codecs,
-            metadata.data_type,
-            &metadata.fill_value,
-            metadata.shape.len(),
-            location,
-        )?;
+        let pipeline = array_pipeline(&metadata, location)?;
         Ok(Array {
             store,
             path,
@@ -90,14 +84,12 @@ impl Array {
     /// capped at `limits.max_decoded_chunk_bytes`).
     pub fn with_limits(mut self, limits: Limits) -> Result<Array> {
         if limits.max_decoded_chunk_bytes != self.limits.max_decoded_chunk_bytes {
-            let metadata = &self.metadata;
-            let mut pipeline = build_pipeline(
-                &metadata.codecs,
-                metadata.data_type,
-                &metadata.fill_value,
-                metadata.shape.len(),
-                &self.store.locate(&self.path.key("zarr.json")),
-            )?;
+            let document = match self.metadata.zarr_format {
+                2 => ".zarray",
+                _ => "zarr.json",
+            };
+            let location = self.store.locate(&self.path.key(document));
+            let mut pipeline = array_pipeline(&self.metadata, &location)?;
             pipeline.set_max_unknown_decoded(limits.max_decoded_chunk_bytes);
             self.pipeline = Rc::new(pipeline);
         }

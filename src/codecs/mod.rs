@@ -6,6 +6,7 @@
 //! kind and constructor. Adding a codec is a file and its name on that line.
 
 pub mod codec;
+pub mod numcodecs;
 pub mod numeric;
 pub mod pipeline;
 pub mod table;
@@ -40,3 +41,12 @@ codecs!(
     zlib,
     zstd,
 );
+
+/// The table's entry for the codec named `name` in v3 metadata (a registered name, or
+/// `numcodecs.<id>`).
+pub fn entry(name: &str) -> Option<&'static codec::CodecEntry> {
+    TABLE
+        .iter()
+        .flat_map(|entries| entries.iter())
+        .find(|e| e.names.contains(&name))
+}

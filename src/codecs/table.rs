@@ -1,21 +1,33 @@
 //! Building codecs and pipelines from metadata: each codec is found by its name in the codec
 //! table (`TABLE`, one entry list per codec file) and built from its configuration.
 
-use super::codec::{BuildContext, ChunkDecoder, CodecEntry};
+use super::codec::{BuildContext, ChunkDecoder};
+use super::entry;
 use super::pipeline::{CodecPipeline, PipelineAssembler};
-use super::TABLE;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::{Result, ZarrError};
 use crate::metadata::extension::Extension;
+use crate::metadata::{ArrayMetadata, CodecList};
 
-/// The table's entry for the codec named `name` in v3 metadata (a registered name, or
-/// `numcodecs.<id>`).
-pub fn entry(name: &str) -> Option<&'static CodecEntry> {
-    TABLE
-        .iter()
-        .flat_map(|entries| entries.iter())
-        .find(|e| e.names.contains(&name))
+/// The pipeline of an array's chunks, whichever format its metadata was written in. `location`
+/// names the metadata document in errors.
+pub fn array_pipeline(metadata: &ArrayMetadata, location: &str) -> Result<CodecPipeline> {
+    let v2_equivalent;
+    let codecs = match &metadata.codecs {
+        CodecList::V3(codecs) => codecs,
+        CodecList::V2(v2) => {
+            v2_equivalent = super::numcodecs::v3_codecs(v2, location)?;
+            &v2_equivalent
+        }
+    };
+    build_pipeline(
+        codecs,
+        metadata.data_type,
+        &metadata.fill_value,
+        metadata.shape.len(),
+        location,
+    )
 }
 
 /// Builds the pipeline of `codecs` (a v3 `codecs` list) for chunks of `data_type` with `ndim`
@@ -66,6 +78,7 @@ pub fn build_pipeline(
 mod tests {
     use super::*;
     use crate::codecs::codec::{Codec, Kind};
+    use crate::codecs::TABLE;
     use serde_json::json;
 
     #[test]

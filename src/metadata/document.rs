@@ -4,7 +4,7 @@
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::structured::Field;
-use crate::data_type::DataType;
+use crate::data_type::{DataType, Endian};
 use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::metadata::chunk_key_encoding::ChunkKeyEncoding;
@@ -22,10 +22,35 @@ pub struct ArrayMetadata {
     pub chunk_grid: ChunkGrid,
     pub chunk_key_encoding: ChunkKeyEncoding,
     pub fill_value: FillValue,
-    /// The v3 codecs list (for a v2 array, its equivalent).
-    pub codecs: Vec<Extension>,
+    /// The codecs, as the metadata lists them.
+    pub codecs: CodecList,
     pub attributes: Map<String, Value>,
     pub dimension_names: Option<Vec<Option<String>>>,
+}
+
+/// An array's codecs as its metadata lists them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CodecList {
+    /// v3's `codecs`.
+    V3(Vec<Extension>),
+    /// v2's filters and compressor: numcodecs' codecs, which the codec table turns into the v3
+    /// list they amount to (see `codecs::numcodecs`).
+    V2(Box<V2Codecs>),
+}
+
+/// A v2 array's filters and compressor, and what of its dtype and order they depend on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct V2Codecs {
+    /// `"order": "F"` on an array of two or more dimensions: values are stored transposed.
+    pub fortran_order: bool,
+    /// Each filter's numcodecs id and its configuration as a v3 codec (named `numcodecs.<id>`;
+    /// `vlen-*` keep their names, which are v3 names too).
+    pub filters: Vec<(String, Extension)>,
+    pub compressor: Option<(String, Extension)>,
+    /// The byte order of the dtype's values, where it has one.
+    pub endian: Option<Endian>,
+    /// `|O`: elements are Python objects, turned into bytes by the first filter.
+    pub object: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@ pub mod node_path;
 pub mod v2;
 pub mod v3;
 
-pub use document::{ArrayMetadata, GroupMetadata, ListedNode, NodeMetadata};
+pub use document::{ArrayMetadata, CodecList, GroupMetadata, ListedNode, NodeMetadata, V2Codecs};
 
 use crate::error::Result;
 

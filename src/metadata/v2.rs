@@ -4,8 +4,8 @@
 //! and filters and compressor are numcodecs codecs under their v3 names (`numcodecs.<id>`).
 
 use super::document::{
-    attributes, check_shape, regular_grid, required, u64_list, ArrayMetadata, GroupMetadata,
-    ListedNode,
+    attributes, check_shape, regular_grid, required, u64_list, ArrayMetadata, CodecList,
+    GroupMetadata, ListedNode, V2Codecs,
 };
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
@@ -14,19 +14,8 @@ use crate::data_type::{DataType, Endian, TimeUnit, MAX_ELEMENT_SIZE};
 use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
 use crate::metadata::node_path::NodePath;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-
-/// numcodecs filters that transform values (array to array). Every other filter and the
-/// compressor transform bytes.
-const VALUE_FILTERS: &[&str] = &[
-    "delta",
-    "fixedscaleoffset",
-    "quantize",
-    "bitround",
-    "astype",
-    "categorize",
-];
 
 /// The codecs that turn the elements of an object (`|O`) array into bytes; zarr-python puts the
 /// array's one as its first filter.
@@ -183,15 +172,13 @@ pub fn parse_array(
             )))
         }
     };
-    // Values are laid out in Fortran order: the C order of the axes reversed.
-    let transpose = (order == "F" && shape.len() > 1)
-        .then(|| Extension::parse(&json!({"name": "transpose", "configuration": {"order": "F"}})))
-        .transpose()
-        .map_err(meta_err)?;
-    let codecs = transpose
-        .into_iter()
-        .chain(pipeline(&dtype, filters, compressor, location)?)
-        .collect();
+    let codecs = CodecList::V2(Box::new(V2Codecs {
+        fortran_order: order == "F" && shape.len() > 1,
+        filters,
+        compressor,
+        endian: dtype.endian,
+        object: dtype.object,
+    }));
     let attributes = attributes(zattrs, location)?;
     let dimension_names = dimension_names(&attributes, shape.len());
     Ok(ArrayMetadata {
@@ -276,107 +263,6 @@ fn codec_list(
             ),
         )),
     }
-}
-
-/// The v3 codecs a v2 array's filters and compressor amount to: the value filters, then the codec
-/// that turns elements into bytes (implicit in v2), then the byte filters and the compressor.
-fn pipeline(
-    dtype: &Dtype,
-    filters: Vec<(String, Extension)>,
-    compressor: Option<(String, Extension)>,
-    location: &str,
-) -> Result<Vec<Extension>> {
-    let unsupported = |reason: String| ZarrError::unsupported(location, reason);
-    let mut values = Vec::new();
-    let mut bytes_filters: Vec<(String, Extension)> = Vec::new();
-    let mut serializer = None;
-    for (i, (id, ext)) in filters.into_iter().enumerate() {
-        if dtype.object && i == 0 && id.starts_with("vlen-") {
-            serializer = Some(ext);
-        } else if VALUE_FILTERS.contains(&id.as_str()) {
-            if let Some((after, _)) = bytes_filters.first() {
-                return Err(unsupported(format!(
-                    "filter \"{id}\" transforms values but comes after \"{after}\", which transforms bytes"
-                )));
-            }
-            values.push(ext);
-        } else {
-            bytes_filters.push((id, ext));
-        }
-    }
-    check_filter_orders(dtype, &values, location)?;
-    let serializer = match serializer {
-        Some(ext) => ext,
-        None => {
-            let endian = stored_order(dtype.endian, &values);
-            let configuration = match endian {
-                Some(Endian::Little) => json!({"endian": "little"}),
-                Some(Endian::Big) => json!({"endian": "big"}),
-                None => json!({}),
-            };
-            Extension::parse(&json!({"name": "bytes", "configuration": configuration}))
-                .map_err(|e| ZarrError::metadata(location, e))?
-        }
-    };
-    Ok(values
-        .into_iter()
-        .chain(Some(serializer))
-        .chain(
-            bytes_filters
-                .into_iter()
-                .chain(compressor)
-                .map(|(_, ext)| ext),
-        )
-        .collect())
-}
-
-/// numcodecs filters view the bytes they decode to as their declared `dtype`, and the array views
-/// them as its own: where the two disagree on byte order the values are reinterpreted, which only
-/// NumPy's memory model gives a meaning to. Such arrays are refused rather than misread.
-fn check_filter_orders(dtype: &Dtype, value_filters: &[Extension], location: &str) -> Result<()> {
-    let Some(array) = dtype.endian else {
-        return Ok(());
-    };
-    for filter in value_filters {
-        let declared = ["dtype", "decode_dtype"]
-            .iter()
-            .find_map(|k| filter.configuration.get(*k).and_then(Value::as_str));
-        let order = match declared.and_then(|d| d.as_bytes().first()) {
-            Some(b'<') => Endian::Little,
-            Some(b'>') => Endian::Big,
-            _ => continue,
-        };
-        if order != array {
-            return Err(ZarrError::unsupported(
-                location,
-                format!(
-                    "filter \"{}\" decodes to {}, whose byte order is not the array's",
-                    filter.name,
-                    declared.unwrap_or_default()
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The byte order of the bytes the value filters leave (or of the array's elements where there
-/// are none): the innermost filter that names its encoded type decides.
-fn stored_order(array: Option<Endian>, value_filters: &[Extension]) -> Option<Endian> {
-    for filter in value_filters.iter().rev() {
-        let declared = ["astype", "encode_dtype", "dtype"]
-            .iter()
-            .find_map(|k| filter.configuration.get(*k).and_then(Value::as_str));
-        if let Some(dtype) = declared {
-            return match dtype.as_bytes().first() {
-                Some(b'>') => Some(Endian::Big),
-                Some(b'<') => Some(Endian::Little),
-                Some(b'|') => None,
-                _ => array,
-            };
-        }
-    }
-    array
 }
 
 /// A parsed v2 dtype.
@@ -646,6 +532,7 @@ pub fn parse_simple(s: &str) -> std::result::Result<(DataType, Option<Endian>), 
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use serde_json::json;
 
     fn zarray(dtype: Value) -> Value {
         json!({"zarr_format": 2, "shape": [10, 20], "chunks": [5, 5], "dtype": dtype,
@@ -725,25 +612,16 @@ mod tests {
     }
 
     #[test]
-    fn a_v2_array_becomes_its_v3_equivalent() {
+    fn a_v2_array_keeps_its_names_attributes_and_key_encoding() {
         let mut doc = zarray(json!(">i2"));
         doc["order"] = json!("F");
-        doc["filters"] = json!([{"id": "delta", "dtype": ">i2", "astype": "<i2"}]);
         doc["dimension_separator"] = json!("/");
         let zattrs = json!({"_ARRAY_DIMENSIONS": ["y", "x"], "units": "m"});
         let a = parse_array(&doc, Some(&zattrs), "m").unwrap();
-        let names: Vec<&str> = a.codecs.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(
-            names,
-            ["transpose", "numcodecs.delta", "bytes", "numcodecs.zlib"]
-        );
-        // The delta filter's encoded type is little endian, whatever the array's order.
-        assert_eq!(a.codecs[2].configuration["endian"], json!("little"));
-        // A filter that would have NumPy reinterpret the array's bytes is refused.
-        let mut reinterpreting = doc.clone();
-        reinterpreting["filters"] = json!([{"id": "delta", "dtype": "<i2"}]);
-        let err = parse_array(&reinterpreting, None, "m").unwrap_err();
-        assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
+        let CodecList::V2(v2) = &a.codecs else {
+            panic!("a v2 array's codecs are numcodecs'")
+        };
+        assert!(v2.fortran_order && v2.endian == Some(Endian::Big));
         assert_eq!(a.chunk_key_encoding, ChunkKeyEncoding::V2(Separator::Slash));
         assert_eq!(
             a.dimension_names,
@@ -751,9 +629,7 @@ mod tests {
         );
         assert_eq!(a.attributes["units"], json!("m"));
         assert_eq!(a.zarr_format, 2);
-
         let a = parse_array(&zarray(json!(">f8")), None, "m").unwrap();
-        assert_eq!(a.codecs[0].configuration["endian"], json!("big"));
         assert!(a.attributes.is_empty() && a.dimension_names.is_none());
     }
 
@@ -763,7 +639,6 @@ mod tests {
         doc["filters"] = json!([{"id": "vlen-utf8"}]);
         let a = parse_array(&doc, None, "m").unwrap();
         assert_eq!(a.data_type, DataType::String);
-        assert_eq!(a.codecs[0].name, "vlen-utf8");
         doc["filters"] = json!([{"id": "pickle"}]);
         assert_eq!(
             parse_array(&doc, None, "m").unwrap_err().kind,
@@ -789,9 +664,6 @@ mod tests {
         doc["chunks"] = json!([5]);
         assert!(err(doc).message.contains("http://h/a/.zarray"));
         assert!(err(zarray(json!("<q9"))).message.contains("q9"));
-        let mut doc = zarray(json!("<i4"));
-        doc["filters"] = json!([{"id": "zlib"}, {"id": "delta", "dtype": "<i4"}]);
-        assert!(err(doc).message.contains("after \"zlib\""));
         let mut doc = zarray(json!("<i4"));
         doc.as_object_mut().unwrap().remove("fill_value");
         assert!(err(doc).message.contains("fill_value"));

@@ -1,6 +1,6 @@
 //! Zarr v3 `zarr.json` documents (core spec 3.1).
 
-use super::document::{attributes, check_shape, required, u64_list, ListedNode};
+use super::document::{attributes, check_shape, required, u64_list, CodecList, ListedNode};
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
@@ -222,7 +222,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         chunk_grid,
         chunk_key_encoding,
         fill_value,
-        codecs,
+        codecs: CodecList::V3(codecs),
         attributes: attributes(obj.get("attributes"), location)?,
         dimension_names,
     })
