@@ -25,7 +25,11 @@ const CODECS = JSON.parse(readFileSync(new URL("data/bench.json", import.meta.ur
 const here = new URL(".", import.meta.url).pathname;
 const repo = new URL("..", import.meta.url).pathname;
 const serverMounts = {
-  "/": `${here}/data`, "/pkg/": `${repo}/pkg`, "/scalar-pkg/": `${repo}/target/scalar-pkg`, "/bench/": here, "/bench-build/": `${repo}/target/bench`,
+  "/": `${here}/data`,
+  "/pkg/": `${repo}/pkg`,
+  "/scalar-pkg/": `${repo}/target/scalar-pkg`,
+  "/bench/": here,
+  "/bench-build/": `${repo}/target/bench`,
 };
 const server = await startServer({ mounts: serverMounts });
 const url = `${server.url}/bench.zarr`;
@@ -39,8 +43,27 @@ function selfSignedCertificate() {
   const dir = `${repo}/target/bench/tls`;
   if (!existsSync(`${dir}/cert.pem`)) {
     mkdirSync(dir, { recursive: true });
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650", "-subj", "/CN=127.0.0.1",
-      "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "3650",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        `${dir}/key.pem`,
+        "-out",
+        `${dir}/cert.pem`,
+      ],
+      { stdio: "ignore" },
+    );
   }
   return { key: readFileSync(`${dir}/key.pem`), cert: readFileSync(`${dir}/cert.pem`) };
 }
@@ -51,7 +74,9 @@ function selfSignedCertificate() {
  * version.
  */
 async function inChromium(origin, path, calls) {
-  const browser = await launchChromium({ args: origin.startsWith("https:") ? ["--ignore-certificate-errors"] : [] });
+  const browser = await launchChromium({
+    args: origin.startsWith("https:") ? ["--ignore-certificate-errors"] : [],
+  });
   try {
     const page = await browser.newPage();
     await page.goto(`${origin}${path}`);
@@ -80,14 +105,21 @@ serveFromMemory(MEMORY, memoryFiles);
 
 // The package built without simd128 (npm run bench builds it: scripts/build.sh --scalar).
 const zwScalar = await import(`${repo}/target/scalar-pkg/index.js`);
-const measure = (base, scalar) => measureCodecs({ zw, zarrita, scalar, base, codecs: CODECS, runs: RUNS, warmup: WARMUP });
+const measure = (base, scalar) =>
+  measureCodecs({ zw, zarrita, scalar, base, codecs: CODECS, runs: RUNS, warmup: WARMUP });
 
 // Tile streaming from a cold start (bench/tiles.js), in Node over HTTP/1.1; in Chromium below, over
 // HTTP/1.1 and HTTP/2.
 const TILE_RUNS = Math.max(3, Math.round(RUNS / 3));
 const slowTiles = (origin) => `${origin}/__slow/20/tiles.zarr`;
 const tileResults = {
-  node: await measureTiles({ zw, zarrita, origin: server.url, base: slowTiles(server.url), runs: TILE_RUNS }),
+  node: await measureTiles({
+    zw,
+    zarrita,
+    origin: server.url,
+    base: slowTiles(server.url),
+    runs: TILE_RUNS,
+  }),
 };
 
 // What the viewport needs at the least: zarr.json, the four shard indexes, and exactly the inner
@@ -95,7 +127,9 @@ const tileResults = {
 function bytesNeeded() {
   const dir = `${here}/data/tiles.zarr/image`;
   let total = statSync(`${dir}/zarr.json`).size;
-  const inner = 128, perShard = 8, indexLen = perShard * perShard * 16 + 4;
+  const inner = 128,
+    perShard = 8,
+    indexLen = perShard * perShard * 16 + 4;
   const rows = [VIEW.y / inner, (VIEW.y + VIEW.rows * VIEW.tile) / inner];
   const cols = [VIEW.x / inner, (VIEW.x + VIEW.cols * VIEW.tile) / inner];
   const shards = new Set();
@@ -116,7 +150,12 @@ const needed = bytesNeeded();
 
 // Off the main thread: whole reads over HTTP in Node and in headless Chromium, on the main thread and
 // through pools of one and two workers, with the longest main-thread stall of each read.
-const OFF_THREAD = { paths: ["zstd", "gzip", "blosc_lz4_shuffle"], runs: RUNS, warmup: WARMUP, workers: [1, 2] };
+const OFF_THREAD = {
+  paths: ["zstd", "gzip", "blosc_lz4_shuffle"],
+  runs: RUNS,
+  warmup: WARMUP,
+  workers: [1, 2],
+};
 // And from memory, where decoding is all the work: how it scales with workers.
 const offThreadKeys = [...memoryFiles.keys()]
   .map((k) => k.slice("/bench.zarr/".length))
@@ -128,7 +167,11 @@ const offThreadNode = {
 };
 await esbuild.build({
   stdin: { contents: 'export * from "zarrita";', resolveDir: repo },
-  bundle: true, format: "esm", platform: "browser", outfile: `${repo}/target/bench/zarrita.js`, logLevel: "error",
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  outfile: `${repo}/target/bench/zarrita.js`,
+  logLevel: "error",
 });
 const offThreadChromium = await inChromium(server.url, "/bench/offthread.html", [
   ["measure", OFF_THREAD],
@@ -137,8 +180,13 @@ const offThreadChromium = await inChromium(server.url, "/bench/offthread.html", 
 
 // The cold tile viewport in Chromium, over HTTP/1.1 (at most six connections to a server) and over
 // HTTP/2 (one connection, every request a stream of it).
-for (const [protocol, origin] of [["HTTP/1.1", server.url], ["HTTP/2", h2Server.url]]) {
-  const { results: [tiles] } = await inChromium(origin, "/bench/codecs.html", [
+for (const [protocol, origin] of [
+  ["HTTP/1.1", server.url],
+  ["HTTP/2", h2Server.url],
+]) {
+  const {
+    results: [tiles],
+  } = await inChromium(origin, "/bench/codecs.html", [
     ["measureTiles", { base: slowTiles(origin), runs: TILE_RUNS }],
   ]);
   tileResults[`Chromium, ${protocol}`] = tiles;
@@ -149,7 +197,9 @@ for (const [protocol, origin] of [["HTTP/1.1", server.url], ["HTTP/2", h2Server.
 // adding 20 ms to every request. Requests and bytes are the server's counts.
 const VIEWER_RUNS = Math.max(3, Math.round(RUNS / 3));
 const viewerMounts = { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data` };
-const viewerSample = existsSync(`${repo}/www/data/large.ome.zarr/zarr.json`) ? "large.ome.zarr" : "sample.ome.zarr";
+const viewerSample = existsSync(`${repo}/www/data/large.ome.zarr/zarr.json`)
+  ? "large.ome.zarr"
+  : "sample.ome.zarr";
 async function viewerTour(browser, viewerServer, reader) {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -178,12 +228,21 @@ async function viewerTour(browser, viewerServer, reader) {
   const log = [...viewerServer.log];
   await page.close();
   // A tour that fetched nothing measured nothing (every view's tiles were already loaded).
-  if (log.length === 0) throw new Error(`the viewer tour on ${viewerSample} made no requests with ${reader}`);
-  return { ms, tiles: stats.tiles, requests: log.length, bytes: log.reduce((a, r) => a + (r.bytes ?? 0), 0) };
+  if (log.length === 0)
+    throw new Error(`the viewer tour on ${viewerSample} made no requests with ${reader}`);
+  return {
+    ms,
+    tiles: stats.tiles,
+    requests: log.length,
+    bytes: log.reduce((a, r) => a + (r.bytes ?? 0), 0),
+  };
 }
 // Over HTTP/1.1 and HTTP/2 (see the tiles above).
 const viewerResults = {};
-for (const [protocol, tlsOptions] of [["HTTP/1.1", null], ["HTTP/2", tls]]) {
+for (const [protocol, tlsOptions] of [
+  ["HTTP/1.1", null],
+  ["HTTP/2", tls],
+]) {
   const results = { "zarr-wasm": [], "zarrita.js": [] };
   const viewerServer = await startServer({ mounts: viewerMounts, tls: tlsOptions });
   const browser = await launchChromium({ args: tlsOptions ? ["--ignore-certificate-errors"] : [] });
@@ -205,10 +264,16 @@ const fromMemory = await measure(`${MEMORY}/bench.zarr`, zwScalar);
 // The same reads from memory in headless Chromium (bench/codecs.html: the page fetches the files
 // from the server first, then answers fetch from them).
 const chromiumFromMemory = await inChromium(server.url, "/bench/codecs.html", [
-  ["measureCodecs", {
-    keys: [...memoryFiles.keys()].map((k) => k.slice("/bench.zarr/".length)),
-    memory: MEMORY, codecs: CODECS, runs: RUNS, warmup: WARMUP,
-  }],
+  [
+    "measureCodecs",
+    {
+      keys: [...memoryFiles.keys()].map((k) => k.slice("/bench.zarr/".length)),
+      memory: MEMORY,
+      codecs: CODECS,
+      runs: RUNS,
+      warmup: WARMUP,
+    },
+  ],
 ]).then(({ results: [rows], version }) => ({ rows, version }));
 
 // The floor under every read from memory: fetching the raw array's 64 chunks and taking their
@@ -218,7 +283,9 @@ async function fetchFloorMs() {
   const times = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const t0 = performance.now();
-    await Promise.all(keys.map(async (k) => new Uint8Array(await (await fetch(`${MEMORY}${k}`)).arrayBuffer())));
+    await Promise.all(
+      keys.map(async (k) => new Uint8Array(await (await fetch(`${MEMORY}${k}`)).arrayBuffer())),
+    );
     if (i >= WARMUP) times.push(performance.now() - t0);
   }
   return median(times);
@@ -230,19 +297,40 @@ await h2Server.close();
 
 // The ceiling: the same decoders compiled natively (release build of examples/decode_bench.rs).
 const native = JSON.parse(
-  execFileSync("cargo", ["run", "--quiet", "--release", "--example", "decode_bench", "--", `${here}/data/bench.zarr`, String(RUNS)], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }),
+  execFileSync(
+    "cargo",
+    [
+      "run",
+      "--quiet",
+      "--release",
+      "--example",
+      "decode_bench",
+      "--",
+      `${here}/data/bench.zarr`,
+      String(RUNS),
+    ],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  ),
 );
 
 // The platform's own inflate, alone: every chunk of the gzip array through DecompressionStream.
 async function decompressionStreamMs() {
   const dir = `${here}/data/bench.zarr/gzip/c`;
-  const files = readdirSync(dir, { recursive: true }).map((f) => `${dir}/${f}`).filter((f) => statSync(f).isFile());
+  const files = readdirSync(dir, { recursive: true })
+    .map((f) => `${dir}/${f}`)
+    .filter((f) => statSync(f).isFile());
   const chunks = files.map((f) => readFileSync(f));
   const once = () =>
-    Promise.all(chunks.map((c) => new Response(new Blob([c]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()));
+    Promise.all(
+      chunks.map((c) =>
+        new Response(
+          new Blob([c]).stream().pipeThrough(new DecompressionStream("gzip")),
+        ).arrayBuffer(),
+      ),
+    );
   const times = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const t0 = performance.now();
@@ -265,7 +353,9 @@ const target = (path) => (path === "raw" ? 3 : 2);
 // A codec table: header, rule and rows; with the scalar build's columns where it was read.
 const table = (rows) => {
   const scalar = rows[0].ms["zarr-wasm scalar"] !== undefined;
-  const scalarHeader = scalar ? " zarr-wasm scalar build (no simd128) median | simd128 gain (scalar time / simd128 time) |" : "";
+  const scalarHeader = scalar
+    ? " zarr-wasm scalar build (no simd128) median | simd128 gain (scalar time / simd128 time) |"
+    : "";
   return [
     `| codec | zarr-wasm median | zarrita.js median | zarr-wasm MB/s | zarrita.js MB/s | speed ratio (zarrita time / zarr-wasm time) | target ratio |${scalarHeader} native Rust decode only, MB/s |`,
     `|---|---|---|---|---|---|---|${scalar ? "---|---|" : ""}---|`,
@@ -302,11 +392,19 @@ const peerModules = ["blosc.js", "zstd.js", "lz4.js"].map((f) => {
   // The wasm binary is a base64 string literal; "AGFzbQ" is its magic number "\\0asm" in base64.
   const b64 = /(AGFzbQ[A-Za-z0-9+/=]+)/.exec(js.toString("latin1"));
   const wasmBytes = b64 ? Buffer.from(b64[1], "base64") : Buffer.alloc(0);
-  return { f, js: js.length, jsGz: gzipSync(js, { level: 9 }).length, wasm: wasmBytes.length, wasmGz: gzipSync(wasmBytes, { level: 9 }).length };
+  return {
+    f,
+    js: js.length,
+    jsGz: gzipSync(js, { level: 9 }).length,
+    wasm: wasmBytes.length,
+    wasmGz: gzipSync(wasmBytes, { level: 9 }).length,
+  };
 });
 const sum = (k) => peerModules.reduce((a, m) => a + m[k], 0);
 // The module without Zarr Vectors (`npm run bench` builds it: scripts/build.sh --without-vectors).
-const wasmCore = readFileSync(new URL("../target/bench/without-vectors/zarr_wasm_bg.wasm", import.meta.url));
+const wasmCore = readFileSync(
+  new URL("../target/bench/without-vectors/zarr_wasm_bg.wasm", import.meta.url),
+);
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 // The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
@@ -315,24 +413,32 @@ const SIZE_BUDGET = [
   { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 392 * 1024 },
 ];
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
-const budgetLines = SIZE_BUDGET.map(({ what, bytes, budget }) =>
-  `| ${what} | ${kib(bytes)} | ${kib(budget)} | ${bytes <= budget ? "within" : "**over**"} |`);
+const budgetLines = SIZE_BUDGET.map(
+  ({ what, bytes, budget }) =>
+    `| ${what} | ${kib(bytes)} | ${kib(budget)} | ${bytes <= budget ? "within" : "**over**"} |`,
+);
 const sizeLines = [
   `| zarr-wasm (\`zarr_wasm_bg.wasm\`: every codec, metadata, selections, HTTP, Zarr Vectors) | ${kib(wasm.length)} | ${kib(gz(wasm))} |`,
   `| zarr-wasm without Zarr Vectors (\`--no-default-features\`) | ${kib(wasmCore.length)} | ${kib(gz(wasmCore))} |`,
-  ...peerModules.map((m) => `| numcodecs.js ${numcodecsVersion} \`${m.f}\` (wasm inside: ${kib(m.wasm)}, gzipped ${kib(m.wasmGz)}) | ${kib(m.js)} | ${kib(m.jsGz)} |`),
+  ...peerModules.map(
+    (m) =>
+      `| numcodecs.js ${numcodecsVersion} \`${m.f}\` (wasm inside: ${kib(m.wasm)}, gzipped ${kib(m.wasmGz)}) | ${kib(m.js)} | ${kib(m.jsGz)} |`,
+  ),
   `| numcodecs.js blosc + zstd + lz4 together | ${kib(sum("js"))} | ${kib(sum("jsGz"))} |`,
 ];
 
 function offThreadTable(rows) {
-  const mainMs = Object.fromEntries(rows.filter((r) => r.reader === "zarr-wasm, main thread").map((r) => [r.path, r.ms]));
+  const mainMs = Object.fromEntries(
+    rows.filter((r) => r.reader === "zarr-wasm, main thread").map((r) => [r.path, r.ms]),
+  );
   return [
     "| array | reader | wall time (median) | longest main-thread stall, median (worst) | wall time vs zarr-wasm on the main thread |",
     "|---|---|---|---|---|",
     ...rows.map((r) =>
       r.ms === null
         ? `| ${r.path} | ${r.reader} | | ${r.stall.toFixed(1)} ms | |`
-        : `| ${r.path} | ${r.reader} | ${r.ms.toFixed(1)} ms | ${r.stall.toFixed(1)} ms (${r.worstStall.toFixed(1)} ms) | ${(mainMs[r.path] / r.ms).toFixed(2)}x |`),
+        : `| ${r.path} | ${r.reader} | ${r.ms.toFixed(1)} ms | ${r.stall.toFixed(1)} ms (${r.worstStall.toFixed(1)} ms) | ${(mainMs[r.path] / r.ms).toFixed(2)}x |`,
+    ),
   ];
 }
 
@@ -386,16 +492,21 @@ const report = [
   `| where | reader | requests | of them HEAD | bytes received | open (metadata), median | wall time (median) | vs zarrita.js (target at most ${WALL_TARGET}x) |`,
   "|---|---|---|---|---|---|---|---|",
   ...Object.entries(tileResults).flatMap(([where, { profile, ...byReader }]) =>
-    Object.entries(byReader).map(([name, r]) =>
-      `| ${where} | ${name} | ${r.requests} | ${r.heads} | ${(r.bytes / 1e6).toFixed(3)} MB | ${r.openMs.toFixed(0)} ms | ${r.ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(r.ms, byReader["zarrita.js"].ms) : ""} |`)),
+    Object.entries(byReader).map(
+      ([name, r]) =>
+        `| ${where} | ${name} | ${r.requests} | ${r.heads} | ${(r.bytes / 1e6).toFixed(3)} MB | ${r.openMs.toFixed(0)} ms | ${r.ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(r.ms, byReader["zarrita.js"].ms) : ""} |`,
+    ),
+  ),
   "",
   "Where zarr-wasm's cold viewport goes, against the network's floor of three round trips of 20 ms (one more cold run",
   "with the module's timings on; compiling the module is a page's first step, measured apart from the runs above):",
   "",
   "| where | compile the module | open: metadata (floor 20 ms) | tiles: shard indexes and data (floor 40 ms) | of which decoding | assembling | copying out |",
   "|---|---|---|---|---|---|---|",
-  ...Object.entries(tileResults).map(([where, { profile: p }]) =>
-    `| ${where} | ${p.compileMs.toFixed(1)} ms | ${p.openMs.toFixed(0)} ms | ${p.tilesMs.toFixed(0)} ms | ${p.decode.toFixed(1)} ms | ${p.assemble.toFixed(1)} ms | ${p.copyOut.toFixed(1)} ms |`),
+  ...Object.entries(tileResults).map(
+    ([where, { profile: p }]) =>
+      `| ${where} | ${p.compileMs.toFixed(1)} ms | ${p.openMs.toFixed(0)} ms | ${p.tilesMs.toFixed(0)} ms | ${p.decode.toFixed(1)} ms | ${p.assemble.toFixed(1)} ms | ${p.copyOut.toFixed(1)} ms |`,
+  ),
   "",
   "## The viewer",
   "",
@@ -412,7 +523,8 @@ const report = [
       const ms = median(runs.map((r) => r.ms));
       const peer = median(byReader["zarrita.js"].map((r) => r.ms));
       return `| ${protocol} | ${name} | ${runs[0].tiles} | ${median(runs.map((r) => r.requests))} | ${(median(runs.map((r) => r.bytes)) / 1e6).toFixed(2)} MB | ${ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(ms, peer) : ""} |`;
-    })),
+    }),
+  ),
   "",
   "## Off the main thread (worker pools)",
   "",
@@ -462,6 +574,8 @@ const report = [
 console.log(report);
 writeFileSync(new URL("RESULTS.md", import.meta.url), report);
 if (overBudget.length) {
-  console.error(`over the size budget: ${overBudget.map((b) => `${b.what} ${kib(b.bytes)} > ${kib(b.budget)}`).join("; ")}`);
+  console.error(
+    `over the size budget: ${overBudget.map((b) => `${b.what} ${kib(b.bytes)} > ${kib(b.budget)}`).join("; ")}`,
+  );
   process.exit(1);
 }

@@ -47,7 +47,13 @@ async function timeSplit(zw, read, runs) {
   }
   const { decode, assemble, copyOut } = await zw.__timingsForBench(false);
   const per = (x) => x / runs;
-  return { wall: per(wall), decode: per(decode), assemble: per(assemble), copyOut: per(copyOut), rest: per(wall - decode - assemble - copyOut) };
+  return {
+    wall: per(wall),
+    decode: per(decode),
+    assemble: per(assemble),
+    copyOut: per(copyOut),
+    rest: per(wall - decode - assemble - copyOut),
+  };
 }
 
 /**
@@ -64,7 +70,9 @@ export async function measureCodecs({ zw, zarrita, scalar, base, codecs, runs, w
     "zarr-wasm": zarrWasm(zw),
     ...(scalar ? { "zarr-wasm scalar": zarrWasm(scalar) } : {}),
     "zarrita.js": async (path) => {
-      const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve(path), { kind: "array" });
+      const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve(path), {
+        kind: "array",
+      });
       return () => zarrita.get(arr);
     },
   };
@@ -89,7 +97,13 @@ export async function measureCodecs({ zw, zarrita, scalar, base, codecs, runs, w
       }
     }
     const ms = Object.fromEntries(Object.entries(times).map(([n, t]) => [n, median(t)]));
-    rows.push({ path, label, bytes: a.data.byteLength, ms, split: await timeSplit(zw, read["zarr-wasm"], runs) });
+    rows.push({
+      path,
+      label,
+      bytes: a.data.byteLength,
+      ms,
+      split: await timeSplit(zw, read["zarr-wasm"], runs),
+    });
   }
   return rows;
 }

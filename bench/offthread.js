@@ -26,28 +26,41 @@ async function timed(read) {
   return { ms, stall, value };
 }
 
-
 /**
  * For each array of `paths`: medians of wall time and longest stall per reader, `runs` timed runs
  * after `warmup`, readers alternating. `workers` are the pool sizes to try. The arrays are read
  * over HTTP below `base`, or with `entries` (`[key, bytes]` of the hierarchy) from memory: a
  * MemoryStore (which the workers ask the main thread for) and a Map for zarrita.js.
  */
-export async function measureOffThread({ zw, zarrita, base, entries, paths, runs, warmup, workers }) {
+export async function measureOffThread({
+  zw,
+  zarrita,
+  base,
+  entries,
+  paths,
+  runs,
+  warmup,
+  workers,
+}) {
   const memory = entries && new zw.MemoryStore(entries);
-  const zarritaStore = entries ? new Map(entries.map(([k, v]) => [`/${k}`, v])) : new zarrita.FetchStore(base);
+  const zarritaStore = entries
+    ? new Map(entries.map(([k, v]) => [`/${k}`, v]))
+    : new zarrita.FetchStore(base);
   const location = memory ?? base;
   const pools = workers.map((n) => [n, new zw.WorkerPool(n)]);
   const rows = [];
   try {
     // The heartbeat alone, for as long as a read: its own gaps are the floor of the stall column.
     const idle = [];
-    for (let i = 0; i < runs; i++) idle.push((await timed(() => new Promise((r) => setTimeout(r, 100)))).stall);
+    for (let i = 0; i < runs; i++)
+      idle.push((await timed(() => new Promise((r) => setTimeout(r, 100)))).stall);
     rows.push({ path: "(idle)", reader: "no read, 100 ms", ms: null, stall: median(idle) });
     for (const path of paths) {
       const readers = {
         "zarrita.js, main thread": async () => {
-          const arr = await zarrita.open(zarrita.root(zarritaStore).resolve(path), { kind: "array" });
+          const arr = await zarrita.open(zarrita.root(zarritaStore).resolve(path), {
+            kind: "array",
+          });
           return () => zarrita.get(arr);
         },
         "zarr-wasm, main thread": async () => {
@@ -67,7 +80,8 @@ export async function measureOffThread({ zw, zarrita, base, entries, paths, runs
       const results = {};
       for (const name of names) results[name] = (await read[name]()).data;
       for (const name of names) {
-        if (!sameBytes(results[name], results[names[0]])) throw new Error(`${path}: ${name} disagrees with ${names[0]}`);
+        if (!sameBytes(results[name], results[names[0]]))
+          throw new Error(`${path}: ${name} disagrees with ${names[0]}`);
       }
       const samples = Object.fromEntries(names.map((n) => [n, []]));
       for (let i = 0; i < warmup + runs; i++) {

@@ -8,13 +8,16 @@ import { median, sameBytes } from "./codecs.js";
 export const VIEW = { y: 640, x: 512, rows: 3, cols: 4, tile: 256 };
 
 const openers = {
-  "zarr-wasm": async (zw, zarrita, base) => {
+  "zarr-wasm": async (zw, _zarrita, base) => {
     const arr = await zw.open(new zw.FetchStore(base), { path: "image" });
     return (y, x) => arr.get([zw.slice(y, y + VIEW.tile), zw.slice(x, x + VIEW.tile)]);
   },
-  "zarrita.js": async (zw, zarrita, base) => {
-    const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve("image"), { kind: "array" });
-    return (y, x) => zarrita.get(arr, [zarrita.slice(y, y + VIEW.tile), zarrita.slice(x, x + VIEW.tile)]);
+  "zarrita.js": async (_zw, zarrita, base) => {
+    const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve("image"), {
+      kind: "array",
+    });
+    return (y, x) =>
+      zarrita.get(arr, [zarrita.slice(y, y + VIEW.tile), zarrita.slice(x, x + VIEW.tile)]);
   },
 };
 
@@ -25,7 +28,8 @@ async function viewport(name, { zw, zarrita, base }) {
   const opened = performance.now() - t0;
   const jobs = [];
   for (let r = 0; r < VIEW.rows; r++) {
-    for (let c = 0; c < VIEW.cols; c++) jobs.push(read(VIEW.y + r * VIEW.tile, VIEW.x + c * VIEW.tile));
+    for (let c = 0; c < VIEW.cols; c++)
+      jobs.push(read(VIEW.y + r * VIEW.tile, VIEW.x + c * VIEW.tile));
   }
   const tiles = await Promise.all(jobs);
   return { ms: performance.now() - t0, openMs: opened, tiles };
@@ -55,7 +59,8 @@ export async function measureTiles({ zw, zarrita, origin, base, runs }) {
     }
   }
   const [a, b] = Object.values(last);
-  if (!a.every((t, i) => sameBytes(t.data, b[i].data))) throw new Error("tiles: the readers disagree");
+  if (!a.every((t, i) => sameBytes(t.data, b[i].data)))
+    throw new Error("tiles: the readers disagree");
   const profile = await profileTiles({ zw, zarrita, origin, base });
   const byReader = Object.fromEntries(
     Object.entries(results).map(([name, rs]) => [
@@ -90,5 +95,12 @@ async function profileTiles({ zw, zarrita, origin, base }) {
   await zw.__timingsForBench(true);
   const run = await viewport("zarr-wasm", { zw, zarrita, base });
   const { decode, assemble, copyOut } = await zw.__timingsForBench(false);
-  return { compileMs: median(compiles), openMs: run.openMs, tilesMs: run.ms - run.openMs, decode, assemble, copyOut };
+  return {
+    compileMs: median(compiles),
+    openMs: run.openMs,
+    tilesMs: run.ms - run.openMs,
+    decode,
+    assemble,
+    copyOut,
+  };
 }

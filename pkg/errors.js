@@ -29,10 +29,23 @@ export class AbortError extends ZarrError {}
  */
 export class ResetError extends ZarrError {}
 
-export const ERRORS = { NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError, ResetError };
+export const ERRORS = {
+  NotFoundError,
+  MetadataError,
+  UnsupportedError,
+  CodecError,
+  StoreError,
+  SelectionError,
+  AbortError,
+  ResetError,
+};
 // Names set here, not taken from the classes: minifiers rename classes.
 for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {
-  Object.defineProperty(Class.prototype, "name", { value: name, writable: true, configurable: true });
+  Object.defineProperty(Class.prototype, "name", {
+    value: name,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** The error a wasm call rejected with, as an instance of its class (other errors pass through). */
@@ -43,11 +56,17 @@ export function typed(err) {
 
 /** An error as plain data, to post from a worker. */
 export function errorToData(err) {
-  return { name: err?.name ?? "Error", message: err?.message ?? String(err), status: err?.status ?? null };
+  return {
+    name: err?.name ?? "Error",
+    message: err?.message ?? String(err),
+    status: err?.status ?? null,
+  };
 }
 
 /** The error a worker posted, as an instance of its class; others (a TypeError...) become ZarrErrors naming `label`. */
 export function errorFromData({ name, message, status }, label) {
   const Class = ERRORS[name] ?? (name === "ZarrError" ? ZarrError : null);
-  return Class ? new Class(message, { status }) : new ZarrError(`${label ?? "a worker"}: ${name}: ${message}`, { status });
+  return Class
+    ? new Class(message, { status })
+    : new ZarrError(`${label ?? "a worker"}: ${name}: ${message}`, { status });
 }

@@ -17,7 +17,8 @@ export class FileSystemStore {
   /** The file of `key`; keys cannot reach outside the directory. */
   path(key) {
     const path = resolve(this.root, key);
-    if (path !== this.root && !path.startsWith(this.root + sep)) throw new RangeError(`key ${key} leaves ${this.root}`);
+    if (path !== this.root && !path.startsWith(this.root + sep))
+      throw new RangeError(`key ${key} leaves ${this.root}`);
     return path;
   }
 
@@ -51,7 +52,10 @@ export class FileSystemStore {
     }
     try {
       const { size } = await file.stat();
-      const start = range.suffixLength !== undefined ? Math.max(0, size - range.suffixLength) : Math.min(range.offset, size);
+      const start =
+        range.suffixLength !== undefined
+          ? Math.max(0, size - range.suffixLength)
+          : Math.min(range.offset, size);
       const end = range.length !== undefined ? Math.min(size, start + range.length) : size;
       const out = new Uint8Array(end - start);
       let done = 0;

@@ -19,13 +19,27 @@ export function slice(start: number | null, stop: number | null, step?: number |
  * (`M8`/`m8`), `S<n>` byte strings, `U<n>` Unicode strings and `structured` records.
  */
 export type DataType =
-  | "bool" | "int8" | "int16" | "int32" | "int64"
-  | "uint8" | "uint16" | "uint32" | "uint64"
-  | "float16" | "float32" | "float64" | "complex64" | "complex128"
+  | "bool"
+  | "int8"
+  | "int16"
+  | "int32"
+  | "int64"
+  | "uint8"
+  | "uint16"
+  | "uint32"
+  | "uint64"
+  | "float16"
+  | "float32"
+  | "float64"
+  | "complex64"
+  | "complex128"
   | `r${number}`
-  | "string" | "variable_length_bytes"
-  | `datetime64[${string}]` | `timedelta64[${string}]`
-  | `S${number}` | `U${number}`
+  | "string"
+  | "variable_length_bytes"
+  | `datetime64[${string}]`
+  | `timedelta64[${string}]`
+  | `S${number}`
+  | `U${number}`
   | "structured";
 
 /**
@@ -34,9 +48,20 @@ export type DataType =
  * the same values, `complex64`/`complex128` as interleaved (re, im) Float32Array/Float64Array.
  */
 export type TypedArray =
-  | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array
-  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array
-  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F } ? F : never);
+  | Uint8Array
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array
+  // biome-ignore lint/suspicious/noExplicitAny: inferring a constructor's instance type needs any
+  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F }
+      ? F
+      : never);
 
 /**
  * A structured result: per field, its values (C order of the selection, then the field's
@@ -118,13 +143,23 @@ export interface StoreOptions {
  * becomes a StoreError naming the key (an AbortError if it is named so or the signal aborted).
  */
 export interface Store {
-  get(key: string, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
-  getRange?(key: string, range: RangeRequest, options?: StoreOptions): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  get(
+    key: string,
+    options?: StoreOptions,
+  ): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  getRange?(
+    key: string,
+    range: RangeRequest,
+    options?: StoreOptions,
+  ): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
   /**
    * The names directly below the directory `prefix` ("" is the root), or undefined if the store
    * cannot tell. Zarr never needs it; Zarr Vectors' link arrays are found by it.
    */
-  list?(prefix: string, options?: StoreOptions): Promise<string[] | undefined> | string[] | undefined;
+  list?(
+    prefix: string,
+    options?: StoreOptions,
+  ): Promise<string[] | undefined> | string[] | undefined;
   url?: string;
   /** Bytes of recent values zarr-wasm keeps from this store (default 0). */
   cacheSize?: number;
@@ -147,7 +182,11 @@ export class MemoryStore implements Store {
  * archive's key in it. Opening it again reuses the directory.
  */
 export class ZipStore {
-  constructor(source: string | URL | FetchStore | Store, key?: string, options?: { cacheSize?: number });
+  constructor(
+    source: string | URL | FetchStore | Store,
+    key?: string,
+    options?: { cacheSize?: number },
+  );
   readonly source: FetchStore | Store;
   readonly key: string;
   readonly options: { cacheSize?: number };
@@ -240,7 +279,10 @@ export class ZarrArray {
    * each part says where it goes in the whole selection's result (`origin`, in the result's
    * dimensions). Leaving the loop early cancels the reads ahead.
    */
-  iterate(selection?: Selection | null, options?: IterateOptions): AsyncGenerator<ChunkPart, void, void>;
+  iterate(
+    selection?: Selection | null,
+    options?: IterateOptions,
+  ): AsyncGenerator<ChunkPart, void, void>;
   /**
    * Releases the node's memory in the module now (else when it is garbage-collected); later
    * calls reject. Where the runtime has `Symbol.dispose`, `[Symbol.dispose]()` is `free()` too
@@ -400,12 +442,25 @@ export function memoryUsage(): { wasmBytes: number; heapBytes: number };
  * (NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError,
  * AbortError) whose message names the URL or key.
  */
-export function open(location: string | URL | FetchStore | ZipStore | Store, options?: OpenOptions): Promise<ZarrArray | Group>;
+export function open(
+  location: string | URL | FetchStore | ZipStore | Store,
+  options?: OpenOptions,
+): Promise<ZarrArray | Group>;
 
 /** A spatial chunk of a Zarr Vectors level. */
 export interface VectorChunk {
   /** `rows` rows of `ndim` values, in the level's vertex type (BigInts for 64-bit integers). */
-  positions: Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | BigInt64Array | BigUint64Array;
+  positions:
+    | Float32Array
+    | Float64Array
+    | Int32Array
+    | Uint32Array
+    | Int16Array
+    | Uint16Array
+    | Int8Array
+    | Uint8Array
+    | BigInt64Array
+    | BigUint64Array;
   rows: number;
   /** The chunk's fragments: a run of rows, or the rows listed. */
   fragments: Array<{ start: number; count: number } | { rows: number[] }>;
@@ -463,7 +518,10 @@ export interface VectorLevel {
   /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */
   chunksIn(lo: number[], hi: number[]): number[][];
   select(query?: VectorQuery): Promise<VectorGeometry>;
-  readObject(id: number, attributes?: string[]): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
+  readObject(
+    id: number,
+    attributes?: string[],
+  ): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
   objectAttribute(name: string): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
   groupCount(): Promise<number>;
   readGroup(id: number): Promise<Float64Array>;
@@ -482,7 +540,10 @@ export interface Vectors {
   /** The levels' paths, finest first. */
   readonly levels: string[];
   level(index?: number): Promise<VectorLevel>;
-  readChunk(chunk: number[], options?: { level?: number; attributes?: string[] }): Promise<VectorChunk | null>;
+  readChunk(
+    chunk: number[],
+    options?: { level?: number; attributes?: string[] },
+  ): Promise<VectorChunk | null>;
   /**
    * A level's geometry in one read: the vertices inside `bbox` (all without one) with their
    * attributes and object ids, and the links among them with theirs. Only the chunks that meet the
@@ -491,9 +552,15 @@ export interface Vectors {
    */
   select(query?: VectorQuery & { level?: number }): Promise<VectorGeometry>;
   /** Object `id`'s vertices, in its manifest's order (a polyline's in its order), with attributes. */
-  readObject(id: number, options?: { level?: number; attributes?: string[] }): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
+  readObject(
+    id: number,
+    options?: { level?: number; attributes?: string[] },
+  ): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
   /** Object attribute `name`: a row per object (fill values where an object has none). */
-  objectAttribute(name: string, options?: { level?: number }): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
+  objectAttribute(
+    name: string,
+    options?: { level?: number },
+  ): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
   groupCount(options?: { level?: number }): Promise<number>;
   /** The ids of the objects in group `id`. */
   readGroup(id: number, options?: { level?: number }): Promise<Float64Array>;
@@ -504,14 +571,19 @@ export interface Vectors {
  * 0.9.x are refused with an `UnsupportedError`; a group without `zarr_vectors` metadata with a
  * `MetadataError`.
  */
-export function openVectors(location: string | URL | FetchStore | ZipStore | Store, options?: { path?: string; signal?: AbortSignal }): Promise<Vectors>;
+export function openVectors(
+  location: string | URL | FetchStore | ZipStore | Store,
+  options?: { path?: string; signal?: AbortSignal },
+): Promise<Vectors>;
 
 /**
  * For benchmarks: turns the module's timings on (default) or off and resolves to the milliseconds
  * spent since the last call in decoding chunks, assembling them into results and copying results
  * out to JS. A read's wall time minus these is fetching and waiting. Off by default.
  */
-export function __timingsForBench(on?: boolean): Promise<{ decode: number; assemble: number; copyOut: number }>;
+export function __timingsForBench(
+  on?: boolean,
+): Promise<{ decode: number; assemble: number; copyOut: number }>;
 
 /**
  * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read

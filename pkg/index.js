@@ -1,6 +1,15 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
-import initWasm, { WasmStore, __wbg_reset_state, __zarrOnTrap, __zarrScheduleReset, __zarrMemory, heapBytes, timingsForBench, trapForTests } from "./zarr_wasm.js";
+import initWasm, {
+  WasmStore,
+  __wbg_reset_state,
+  __zarrOnTrap,
+  __zarrScheduleReset,
+  __zarrMemory,
+  heapBytes,
+  timingsForBench,
+  trapForTests,
+} from "./zarr_wasm.js";
 import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 
@@ -112,16 +121,34 @@ export function slice(...args) {
 
 // ---------------------------------------------------------------------------------------------
 // Errors (errors.js): every rejection is one of these classes.
-export { ZarrError, NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError, AbortError, ResetError } from "./errors.js";
+export {
+  ZarrError,
+  NotFoundError,
+  MetadataError,
+  UnsupportedError,
+  CodecError,
+  StoreError,
+  SelectionError,
+  AbortError,
+  ResetError,
+} from "./errors.js";
 
 /** Throws a TypeError unless `value` is undefined, null or of the kind `test` accepts. */
 function checkType(value, test, what, kind) {
   if (value !== undefined && value !== null && !test(value)) {
-    const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 80)) : typeof value === "object" ? (value.constructor?.name ?? "object") : String(value).slice(0, 80);
+    const shown =
+      typeof value === "string"
+        ? JSON.stringify(value.slice(0, 80))
+        : typeof value === "object"
+          ? (value.constructor?.name ?? "object")
+          : String(value).slice(0, 80);
     throw new TypeError(`${what} must be ${kind}, not ${shown}`);
   }
 }
-const isSignal = (s) => typeof s === "object" && typeof s.aborted === "boolean" && typeof s.addEventListener === "function";
+const isSignal = (s) =>
+  typeof s === "object" &&
+  typeof s.aborted === "boolean" &&
+  typeof s.addEventListener === "function";
 const isObject = (o) => typeof o === "object";
 const isString = (s) => typeof s === "string";
 
@@ -129,7 +156,10 @@ const isString = (s) => typeof s === "string";
 function checkCall(options, what) {
   checkType(options, isObject, `${what} options`, "an object");
   checkType(options?.signal, isSignal, `${what} option signal`, "an AbortSignal");
-  if (options?.signal?.aborted) throw new AbortError(`${what} was aborted before it started (${options.signal.reason ?? "no reason given"})`);
+  if (options?.signal?.aborted)
+    throw new AbortError(
+      `${what} was aborted before it started (${options.signal.reason ?? "no reason given"})`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,7 +205,7 @@ export class MemoryStore {
   /** The names directly below the directory `prefix` ("" is the root). */
   list(prefix) {
     const names = new Set();
-    const start = prefix ? prefix + "/" : "";
+    const start = prefix ? `${prefix}/` : "";
     for (const key of this.map.keys()) {
       if (key.startsWith(start)) names.add(key.slice(start.length).split("/")[0]);
     }
@@ -185,8 +215,12 @@ export class MemoryStore {
   getRange(key, range) {
     const value = this.map.get(key);
     if (value === undefined) return undefined;
-    if (range.suffixLength !== undefined) return value.subarray(Math.max(0, value.length - range.suffixLength));
-    return value.subarray(range.offset, range.length === undefined ? undefined : range.offset + range.length);
+    if (range.suffixLength !== undefined)
+      return value.subarray(Math.max(0, value.length - range.suffixLength));
+    return value.subarray(
+      range.offset,
+      range.length === undefined ? undefined : range.offset + range.length,
+    );
   }
 }
 
@@ -198,7 +232,8 @@ export class MemoryStore {
 export class ZipStore {
   /** `options`: `cacheSize` (bytes of recent member data kept, default 0). */
   constructor(source, key = "", options = {}) {
-    this.source = typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
+    this.source =
+      typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
     this.key = String(key);
     this.options = { ...options };
   }
@@ -206,7 +241,14 @@ export class ZipStore {
 
 /** The node at `path` of `location`, for messages. */
 function where(location, path) {
-  const base = typeof location === "string" || location instanceof URL ? String(location) : location instanceof ZipStore ? `${where(location.source, location.key)}` : location && typeof location === "object" ? label(location) : String(location);
+  const base =
+    typeof location === "string" || location instanceof URL
+      ? String(location)
+      : location instanceof ZipStore
+        ? `${where(location.source, location.key)}`
+        : location && typeof location === "object"
+          ? label(location)
+          : String(location);
   return typeof path === "string" && path !== "" ? `${base.replace(/\/+$/, "")}/${path}` : base;
 }
 
@@ -218,7 +260,8 @@ function label(store) {
 function unlessAborted(promise, signal) {
   if (!signal) return promise;
   return new Promise((resolve, reject) => {
-    const abort = () => reject(new AbortError(`the signal was aborted (${signal.reason ?? "no reason given"})`));
+    const abort = () =>
+      reject(new AbortError(`the signal was aborted (${signal.reason ?? "no reason given"})`));
     if (signal.aborted) return abort();
     signal.addEventListener("abort", abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
@@ -232,10 +275,13 @@ function unlessAborted(promise, signal) {
  * that object would keep both alive for ever.
  */
 async function openStore(location, signal) {
-  if (typeof location === "string" || location instanceof URL) return WasmStore.fetch(String(location), {});
+  if (typeof location === "string" || location instanceof URL)
+    return WasmStore.fetch(String(location), {});
   if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) {
     if (typeof location?.get !== "function") {
-      throw new TypeError(`a location must be a URL, a FetchStore, a ZipStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`);
+      throw new TypeError(
+        `a location must be a URL, a FetchStore, a ZipStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
+      );
     }
     return WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
   }
@@ -243,11 +289,14 @@ async function openStore(location, signal) {
   // A store opened by an instance that has since been replaced is opened again.
   if (handle !== undefined && handle.generation !== generation) handle = undefined;
   if (handle === undefined) {
-    if (location instanceof FetchStore) handle = Promise.resolve(WasmStore.fetch(location.url, location.options ?? {}));
+    if (location instanceof FetchStore)
+      handle = Promise.resolve(WasmStore.fetch(location.url, location.options ?? {}));
     else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
-      handle = openStore(location.source).then((inner) => inner.zip(location.key, location.options, null));
+      handle = openStore(location.source).then((inner) =>
+        inner.zip(location.key, location.options, null),
+      );
     }
     handle.generation = generation;
     opened.set(location, handle);
@@ -307,7 +356,9 @@ function handle(node) {
 }
 
 function staleError(what) {
-  return new ResetError(`${what} was opened before the WebAssembly module failed and was reset: open it again`);
+  return new ResetError(
+    `${what} was opened before the WebAssembly module failed and was reset: open it again`,
+  );
 }
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
@@ -321,14 +372,28 @@ export class ZarrArray extends Node {
   get(selection, options = {}) {
     try {
       checkCall(options, `reading ${handles.get(this)?.where ?? this.path}`);
-      checkType(options?.onProgress, (f) => typeof f === "function", "read option onProgress", "a function");
+      checkType(
+        options?.onProgress,
+        (f) => typeof f === "function",
+        "read option onProgress",
+        "a function",
+      );
     } catch (err) {
       return Promise.reject(err);
     }
     options ??= {};
     if (pooled.has(this)) return readInWorkers(this, selection ?? null, options, PARTS_PER_WORKER);
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes } = options;
-    return call(() => handle(this).get(selection ?? null, { signal, concurrency, onProgress, out, maxChunks, maxBytes }));
+    return call(() =>
+      handle(this).get(selection ?? null, {
+        signal,
+        concurrency,
+        onProgress,
+        out,
+        maxChunks,
+        maxBytes,
+      }),
+    );
   }
 
   /**
@@ -340,9 +405,12 @@ export class ZarrArray extends Node {
   async *iterate(selection, options = {}) {
     const ahead_ = options.concurrency ?? 4;
     if (!Number.isInteger(ahead_) || ahead_ < 1 || ahead_ > 1024) {
-      throw new SelectionError(`iterate option concurrency must be an integer from 1 to 1024, not ${ahead_}`);
+      throw new SelectionError(
+        `iterate option concurrency must be an integer from 1 to 1024, not ${ahead_}`,
+      );
     }
-    if (options.signal?.aborted) throw new AbortError(`the signal was aborted before iterating ${this.path}`);
+    if (options.signal?.aborted)
+      throw new AbortError(`the signal was aborted before iterating ${this.path}`);
     const regions = (() => {
       try {
         return handle(this).chunkRegions(selection ?? null);
@@ -355,7 +423,9 @@ export class ZarrArray extends Node {
     options.signal?.addEventListener("abort", abort);
     const read = (r) => {
       // With workers, each chunk is one worker's: its region is not split further.
-      const part = pooled.has(this) ? readInWorkers(this, r.selection, { signal: stop.signal }, 0) : this.get(r.selection, { signal: stop.signal });
+      const part = pooled.has(this)
+        ? readInWorkers(this, r.selection, { signal: stop.signal }, 0)
+        : this.get(r.selection, { signal: stop.signal });
       const p = part.then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
       p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
       return p;
@@ -379,7 +449,10 @@ export class ZarrArray extends Node {
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
     try {
-      checkCall(options, `reading chunk ${JSON.stringify(coords)?.slice(0, 80)} of ${handles.get(this)?.where ?? this.path}`);
+      checkCall(
+        options,
+        `reading chunk ${JSON.stringify(coords)?.slice(0, 80)} of ${handles.get(this)?.where ?? this.path}`,
+      );
     } catch (err) {
       return Promise.reject(err);
     }
@@ -392,7 +465,11 @@ export class ZarrArray extends Node {
         return Promise.reject(typed(err));
       }
       return inWorkers(workers, () =>
-        workers.pool.run(workers.node, { type: "chunk", coords: [...coords] }, { signal: options.signal, label: workers.label }),
+        workers.pool.run(
+          workers.node,
+          { type: "chunk", coords: [...coords] },
+          { signal: options.signal, label: workers.label },
+        ),
       );
     }
     return call(() => handle(this).getChunk(coords, options.signal ?? null));
@@ -413,7 +490,10 @@ export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
     checkType(path, isString, "a path", "a string");
-    const node = wrap(await call(() => handle(this).open(String(path ?? ""))), `${handles.get(this)?.where}/${path}`);
+    const node = wrap(
+      await call(() => handle(this).open(String(path ?? ""))),
+      `${handles.get(this)?.where}/${path}`,
+    );
     const workers = pooled.get(this);
     if (workers) readThrough(node, workers.pool, workers.node.store, workers.node.options);
     return node;
@@ -445,12 +525,26 @@ export async function open(location, options = {}) {
   const node = await call(async () => {
     const store = await openStore(location, signal);
     try {
-      return wrap(await store.open(options.path ?? "", { zarrFormat, consolidated, chunkCacheSize, limits }, signal ?? null), where(location, options.path));
+      return wrap(
+        await store.open(
+          options.path ?? "",
+          { zarrFormat, consolidated, chunkCacheSize, limits },
+          signal ?? null,
+        ),
+        where(location, options.path),
+      );
     } finally {
       releaseStore(location, store);
     }
   });
-  if (pool) readThrough(node, pool, storeDesc, { zarrFormat, consolidated, chunkCacheSize, limits }, objects);
+  if (pool)
+    readThrough(
+      node,
+      pool,
+      storeDesc,
+      { zarrFormat, consolidated, chunkCacheSize, limits },
+      objects,
+    );
   return node;
 }
 
@@ -489,7 +583,8 @@ class Vectors {
   level(index = 0) {
     const { handle, levels, generation: opened } = vectorHandles.get(this);
     if (opened !== generation) return Promise.reject(staleError("the Zarr Vectors store"));
-    if (!Number.isInteger(index) || index < 0) return Promise.reject(new SelectionError(`a level is a non-negative integer, not ${index}`));
+    if (!Number.isInteger(index) || index < 0)
+      return Promise.reject(new SelectionError(`a level is a non-negative integer, not ${index}`));
     if (!levels.has(index)) {
       const opening = call(async () => new VectorLevel(await handle.level(index)));
       opening.catch(() => levels.delete(index));
@@ -547,7 +642,8 @@ class Vectors {
 /** A Zarr Vectors level's wasm handle, unless the module has been reset since it was opened. */
 function levelHandle(level) {
   const entry = vectorHandles.get(level);
-  if (entry.generation !== generation) throw staleError(`level ${level.path ?? ""} of a Zarr Vectors store`);
+  if (entry.generation !== generation)
+    throw staleError(`level ${level.path ?? ""} of a Zarr Vectors store`);
   return entry.handle;
 }
 
@@ -570,7 +666,15 @@ class VectorLevel {
     return call(() => levelHandle(this).readObject(id, attributes));
   }
   select({ bbox, attributes, linkAttributes, objectIds = false } = {}) {
-    return call(() => levelHandle(this).select(bbox?.[0], bbox?.[1], attributes, linkAttributes, Boolean(objectIds)));
+    return call(() =>
+      levelHandle(this).select(
+        bbox?.[0],
+        bbox?.[1],
+        attributes,
+        linkAttributes,
+        Boolean(objectIds),
+      ),
+    );
   }
   objectAttribute(name) {
     return call(() => levelHandle(this).objectAttribute(String(name)));
@@ -602,9 +706,12 @@ function workerPool(workers) {
   if (workers === undefined || workers === null || workers === 0 || workers === false) return null;
   if (workers instanceof WorkerPool) return workers;
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
-    throw new SelectionError(`open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`);
+    throw new SelectionError(
+      `open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`,
+    );
   }
-  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated) sharedPools.set(workers, new WorkerPool(workers));
+  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated)
+    sharedPools.set(workers, new WorkerPool(workers));
   return sharedPools.get(workers);
 }
 
@@ -614,8 +721,16 @@ function readThrough(node, pool, store, options, objects = new Map()) {
   const desc = { id, store, path: node.path, options };
   const stores = proxiedStores(store);
   // Store objects come with a new description, or are the pool's already (a group's children).
-  for (const storeId of stores) pool.shareStore(storeId, objects.get(storeId) ?? pool.storeObjects.get(storeId)?.store);
-  const workers = { pool, node: desc, stores, label: `${storeLabel(store)} ${node.path}`, reads: 0, freed: false };
+  for (const storeId of stores)
+    pool.shareStore(storeId, objects.get(storeId) ?? pool.storeObjects.get(storeId)?.store);
+  const workers = {
+    pool,
+    node: desc,
+    stores,
+    label: `${storeLabel(store)} ${node.path}`,
+    reads: 0,
+    freed: false,
+  };
   pooled.set(node, workers);
   released.register(node, workers, node);
 }
@@ -656,26 +771,43 @@ function idOf(location) {
  */
 function describeStore(location, objects) {
   const id = idOf(location);
-  if (typeof location === "string" || location instanceof URL) return { id, kind: "fetch", url: String(location), options: {} };
+  if (typeof location === "string" || location instanceof URL)
+    return { id, kind: "fetch", url: String(location), options: {} };
   if (location instanceof FetchStore) {
     const { fetch, headers, ...rest } = location.options ?? {};
     if (fetch !== undefined) {
-      throw new UnsupportedError(`FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`);
+      throw new UnsupportedError(
+        `FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
+      );
     }
     const options = { ...rest };
     if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
     try {
       structuredClone(options);
     } catch (err) {
-      throw new UnsupportedError(`FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`);
+      throw new UnsupportedError(
+        `FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`,
+      );
     }
     return { id, kind: "fetch", url: location.url, options };
   }
   if (location instanceof ZipStore) {
-    return { id, kind: "zip", source: describeStore(location.source, objects), key: location.key, options: { ...location.options } };
+    return {
+      id,
+      kind: "zip",
+      source: describeStore(location.source, objects),
+      key: location.key,
+      options: { ...location.options },
+    };
   }
   objects.set(id, location);
-  return { id, kind: "main", hasRange: typeof location.getRange === "function", label: label(location), cacheSize: location.cacheSize };
+  return {
+    id,
+    kind: "main",
+    hasRange: typeof location.getRange === "function",
+    label: label(location),
+    cacheSize: location.cacheSize,
+  };
 }
 
 /** A store description's name in messages. */
@@ -707,35 +839,80 @@ async function readInWorkers(arr, selection, options, partsPerWorker) {
     throw new SelectionError(`read option onProgress must be a function, not ${typeof given}`);
   }
   // What the callback throws is its own business: the read goes on (as on the main thread).
-  const onProgress = given && ((p) => {
-    try {
-      given(p);
-    } catch {}
-  });
+  const onProgress =
+    given &&
+    ((p) => {
+      try {
+        given(p);
+      } catch {}
+    });
   if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
   let plan;
   try {
-    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size, { maxChunks: options.maxChunks, maxBytes: options.maxBytes });
+    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size, {
+      maxChunks: options.maxChunks,
+      maxBytes: options.maxBytes,
+    });
   } catch (err) {
     throw typed(err);
   }
   // One part: the whole selection (resolved), and the worker's result as it is.
   const parts =
-    plan.parts.length > 1 ? plan.parts : [{ selection: plan.selection, outStart: plan.shape.map(() => 0), shape: plan.shape, chunks: 0 }];
+    plan.parts.length > 1
+      ? plan.parts
+      : [
+          {
+            selection: plan.selection,
+            outStart: plan.shape.map(() => 0),
+            shape: plan.shape,
+            chunks: 0,
+          },
+        ];
   const chunksTotal = parts.reduce((n, p) => n + p.chunks, 0);
   const done = parts.map(() => 0);
   const bytes = parts.map(() => 0);
   const requests = parts.map(() => 0);
   const report = () => {
     const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-    onProgress({ chunksDone: sum(done), chunksTotal, bytesFetched: sum(bytes), requests: sum(requests) });
+    onProgress({
+      chunksDone: sum(done),
+      chunksTotal,
+      bytesFetched: sum(bytes),
+      requests: sum(requests),
+    });
   };
   const counts = { done, bytes, requests };
-  return inWorkers(workers, () => readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, counts, report }));
+  return inWorkers(workers, () =>
+    readParts({
+      pool,
+      node,
+      label,
+      plan,
+      parts,
+      signal,
+      concurrency,
+      onProgress,
+      out,
+      counts,
+      report,
+    }),
+  );
 }
 
 /** The parts of a split read, each by a worker, put in place as they arrive. */
-async function readParts({ pool, node, label, plan, parts, signal, concurrency, onProgress, out, counts, report }) {
+async function readParts({
+  pool,
+  node,
+  label,
+  plan,
+  parts,
+  signal,
+  concurrency,
+  onProgress,
+  out,
+  counts,
+  report,
+}) {
   const { done, bytes, requests } = counts;
   // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
   // caller's signal is, or when one part fails.
@@ -757,13 +934,26 @@ async function readParts({ pool, node, label, plan, parts, signal, concurrency, 
                 requests[i] = p.requests;
                 report();
               });
-        const message = { type: "read", selection: part.selection, concurrency, progress: Boolean(onProgress) };
-        const value = await pool.run(node, message, { signal: stops[i].signal, onProgress: progress, label });
+        const message = {
+          type: "read",
+          selection: part.selection,
+          concurrency,
+          progress: Boolean(onProgress),
+        };
+        const value = await pool.run(node, message, {
+          signal: stops[i].signal,
+          onProgress: progress,
+          label,
+        });
         if (parts.length === 1 && !out) {
           result = value;
           return;
         }
-        result ??= { data: outFor(out, value.data, count(part.shape), count(plan.shape)), shape: plan.shape, stride: cStrides(plan.shape) };
+        result ??= {
+          data: outFor(out, value.data, count(part.shape), count(plan.shape)),
+          shape: plan.shape,
+          stride: cStrides(plan.shape),
+        };
         place(result.data, plan.shape, value.data, part.shape, part.outStart);
         if (onProgress && parts.length > 1 && done[i] !== part.chunks) {
           done[i] = part.chunks;
@@ -773,7 +963,9 @@ async function readParts({ pool, node, label, plan, parts, signal, concurrency, 
     );
   } catch (err) {
     stopAll("another part of the read failed");
-    throw signal?.aborted && !(err instanceof AbortError) ? new AbortError(err.message, { cause: err }) : err;
+    throw signal?.aborted && !(err instanceof AbortError)
+      ? new AbortError(err.message, { cause: err })
+      : err;
   } finally {
     signal?.removeEventListener("abort", abort);
   }
@@ -783,10 +975,13 @@ async function readParts({ pool, node, label, plan, parts, signal, concurrency, 
 /** Where a read's parts go: the caller's `out` (checked against a part), or new memory. */
 function outFor(out, sample, sampleCount, total) {
   if (out === undefined || out === null) return allocateLike(sample, sampleCount, total);
-  if (!ArrayBuffer.isView(sample)) throw new SelectionError("read option out is for numeric results, not strings or records");
+  if (!ArrayBuffer.isView(sample))
+    throw new SelectionError("read option out is for numeric results, not strings or records");
   const length = (sample.length / Math.max(sampleCount, 1)) * total;
   if (!(out instanceof sample.constructor) || out.length !== length) {
-    throw new SelectionError(`read option out must be a ${sample.constructor.name} of length ${length}`);
+    throw new SelectionError(
+      `read option out must be a ${sample.constructor.name} of length ${length}`,
+    );
   }
   return out;
 }

@@ -42,7 +42,12 @@ async function startWorker(url) {
   const threads = "node:worker_threads";
   const { Worker: NodeWorker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ threads);
   // Node takes file: URLs as URL objects only.
-  const file = url === undefined ? new URL(WORKER_FILE, import.meta.url) : /^file:/.test(url) ? new URL(url) : url;
+  const file =
+    url === undefined
+      ? new URL(WORKER_FILE, import.meta.url)
+      : /^file:/.test(url)
+        ? new URL(url)
+        : url;
   const worker = new NodeWorker(file);
   return {
     post: (message, transfer) => worker.postMessage(message, transfer ?? []),
@@ -100,7 +105,10 @@ export class WorkerPool {
     const started = this.started;
     this.started = null;
     this.workers = null;
-    started?.then((workers) => workers.forEach((w) => w.port.terminate()), () => {});
+    started?.then(
+      (workers) => workers.forEach((w) => w.port.terminate()),
+      () => {},
+    );
   }
 
   start() {
@@ -121,7 +129,8 @@ export class WorkerPool {
       },
       async (err) => {
         // The workers that did start are stopped with the rest.
-        for (const w of await Promise.allSettled(starting)) if (w.status === "fulfilled") w.value.port.terminate();
+        for (const w of await Promise.allSettled(starting))
+          if (w.status === "fulfilled") w.value.port.terminate();
         throw err;
       },
     );
@@ -136,11 +145,19 @@ export class WorkerPool {
    * tells the worker to stop).
    */
   run(node, message, { signal, onProgress, label = node.path } = {}) {
-    if (this.terminated) return Promise.reject(new ZarrError(`${label}: the worker pool was terminated`));
+    if (this.terminated)
+      return Promise.reject(new ZarrError(`${label}: the worker pool was terminated`));
     if (signal?.aborted) return Promise.reject(aborted(signal, label));
     return new Promise((resolve, reject) => {
       const id = nextId++;
-      const task = { id, node, label, message: { ...message, task: id, node: node.id }, onProgress, worker: null };
+      const task = {
+        id,
+        node,
+        label,
+        message: { ...message, task: id, node: node.id },
+        onProgress,
+        worker: null,
+      };
       const stop = () => {
         // The worker is told; its place is freed when it answers (it always does).
         if (task.worker) task.worker.port.post({ type: "abort", task: id });
@@ -186,7 +203,9 @@ export class WorkerPool {
       } catch (err) {
         // Something in the message cannot be sent to a worker.
         this.finish(task);
-        task.reject(new SelectionError(`${task.label}: cannot be sent to a worker (${err?.message ?? err})`));
+        task.reject(
+          new SelectionError(`${task.label}: cannot be sent to a worker (${err?.message ?? err})`),
+        );
       }
     }
   }
@@ -195,7 +214,7 @@ export class WorkerPool {
   finish(task) {
     this.tasks.delete(task.id);
     const worker = task.worker;
-    if (worker && worker.running.delete(task.id) && worker.running.size === 0) worker.port.unref();
+    if (worker?.running.delete(task.id) && worker.running.size === 0) worker.port.unref();
     this.pump();
   }
 
@@ -251,11 +270,17 @@ export class WorkerPool {
       if (value instanceof Uint8Array) bytes = new Uint8Array(value);
       else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value.slice(0));
       else if (value !== undefined && value !== null) {
-        throw new TypeError(`the store returned ${Object.prototype.toString.call(value)}, not a Uint8Array, an ArrayBuffer or undefined`);
+        throw new TypeError(
+          `the store returned ${Object.prototype.toString.call(value)}, not a Uint8Array, an ArrayBuffer or undefined`,
+        );
       }
       worker.port.post({ type: "store-reply", request, value: bytes }, bytes ? [bytes.buffer] : []);
     } catch (err) {
-      worker.port.post({ type: "store-reply", request, error: { name: err?.name, message: err?.message ?? String(err), status: err?.status } });
+      worker.port.post({
+        type: "store-reply",
+        request,
+        error: { name: err?.name, message: err?.message ?? String(err), status: err?.status },
+      });
     }
   }
 }
@@ -274,7 +299,8 @@ export const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
 /** Empty data for `total` elements, of the same kind as `sample` (which holds `sampleCount`). */
 export function allocateLike(sample, sampleCount, total) {
-  if (ArrayBuffer.isView(sample)) return new sample.constructor((sample.length / sampleCount) * total);
+  if (ArrayBuffer.isView(sample))
+    return new sample.constructor((sample.length / sampleCount) * total);
   if (Array.isArray(sample)) return new Array((sample.length / sampleCount) * total);
   const record = {};
   for (const [name, field] of Object.entries(sample)) {

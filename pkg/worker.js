@@ -44,7 +44,8 @@ function storeFrom(desc) {
   if (!entry) {
     let store;
     if (desc.kind === "fetch") store = new FetchStore(desc.url, desc.options);
-    else if (desc.kind === "zip") store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
+    else if (desc.kind === "zip")
+      store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
     else store = mainThreadStore(desc);
     entry = { store, users: 0 };
     stores.set(desc.id, entry);
@@ -100,7 +101,9 @@ async function read(message) {
         : node.get(message.selection, {
             signal,
             concurrency: message.concurrency,
-            onProgress: message.progress ? (progress) => port.post({ type: "progress", task: message.task, progress }) : undefined,
+            onProgress: message.progress
+              ? (progress) => port.post({ type: "progress", task: message.task, progress })
+              : undefined,
           });
     let value;
     try {
@@ -129,14 +132,24 @@ port.listen((message) => {
     case "read":
     case "chunk":
       if (!described.has(message.node)) {
-        port.post({ type: "error", task: message.task, error: { name: "SelectionError", message: `node ${message.node} is not open in this worker` } });
+        port.post({
+          type: "error",
+          task: message.task,
+          error: {
+            name: "SelectionError",
+            message: `node ${message.node} is not open in this worker`,
+          },
+        });
       } else read(message);
       break;
     case "abort":
       reads.get(message.task)?.abort("the read was aborted on the main thread");
       break;
     case "free":
-      nodes.get(message.node)?.then((node) => node.free(), () => {});
+      nodes.get(message.node)?.then(
+        (node) => node.free(),
+        () => {},
+      );
       nodes.delete(message.node);
       if (described.has(message.node)) dropStore(described.get(message.node).store);
       described.delete(message.node);
@@ -147,8 +160,7 @@ port.listen((message) => {
       if (message.error) {
         const { name, message: text, status } = message.error;
         waiting?.reject(Object.assign(new Error(text), { name: name ?? "Error", status }));
-      }
-      else waiting?.resolve(message.value);
+      } else waiting?.resolve(message.value);
       break;
     }
   }

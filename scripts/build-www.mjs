@@ -3,7 +3,9 @@ import webpack from "webpack";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import config from "../webpack.config.js";
 
-const stats = await new Promise((ok, fail) => webpack(config, (err, s) => (err ? fail(err) : ok(s))));
+const stats = await new Promise((ok, fail) =>
+  webpack(config, (err, s) => (err ? fail(err) : ok(s))),
+);
 if (stats.hasErrors()) {
   console.error(stats.toString({ colors: false, all: false, errors: true }));
   process.exit(1);

@@ -19,7 +19,10 @@ if (glue.includes("__zarrGuard")) process.exit(0); // already guarded
 
 function replaceAll(from, to, expected) {
   const n = glue.split(from).length - 1;
-  if (n !== expected) throw new Error(`guard-glue: expected ${expected} of ${JSON.stringify(from)} in ${file}, found ${n}`);
+  if (n !== expected)
+    throw new Error(
+      `guard-glue: expected ${expected} of ${JSON.stringify(from)} in ${file}, found ${n}`,
+    );
   glue = glue.split(from).join(to);
 }
 

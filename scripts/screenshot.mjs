@@ -5,7 +5,9 @@ import { startServer } from "../tests/support/server.mjs";
 import { launchChromium, openPage } from "../tests/support/browser.mjs";
 
 const repo = new URL("..", import.meta.url).pathname;
-const server = await startServer({ mounts: { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data` } });
+const server = await startServer({
+  mounts: { "/": `${repo}/www/dist`, "/data/": `${repo}/www/data` },
+});
 const browser = await launchChromium();
 try {
   const { page, errors } = await openPage(browser, `${server.url}/`);

@@ -53,6 +53,17 @@ else
 fi
 log "wasm32 toolchain: $(grep '^CARGO=' target/toolchain.env)"
 
+# The lints in scripts/test.sh need clippy and rustfmt.
+if command -v rustup >/dev/null; then
+  installed=$(rustup component list --installed 2>/dev/null || true)
+  for component in clippy rustfmt; do
+    case "$installed" in
+      *"$component"*) ;;
+      *) log "adding rustup component $component"; timeout 120 rustup component add "$component" >&2 ;;
+    esac
+  done
+fi
+
 # --- 2. wasm-bindgen-cli matching Cargo.lock -----------------------------------------------------
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3 }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)

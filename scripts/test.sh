@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, builds pkg/ and the demo, then runs the native core tests
+# Every test: installs what is missing, builds pkg/ and the demo, then runs the lints, the native core tests
 # (cargo test), the Node tests and the headless Chromium tests. Every suite runs even if an earlier
 # one fails; the exit status is non-zero if any failed, and the last line counts them all.
 set -uo pipefail
@@ -13,6 +13,18 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 mkdir -p target
 status=0
+echo "== lints: rustfmt, clippy on the native and wasm32 targets, Biome on the JS"
+lint_pass=0
+lint_fail=0
+lint() {
+  echo "-- $*"
+  if "$@"; then lint_pass=$((lint_pass + 1)); else lint_fail=$((lint_fail + 1)); status=1; fi
+}
+lint cargo fmt --check
+lint cargo clippy --all-targets -- -D warnings
+lint cargo clippy --target wasm32-unknown-unknown -- -D warnings
+lint cargo clippy --target wasm32-unknown-unknown --no-default-features -- -D warnings
+lint npx biome ci --colors=off
 echo "== native core tests (cargo test)"
 cargo test --all-targets 2>&1 | tee target/test-native.log
 native_status=${PIPESTATUS[0]}
@@ -28,9 +40,9 @@ js_fail=$(awk '/^ℹ fail /{ print $3 }' target/test-js.log | tail -1)
 # A suite that failed without counting a failure (it did not build, say) counts as one failure.
 if [ "$native_status" -ne 0 ]; then status=1; [ "$native_fail" -eq 0 ] && native_fail=1; fi
 if [ "$js_status" -ne 0 ]; then status=1; [ "${js_fail:-0}" -eq 0 ] && js_fail=1; fi
-passed=$((native_pass + ${js_pass:-0}))
-failed=$((native_fail + ${js_fail:-0}))
-echo "native: ${native_pass} passed, ${native_fail} failed; node+chromium: ${js_pass:-0} passed, ${js_fail:-0} failed"
+passed=$((lint_pass + native_pass + ${js_pass:-0}))
+failed=$((lint_fail + native_fail + ${js_fail:-0}))
+echo "lints: ${lint_pass} passed, ${lint_fail} failed; native: ${native_pass} passed, ${native_fail} failed; node+chromium: ${js_pass:-0} passed, ${js_fail:-0} failed"
 if [ "$passed" -eq 0 ] || [ -z "${js_pass:-}" ]; then status=1; fi
 echo "${passed} passed, ${failed} failed"
 exit $status

@@ -24,12 +24,14 @@ export function lut(name) {
       const t = (i / 255) * (stops.length - 1);
       const k = Math.min(stops.length - 2, Math.floor(t));
       const f = t - k;
-      for (let j = 0; j < 3; j++) out[3 * i + j] = Math.round(stops[k][j] * (1 - f) + stops[k + 1][j] * f);
+      for (let j = 0; j < 3; j++)
+        out[3 * i + j] = Math.round(stops[k][j] * (1 - f) + stops[k + 1][j] * f);
     }
     return out;
   }
   const rgb = /^[0-9a-f]{6}$/i.test(name) ? hexRgb(name) : [255, 255, 255];
-  for (let i = 0; i < 256; i++) for (let j = 0; j < 3; j++) out[3 * i + j] = Math.round((rgb[j] * i) / 255);
+  for (let i = 0; i < 256; i++)
+    for (let j = 0; j < 3; j++) out[3 * i + j] = Math.round((rgb[j] * i) / 255);
   return out;
 }
 
@@ -47,7 +49,7 @@ export function addChannel(rgba, data, [lo, hi], table) {
   const span = hi - lo || 1;
   for (let i = 0; i < data.length; i++) {
     const t = (Number(data[i]) - lo) / span;
-    const k = 3 * Math.round(255 * (t < 0 ? 0 : t > 1 ? 1 : t));
+    const k = 3 * Math.round(255 * (t < 0 ? 0 : Math.min(t, 1)));
     const o = 4 * i;
     rgba[o] += table[k];
     rgba[o + 1] += table[k + 1];

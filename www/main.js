@@ -19,7 +19,10 @@ const CACHE_BYTES = 256 << 20; // decoded tile planes kept, least recently drawn
 
 // `?workers=N` sets the pool's size; 0 reads on the main thread (for comparison).
 const askedWorkers = new URLSearchParams(location.search).get("workers");
-const workerCount = askedWorkers !== null ? Number(askedWorkers) : Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
+const workerCount =
+  askedWorkers !== null
+    ? Number(askedWorkers)
+    : Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
 const pool = workerCount > 0 ? new WorkerPool(workerCount) : null;
 const readers = { "zarr-wasm": zarrWasmReader(pool), "zarrita.js": zarritaReader() };
 
@@ -45,7 +48,8 @@ const state = {
 // ---------------------------------------------------------------------------------------------
 // Tiles and their planes. A tile plane is one channel of one tile: the unit read from the store.
 
-const planeKey = (reader, level, plane, t) => `${reader}|${level}|${plane.join(",")}|${t.row},${t.col}`;
+const planeKey = (reader, level, plane, t) =>
+  `${reader}|${level}|${plane.join(",")}|${t.row},${t.col}`;
 const tileKey = (level, t) => `${level}|${t.row},${t.col}`;
 
 /**
@@ -55,7 +59,9 @@ const tileKey = (level, t) => `${level}|${t.row},${t.col}`;
 function planeIndex(c, level) {
   const full = state.image.levels[level].full;
   const full0 = state.image.levels[0].full;
-  return state.image.axes.map((a) => (a.channel ? c : Math.floor(((state.sliders[a.index] ?? 0) * full[a.index]) / full0[a.index])));
+  return state.image.axes.map((a) =>
+    a.channel ? c : Math.floor(((state.sliders[a.index] ?? 0) * full[a.index]) / full0[a.index]),
+  );
 }
 
 function activeChannels() {
@@ -81,7 +87,10 @@ function wantedTiles() {
   const { levels } = state.image;
   const coarsest = levels.length - 1;
   const out = [];
-  const add = (level) => visibleTiles(state.view, levels[level]).slice(0, MAX_VIEW_TILES).forEach((t) => out.push([level, t]));
+  const add = (level) =>
+    visibleTiles(state.view, levels[level])
+      .slice(0, MAX_VIEW_TILES)
+      .forEach((t) => out.push([level, t]));
   if (state.level !== coarsest) add(coarsest);
   add(state.level);
   return out;
@@ -130,7 +139,11 @@ async function startRead(key, { level, tile, plane }) {
   const started = performance.now();
   try {
     const arr = await arrayFor(level);
-    const selection = [...plane, { start: tile.y0, stop: tile.y1 }, { start: tile.x0, stop: tile.x1 }];
+    const selection = [
+      ...plane,
+      { start: tile.y0, stop: tile.y1 },
+      { start: tile.x0, stop: tile.x1 },
+    ];
     const { data } = await arr.read(selection, controller.signal);
     if (state.inFlight.get(key)?.controller !== controller) return; // aborted meanwhile
     state.planes.set(key, { data, shape: [tile.y1 - tile.y0, tile.x1 - tile.x0] });
@@ -179,7 +192,8 @@ function autoContrast(plane, data) {
   const c = state.image.channelAxis ? plane[state.image.channelAxis.index] : 0;
   const ch = state.image.channels[c];
   if (!ch || ch.window) return;
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (const v of data) {
     const n = Number(v);
     if (Number.isFinite(n)) (lo = Math.min(lo, n)), (hi = Math.max(hi, n));
@@ -204,7 +218,9 @@ function redraw() {
 function composite(level, tile) {
   const key = tileKey(level, tile);
   const channels = activeChannels();
-  const planes = channels.map((ch) => usePlane(planeKey(state.reader.name, level, planeIndex(ch.index, level), tile)));
+  const planes = channels.map((ch) =>
+    usePlane(planeKey(state.reader.name, level, planeIndex(ch.index, level), tile)),
+  );
   const id = `${state.style}|${state.reader.name}|${planes.map((_, i) => planeIndex(channels[i].index, level)).join(";")}`;
   const kept = state.composites.get(key);
   if (kept?.id === id) return kept.canvas;
@@ -280,7 +296,11 @@ function setView(view) {
   state.view = { ...view, scale, width: canvas.width, height: canvas.height };
   // The level the zoom calls for, or a coarser one where that would be too many tiles.
   let level = pickLevel(image.levels, scale);
-  while (level < image.levels.length - 1 && visibleTiles(state.view, image.levels[level]).length > MAX_VIEW_TILES) level++;
+  while (
+    level < image.levels.length - 1 &&
+    visibleTiles(state.view, image.levels[level]).length > MAX_VIEW_TILES
+  )
+    level++;
   state.level = level;
   schedule();
   redraw();
@@ -306,7 +326,11 @@ function installControls() {
     const now = { x: e.offsetX, y: e.offsetY };
     if (pointers.size === 1) {
       const { view } = state;
-      setView({ ...view, x: view.x - (now.x - last.x) / view.scale, y: view.y - (now.y - last.y) / view.scale });
+      setView({
+        ...view,
+        x: view.x - (now.x - last.x) / view.scale,
+        y: view.y - (now.y - last.y) / view.scale,
+      });
     } else if (pointers.size === 2) {
       const [a, b] = [...pointers.entries()].map(([id, p]) => (id === e.pointerId ? now : p));
       const spread = Math.hypot(a.x - b.x, a.y - b.y);
@@ -321,17 +345,23 @@ function installControls() {
   };
   canvas.addEventListener("pointerup", up);
   canvas.addEventListener("pointercancel", up);
-  canvas.addEventListener("wheel", (e) => {
-    e.preventDefault();
-    zoomBy(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY);
-  }, { passive: false });
+  canvas.addEventListener(
+    "wheel",
+    (e) => {
+      e.preventDefault();
+      zoomBy(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY);
+    },
+    { passive: false },
+  );
   canvas.addEventListener("dblclick", (e) => zoomBy(2, e.offsetX, e.offsetY));
   window.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement) return;
     if (e.key === "+" || e.key === "=") zoomBy(1.5, canvas.width / 2, canvas.height / 2);
     if (e.key === "-") zoomBy(1 / 1.5, canvas.width / 2, canvas.height / 2);
   });
-  $("fit").addEventListener("click", () => setView(fitView(state.image.shape, canvas.width, canvas.height)));
+  $("fit").addEventListener("click", () =>
+    setView(fitView(state.image.shape, canvas.width, canvas.height)),
+  );
   $("reader").addEventListener("change", (e) => {
     for (const read of state.inFlight.values()) {
       read.controller.abort("the reader changed");
@@ -376,12 +406,18 @@ function buildChannels() {
   channels.replaceChildren();
   image.channels.forEach((ch, i) => {
     const row = document.createElement("fieldset");
-    row.innerHTML = `<legend><label><input type="checkbox" ${ch.active ? "checked" : ""}> <span class="swatch"></span> ${escape(ch.label)}</label></legend>
+    row.innerHTML = `<legend><label><input type="checkbox" ${ch.active ? "checked" : ""}> <span class="swatch"></span> ${escapeHtml(ch.label)}</label></legend>
       <label>min <input type="range" class="lo"></label><label>max <input type="range" class="hi"></label><output></output>`;
     row.querySelector(".swatch").style.background = `#${ch.color}`;
-    const [lo, hi, out] = [row.querySelector(".lo"), row.querySelector(".hi"), row.querySelector("output")];
+    const [lo, hi, out] = [
+      row.querySelector(".lo"),
+      row.querySelector(".hi"),
+      row.querySelector("output"),
+    ];
     const range = ch.range;
-    const step = integerType() ? Math.max(1, Math.round((range[1] - range[0]) / 1000)) : (range[1] - range[0]) / 1000;
+    const step = integerType()
+      ? Math.max(1, Math.round((range[1] - range[0]) / 1000))
+      : (range[1] - range[0]) / 1000;
     for (const input of [lo, hi]) Object.assign(input, { min: range[0], max: range[1], step });
     lo.value = ch.limits[0];
     hi.value = ch.limits[1];
@@ -410,7 +446,7 @@ function buildSliders() {
   for (const axis of image.axes.filter((a) => !a.channel)) {
     state.sliders[axis.index] ??= 0;
     const label = document.createElement("label");
-    label.innerHTML = `${escape(axis.name)} <input type="range" min="0" max="${axis.size - 1}" value="0" data-axis="${axis.index}"> <output>0</output>`;
+    label.innerHTML = `${escapeHtml(axis.name)} <input type="range" min="0" max="${axis.size - 1}" value="0" data-axis="${axis.index}"> <output>0</output>`;
     const input = label.querySelector("input");
     input.addEventListener("input", () => {
       state.sliders[axis.index] = Number(input.value);
@@ -429,7 +465,13 @@ const integerType = () => /^u?int/.test(state.image.dtype);
  * gives them, else the type's range (integers) or [0, 1], widened by the data later.
  */
 function valueRange(window) {
-  if (window && Number.isFinite(window.min) && Number.isFinite(window.max) && window.max > window.min) return [window.min, window.max];
+  if (
+    window &&
+    Number.isFinite(window.min) &&
+    Number.isFinite(window.max) &&
+    window.max > window.min
+  )
+    return [window.min, window.max];
   const dtype = state.image.dtype;
   const bits = Number(/\d+/.exec(dtype)?.[0] ?? 16);
   if (dtype.startsWith("uint")) return [0, 2 ** bits - 1];
@@ -437,7 +479,7 @@ function valueRange(window) {
   return [0, 1];
 }
 
-const escape = (s) => String(s).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function median(xs) {
   if (!xs.length) return NaN;
@@ -449,25 +491,46 @@ function showStats() {
   const s = state.reader.stats;
   const level = state.image.levels[state.level];
   const rows = [
-    ["reader", state.reader.name + (state.reader.name === "zarr-wasm" && pool ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})` : " (main thread)")],
-    ["level", `${state.level} of ${state.image.levels.length} (${level.shape.join(" × ")}, 1:${level.downsample})`],
+    [
+      "reader",
+      state.reader.name +
+        (state.reader.name === "zarr-wasm" && pool
+          ? ` (${pool.size} worker${pool.size > 1 ? "s" : ""})`
+          : " (main thread)"),
+    ],
+    [
+      "level",
+      `${state.level} of ${state.image.levels.length} (${level.shape.join(" × ")}, 1:${level.downsample})`,
+    ],
     ["zoom", `${(state.view.scale * 100).toFixed(1)} %`],
     ["tile reads", `${s.tiles} (a channel of a tile each)`],
     ["in flight", String(state.inFlight.size)],
     ["aborted", String(s.aborted)],
     ["requests", String(s.requests)],
     ["received", `${(s.bytes / 1e6).toFixed(2)} MB`],
-    ["read time (median)", Number.isNaN(median(s.tileMs)) ? "–" : `${median(s.tileMs).toFixed(1)} ms from request to decoded data`],
-    ["last load", state.lastLoad ? `${state.lastLoad.tiles} reads in ${state.lastLoad.ms.toFixed(0)} ms (${((1000 * state.lastLoad.tiles) / state.lastLoad.ms).toFixed(0)} reads/s)` : "–"],
+    [
+      "read time (median)",
+      Number.isNaN(median(s.tileMs))
+        ? "–"
+        : `${median(s.tileMs).toFixed(1)} ms from request to decoded data`,
+    ],
+    [
+      "last load",
+      state.lastLoad
+        ? `${state.lastLoad.tiles} reads in ${state.lastLoad.ms.toFixed(0)} ms (${((1000 * state.lastLoad.tiles) / state.lastLoad.ms).toFixed(0)} reads/s)`
+        : "–",
+    ],
   ];
-  $("stats").replaceChildren(...rows.flatMap(([k, v]) => {
-    const dt = document.createElement("dt");
-    const dd = document.createElement("dd");
-    dt.textContent = k;
-    dd.textContent = v;
-    dd.dataset.stat = k;
-    return [dt, dd];
-  }));
+  $("stats").replaceChildren(
+    ...rows.flatMap(([k, v]) => {
+      const dt = document.createElement("dt");
+      const dd = document.createElement("dd");
+      dt.textContent = k;
+      dd.textContent = v;
+      dd.dataset.stat = k;
+      return [dt, dd];
+    }),
+  );
 }
 
 function status(text) {
@@ -500,8 +563,16 @@ window.viewer = {
     state.composites.clear();
   },
   setView: (view) => setView({ ...state.view, ...view }),
-  idle: () => (state.inFlight.size || state.queue.length ? new Promise((r) => idleWaiters.push(r)) : Promise.resolve()),
-  stats: () => ({ ...state.reader.stats, tileMs: undefined, inFlight: state.inFlight.size, level: state.level }),
+  idle: () =>
+    state.inFlight.size || state.queue.length
+      ? new Promise((r) => idleWaiters.push(r))
+      : Promise.resolve(),
+  stats: () => ({
+    ...state.reader.stats,
+    tileMs: undefined,
+    inFlight: state.inFlight.size,
+    level: state.level,
+  }),
 };
 
 async function main() {
@@ -510,14 +581,20 @@ async function main() {
   if (!url) {
     // The large sample where `npm start` made it, else the small one that is committed.
     const large = new URL("data/large.ome.zarr", location.href).href;
-    const found = await fetch(`${large}/zarr.json`, { method: "HEAD" }).then((r) => r.ok, () => false);
+    const found = await fetch(`${large}/zarr.json`, { method: "HEAD" }).then(
+      (r) => r.ok,
+      () => false,
+    );
     url = found ? large : new URL("data/sample.ome.zarr", location.href).href;
   }
   url = new URL(url, location.href).href; // workers and zarrita.js resolve URLs elsewhere
   $("url").value = url;
   $("status").textContent = "Opening…";
   // A Zarr Vectors store is drawn as a projection of its vertices instead.
-  const root = await fetch(`${url.replace(/\/$/, "")}/zarr.json`).then((r) => (r.ok ? r.json() : null), () => null);
+  const root = await fetch(`${url.replace(/\/$/, "")}/zarr.json`).then(
+    (r) => (r.ok ? r.json() : null),
+    () => null,
+  );
   if (root?.attributes?.zarr_vectors) return mainVectors(url);
   const image = await openImage(url);
   state.image = image;
@@ -526,7 +603,8 @@ async function main() {
     ch.limits = ch.window ?? ch.range;
   }
   buildPanel();
-  $("about").textContent = `${image.shape.join(" × ")} ${image.dtype}, ${image.levels.length} level${image.levels.length > 1 ? "s" : ""}, axes ${[...image.axes.map((a) => a.name), "y", "x"].join(" ")}`;
+  $("about").textContent =
+    `${image.shape.join(" × ")} ${image.dtype}, ${image.levels.length} level${image.levels.length > 1 ? "s" : ""}, axes ${[...image.axes.map((a) => a.name), "y", "x"].join(" ")}`;
   installControls();
   resize();
   setView(fitView(image.shape, canvas.width, canvas.height));
@@ -540,16 +618,26 @@ async function mainVectors(url) {
   const started = performance.now();
   const shown = await showVectors(url, canvas);
   const ms = performance.now() - started;
-  $("about").textContent = `Zarr Vectors ${shown.zv.version}: ${shown.zv.geometryTypes.join(", ")}, ${shown.zv.ndim}-D, ${shown.zv.levels.length} level(s)`;
-  $("stats").replaceChildren(...[["vertices", String(shown.vertices)], ["links or lines", String(shown.paths)], ["chunks read", String(shown.chunks)], ["open + read + draw", `${ms.toFixed(0)} ms`]].flatMap(([k, v]) => {
-    const dt = document.createElement("dt");
-    const dd = document.createElement("dd");
-    dt.textContent = k;
-    dd.textContent = v;
-    return [dt, dd];
-  }));
+  $("about").textContent =
+    `Zarr Vectors ${shown.zv.version}: ${shown.zv.geometryTypes.join(", ")}, ${shown.zv.ndim}-D, ${shown.zv.levels.length} level(s)`;
+  $("stats").replaceChildren(
+    ...[
+      ["vertices", String(shown.vertices)],
+      ["links or lines", String(shown.paths)],
+      ["chunks read", String(shown.chunks)],
+      ["open + read + draw", `${ms.toFixed(0)} ms`],
+    ].flatMap(([k, v]) => {
+      const dt = document.createElement("dt");
+      const dd = document.createElement("dd");
+      dt.textContent = k;
+      dd.textContent = v;
+      return [dt, dd];
+    }),
+  );
   for (const id of ["reader", "colormap", "fit"]) $(id).disabled = true;
-  status("The vertices projected on the first two axes, coloured by the third; links and lines in grey.");
+  status(
+    "The vertices projected on the first two axes, coloured by the third; links and lines in grey.",
+  );
   window.viewer = { vectors: shown };
   document.body.dataset.state = "drawn";
 }

@@ -45,12 +45,12 @@ export function zarritaReader() {
   const counted = (inner, counting) => ({
     async get(key, options) {
       const value = await inner.get(key, options);
-      if (counting()) (stats.requests++, (stats.bytes += value?.length ?? 0));
+      if (counting()) stats.requests++, (stats.bytes += value?.length ?? 0);
       return value;
     },
     async getRange(key, range, options) {
       const value = await inner.getRange(key, range, options);
-      if (counting()) (stats.requests++, (stats.bytes += value?.length ?? 0));
+      if (counting()) stats.requests++, (stats.bytes += value?.length ?? 0);
       return value;
     },
   });
@@ -69,7 +69,9 @@ export function zarritaReader() {
       opened = true;
       return {
         async read(selection, signal) {
-          const s = selection.map((s) => (s !== null && typeof s === "object" ? zarrita.slice(s.start, s.stop) : s));
+          const s = selection.map((s) =>
+            s !== null && typeof s === "object" ? zarrita.slice(s.start, s.stop) : s,
+          );
           return cOrder(await zarrita.get(arr, s, { signal }));
         },
       };
@@ -83,6 +85,7 @@ function cOrder({ data, shape, stride }) {
   const [h, w] = shape;
   if (stride[1] === 1 && stride[0] === w) return { data, shape };
   const out = new data.constructor(h * w);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[y * w + x] = data[y * stride[0] + x * stride[1]];
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) out[y * w + x] = data[y * stride[0] + x * stride[1]];
   return { data: out, shape };
 }

@@ -7,7 +7,10 @@ import { lut } from "./colormap.js";
 /** The projection of level-0 world coordinates to canvas pixels, the bounds fitted to the canvas. */
 export function projection(bounds, width, height, margin = 10) {
   const [lo, hi] = bounds;
-  const scale = Math.min((width - 2 * margin) / (hi[0] - lo[0] || 1), (height - 2 * margin) / (hi[1] - lo[1] || 1));
+  const scale = Math.min(
+    (width - 2 * margin) / (hi[0] - lo[0] || 1),
+    (height - 2 * margin) / (hi[1] - lo[1] || 1),
+  );
   return (x, y) => [margin + (x - lo[0]) * scale, margin + (y - lo[1]) * scale];
 }
 
@@ -40,7 +43,8 @@ export async function showVectors(url, canvas) {
   const [zlo, zhi] = n > 2 ? [zv.bounds[0][2], zv.bounds[1][2]] : [0, 1];
   for (let i = 0; i < positions.length / n; i++) {
     const [px, py] = place(Number(positions[i * n]), Number(positions[i * n + 1]));
-    const t = n > 2 ? Math.round((255 * (Number(positions[i * n + 2]) - zlo)) / (zhi - zlo || 1)) : 200;
+    const t =
+      n > 2 ? Math.round((255 * (Number(positions[i * n + 2]) - zlo)) / (zhi - zlo || 1)) : 200;
     const k = 3 * Math.min(255, Math.max(0, t));
     ctx.fillStyle = `rgb(${colours[k]},${colours[k + 1]},${colours[k + 2]})`;
     ctx.fillRect(Math.round(px) - 1, Math.round(py) - 1, 3, 3);

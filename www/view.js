@@ -28,12 +28,25 @@ export function visibleTiles(view, { shape, tile, downsample, downsampleY = down
   const top = view.y / downsampleY;
   const right = (view.x + view.width / view.scale) / downsample;
   const bottom = (view.y + view.height / view.scale) / downsampleY;
-  const rows = [Math.max(0, Math.floor(top / th)), Math.min(Math.ceil(height / th), Math.ceil(bottom / th))];
-  const cols = [Math.max(0, Math.floor(left / tw)), Math.min(Math.ceil(width / tw), Math.ceil(right / tw))];
+  const rows = [
+    Math.max(0, Math.floor(top / th)),
+    Math.min(Math.ceil(height / th), Math.ceil(bottom / th)),
+  ];
+  const cols = [
+    Math.max(0, Math.floor(left / tw)),
+    Math.min(Math.ceil(width / tw), Math.ceil(right / tw)),
+  ];
   const tiles = [];
   for (let row = rows[0]; row < rows[1]; row++) {
     for (let col = cols[0]; col < cols[1]; col++) {
-      tiles.push({ row, col, y0: row * th, y1: Math.min(height, (row + 1) * th), x0: col * tw, x1: Math.min(width, (col + 1) * tw) });
+      tiles.push({
+        row,
+        col,
+        y0: row * th,
+        y1: Math.min(height, (row + 1) * th),
+        x0: col * tw,
+        x1: Math.min(width, (col + 1) * tw),
+      });
     }
   }
   const cy = (top + bottom) / 2;
@@ -53,5 +66,11 @@ export function zoomAbout(view, factor, px, py, minScale, maxScale) {
 /** The view that shows the whole image of level-0 size `[height, width]`, centred. */
 export function fitView(shape, width, height) {
   const scale = Math.min(width / shape[1], height / shape[0]);
-  return { x: (shape[1] - width / scale) / 2, y: (shape[0] - height / scale) / 2, scale, width, height };
+  return {
+    x: (shape[1] - width / scale) / 2,
+    y: (shape[0] - height / scale) / 2,
+    scale,
+    width,
+    height,
+  };
 }

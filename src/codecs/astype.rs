@@ -2,13 +2,12 @@
 //! as `encode_dtype`) and `Quantize` (v3 `numcodecs.quantize`: values rounded to some decimal
 //! digits when written, stored as `astype`). Decoding converts stored elements to the array's type.
 
+use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric;
-use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `quantize` and `astype`: both store values as another type.
 pub const CODECS: &[CodecEntry] = &[

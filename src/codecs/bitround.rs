@@ -1,11 +1,10 @@
 //! numcodecs' `BitRound` filter (v3 name `numcodecs.bitround`): float mantissas rounded to fewer
 //! bits when written. The stored values are ordinary floats, so decoding changes nothing.
 
-use super::codec::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `bitround`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

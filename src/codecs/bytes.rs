@@ -1,10 +1,9 @@
 //! The `bytes` codec: elements laid out in C order with a declared byte order.
 
-use super::codec::{ArrayToBytesCodec, ChunkRepr};
+use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `bytes`: elements in a given byte order.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -3,13 +3,12 @@
 //! decodes to the empty string, as numcodecs does. The array holds Unicode strings: `U<n>`
 //! (labels cut to `n` characters, as NumPy assigns them) or objects (variable-length strings).
 
+use super::codec::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric::{self, Num};
-use super::codec::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `categorize`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

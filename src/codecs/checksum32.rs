@@ -2,10 +2,9 @@
 //! `numcodecs.crc32`, `numcodecs.crc32c`, `numcodecs.adler32` (a checksum at the start, or with
 //! `location: "end"` the end). All little endian; decoding checks the checksum and strips it.
 
-use super::codec::BytesToBytesCodec;
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[

@@ -2,13 +2,12 @@
 //! elements (of the flattened chunk), optionally in a different type (`astype`). Decoding is a
 //! running sum in the array's type: wrapping for integers, as NumPy's `cumsum` does.
 
+use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric;
-use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `delta`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

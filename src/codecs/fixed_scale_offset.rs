@@ -3,13 +3,12 @@
 //! floating point (float32 when the stored type is float32, as NumPy would) and converts to the
 //! array's type.
 
+use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric::{self, Num};
-use super::codec::{ArrayToArrayCodec, ChunkRepr};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `fixedscaleoffset`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

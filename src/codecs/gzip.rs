@@ -1,11 +1,10 @@
 //! The `gzip` codec (RFC 1952). Several members in a row decode to their concatenation, as gzip
 //! tools do; each member's CRC-32 and size trailer is checked.
 
-use super::codec::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `gzip`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

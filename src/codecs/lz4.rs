@@ -1,11 +1,10 @@
 //! numcodecs' `LZ4` (v3 name `numcodecs.lz4`): a 4-byte little-endian decoded size, then one raw
 //! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
 
-use super::codec::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `lz4`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -6,9 +6,7 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
-use super::codec::{
-    ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, PartialDecoder, ShardIndex,
-};
+use super::codec::{ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind, PartialDecoder, ShardIndex};
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::variable::{element_count, item_ranges};
@@ -18,7 +16,6 @@ use crate::indexing::region::{c_strides, copy_box, Placement};
 use crate::metadata::extension::Extension;
 use serde_json::{Map, Value};
 use std::ops::Range;
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `sharding_indexed`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -1,13 +1,12 @@
 //! numcodecs' `Shuffle` (v3 name `numcodecs.shuffle`): the bytes of `elementsize`-byte elements
 //! regrouped by position, the same byte shuffle Blosc uses. Decoding unshuffles the whole buffer.
 
-use super::codec::BytesToBytesCodec;
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::buffer::try_zeroed;
 use crate::codecs::codec::DecodedSize;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `shuffle`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

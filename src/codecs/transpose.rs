@@ -1,12 +1,11 @@
 //! The `transpose` codec: chunks stored with their axes permuted. Decoding gathers the stored
 //! elements back into C order of the decoded shape.
 
-use super::codec::{ArrayToArrayCodec, ChunkRepr};
+use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `transpose`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -3,12 +3,11 @@
 //! byte length and its bytes. Decoding validates the layout (and UTF-8 for strings) and keeps it:
 //! the array layer turns each element into an item of the result (see `variable::Items`).
 
-use super::codec::{ArrayToBytesCodec, ChunkRepr};
+use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `vlen-utf8` and `vlen-bytes` (the same names in v3 and as numcodecs ids).
 pub const CODECS: &[CodecEntry] = &[

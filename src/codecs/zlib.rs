@@ -1,10 +1,9 @@
 //! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
 
-use super::codec::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// numcodecs' `zlib`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

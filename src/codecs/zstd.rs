@@ -4,7 +4,7 @@
 //! are skipped; a frame's checksum, when present, is verified; frames that need a dictionary are
 //! refused. Output never exceeds the chunk's size.
 
-use super::codec::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::{try_grow, try_zeroed};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use std::io::Read;
 use structured_zstd::decoding::errors::FrameDecoderError;
 use structured_zstd::decoding::{BlockDecodingStrategy, ContentChecksum, FrameDecoder};
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -8,16 +8,25 @@ import { launchChromium, openPage } from "../support/browser.mjs";
 import { MANIFESTS, readCases } from "../cases/read.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
-const manifests = MANIFESTS.map((m) => JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")));
+const manifests = MANIFESTS.map((m) =>
+  JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")),
+);
 const names = readCases(manifests).map((c) => c.name);
 let server, browser, page, errors;
 
 before(async () => {
   server = await startServer({ mounts: { "/": repo } });
   browser = await launchChromium();
-  ({ page, errors } = await openPage(browser, `${server.url}/tests/browser/page.html${process.env.STRESS_READS ? `?stress=${process.env.STRESS_READS}` : ""}`));
+  ({ page, errors } = await openPage(
+    browser,
+    `${server.url}/tests/browser/page.html${process.env.STRESS_READS ? `?stress=${process.env.STRESS_READS}` : ""}`,
+  ));
   await page.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
-  assert.deepEqual(await page.evaluate(() => window.caseNames), names, "the page has the same cases as Node");
+  assert.deepEqual(
+    await page.evaluate(() => window.caseNames),
+    names,
+    "the page has the same cases as Node",
+  );
 });
 after(async () => {
   await browser?.close();
@@ -37,7 +46,10 @@ test("chromium: the page logged no errors of its own", () => {
   // show as console errors; nothing else may.
   // The fuzzing server (/__fuzz/) provokes any failure on purpose.
   const unexpected = errors.filter(
-    (e) => !/Failed to load resource: (the server responded with a status of (403|404|416|500|503)|net::ERR_FAILED)/.test(e) && !/\/__fuzz\/\d+\//.test(e),
+    (e) =>
+      !/Failed to load resource: (the server responded with a status of (403|404|416|500|503)|net::ERR_FAILED)/.test(
+        e,
+      ) && !/\/__fuzz\/\d+\//.test(e),
   );
   assert.deepEqual(unexpected, []);
 });

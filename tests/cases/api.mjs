@@ -16,21 +16,48 @@ export const apiCases = [
       await arr.get(null, { onProgress: (p) => reports.push(p) });
       const log = await ctx.requests();
       equal(reports.length, 256, "a report per chunk");
-      ok(reports.every((r, i) => r.chunksDone === i + 1 && r.chunksTotal === 256), "chunks done count up to the total");
-      equal(reports[255].bytesFetched, log.reduce((sum, r) => sum + r.bytes, 0), "bytes fetched: what the server sent");
+      ok(
+        reports.every((r, i) => r.chunksDone === i + 1 && r.chunksTotal === 256),
+        "chunks done count up to the total",
+      );
+      equal(
+        reports[255].bytesFetched,
+        log.reduce((sum, r) => sum + r.bytes, 0),
+        "bytes fetched: what the server sent",
+      );
       equal(reports[255].requests, log.length, "requests: what the server saw");
-      ok(reports.every((r, i) => i === 0 || r.bytesFetched >= reports[i - 1].bytesFetched), "bytes only grow");
+      ok(
+        reports.every((r, i) => i === 0 || r.bytesFetched >= reports[i - 1].bytesFetched),
+        "bytes only grow",
+      );
 
-      const slow = await open(`${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks" });
+      const slow = await open(`${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`, {
+        path: "layouts/many_chunks",
+      });
       await ctx.clearLog();
       const part = await slow.get([ctx.zarr.slice(0, 16), null], { concurrency: 2 });
       deepEqual(part.shape, [16, 64], "the read is right");
       const peak = Math.max(...(await ctx.requests()).map((r) => r.active));
       ok(peak <= 2, `at most 2 chunks in flight, saw ${peak}`);
-      await rejects(arr.get(null, { concurrency: 0 }), "SelectionError", [/concurrency/], "a bad concurrency");
-      await rejects(arr.get(null, { onProgress: 3 }), "TypeError", [/onProgress/], "a bad onProgress");
+      await rejects(
+        arr.get(null, { concurrency: 0 }),
+        "SelectionError",
+        [/concurrency/],
+        "a bad concurrency",
+      );
+      await rejects(
+        arr.get(null, { onProgress: 3 }),
+        "TypeError",
+        [/onProgress/],
+        "a bad onProgress",
+      );
       let calls = 0;
-      const throwing = await arr.get([0, null], { onProgress: () => { calls++; throw new Error("the callback's own bug"); } });
+      const throwing = await arr.get([0, null], {
+        onProgress: () => {
+          calls++;
+          throw new Error("the callback's own bug");
+        },
+      });
       ok(calls === 16 && throwing.shape[0] === 64, "a callback that throws does not stop the read");
     },
   },
@@ -47,10 +74,25 @@ export const apiCases = [
       const inBig = new Uint16Array(new ArrayBuffer(200), 40, 55);
       await arr.get([slice(2, 7), null], { out: inBig });
       deepEqual(Array.from(inBig), Array.from(out), "a view at an offset into a larger buffer");
-      await rejects(arr.get([slice(2, 7), null], { out: new Uint16Array(54) }), "SelectionError", [/Uint16Array of length 55/], "wrong length");
-      await rejects(arr.get(null, { out: new Int16Array(143) }), "SelectionError", [/Uint16Array/], "wrong type");
+      await rejects(
+        arr.get([slice(2, 7), null], { out: new Uint16Array(54) }),
+        "SelectionError",
+        [/Uint16Array of length 55/],
+        "wrong length",
+      );
+      await rejects(
+        arr.get(null, { out: new Int16Array(143) }),
+        "SelectionError",
+        [/Uint16Array/],
+        "wrong type",
+      );
       const strings = await open(`${ctx.base}/codecs.zarr`, { path: "vlen/utf8" });
-      await rejects(strings.get(null, { out: new Uint8Array(50) }), "SelectionError", [/numeric results/], "strings");
+      await rejects(
+        strings.get(null, { out: new Uint8Array(50) }),
+        "SelectionError",
+        [/numeric results/],
+        "strings",
+      );
       const i64 = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/int64" });
       const big = new BigInt64Array(143);
       await i64.get(null, { out: big });
@@ -69,13 +111,21 @@ export const apiCases = [
       for await (const part of arr.iterate(selection)) {
         seen.push(part.coords.join());
         for (let i = 0; i < part.shape[0]; i++) {
-          for (let k = 0; k < part.shape[1]; k++) got[(part.origin[0] + i) * want.shape[1] + part.origin[1] + k] = part.data[i * part.stride[0] + k];
+          for (let k = 0; k < part.shape[1]; k++)
+            got[(part.origin[0] + i) * want.shape[1] + part.origin[1] + k] =
+              part.data[i * part.stride[0] + k];
         }
       }
-      deepEqual(seen, ["0,1,0", "0,1,1", "1,1,0", "1,1,1"], "chunks in order (rows 1, 3, 5 lie in chunks 0 and 1)");
+      deepEqual(
+        seen,
+        ["0,1,0", "0,1,1", "1,1,0", "1,1,1"],
+        "chunks in order (rows 1, 3, 5 lie in chunks 0 and 1)",
+      );
       deepEqual(Array.from(got), Array.from(want.data), "the parts make the whole selection");
 
-      const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks" });
+      const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, {
+        path: "layouts/many_chunks",
+      });
       await ctx.clearLog();
       let parts = 0;
       for await (const part of slow.iterate(null, { concurrency: 3 })) {
@@ -96,8 +146,18 @@ export const apiCases = [
       const iterateWith = async (options) => {
         for await (const part of slow.iterate(null, options)) void part;
       };
-      await rejects(iterateWith({ signal: AbortSignal.abort() }), "AbortError", [/aborted before iterating/], "a signal aborted already");
-      await rejects(iterateWith({ concurrency: 0 }), "SelectionError", [/concurrency must be an integer/], "a bad concurrency");
+      await rejects(
+        iterateWith({ signal: AbortSignal.abort() }),
+        "AbortError",
+        [/aborted before iterating/],
+        "a signal aborted already",
+      );
+      await rejects(
+        iterateWith({ concurrency: 0 }),
+        "SelectionError",
+        [/concurrency must be an integer/],
+        "a bad concurrency",
+      );
     },
   },
   {
@@ -108,29 +168,60 @@ export const apiCases = [
       const arr = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" }); // 3 x 3 chunks of 5 x 4
       await ctx.clearLog();
       const [a, b] = await Promise.all([arr.get([0, 0]), arr.get([1, 2])]); // both in chunk (0, 0)
-      equal(chunkPaths(await ctx.requests()).length, 1, "two reads of one chunk at once: one request");
+      equal(
+        chunkPaths(await ctx.requests()).length,
+        1,
+        "two reads of one chunk at once: one request",
+      );
       equal(a.data[0], (await arr.get()).data[0], "the first read's value");
       ok(b.data.length === 1, "the second read's value");
       await ctx.clearLog();
       await arr.get([0, 0]);
       equal(chunkPaths(await ctx.requests()).length, 1, "no cache by default: asked again");
 
-      const cached = await open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: 1 << 20 }), { path: "dtypes/uint16" });
+      const cached = await open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: 1 << 20 }), {
+        path: "dtypes/uint16",
+      });
       const first = await cached.get();
       await ctx.clearLog();
       const again = await cached.get([slice(0, 13), null]);
       equal((await ctx.requests()).length, 0, "a store with cacheSize answers from memory");
       deepEqual(Array.from(again.data), Array.from(first.data), "the same values");
 
-      const sharded = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end", chunkCacheSize: 1 << 20 });
+      const sharded = await open(`${ctx.base}/codecs.zarr`, {
+        path: "sharding/index_end",
+        chunkCacheSize: 1 << 20,
+      });
       const v = (await sharded.get([40, 45])).data[0];
       await ctx.clearLog();
-      equal((await sharded.get([41, 46])).data[0], (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((x) => x.get([41, 46]))).data[0], "a value from a kept inner chunk");
+      equal(
+        (await sharded.get([41, 46])).data[0],
+        (
+          await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((x) =>
+            x.get([41, 46]),
+          )
+        ).data[0],
+        "a value from a kept inner chunk",
+      );
       const log = (await ctx.requests()).filter((r) => r.path.includes("/c/"));
-      equal(log.filter((r) => r.range && !r.range.startsWith("bytes=-")).length, 1, "only the uncached array fetched the inner chunk");
+      equal(
+        log.filter((r) => r.range && !r.range.startsWith("bytes=-")).length,
+        1,
+        "only the uncached array fetched the inner chunk",
+      );
       ok(typeof v === "number", "a value");
-      await rejects(open(`${ctx.base}/v3.zarr`, { chunkCacheSize: -1 }), "SelectionError", [/chunkCacheSize/], "a bad size");
-      await rejects(open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: "big" })), "SelectionError", [/cacheSize/], "a bad store cache size");
+      await rejects(
+        open(`${ctx.base}/v3.zarr`, { chunkCacheSize: -1 }),
+        "SelectionError",
+        [/chunkCacheSize/],
+        "a bad size",
+      );
+      await rejects(
+        open(new FetchStore(`${ctx.base}/v3.zarr`, { cacheSize: "big" })),
+        "SelectionError",
+        [/cacheSize/],
+        "a bad store cache size",
+      );
     },
   },
   {
@@ -154,7 +245,11 @@ export const apiCases = [
       ok(before > 0, "the module's memory is known");
       await round();
       await round();
-      equal(memoryUsage().wasmBytes, before, "300 more opens and 80 more reads later the memory has not grown");
+      equal(
+        memoryUsage().wasmBytes,
+        before,
+        "300 more opens and 80 more reads later the memory has not grown",
+      );
       const freed = await open(`${ctx.base}/v3.zarr`, { path: "layouts/d1" });
       freed.free();
       await rejects(freed.get(), "SelectionError", [/layouts\/d1" was freed/], "a freed node");
@@ -172,10 +267,14 @@ export const apiCases = [
       const arr = await open(`${ctx.base}/codecs.zarr`, { path: "zstd/level3" }); // 260 x 400 uint16
       await __timingsForBench(false);
       await arr.get();
-      deepEqual(await __timingsForBench(false), { decode: 0, assemble: 0, copyOut: 0 }, "off: nothing counted");
+      deepEqual(
+        await __timingsForBench(false),
+        { decode: 0, assemble: 0, copyOut: 0 },
+        "off: nothing counted",
+      );
       await __timingsForBench(true);
       // Browsers coarsen the clock (to 0.1 ms in Chromium): read until decoding has shown up.
-      let spent = { decode: 0, assemble: 0, copyOut: 0 };
+      const spent = { decode: 0, assemble: 0, copyOut: 0 };
       let wall = 0;
       for (let i = 0; i < 200 && spent.decode === 0; i++) {
         const t0 = performance.now();
@@ -187,9 +286,16 @@ export const apiCases = [
       await __timingsForBench(false);
       ok(spent.decode > 0, "decoding is counted");
       ok(spent.assemble >= 0 && spent.copyOut >= 0, "assembling and copying out are counted");
-      ok(spent.decode + spent.assemble + spent.copyOut <= wall + 1, `phases ${JSON.stringify(spent)} within the wall time ${wall} ms`);
+      ok(
+        spent.decode + spent.assemble + spent.copyOut <= wall + 1,
+        `phases ${JSON.stringify(spent)} within the wall time ${wall} ms`,
+      );
       await arr.get();
-      deepEqual(await __timingsForBench(false), { decode: 0, assemble: 0, copyOut: 0 }, "off again: nothing counted");
+      deepEqual(
+        await __timingsForBench(false),
+        { decode: 0, assemble: 0, copyOut: 0 },
+        "off again: nothing counted",
+      );
     },
   },
 ];

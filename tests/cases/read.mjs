@@ -11,17 +11,32 @@ import { vectorCases } from "./vectors.mjs";
 
 // float16 is a Float16Array where the runtime has one (Chromium), else a Float32Array (Node 20).
 const TYPED = {
-  bool: Uint8Array, int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
-  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-  float16: globalThis.Float16Array ?? Float32Array, float32: Float32Array, float64: Float64Array,
-  complex64: Float32Array, complex128: Float64Array,
+  bool: Uint8Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  uint32: Uint32Array,
+  uint64: BigUint64Array,
+  float16: globalThis.Float16Array ?? Float32Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  complex64: Float32Array,
+  complex128: Float64Array,
 };
 const typedFor = (dtype) =>
   TYPED[dtype] ??
-  (/^r\d+$/.test(dtype) ? Uint8Array
-    : /^(datetime|timedelta)64\[/.test(dtype) ? BigInt64Array
-      : ["string", "variable_length_bytes"].includes(dtype) || /^[SU]\d+$/.test(dtype) ? Array
-        : dtype === "structured" ? Object : undefined);
+  (/^r\d+$/.test(dtype)
+    ? Uint8Array
+    : /^(datetime|timedelta)64\[/.test(dtype)
+      ? BigInt64Array
+      : ["string", "variable_length_bytes"].includes(dtype) || /^[SU]\d+$/.test(dtype)
+        ? Array
+        : dtype === "structured"
+          ? Object
+          : undefined);
 
 /** Fixed-length strings as NumPy reads them: trailing NULs dropped; S as UTF-8, U as UTF-32LE. */
 function fixedStrings(bytes, dtype) {
@@ -38,7 +53,13 @@ function fixedStrings(bytes, dtype) {
       const points = [];
       for (let i = 0; i < element.length; i += 4) points.push(view.getUint32(i, true));
       while (points.length && points[points.length - 1] === 0) points.pop();
-      out.push(points.map((p) => (p <= 0x10ffff && (p < 0xd800 || p > 0xdfff) ? String.fromCodePoint(p) : "\ufffd")).join(""));
+      out.push(
+        points
+          .map((p) =>
+            p <= 0x10ffff && (p < 0xd800 || p > 0xdfff) ? String.fromCodePoint(p) : "\ufffd",
+          )
+          .join(""),
+      );
     }
   }
   return out;
@@ -49,10 +70,17 @@ function readNumpy(view, at, numpy) {
   const little = numpy[0] !== ">";
   const code = numpy.slice(1);
   const readers = {
-    b1: () => view.getUint8(at), u1: () => view.getUint8(at), i1: () => view.getInt8(at),
-    i2: () => view.getInt16(at, little), u2: () => view.getUint16(at, little), i4: () => view.getInt32(at, little),
-    u4: () => view.getUint32(at, little), i8: () => view.getBigInt64(at, little), u8: () => view.getBigUint64(at, little),
-    f4: () => view.getFloat32(at, little), f8: () => view.getFloat64(at, little),
+    b1: () => view.getUint8(at),
+    u1: () => view.getUint8(at),
+    i1: () => view.getInt8(at),
+    i2: () => view.getInt16(at, little),
+    u2: () => view.getUint16(at, little),
+    i4: () => view.getInt32(at, little),
+    u4: () => view.getUint32(at, little),
+    i8: () => view.getBigInt64(at, little),
+    u8: () => view.getBigUint64(at, little),
+    f4: () => view.getFloat32(at, little),
+    f8: () => view.getFloat64(at, little),
     c8: () => [view.getFloat32(at, little), view.getFloat32(at + 4, little)],
     c16: () => [view.getFloat64(at, little), view.getFloat64(at + 8, little)],
   };
@@ -62,7 +90,21 @@ function readNumpy(view, at, numpy) {
   return read();
 }
 
-const NUMPY_SIZES = { b1: 1, u1: 1, i1: 1, i2: 2, u2: 2, i4: 4, u4: 4, i8: 8, u8: 8, f4: 4, f8: 8, c8: 8, c16: 16 };
+const NUMPY_SIZES = {
+  b1: 1,
+  u1: 1,
+  i1: 1,
+  i2: 2,
+  u2: 2,
+  i4: 4,
+  u4: 4,
+  i8: 8,
+  u8: 8,
+  f4: 4,
+  f8: 8,
+  c8: 8,
+  c16: 16,
+};
 function numpySize(numpy) {
   const code = numpy.slice(1);
   if (/^[Mm]8\[/.test(code)) return 8;
@@ -71,7 +113,9 @@ function numpySize(numpy) {
 }
 
 function recordSize(fields) {
-  return Math.max(...fields.map((f) => f.offset + fieldItemSize(f) * f.shape.reduce((a, b) => a * b, 1)));
+  return Math.max(
+    ...fields.map((f) => f.offset + fieldItemSize(f) * f.shape.reduce((a, b) => a * b, 1)),
+  );
 }
 const fieldItemSize = (f) => (f.fields ? recordSize(f.fields) : numpySize(f.numpy));
 
@@ -81,19 +125,28 @@ function sameRecords(data, records, starts, fields, what) {
   for (const f of fields) {
     const count = f.shape.reduce((a, b) => a * b, 1);
     const size = fieldItemSize(f);
-    const items = starts.flatMap((s) => Array.from({ length: count }, (_, k) => s + f.offset + k * size));
+    const items = starts.flatMap((s) =>
+      Array.from({ length: count }, (_, k) => s + f.offset + k * size),
+    );
     const got = data[f.name];
     ok(got !== undefined, `${what}: field ${f.name} is missing`);
     if (f.fields) {
       sameRecords(got, records, items, f.fields, `${what}.${f.name}`);
     } else if (/^[SU]\d+$/.test(f.dtype)) {
-      const bytes = Uint8Array.from(items.flatMap((at) => Array.from(records.subarray(at, at + size))));
+      const bytes = Uint8Array.from(
+        items.flatMap((at) => Array.from(records.subarray(at, at + size))),
+      );
       deepEqual(got, fixedStrings(bytes, f.dtype), `${what}.${f.name}`);
     } else {
       const want = items.flatMap((at) => [readNumpy(view, at, f.numpy)].flat());
       equal(got.length, want.length, `${what}.${f.name}: length`);
-      want.forEach((w, i) => ok(Object.is(got[i], w) || (Number.isNaN(got[i]) && Number.isNaN(w)) || got[i] == w,
-        `${what}.${f.name}[${i}]: expected ${w}, got ${got[i]}`));
+      want.forEach((w, i) =>
+        ok(
+          // biome-ignore lint/suspicious/noDoubleEquals: a BigInt field and the JSON number it should be
+          Object.is(got[i], w) || (Number.isNaN(got[i]) && Number.isNaN(w)) || got[i] == w,
+          `${what}.${f.name}[${i}]: expected ${w}, got ${got[i]}`,
+        ),
+      );
     }
   }
 }
@@ -138,13 +191,22 @@ function sameValues(data, expected, dtype, what, entry) {
     const want = vlenItems(expected, dtype === "string");
     equal(data.length, want.length, `${what}: length`);
     want.forEach((w, i) =>
-      dtype === "string" ? equal(data[i], w, `${what}: element ${i}`) : sameBytes(data[i], w, `${what}: element ${i}`));
+      dtype === "string"
+        ? equal(data[i], w, `${what}: element ${i}`)
+        : sameBytes(data[i], w, `${what}: element ${i}`),
+    );
     return;
   }
   if (dtype === "float16" && data instanceof Float32Array) {
     const bits = new Uint16Array(expected.buffer, expected.byteOffset, expected.byteLength / 2);
     equal(data.length, bits.length, `${what}: length`);
-    bits.forEach((b, i) => ok(Object.is(data[i], halfToNumber(b)) || (Number.isNaN(data[i]) && Number.isNaN(halfToNumber(b))), `${what}: element ${i} is ${data[i]}, expected ${halfToNumber(b)}`));
+    bits.forEach((b, i) =>
+      ok(
+        Object.is(data[i], halfToNumber(b)) ||
+          (Number.isNaN(data[i]) && Number.isNaN(halfToNumber(b))),
+        `${what}: element ${i} is ${data[i]}, expected ${halfToNumber(b)}`,
+      ),
+    );
     return;
   }
   sameBytes(bytesOf(data), expected, what);
@@ -168,7 +230,8 @@ function expectedFill(entry) {
   if (f === null) return null;
   if (/^(datetime|timedelta)64\[/.test(entry.dtype)) return BigInt(f);
   if (/^[SU]\d+$/.test(entry.dtype)) return f;
-  if (entry.dtype === "variable_length_bytes") return Uint8Array.from(atob(f), (c) => c.charCodeAt(0));
+  if (entry.dtype === "variable_length_bytes")
+    return Uint8Array.from(atob(f), (c) => c.charCodeAt(0));
   if (entry.dtype === "string") return f;
   if (entry.dtype === "int64" || entry.dtype === "uint64") return BigInt(f);
   if (Array.isArray(f)) return f.map(number);
@@ -177,7 +240,10 @@ function expectedFill(entry) {
 
 /** The manifest's field table less the NumPy type strings only the tests use. */
 const withoutNumpy = (fields) =>
-  fields.map(({ numpy, ...f }) => ({ ...f, ...(f.fields ? { fields: withoutNumpy(f.fields) } : {}) }));
+  fields.map(({ numpy, ...f }) => ({
+    ...f,
+    ...(f.fields ? { fields: withoutNumpy(f.fields) } : {}),
+  }));
 
 function sameFill(actual, expected, what) {
   if (expected instanceof Uint8Array) {
@@ -185,7 +251,9 @@ function sameFill(actual, expected, what) {
   } else if (Array.isArray(expected)) {
     const got = Array.from(actual);
     equal(got.length, expected.length, `${what} length`);
-    expected.forEach((e, i) => ok(Object.is(got[i], e), `${what}[${i}]: expected ${e}, got ${got[i]}`));
+    expected.forEach((e, i) =>
+      ok(Object.is(got[i], e), `${what}[${i}]: expected ${e}, got ${got[i]}`),
+    );
   } else {
     equal(actual, expected, what);
   }
@@ -217,7 +285,8 @@ function wholeArrayCase(entry) {
   };
 }
 
-const chunkRequests = (log) => log.filter((r) => /\/c[/.]/.test(r.path) || /\/\d+[./]\d+$/.test(r.path));
+const chunkRequests = (log) =>
+  log.filter((r) => /\/c[/.]/.test(r.path) || /\/\d+[./]\d+$/.test(r.path));
 
 const cases = [
   {
@@ -226,7 +295,11 @@ const cases = [
       await ctx.clearLog();
       await openArray(ctx, "layouts/named");
       const log = await ctx.requests();
-      deepEqual(log.map((r) => `${r.method} ${r.path}`), ["GET /tests/fixtures/v3.zarr/layouts/named/zarr.json"], "requests");
+      deepEqual(
+        log.map((r) => `${r.method} ${r.path}`),
+        ["GET /tests/fixtures/v3.zarr/layouts/named/zarr.json"],
+        "requests",
+      );
     },
   },
   {
@@ -241,7 +314,11 @@ const cases = [
       equal(new Set(whole).size, 9, "distinct chunks");
       await ctx.clearLog();
       await arr.get([slice(0, 5), slice(0, 4)]);
-      deepEqual(chunkRequests(await ctx.requests()).map((r) => r.path), ["/tests/fixtures/v3.zarr/dtypes/uint16/c/0/0"], "one chunk");
+      deepEqual(
+        chunkRequests(await ctx.requests()).map((r) => r.path),
+        ["/tests/fixtures/v3.zarr/dtypes/uint16/c/0/0"],
+        "one chunk",
+      );
       await ctx.clearLog();
       await arr.get([7, null]);
       equal(chunkRequests(await ctx.requests()).length, 3, "a row crosses three chunks");
@@ -260,12 +337,27 @@ const cases = [
         deepEqual(Array.from(r.data), picks, `${what} values`);
       };
       const rows = (is, j, ks) => is.flatMap((i) => ks.map((k) => at(i, j, k)));
-      await check([slice(1, 7, 2), -2, slice(null, -1)], rows([1, 3, 5], 4, [0, 1, 2, 3]), [3, 4], "step and negative");
+      await check(
+        [slice(1, 7, 2), -2, slice(null, -1)],
+        rows([1, 3, 5], 4, [0, 1, 2, 3]),
+        [3, 4],
+        "step and negative",
+      );
       await check([6, 5, 4], [at(6, 5, 4)], [], "a single element");
-      await check([slice(2, 4), slice(1, 3), 0], [at(2, 1, 0), at(2, 2, 0), at(3, 1, 0), at(3, 2, 0)], [2, 2], "across chunks");
+      await check(
+        [slice(2, 4), slice(1, 3), 0],
+        [at(2, 1, 0), at(2, 2, 0), at(3, 1, 0), at(3, 2, 0)],
+        [2, 2],
+        "across chunks",
+      );
       await check([slice(5, 2)], [], [0, 6, 5], "an empty slice");
       await check([null, slice(100, 200)], [], [7, 0, 5], "a slice past the end");
-      await check([slice(5, undefined), 0, 0], [at(5, 0, 0), at(6, 0, 0)], [2], "slice(5, undefined) is 5:");
+      await check(
+        [slice(5, undefined), 0, 0],
+        [at(5, 0, 0), at(6, 0, 0)],
+        [2],
+        "slice(5, undefined) is 5:",
+      );
       await check([slice(2), 0, 0], [at(0, 0, 0), at(1, 0, 0)], [2], "slice(2) is :2");
       const full = await arr.get([null, null, null]);
       deepEqual(Array.from(full.data), Array.from(whole), "nulls read everything");
@@ -275,15 +367,22 @@ const cases = [
     name: "getChunk returns stored chunks whole, and missing chunks as the fill value",
     async run(ctx) {
       const arr = await openArray(ctx, "dtypes/uint16");
-      const expected = new Uint16Array((await ctx.bytes("v3.expected/v3__dtypes__uint16.bin")).buffer);
+      const expected = new Uint16Array(
+        (await ctx.bytes("v3.expected/v3__dtypes__uint16.bin")).buffer,
+      );
       const edge = await arr.getChunk([2, 2]); // rows 10..14, cols 8..11 of a 13x11 array
       deepEqual(edge.shape, [5, 4], "edge chunk keeps the stored shape");
       deepEqual(edge.stride, [4, 1], "stride");
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) equal(edge.data[r * 4 + c], expected[(10 + r) * 11 + 8 + c], `element ${r},${c}`);
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 3; c++)
+          equal(edge.data[r * 4 + c], expected[(10 + r) * 11 + 8 + c], `element ${r},${c}`);
       const sparse = await openArray(ctx, "sparse/int_fill");
       const missing = await sparse.getChunk([3, 0]);
       deepEqual(missing.shape, [10, 10], "missing chunk shape");
-      ok(missing.data.every((v) => v === 42), "a missing chunk is all fill value");
+      ok(
+        missing.data.every((v) => v === 42),
+        "a missing chunk is all fill value",
+      );
     },
   },
   {
@@ -293,13 +392,19 @@ const cases = [
       const root = await open(`${ctx.base}/v3.zarr`);
       equal(root.kind, "group", "root kind");
       equal(root.path, "", "root path");
-      deepEqual(root.attrs, { title: "zarr-wasm v3 fixtures", writer: "zarr-python 3.1.6" }, "root attrs");
+      deepEqual(
+        root.attrs,
+        { title: "zarr-wasm v3 fixtures", writer: "zarr-python 3.1.6" },
+        "root attrs",
+      );
       const deeper = await root.open("nested/deeper");
       equal(deeper.kind, "group", "nested kind");
       deepEqual(deeper.attrs, { depth: 2 }, "nested attrs");
       const leaf = await deeper.open("leaf");
       equal(leaf.path, "nested/deeper/leaf", "leaf path");
-      const viaStore = await open(new FetchStore(`${ctx.base}/v3.zarr/`), { path: "/nested/deeper/leaf/" });
+      const viaStore = await open(new FetchStore(`${ctx.base}/v3.zarr/`), {
+        path: "/nested/deeper/leaf/",
+      });
       equal(viaStore.path, "nested/deeper/leaf", "path normalised");
       const viaUrl = await open(new URL(`${ctx.base}/v3.zarr`), { path: "layouts/scalar" });
       deepEqual((await viaUrl.get()).shape, [], "scalar shape");
@@ -311,13 +416,43 @@ const cases = [
     async run(ctx) {
       const { open } = ctx.zarr;
       const bad = `${ctx.base}/bad.zarr`;
-      await rejects(open(bad, { path: "no/such/node" }), "NotFoundError", [/bad\.zarr\/no\/such\/node\/zarr\.json/], "missing");
-      await rejects(open(bad, { path: "not_json" }), "MetadataError", [/not_json\/zarr\.json/, /not valid JSON/], "not JSON");
-      await rejects(open(bad, { path: "not_zarr" }), "MetadataError", [/not_zarr\/zarr\.json/, /zarr_format/], "not Zarr");
-      await rejects(open(bad, { path: "unknown_codec" }), "UnsupportedError", [/unknown_codec\/zarr\.json/, /codec "frobnicate"/], "codec");
-      await rejects(open(bad, { path: "unknown_dtype" }), "UnsupportedError", [/unknown_dtype\/zarr\.json/, /uint7/], "dtype");
+      await rejects(
+        open(bad, { path: "no/such/node" }),
+        "NotFoundError",
+        [/bad\.zarr\/no\/such\/node\/zarr\.json/],
+        "missing",
+      );
+      await rejects(
+        open(bad, { path: "not_json" }),
+        "MetadataError",
+        [/not_json\/zarr\.json/, /not valid JSON/],
+        "not JSON",
+      );
+      await rejects(
+        open(bad, { path: "not_zarr" }),
+        "MetadataError",
+        [/not_zarr\/zarr\.json/, /zarr_format/],
+        "not Zarr",
+      );
+      await rejects(
+        open(bad, { path: "unknown_codec" }),
+        "UnsupportedError",
+        [/unknown_codec\/zarr\.json/, /codec "frobnicate"/],
+        "codec",
+      );
+      await rejects(
+        open(bad, { path: "unknown_dtype" }),
+        "UnsupportedError",
+        [/unknown_dtype\/zarr\.json/, /uint7/],
+        "dtype",
+      );
       await rejects(open(bad, { path: "../escape" }), "SelectionError", [/period/], "path escape");
-      await rejects(open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`), "StoreError", [/500/, /__status\/500\/tests\/fixtures\/v3\.zarr\/zarr\.json/], "HTTP 500");
+      await rejects(
+        open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`),
+        "StoreError",
+        [/500/, /__status\/500\/tests\/fixtures\/v3\.zarr\/zarr\.json/],
+        "HTTP 500",
+      );
     },
   },
   {
@@ -330,7 +465,12 @@ const cases = [
         ["wrong_size", "bytes", /35 bytes, expected 32/],
       ]) {
         const arr = await open(`${ctx.base}/bad.zarr`, { path: name });
-        await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem], name);
+        await rejects(
+          arr.get(),
+          "CodecError",
+          [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem],
+          name,
+        );
         equal((await arr.getChunk([1, 1])).data.length, 16, `${name}: an intact chunk`);
       }
     },
@@ -340,9 +480,21 @@ const cases = [
     async run(ctx) {
       const { open } = ctx.zarr;
       for (const [name, codec, problem] of [
-        ["truncated_blosc", "blosc", /Blosc chunk is truncated: the header says \d+ bytes, there are \d+/],
-        ["blosc_wrong_nbytes", "blosc", /header says 4096 decoded bytes, the chunk should have 2048/],
-        ["blosc_bad_offset", "blosc", /block 0 of 1 \(zstd compressor\): its offset 999999 is outside/],
+        [
+          "truncated_blosc",
+          "blosc",
+          /Blosc chunk is truncated: the header says \d+ bytes, there are \d+/,
+        ],
+        [
+          "blosc_wrong_nbytes",
+          "blosc",
+          /header says 4096 decoded bytes, the chunk should have 2048/,
+        ],
+        [
+          "blosc_bad_offset",
+          "blosc",
+          /block 0 of 1 \(zstd compressor\): its offset 999999 is outside/,
+        ],
         ["blosc_version3", "blosc", /Blosc format version 3 is not supported/],
         ["corrupt_blosc_stream", "blosc", /block 0 of 1 \(lz4 compressor\): stream 1/],
         ["truncated_zstd", "zstd", /frame 0 is truncated/],
@@ -352,7 +504,12 @@ const cases = [
         ["shard_index_crc", "sharding_indexed", /index: codec crc32c/],
       ]) {
         const arr = await open(`${ctx.base}/bad.zarr`, { path: name });
-        await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem], name);
+        await rejects(
+          arr.get(),
+          "CodecError",
+          [new RegExp(`codec ${codec}`), new RegExp(`bad\\.zarr/${name}/c/0/0`), problem],
+          name,
+        );
         equal((await arr.getChunk([1, 1])).data.length, 32 * 32, `${name}: an intact chunk`);
       }
     },
@@ -366,7 +523,11 @@ const cases = [
       const { data } = await arr.get([40, 45]);
       const log = await ctx.requests();
       deepEqual(
-        log.map((r) => `${r.method} ${r.path.replace(/.*codecs\.zarr\//, "")} ${r.range ?? ""}`.trim()).slice(0, 2),
+        log
+          .map((r) =>
+            `${r.method} ${r.path.replace(/.*codecs\.zarr\//, "")} ${r.range ?? ""}`.trim(),
+          )
+          .slice(0, 2),
         ["GET sharding/index_end/zarr.json", "GET sharding/index_end/c/1/1 bytes=-260"],
         "metadata, then the index from the end",
       );
@@ -392,7 +553,11 @@ const cases = [
       const fresh = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
       await ctx.clearLog();
       const row = await fresh.get([3, slice(0, 32)]);
-      deepEqual(Array.from(row.data), Array.from(whole.subarray(3 * 60, 3 * 60 + 32)), "a row across four inner chunks");
+      deepEqual(
+        Array.from(row.data),
+        Array.from(whole.subarray(3 * 60, 3 * 60 + 32)),
+        "a row across four inner chunks",
+      );
       equal((await ctx.requests()).length, 2, "the index and one merged range");
 
       const cold = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
@@ -418,7 +583,9 @@ const cases = [
       const { open, FetchStore } = ctx.zarr;
       const data = (log) => log.filter((r) => r.range && !r.range.startsWith("bytes=-")).length;
       const corners = async (options) => {
-        const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, options), { path: "sharding/index_end" });
+        const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, options), {
+          path: "sharding/index_end",
+        });
         await ctx.clearLog();
         await Promise.all([arr.get([0, 0]), arr.get([31, 31])]); // first and last inner chunk of shard (0, 0)
         return data(await ctx.requests());
@@ -427,17 +594,35 @@ const cases = [
       equal(await corners({}), 1, "within the default gap: one range");
       equal(await corners({ mergeGap: 0 }), 2, "with no gap: two ranges");
 
-      const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, { indexCacheSize: 1 }), { path: "sharding/index_end" });
+      const arr = await open(new FetchStore(`${ctx.base}/codecs.zarr`, { indexCacheSize: 1 }), {
+        path: "sharding/index_end",
+      });
       await ctx.clearLog();
-      for (const [y, x] of [[0, 0], [40, 40], [0, 1]]) await arr.get([y, x]);
-      equal((await ctx.requests()).filter((r) => r.range?.startsWith("bytes=-")).length, 3, "one cached index: shard (0, 0) read again");
+      for (const [y, x] of [
+        [0, 0],
+        [40, 40],
+        [0, 1],
+      ])
+        await arr.get([y, x]);
+      equal(
+        (await ctx.requests()).filter((r) => r.range?.startsWith("bytes=-")).length,
+        3,
+        "one cached index: shard (0, 0) read again",
+      );
 
-      const kind = (r) => (r.range === null ? "whole" : r.range.startsWith("bytes=-") ? "suffix" : "span");
-      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/nested" }).then((a) => a.get())).data;
+      const kind = (r) =>
+        r.range === null ? "whole" : r.range.startsWith("bytes=-") ? "suffix" : "span";
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/nested" }).then((a) => a.get())
+      ).data;
       await ctx.clearLog();
       const nested = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/nested" });
       equal((await nested.get([20, 30])).data[0], whole[20 * 40 + 30], "a value in a nested shard");
-      deepEqual((await ctx.requests()).map(kind), ["whole", "suffix", "span"], "metadata, the outer index, the inner shard");
+      deepEqual(
+        (await ctx.requests()).map(kind),
+        ["whole", "suffix", "span"],
+        "metadata, the outer index, the inner shard",
+      );
     },
   },
   {
@@ -445,38 +630,77 @@ const cases = [
     async run(ctx) {
       const { open, FetchStore } = ctx.zarr;
       const where = (r) => `${r.method} ${r.range ?? ""}`.trim();
-      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
-      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
       await ctx.clearLog();
       equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "value");
       const first = (await ctx.requests()).map(where);
-      deepEqual(first.slice(0, 4), ["GET bytes=-260", "HEAD", first[2], first[3]], "suffix refused, then HEAD and ranges");
+      deepEqual(
+        first.slice(0, 4),
+        ["GET bytes=-260", "HEAD", first[2], first[3]],
+        "suffix refused, then HEAD and ranges",
+      );
       equal(first.length, 4, `requests: ${first}`);
       await ctx.clearLog();
       equal((await arr.get([3, 3])).data[0], whole[3 * 60 + 3], "another shard");
-      ok((await ctx.requests()).every((r) => !r.range?.startsWith("bytes=-")), "no second suffix request");
+      ok(
+        (await ctx.requests()).every((r) => !r.range?.startsWith("bytes=-")),
+        "no second suffix request",
+      );
 
-      const noSuffix = await open(new FetchStore(`${ctx.base}/codecs.zarr`, { suffixRequests: false }), { path: "sharding/index_end" });
+      const noSuffix = await open(
+        new FetchStore(`${ctx.base}/codecs.zarr`, { suffixRequests: false }),
+        { path: "sharding/index_end" },
+      );
       await ctx.clearLog();
-      equal((await noSuffix.get([40, 45])).data[0], whole[40 * 60 + 45], "value without suffix requests");
-      deepEqual((await ctx.requests()).map((r) => r.method), ["HEAD", "GET", "GET"], "HEAD, index range, chunk range");
+      equal(
+        (await noSuffix.get([40, 45])).data[0],
+        whole[40 * 60 + 45],
+        "value without suffix requests",
+      );
+      deepEqual(
+        (await ctx.requests()).map((r) => r.method),
+        ["HEAD", "GET", "GET"],
+        "HEAD, index range, chunk range",
+      );
 
-      const noLength = await open(new FetchStore(`${ctx.origin}/__nolength/tests/fixtures/codecs.zarr`, { suffixRequests: false }), { path: "sharding/index_end" });
-      await rejects(noLength.get([40, 45]), "StoreError", [/no Content-Length/, /index_end\/c\/1\/1/], "HEAD without a length");
+      const noLength = await open(
+        new FetchStore(`${ctx.origin}/__nolength/tests/fixtures/codecs.zarr`, {
+          suffixRequests: false,
+        }),
+        { path: "sharding/index_end" },
+      );
+      await rejects(
+        noLength.get([40, 45]),
+        "StoreError",
+        [/no Content-Length/, /index_end\/c\/1\/1/],
+        "HEAD without a length",
+      );
     },
   },
   {
     name: "a server that ignores Range still gives the right values, and is not asked for ranges again",
     async run(ctx) {
       const { open } = ctx.zarr;
-      const arr = await open(`${ctx.origin}/__norange/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
-      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      const arr = await open(`${ctx.origin}/__norange/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
       await ctx.clearLog();
       equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "first value");
       equal((await arr.get([10, 50])).data[0], whole[10 * 60 + 50], "second value");
       const log = await ctx.requests();
       equal(log[0].range, "bytes=-260", "the first index request asks for a range");
-      ok(log.slice(1).every((r) => r.range === null), `then whole values: ${JSON.stringify(log)}`);
+      ok(
+        log.slice(1).every((r) => r.range === null),
+        `then whole values: ${JSON.stringify(log)}`,
+      );
     },
   },
   {
@@ -484,28 +708,61 @@ const cases = [
     async run(ctx) {
       const { open, FetchStore } = ctx.zarr;
       await ctx.clearLog();
-      const flaky = await open(`${ctx.origin}/__flaky/2/tests/fixtures/v3.zarr`, { path: "dtypes/uint16" });
+      const flaky = await open(`${ctx.origin}/__flaky/2/tests/fixtures/v3.zarr`, {
+        path: "dtypes/uint16",
+      });
       equal(flaky.shape.join(), "13,11", "opened after two 503s");
-      deepEqual((await ctx.requests()).map((r) => r.status), [503, 503, 200], "retried");
-      await rejects(open(new FetchStore(`${ctx.origin}/__flaky/5/tests/fixtures/v3.zarr`, { retries: 1 }), { path: "dtypes/int8" }),
-        "StoreError", [/503/, /after 2 tries/], "retries run out");
+      deepEqual(
+        (await ctx.requests()).map((r) => r.status),
+        [503, 503, 200],
+        "retried",
+      );
+      await rejects(
+        open(new FetchStore(`${ctx.origin}/__flaky/5/tests/fixtures/v3.zarr`, { retries: 1 }), {
+          path: "dtypes/int8",
+        }),
+        "StoreError",
+        [/503/, /after 2 tries/],
+        "retries run out",
+      );
 
       const forbidden = `${ctx.origin}/__status/403/tests/fixtures/v3.zarr`;
-      await rejects(open(forbidden, { path: "x" }), "StoreError", [/403/], "403 is an error by default");
-      await rejects(open(new FetchStore(forbidden, { treat403AsMissing: true }), { path: "x" }), "NotFoundError", [/x\/zarr\.json/], "403 as missing");
+      await rejects(
+        open(forbidden, { path: "x" }),
+        "StoreError",
+        [/403/],
+        "403 is an error by default",
+      );
+      await rejects(
+        open(new FetchStore(forbidden, { treat403AsMissing: true }), { path: "x" }),
+        "NotFoundError",
+        [/x\/zarr\.json/],
+        "403 as missing",
+      );
 
       let calls = 0;
       const store = new FetchStore(`${ctx.base}/v3.zarr`, {
         headers: { "X-Token": "secret" },
-        fetch: (request) => { calls++; return fetch(request); },
+        fetch: (request) => {
+          calls++;
+          return fetch(request);
+        },
       });
       await ctx.clearLog();
       const arr = await open(store, { path: "dtypes/uint16" });
       await arr.get([0, 0]);
       const log = await ctx.requests();
-      ok(log.length >= 2 && log.every((r) => r.token === "secret"), `every request carries the header: ${JSON.stringify(log)}`);
+      ok(
+        log.length >= 2 && log.every((r) => r.token === "secret"),
+        `every request carries the header: ${JSON.stringify(log)}`,
+      );
       equal(calls, log.length, "every request went through the custom fetch");
-      await rejects(open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })), "SelectionError", [/retries must be an integer/], "bad option");
+      await rejects(
+        open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })),
+        "SelectionError",
+        [/retries must be an integer/],
+        "bad option",
+      );
     },
   },
   {
@@ -524,7 +781,10 @@ const cases = [
       const limited = await peak(new FetchStore(slow, { maxRequests: 3 }));
       ok(limited <= 3, `at most 3 at once, saw ${limited}`);
       const unlimited = await peak(new FetchStore(slow));
-      ok(unlimited > 3, `the default allows more (saw ${unlimited}), so the measure can see a limit`);
+      ok(
+        unlimited > 3,
+        `the default allows more (saw ${unlimited}), so the measure can see a limit`,
+      );
     },
   },
   {
@@ -539,7 +799,12 @@ const cases = [
       const read = arr.get(null, { signal: controller.signal });
       await wait(100);
       controller.abort();
-      await rejects(read, "AbortError", [/many_chunks\/c\/\d+\/\d+/, /aborted/], "the aborted read");
+      await rejects(
+        read,
+        "AbortError",
+        [/many_chunks\/c\/\d+\/\d+/, /aborted/],
+        "the aborted read",
+      );
       await wait(100);
       equal(await ctx.active(), 0, "no request is left in progress");
       const sent = (await ctx.requests()).length;
@@ -549,17 +814,30 @@ const cases = [
 
       const gone = new AbortController();
       gone.abort();
-      await rejects(open(slow, { path: "layouts/d1", signal: gone.signal }), "AbortError", [/layouts\/d1/, /aborted/], "open with an aborted signal");
+      await rejects(
+        open(slow, { path: "layouts/d1", signal: gone.signal }),
+        "AbortError",
+        [/layouts\/d1/, /aborted/],
+        "open with an aborted signal",
+      );
 
-      const sharded = await open(`${ctx.origin}/__slow/200/tests/fixtures/codecs.zarr`, { path: "sharding/index_end" });
-      const whole = (await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())).data;
+      const sharded = await open(`${ctx.origin}/__slow/200/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
       const first = new AbortController();
       const aborted = sharded.get([40, 45], { signal: first.signal });
       const spared = sharded.get([41, 46]);
       await wait(50);
       first.abort();
       await rejects(aborted, "AbortError", [/aborted/], "the aborted read of a shard");
-      equal((await spared).data[0], whole[41 * 60 + 46], "the read that shared its index request still reads");
+      equal(
+        (await spared).data[0],
+        whole[41 * 60 + 46],
+        "the read that shared its index request still reads",
+      );
     },
   },
   {
@@ -567,17 +845,47 @@ const cases = [
     async run(ctx) {
       const { slice } = ctx.zarr;
       const arr = await openArray(ctx, "dtypes/uint16");
-      await rejects(arr.get([13]), "SelectionError", [/index 13 is out of bounds for dimension 0 of length 13/], "index");
+      await rejects(
+        arr.get([13]),
+        "SelectionError",
+        [/index 13 is out of bounds for dimension 0 of length 13/],
+        "index",
+      );
       await rejects(arr.get([-14]), "SelectionError", [/out of bounds/], "negative index");
-      await rejects(arr.get([0, 0, 0]), "SelectionError", [/3 dimensions selected, the array has 2/], "rank");
+      await rejects(
+        arr.get([0, 0, 0]),
+        "SelectionError",
+        [/3 dimensions selected, the array has 2/],
+        "rank",
+      );
       await rejects(arr.get([1.5]), "SelectionError", [/integer/], "fraction");
       await rejects(arr.get([slice(0, 5, -1)]), "SelectionError", [/step/], "negative step");
       await rejects(arr.get(["x"]), "SelectionError", [/number/], "string");
-      await rejects(arr.getChunk([3, 0]), "SelectionError", [/outside the chunk grid/, /dtypes\/uint16\/zarr\.json/], "chunk");
-      await rejects(arr.getChunk([0]), "SelectionError", [/1 chunk coordinates given, the array has 2/], "chunk rank");
+      await rejects(
+        arr.getChunk([3, 0]),
+        "SelectionError",
+        [/outside the chunk grid/, /dtypes\/uint16\/zarr\.json/],
+        "chunk",
+      );
+      await rejects(
+        arr.getChunk([0]),
+        "SelectionError",
+        [/1 chunk coordinates given, the array has 2/],
+        "chunk rank",
+      );
       await rejects(arr.get([[1, 2]]), "SelectionError", [/is a list/], "a list is not a slice");
-      await rejects(arr.get([{ begin: 1 }]), "SelectionError", [/key "begin"/], "unknown slice key");
-      await rejects(arr.get(new Array(2 ** 32 - 1)), "SelectionError", [/4294967295 dimensions selected/], "an enormous empty array");
+      await rejects(
+        arr.get([{ begin: 1 }]),
+        "SelectionError",
+        [/key "begin"/],
+        "unknown slice key",
+      );
+      await rejects(
+        arr.get(new Array(2 ** 32 - 1)),
+        "SelectionError",
+        [/4294967295 dimensions selected/],
+        "an enormous empty array",
+      );
     },
   },
   {
@@ -592,9 +900,14 @@ const cases = [
         open(`${ctx.origin}/__status/500/x.zarr`),
         openArray(ctx, "dtypes/int8").then((a) => a.get([99])),
       ];
-      for (const f of await Promise.allSettled(failures)) equal(f.status, "rejected", "each failure rejects");
+      for (const f of await Promise.allSettled(failures))
+        equal(f.status, "rejected", "each failure rejects");
       const arr = await openArray(ctx, "dtypes/float64");
-      sameBytes(bytesOf((await arr.get()).data), await ctx.bytes("v3.expected/v3__dtypes__float64.bin"), "values after failures");
+      sameBytes(
+        bytesOf((await arr.get()).data),
+        await ctx.bytes("v3.expected/v3__dtypes__float64.bin"),
+        "values after failures",
+      );
     },
   },
 ];
@@ -606,21 +919,38 @@ cases.push(
       const { open } = ctx.zarr;
       await ctx.clearLog();
       const root = await open(`${ctx.base}/consolidated.zarr`);
-      deepEqual(root.children, [
-        { name: "images", path: "images", kind: "group" },
-        { name: "table", path: "table", kind: "array" },
-      ], "root children");
+      deepEqual(
+        root.children,
+        [
+          { name: "images", path: "images", kind: "group" },
+          { name: "table", path: "table", kind: "array" },
+        ],
+        "root children",
+      );
       const images = await root.open("images");
       deepEqual(images.attrs, { kind: "images" }, "child attrs");
-      deepEqual(images.children.map((c) => c.name), ["labels", "more", "raw"], "grandchildren");
+      deepEqual(
+        images.children.map((c) => c.name),
+        ["labels", "more", "raw"],
+        "grandchildren",
+      );
       const raw = await images.open("raw");
       deepEqual(raw.shape, [16, 16], "array from consolidated metadata");
       const deep = await images.open("more/deep");
       equal(deep.kind, "group", "deep group");
       deepEqual(deep.children, [], "leaf group has no children");
-      await rejects(root.open("images/nope"), "NotFoundError", [/consolidated metadata/, /images\/nope/], "unlisted");
+      await rejects(
+        root.open("images/nope"),
+        "NotFoundError",
+        [/consolidated metadata/, /images\/nope/],
+        "unlisted",
+      );
       const log = await ctx.requests();
-      deepEqual(log.map((r) => r.path), ["/tests/fixtures/consolidated.zarr/zarr.json"], "one request in all");
+      deepEqual(
+        log.map((r) => r.path),
+        ["/tests/fixtures/consolidated.zarr/zarr.json"],
+        "one request in all",
+      );
       equal((await root.open("")).kind, "group", "opening '' is the group itself");
       const plain = await open(`${ctx.base}/v3.zarr`);
       equal(plain.children, null, "without consolidated metadata, children are unknown");
@@ -634,14 +964,30 @@ cases.push(
       equal(arr.chunks, null, "no regular chunk shape");
       deepEqual(arr.gridShape, [5, 3], "grid shape");
       deepEqual(arr.chunkExtent([2, 1]), { origin: [4, 4], shape: [2, 4] }, "extent of chunk 2,1");
-      deepEqual(arr.chunkExtent([4, 2]), { origin: [8, 8], shape: [2, 9] }, "overflowing last chunk");
+      deepEqual(
+        arr.chunkExtent([4, 2]),
+        { origin: [8, 8], shape: [2, 9] },
+        "overflowing last chunk",
+      );
       const missing = await arr.getChunk([1, 2]);
       deepEqual(missing.shape, [1, 9], "missing chunk shape");
-      ok(missing.data.every((v) => v === -1), "missing chunk is fill");
+      ok(
+        missing.data.every((v) => v === -1),
+        "missing chunk is fill",
+      );
       const whole = (await arr.get()).data;
       const part = await arr.get([slice(2, 9, 3), slice(3, 9, 2)]);
-      deepEqual(Array.from(part.data), [2, 5, 8].flatMap((i) => [3, 5, 7].map((j) => whole[i * 9 + j])), "strided selection across chunks");
-      await rejects(Promise.resolve().then(() => arr.chunkExtent([5, 0])), "SelectionError", [/outside the chunk grid/], "extent outside");
+      deepEqual(
+        Array.from(part.data),
+        [2, 5, 8].flatMap((i) => [3, 5, 7].map((j) => whole[i * 9 + j])),
+        "strided selection across chunks",
+      );
+      await rejects(
+        Promise.resolve().then(() => arr.chunkExtent([5, 0])),
+        "SelectionError",
+        [/outside the chunk grid/],
+        "extent outside",
+      );
     },
   },
   {
@@ -649,24 +995,52 @@ cases.push(
     async run(ctx) {
       const { open } = ctx.zarr;
       const bad = `${ctx.base}/bad.zarr`;
-      for (const [path, pattern] of [["unknown_grid", /chunk grid "hexagonal"/], ["unknown_key_encoding", /chunk key encoding "morton"/],
-        ["storage_transformer", /storage transformers.*chunk-manifest-json/], ["unknown_field", /unknown metadata field "future_field"/]]) {
-        await rejects(open(bad, { path }), "UnsupportedError", [pattern, new RegExp(`${path}/zarr\\.json`)], path);
+      for (const [path, pattern] of [
+        ["unknown_grid", /chunk grid "hexagonal"/],
+        ["unknown_key_encoding", /chunk key encoding "morton"/],
+        ["storage_transformer", /storage transformers.*chunk-manifest-json/],
+        ["unknown_field", /unknown metadata field "future_field"/],
+      ]) {
+        await rejects(
+          open(bad, { path }),
+          "UnsupportedError",
+          [pattern, new RegExp(`${path}/zarr\\.json`)],
+          path,
+        );
       }
       const expected = await ctx.bytes("bad.expected.bin");
       for (const path of ["ignorable_codec", "ignorable_field"]) {
         const arr = await open(bad, { path });
-        sameBytes(bytesOf((await arr.get()).data), expected, `${path} reads as if the extension were absent`);
+        sameBytes(
+          bytesOf((await arr.get()).data),
+          expected,
+          `${path} reads as if the extension were absent`,
+        );
       }
-      await rejects(open(bad, { path: "bad_fill" }), "MetadataError", [/out of range for uint16/, /bad_fill\/zarr\.json/], "bad fill");
-      await rejects(open(bad, { path: "nan_int_fill" }), "MetadataError", [/not an integer/], "NaN fill for an integer type");
+      await rejects(
+        open(bad, { path: "bad_fill" }),
+        "MetadataError",
+        [/out of range for uint16/, /bad_fill\/zarr\.json/],
+        "bad fill",
+      );
+      await rejects(
+        open(bad, { path: "nan_int_fill" }),
+        "MetadataError",
+        [/not an integer/],
+        "NaN fill for an integer type",
+      );
     },
   },
   {
     name: "a crc32c mismatch is a CodecError naming the chunk",
     async run(ctx) {
       const arr = await ctx.zarr.open(`${ctx.base}/bad.zarr`, { path: "crc32c_mismatch" });
-      await rejects(arr.get(), "CodecError", [/codec crc32c/, /checksum mismatch/, /crc32c_mismatch\/c\/0\/0/], "crc32c");
+      await rejects(
+        arr.get(),
+        "CodecError",
+        [/codec crc32c/, /checksum mismatch/, /crc32c_mismatch\/c\/0\/0/],
+        "crc32c",
+      );
       equal((await arr.getChunk([1, 0])).data.length, 16, "the other chunks are intact");
     },
   },

@@ -3,7 +3,8 @@
 // F-order chunks, and every error path. Shared by Node and headless Chromium, like read.mjs.
 import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
 
-const inStore = (log, store) => log.map((r) => `${r.method} ${r.path.replace(`/tests/fixtures/${store}/`, "")}`);
+const inStore = (log, store) =>
+  log.map((r) => `${r.method} ${r.path.replace(`/tests/fixtures/${store}/`, "")}`);
 
 export const v2Cases = [
   {
@@ -15,17 +16,44 @@ export const v2Cases = [
       const log = inStore(await ctx.requests(), "v2.zarr");
       equal(log.length, 3, `requests: ${log}`);
       equal(log[0], "GET layouts/dimension_names/zarr.json", "v3 first");
-      deepEqual(log.slice(1).sort(), ["GET layouts/dimension_names/.zarray", "GET layouts/dimension_names/.zattrs"], "then both v2 documents");
+      deepEqual(
+        log.slice(1).sort(),
+        ["GET layouts/dimension_names/.zarray", "GET layouts/dimension_names/.zattrs"],
+        "then both v2 documents",
+      );
       equal(arr.zarrFormat, 2, "zarrFormat");
       deepEqual(arr.dimensionNames, ["y", "x"], "dimension names from _ARRAY_DIMENSIONS");
-      deepEqual(arr.attrs, { _ARRAY_DIMENSIONS: ["y", "x"], scale: [0.5, 0.25], units: "counts" }, "attributes from .zattrs, in its order");
+      deepEqual(
+        arr.attrs,
+        { _ARRAY_DIMENSIONS: ["y", "x"], scale: [0.5, 0.25], units: "counts" },
+        "attributes from .zattrs, in its order",
+      );
 
       await ctx.clearLog();
       await open(`${ctx.base}/v2.zarr`, { path: "dtypes/int32", zarrFormat: 2 });
-      deepEqual(inStore(await ctx.requests(), "v2.zarr").sort(), ["GET dtypes/int32/.zarray", "GET dtypes/int32/.zattrs"], "no zarr.json with zarrFormat: 2");
-      await rejects(open(`${ctx.base}/v2.zarr`, { path: "dtypes/int32", zarrFormat: 3 }), "NotFoundError", [/dtypes\/int32\/zarr\.json/], "zarrFormat: 3 looks only for zarr.json");
-      await rejects(open(`${ctx.base}/v2.zarr`, { zarrFormat: 4 }), "SelectionError", [/zarrFormat must be 2 or 3/], "a bad zarrFormat");
-      await rejects(open(`${ctx.base}/v2.zarr`, { path: "no/such", zarrFormat: 2 }), "NotFoundError", [/no\/such\/\.zarray/, /\.zgroup/], "missing v2 node");
+      deepEqual(
+        inStore(await ctx.requests(), "v2.zarr").sort(),
+        ["GET dtypes/int32/.zarray", "GET dtypes/int32/.zattrs"],
+        "no zarr.json with zarrFormat: 2",
+      );
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { path: "dtypes/int32", zarrFormat: 3 }),
+        "NotFoundError",
+        [/dtypes\/int32\/zarr\.json/],
+        "zarrFormat: 3 looks only for zarr.json",
+      );
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { zarrFormat: 4 }),
+        "SelectionError",
+        [/zarrFormat must be 2 or 3/],
+        "a bad zarrFormat",
+      );
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { path: "no/such", zarrFormat: 2 }),
+        "NotFoundError",
+        [/no\/such\/\.zarray/, /\.zgroup/],
+        "missing v2 node",
+      );
     },
   },
   {
@@ -37,15 +65,35 @@ export const v2Cases = [
       const raw = await open(base, { path: "images/raw", consolidated: true });
       deepEqual(raw.shape, [16, 16], "an array from .zmetadata");
       const root = await open(base, { consolidated: true });
-      deepEqual(root.children, [{ name: "images", path: "images", kind: "group" }, { name: "table", path: "table", kind: "array" }], "children");
+      deepEqual(
+        root.children,
+        [
+          { name: "images", path: "images", kind: "group" },
+          { name: "table", path: "table", kind: "array" },
+        ],
+        "children",
+      );
       const images = await root.open("images");
       deepEqual(images.attrs, { kind: "images" }, "a child group's attributes");
-      deepEqual(images.children.map((c) => c.name), ["labels", "more", "raw"], "grandchildren");
+      deepEqual(
+        images.children.map((c) => c.name),
+        ["labels", "more", "raw"],
+        "grandchildren",
+      );
       const labels = await images.open("labels");
       deepEqual(labels.dimensionNames, ["y", "x"], "an array's .zattrs from .zmetadata");
       equal((await images.open("more/deep")).kind, "group", "a deep group");
-      await rejects(images.open("nope"), "NotFoundError", [/consolidated metadata/, /images\/nope/], "unlisted");
-      deepEqual(inStore(await ctx.requests(), "v2_consolidated.zarr"), ["GET .zmetadata", "GET .zmetadata"], "one request per open() call, none for children");
+      await rejects(
+        images.open("nope"),
+        "NotFoundError",
+        [/consolidated metadata/, /images\/nope/],
+        "unlisted",
+      );
+      deepEqual(
+        inStore(await ctx.requests(), "v2_consolidated.zarr"),
+        ["GET .zmetadata", "GET .zmetadata"],
+        "one request per open() call, none for children",
+      );
 
       // Found without asking: the v2 root's .zmetadata comes with its .zgroup.
       await ctx.clearLog();
@@ -54,15 +102,26 @@ export const v2Cases = [
       deepEqual(found.attrs, { title: "consolidated v2 hierarchy" }, "root attributes");
       equal((await found.open("images/raw")).zarrFormat, 2, "a child");
       const log = inStore(await ctx.requests(), "v2_consolidated.zarr");
-      ok(log.includes("GET .zmetadata") && log.every((r) => !r.includes("images")), `no request below the root: ${log}`);
+      ok(
+        log.includes("GET .zmetadata") && log.every((r) => !r.includes("images")),
+        `no request below the root: ${log}`,
+      );
 
       const plain = await open(`${ctx.base}/v2.zarr`, { consolidated: false });
       equal(plain.children, null, "an unconsolidated group does not list its children");
       await ctx.clearLog();
       const leaf = await plain.open("nested/deeper/leaf");
       equal(leaf.path, "nested/deeper/leaf", "a child opened by path");
-      ok((await ctx.requests()).every((r) => !r.path.endsWith("zarr.json")), "children of a v2 group are looked for as v2");
-      await rejects(open(`${ctx.base}/v2.zarr`, { zarrFormat: 2, consolidated: true }), "NotFoundError", [/v2\.zarr\/\.zmetadata/], "no .zmetadata");
+      ok(
+        (await ctx.requests()).every((r) => !r.path.endsWith("zarr.json")),
+        "children of a v2 group are looked for as v2",
+      );
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { zarrFormat: 2, consolidated: true }),
+        "NotFoundError",
+        [/v2\.zarr\/\.zmetadata/],
+        "no .zmetadata",
+      );
 
       // zarr-python 3 writes the same .zmetadata for its v2 hierarchies.
       await ctx.clearLog();
@@ -85,19 +144,38 @@ export const v2Cases = [
       ok(data instanceof BigInt64Array, "a BigInt64Array");
       equal(data[0], -(2n ** 63n), "NaT");
       const missing = await ns.getChunk([1, 0]);
-      ok(missing.data.every((v) => v === -(2n ** 63n)), "a missing chunk is NaT");
+      ok(
+        missing.data.every((v) => v === -(2n ** 63n)),
+        "a missing chunk is NaT",
+      );
       const td = await open(`${ctx.base}/v2.zarr`, { path: "time/timedelta_10s_big" });
-      deepEqual([td.dtype, td.timeUnit, td.fillValue], ["timedelta64[10s]", "10s", 5n], "a big-endian timedelta with a multiple unit");
+      deepEqual(
+        [td.dtype, td.timeUnit, td.fillValue],
+        ["timedelta64[10s]", "10s", 5n],
+        "a big-endian timedelta with a multiple unit",
+      );
 
       const u = await open(`${ctx.base}/v2.zarr`, { path: "strings/unicode_u4_big" });
       equal(u.fillValue, "∅", "a U fill value");
       const last = await u.get([6]);
       deepEqual(last.data, ["∅"], "a missing element is the fill value");
-      deepEqual((await u.get([slice(0, 4)])).data, ["", "é", "日本", "😀"], "big-endian UTF-32, trailing NULs dropped");
+      deepEqual(
+        (await u.get([slice(0, 4)])).data,
+        ["", "é", "日本", "😀"],
+        "big-endian UTF-32, trailing NULs dropped",
+      );
       const s = await open(`${ctx.base}/v2.zarr`, { path: "strings/bytes_s6" });
-      deepEqual((await s.get([slice(0, 6), 0])).data, ["", "\ufffd\u0000q", "zarr", "", "\ufffd\u0000q", "zarr"], "byte strings (invalid UTF-8 replaced, inner NULs kept)");
+      deepEqual(
+        (await s.get([slice(0, 6), 0])).data,
+        ["", "\ufffd\u0000q", "zarr", "", "\ufffd\u0000q", "zarr"],
+        "byte strings (invalid UTF-8 replaced, inner NULs kept)",
+      );
       const cat = await open(`${ctx.base}/v2.zarr`, { path: "strings/categorize_object" });
-      deepEqual((await cat.get()).data, ["red", "green", "red", "", "blue", "green", "red"], "categories");
+      deepEqual(
+        (await cat.get()).data,
+        ["red", "green", "red", "", "blue", "green", "red"],
+        "categories",
+      );
     },
   },
   {
@@ -106,26 +184,52 @@ export const v2Cases = [
       const { open, slice } = ctx.zarr;
       const arr = await open(`${ctx.base}/v2.zarr`, { path: "structured/point" });
       equal(arr.dtype, "structured", "dtype");
-      deepEqual(arr.fields.map((f) => [f.name, f.dtype, f.shape, f.offset]),
-        [["x", "float32", [], 0], ["y", "int16", [2, 3], 4], ["inner", "structured", [], 16], ["name", "S5", [], 33], ["label", "U3", [], 38], ["flag", "bool", [], 50]], "fields");
+      deepEqual(
+        arr.fields.map((f) => [f.name, f.dtype, f.shape, f.offset]),
+        [
+          ["x", "float32", [], 0],
+          ["y", "int16", [2, 3], 4],
+          ["inner", "structured", [], 16],
+          ["name", "S5", [], 33],
+          ["label", "U3", [], 38],
+          ["flag", "bool", [], 50],
+        ],
+        "fields",
+      );
       const whole = await arr.get();
       const part = await arr.get([slice(1, 3), 2]);
       deepEqual(part.shape, [2], "selection shape");
-      ok(part.data.x instanceof Float32Array && part.data.y instanceof Int16Array, "typed arrays per field");
+      ok(
+        part.data.x instanceof Float32Array && part.data.y instanceof Int16Array,
+        "typed arrays per field",
+      );
       equal(part.data.y.length, 2 * 6, "a subarray field has its items after the records");
-      ok(part.data.inner.b instanceof Float32Array && part.data.inner.b.length === 4, "complex64 in a nested record, interleaved");
+      ok(
+        part.data.inner.b instanceof Float32Array && part.data.inner.b.length === 4,
+        "complex64 in a nested record, interleaved",
+      );
       ok(part.data.inner.t instanceof BigInt64Array, "a datetime field");
-      for (const [i, record] of [[0, 1 * 4 + 2], [1, 2 * 4 + 2]]) {
+      for (const [i, record] of [
+        [0, 1 * 4 + 2],
+        [1, 2 * 4 + 2],
+      ]) {
         equal(part.data.x[i], whole.data.x[record], `x of record ${record}`);
         equal(part.data.name[i], whole.data.name[record], `name of record ${record}`);
-        deepEqual(Array.from(part.data.y.slice(i * 6, i * 6 + 6)), Array.from(whole.data.y.slice(record * 6, record * 6 + 6)), `y of record ${record}`);
+        deepEqual(
+          Array.from(part.data.y.slice(i * 6, i * 6 + 6)),
+          Array.from(whole.data.y.slice(record * 6, record * 6 + 6)),
+          `y of record ${record}`,
+        );
       }
       // A missing chunk holds the fill record.
       equal(whole.data.x[4 * 4 + 0], -1.5, "fill x");
       equal(whole.data.name[4 * 4 + 0], "none", "fill name");
       equal(whole.data.label[4 * 4 + 0], "∅", "fill label");
       equal(whole.data.inner.a[4 * 4 + 0], 7, "fill inner.a");
-      ok(arr.fillValue instanceof Uint8Array && arr.fillValue.length === 51, "the fill record's stored bytes");
+      ok(
+        arr.fillValue instanceof Uint8Array && arr.fillValue.length === 51,
+        "the fill record's stored bytes",
+      );
     },
   },
   {
@@ -136,23 +240,39 @@ export const v2Cases = [
       const whole = (await arr.get()).data;
       const at = (i, j, k) => whole[(i * 6 + j) * 5 + k];
       const part = await arr.get([slice(1, 7, 2), -2, slice(null, -1)]);
-      deepEqual(Array.from(part.data), [1, 3, 5].flatMap((i) => [0, 1, 2, 3].map((k) => at(i, 4, k))), "strided selection");
+      deepEqual(
+        Array.from(part.data),
+        [1, 3, 5].flatMap((i) => [0, 1, 2, 3].map((k) => at(i, 4, k))),
+        "strided selection",
+      );
       const chunk = await arr.getChunk([1, 0, 2]);
       deepEqual(chunk.shape, [3, 4, 2], "a whole chunk");
       equal(chunk.data[(2 * 4 + 3) * 2 + 0], at(5, 3, 4), "a chunk's element in C order");
       const strings = await open(`${ctx.base}/v2.zarr`, { path: "order/f_vlen_utf8" });
       const c = await strings.get([slice(1, 3), slice(2, 5)]);
       const all = (await strings.get()).data;
-      deepEqual(c.data, [all[7], all[8], all[9], all[12], all[13], all[14]], "F-order variable-length strings");
+      deepEqual(
+        c.data,
+        [all[7], all[8], all[9], all[12], all[13], all[14]],
+        "F-order variable-length strings",
+      );
 
       const nested = await open(`${ctx.base}/v2.zarr`, { path: "layouts/nested_keys" });
       await ctx.clearLog();
       await nested.get([5, 7, 3]);
-      deepEqual(inStore(await ctx.requests(), "v2.zarr"), ["GET layouts/nested_keys/1/1/1"], "one chunk, by its nested key");
+      deepEqual(
+        inStore(await ctx.requests(), "v2.zarr"),
+        ["GET layouts/nested_keys/1/1/1"],
+        "one chunk, by its nested key",
+      );
       const dotted = await open(`${ctx.base}/v2.zarr`, { path: "layouts/many_chunks" });
       await ctx.clearLog();
       await dotted.get([5, 9]);
-      deepEqual(inStore(await ctx.requests(), "v2.zarr"), ["GET layouts/many_chunks/1.2"], "dotted keys by default");
+      deepEqual(
+        inStore(await ctx.requests(), "v2.zarr"),
+        ["GET layouts/many_chunks/1.2"],
+        "dotted keys by default",
+      );
     },
   },
   {
@@ -161,11 +281,24 @@ export const v2Cases = [
       const { open } = ctx.zarr;
       const arr = await open(`${ctx.base}/v2.zarr`, { path: "layouts/null_fill" });
       equal(arr.fillValue, null, "fillValue");
-      ok((await arr.getChunk([1, 1])).data.every((v) => v === 0), "a missing chunk reads as zeros");
+      ok(
+        (await arr.getChunk([1, 1])).data.every((v) => v === 0),
+        "a missing chunk reads as zeros",
+      );
       const viaBackslash = await open(`${ctx.base}/v2.zarr`, { path: "\\nested\\\\deeper//leaf/" });
       equal(viaBackslash.path, "nested/deeper/leaf", "backslashes and repeated slashes normalised");
-      await rejects(open(`${ctx.base}/v2.zarr`, { path: "nested/../dtypes" }), "SelectionError", [/"\.\." segment/], "..");
-      await rejects(open(`${ctx.base}/v2.zarr`, { path: "./dtypes" }), "SelectionError", [/"\." segment/], ".");
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { path: "nested/../dtypes" }),
+        "SelectionError",
+        [/"\.\." segment/],
+        "..",
+      );
+      await rejects(
+        open(`${ctx.base}/v2.zarr`, { path: "./dtypes" }),
+        "SelectionError",
+        [/"\." segment/],
+        ".",
+      );
     },
   },
   {
@@ -186,7 +319,12 @@ export const v2Cases = [
         ["bad_zattrs", "MetadataError", /not a JSON object/],
         ["not_json", "MetadataError", /not valid JSON/],
       ]) {
-        await rejects(open(bad, { path }), name, [pattern, new RegExp(`bad_v2\\.zarr/${path}/\\.za(rray|ttrs)`)], path);
+        await rejects(
+          open(bad, { path }),
+          name,
+          [pattern, new RegExp(`bad_v2\\.zarr/${path}/\\.za(rray|ttrs)`)],
+          path,
+        );
       }
       for (const [path, codec, problem] of [
         ["truncated_zlib", "numcodecs.zlib", /truncated/],
@@ -194,7 +332,12 @@ export const v2Cases = [
         ["wrong_size", "bytes", /35 bytes, expected 32/],
       ]) {
         const arr = await open(bad, { path });
-        await rejects(arr.get(), "CodecError", [new RegExp(`codec ${codec}`), new RegExp(`bad_v2\\.zarr/${path}/0\\.0`), problem], path);
+        await rejects(
+          arr.get(),
+          "CodecError",
+          [new RegExp(`codec ${codec}`), new RegExp(`bad_v2\\.zarr/${path}/0\\.0`), problem],
+          path,
+        );
         ok((await arr.getChunk([1, 1])).data.length > 0, `${path}: the other chunks read`);
       }
     },

@@ -50,7 +50,12 @@ export const safetyCases = [
     async run(ctx) {
       const { open, slice } = ctx.zarr;
       const memory = await memoryCopy(ctx, "codecs.zarr/sharding/index_end");
-      const { bytes } = await expectedOf(ctx, "v3.expected.json", "codecs.zarr", "sharding/index_end");
+      const { bytes } = await expectedOf(
+        ctx,
+        "v3.expected.json",
+        "codecs.zarr",
+        "sharding/index_end",
+      );
       const whole = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
       for (let trial = 0; trial < 5; trial++) {
         const store = heldStore(memory);
@@ -65,12 +70,18 @@ export const safetyCases = [
           const t0 = performance.now();
           controllers[i].abort();
           await rejects(reads[i], "AbortError", [/held:\/\/store/], `trial ${trial}: read ${i}`);
-          ok(performance.now() - t0 < 100, `read ${i} rejected at once, not when the store answered`);
+          ok(
+            performance.now() - t0 < 100,
+            `read ${i} rejected at once, not when the store answered`,
+          );
           await wait(2);
         }
         store.release();
         const last = await reads[3];
-        const want = Array.from({ length: 64 }, (_, k) => whole[Math.floor(k / 8) * 60 + 24 + (k % 8)]);
+        const want = Array.from(
+          { length: 64 },
+          (_, k) => whole[Math.floor(k / 8) * 60 + 24 + (k % 8)],
+        );
         deepEqual(Array.from(last.data), want, `trial ${trial}: the read never aborted is exact`);
       }
     },
@@ -84,15 +95,38 @@ export const safetyCases = [
       const arr = await open(store);
       const aborted = AbortSignal.abort("gone");
       store.calls.length = 0;
-      await rejects(arr.get(null, { signal: aborted }), "AbortError", [/before it started/, /gone/], "get");
-      await rejects(arr.getChunk([0, 0], { signal: aborted }), "AbortError", [/before it started/], "getChunk");
+      await rejects(
+        arr.get(null, { signal: aborted }),
+        "AbortError",
+        [/before it started/, /gone/],
+        "get",
+      );
+      await rejects(
+        arr.getChunk([0, 0], { signal: aborted }),
+        "AbortError",
+        [/before it started/],
+        "getChunk",
+      );
       await rejects(open(store, { signal: aborted }), "AbortError", [/before it started/], "open");
-      await rejects(openVectors(new MemoryStore(), { signal: aborted }), "AbortError", [/before it started/], "openVectors");
-      await rejects(arr.iterate(null, { signal: aborted }).next(), "AbortError", [/aborted/], "iterate");
+      await rejects(
+        openVectors(new MemoryStore(), { signal: aborted }),
+        "AbortError",
+        [/before it started/],
+        "openVectors",
+      );
+      await rejects(
+        arr.iterate(null, { signal: aborted }).next(),
+        "AbortError",
+        [/aborted/],
+        "iterate",
+      );
       equal(store.calls.length, 0, "nothing asked of the store");
 
       // The store takes "200 ms" (until released) and ignores the signal; the abort comes at 50 ms.
-      for (const read of [(signal) => arr.get(null, { signal }), (signal) => arr.getChunk([1, 1], { signal })]) {
+      for (const read of [
+        (signal) => arr.get(null, { signal }),
+        (signal) => arr.getChunk([1, 1], { signal }),
+      ]) {
         const controller = new AbortController();
         const t0 = performance.now();
         const pending = read(controller.signal);
@@ -100,7 +134,10 @@ export const safetyCases = [
         setTimeout(() => store.release(), 200);
         await rejects(pending, "AbortError", [/held:\/\/store/], "aborted while the store works");
         const took = performance.now() - t0;
-        ok(took < 150, `rejected at the abort (${took.toFixed(0)} ms), not when the store answered`);
+        ok(
+          took < 150,
+          `rejected at the abort (${took.toFixed(0)} ms), not when the store answered`,
+        );
         await wait(200);
         store.hold();
       }
@@ -112,18 +149,58 @@ export const safetyCases = [
   {
     name: "arguments of the wrong type are a TypeError before anything reaches the module",
     async run(ctx) {
-      const { open, openVectors, MemoryStore } = ctx.zarr;
+      const { open } = ctx.zarr;
       const memory = await memoryCopy(ctx, "v3.zarr/dtypes/uint16");
-      await rejects(open(memory, { path: 5 }), "TypeError", [/path must be a string, not 5/], "open path");
-      await rejects(openVectors(memory, { path: 5 }), "TypeError", [/path must be a string, not 5/], "openVectors path");
-      await rejects(open(memory, "dtypes"), "TypeError", [/options must be an object/], "options as a string");
-      await rejects(open(memory, { signal: "stop" }), "TypeError", [/signal must be an AbortSignal/], "signal");
-      await rejects(open(memory, { limits: 3 }), "TypeError", [/limits must be an object/], "limits");
+      await rejects(
+        open(memory, { path: 5 }),
+        "TypeError",
+        [/path must be a string, not 5/],
+        "open path",
+      );
+      await rejects(
+        openVectors(memory, { path: 5 }),
+        "TypeError",
+        [/path must be a string, not 5/],
+        "openVectors path",
+      );
+      await rejects(
+        open(memory, "dtypes"),
+        "TypeError",
+        [/options must be an object/],
+        "options as a string",
+      );
+      await rejects(
+        open(memory, { signal: "stop" }),
+        "TypeError",
+        [/signal must be an AbortSignal/],
+        "signal",
+      );
+      await rejects(
+        open(memory, { limits: 3 }),
+        "TypeError",
+        [/limits must be an object/],
+        "limits",
+      );
       await rejects(open(42), "TypeError", [/a location must be/], "a number as location");
       const arr = await open(memory);
-      await rejects(arr.get(null, { signal: {} }), "TypeError", [/signal must be an AbortSignal/], "get signal");
-      await rejects(arr.get(null, { onProgress: "x" }), "TypeError", [/onProgress must be a function/], "onProgress");
-      await rejects(arr.getChunk([0, 0], 7), "TypeError", [/options must be an object/], "getChunk options");
+      await rejects(
+        arr.get(null, { signal: {} }),
+        "TypeError",
+        [/signal must be an AbortSignal/],
+        "get signal",
+      );
+      await rejects(
+        arr.get(null, { onProgress: "x" }),
+        "TypeError",
+        [/onProgress must be a function/],
+        "onProgress",
+      );
+      await rejects(
+        arr.getChunk([0, 0], 7),
+        "TypeError",
+        [/options must be an object/],
+        "getChunk options",
+      );
       equal((await arr.get([0, 0])).data.length, 1, "the module goes on reading");
     },
   },
@@ -139,17 +216,31 @@ export const safetyCases = [
       const inFlight = held.get(); // waits on the store while the module traps
       inFlight.catch(() => {});
       await wait(5);
-      const trap = await rejects(__trapForTests(10), "ResetError", [/WebAssembly module failed/, /RuntimeError/, /reset/], "the trapping call");
+      const trap = await rejects(
+        __trapForTests(10),
+        "ResetError",
+        [/WebAssembly module failed/, /RuntimeError/, /reset/],
+        "the trapping call",
+      );
       ok(trap instanceof ResetError && trap instanceof ZarrError, "a ResetError is a ZarrError");
       await rejects(inFlight, "ResetError", [/was reset/], "the read in flight");
       store.release();
-      await rejects(before.get(), "ResetError", [/opened before/, /open it again/], "a node opened before");
+      await rejects(
+        before.get(),
+        "ResetError",
+        [/opened before/, /open it again/],
+        "a node opened before",
+      );
       const again = await open(memory);
       sameBytes(bytesOf((await again.get()).data), bytes, "a node opened afterwards reads exactly");
       ok(memoryUsage().wasmBytes > 0, "memoryUsage reports the new instance");
       // Twice in a row works as well.
       await rejects(__trapForTests(0), "ResetError", [/reset/], "a second trap");
-      sameBytes(bytesOf((await (await open(memory)).get()).data), bytes, "and the next instance reads too");
+      sameBytes(
+        bytesOf((await (await open(memory)).get()).data),
+        bytes,
+        "and the next instance reads too",
+      );
     },
   },
   {
@@ -163,7 +254,11 @@ export const safetyCases = [
       };
       // An endless body for a whole value, refused at the store's object size cap.
       await rejects(
-        open(new FetchStore(`${ctx.origin}/__endless/tests/fixtures/v3.zarr`, { maxObjectBytes: 1 << 20 })),
+        open(
+          new FetchStore(`${ctx.origin}/__endless/tests/fixtures/v3.zarr`, {
+            maxObjectBytes: 1 << 20,
+          }),
+        ),
         "StoreError",
         [/__endless\/tests\/fixtures\/v3\.zarr\/zarr\.json/, /more than the 1048576 bytes/],
         "an endless zarr.json",
@@ -171,20 +266,40 @@ export const safetyCases = [
       await idle("the endless zarr.json");
       // An endless answer to a range request (a shard index), refused past the range, default options.
       const endlessShards = new FetchStore(`${ctx.origin}/__endless/tests/fixtures/codecs.zarr`, {
-        fetch: (req) => fetch(req.url.endsWith("zarr.json") ? new Request(req.url.replace("/__endless", ""), req) : req),
+        fetch: (req) =>
+          fetch(
+            req.url.endsWith("zarr.json")
+              ? new Request(req.url.replace("/__endless", ""), req)
+              : req,
+          ),
       });
       const sharded = await open(endlessShards, { path: "sharding/index_end" });
-      await rejects(sharded.get([0, 0]), "StoreError", [/sharding\/index_end\/c\/0\/0/, /more than the 260 bytes/], "an endless range");
+      await rejects(
+        sharded.get([0, 0]),
+        "StoreError",
+        [/sharding\/index_end\/c\/0\/0/, /more than the 260 bytes/],
+        "an endless range",
+      );
       await idle("the endless range");
       // A Content-Length of 1 TiB: refused from the header, before the body.
       const t0 = performance.now();
-      await rejects(open(`${ctx.origin}/__huge/tests/fixtures/v3.zarr`), "StoreError", [/Content-Length/, /1099511627776/], "a lying length");
+      await rejects(
+        open(`${ctx.origin}/__huge/tests/fixtures/v3.zarr`),
+        "StoreError",
+        [/Content-Length/, /1099511627776/],
+        "a lying length",
+      );
       ok(performance.now() - t0 < 2000, "refused at once");
       await idle("the lying length");
       // A server that never answers: the timeout fails each try, and the tries are counted.
       const t1 = performance.now();
       await rejects(
-        open(new FetchStore(`${ctx.origin}/__stall/tests/fixtures/v3.zarr`, { timeout: 200, retries: 1 })),
+        open(
+          new FetchStore(`${ctx.origin}/__stall/tests/fixtures/v3.zarr`, {
+            timeout: 200,
+            retries: 1,
+          }),
+        ),
         "StoreError",
         [/no progress for 200 ms/, /after 2 tries/],
         "a stalled server",
@@ -194,21 +309,40 @@ export const safetyCases = [
       await idle("the stalled server");
       // A slow server that keeps sending is read, however long the whole takes.
       await ctx.clearLog();
-      const slowStore = new FetchStore(`${ctx.origin}/__trickle/80/tests/fixtures/consolidated.zarr`, { timeout: 200 });
+      const slowStore = new FetchStore(
+        `${ctx.origin}/__trickle/80/tests/fixtures/consolidated.zarr`,
+        { timeout: 200 },
+      );
       const t2 = performance.now();
       const group = await open(slowStore);
       ok(performance.now() - t2 > 200, "the whole took longer than the timeout");
       ok(group.children.length > 0, "the slow document was read whole");
       // Redirects: followed by default, refused with redirect: "error".
-      equal((await open(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`)).kind, "group", "a redirect is followed");
+      equal(
+        (await open(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`)).kind,
+        "group",
+        "a redirect is followed",
+      );
       await rejects(
-        open(new FetchStore(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`, { redirect: "error" })),
+        open(
+          new FetchStore(`${ctx.origin}/__redirect/tests/fixtures/v3.zarr`, { redirect: "error" }),
+        ),
         "StoreError",
         [/__redirect\/tests\/fixtures\/v3\.zarr\/zarr\.json/],
         "redirect: error",
       );
-      await rejects(open(new FetchStore(ctx.base, { redirect: "sometimes" })), "SelectionError", [/redirect must be/], "a bad redirect option");
-      await rejects(open(new FetchStore(ctx.base, { timeout: -1 })), "SelectionError", [/timeout must be an integer/], "a bad timeout");
+      await rejects(
+        open(new FetchStore(ctx.base, { redirect: "sometimes" })),
+        "SelectionError",
+        [/redirect must be/],
+        "a bad redirect option",
+      );
+      await rejects(
+        open(new FetchStore(ctx.base, { timeout: -1 })),
+        "SelectionError",
+        [/timeout must be an integer/],
+        "a bad timeout",
+      );
     },
   },
   {
@@ -216,12 +350,19 @@ export const safetyCases = [
     async run(ctx) {
       const { open, MemoryStore } = ctx.zarr;
       const meta = (shape, chunks, extra = {}) =>
-        new TextEncoder().encode(JSON.stringify({
-          zarr_format: 3, node_type: "array", shape, data_type: "uint8",
-          chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
-          chunk_key_encoding: { name: "default" }, fill_value: 7,
-          codecs: [{ name: "bytes" }], ...extra,
-        }));
+        new TextEncoder().encode(
+          JSON.stringify({
+            zarr_format: 3,
+            node_type: "array",
+            shape,
+            data_type: "uint8",
+            chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
+            chunk_key_encoding: { name: "default" },
+            fill_value: 7,
+            codecs: [{ name: "bytes" }],
+            ...extra,
+          }),
+        );
       // A million one-element chunks, none stored: a million store calls that answer at once.
       const store = new MemoryStore([["zarr.json", meta([1000, 1000], [1, 1])]]);
       let asked = 0;
@@ -239,37 +380,97 @@ export const safetyCases = [
       const t0 = performance.now();
       const part = await arr.get([ctx.zarr.slice(0, 200), null]); // 200,000 chunks
       const took = performance.now() - t0;
-      console.log(`200,000 chunks from memory: ${took.toFixed(0)} ms, ${ticks} timer turns, longest wait ${worst.toFixed(0)} ms`);
+      console.log(
+        `200,000 chunks from memory: ${took.toFixed(0)} ms, ${ticks} timer turns, longest wait ${worst.toFixed(0)} ms`,
+      );
       clearInterval(timer);
-      ok(part.data.every((v) => v === 7), "the fill value everywhere");
-      ok(ticks >= Math.floor(took / 50), `a 5 ms timer fired ${ticks} times in ${took.toFixed(0)} ms`);
+      ok(
+        part.data.every((v) => v === 7),
+        "the fill value everywhere",
+      );
+      ok(
+        ticks >= Math.floor(took / 50),
+        `a 5 ms timer fired ${ticks} times in ${took.toFixed(0)} ms`,
+      );
       ok(worst < 100, `the longest the event loop waited was ${worst.toFixed(0)} ms`);
       // A timer's abort stops the whole million-chunk read soon after it fires.
       const t1 = performance.now();
-      await rejects(arr.get(null, { signal: AbortSignal.timeout(100) }), "AbortError", [/aborted/], "a timeout signal");
+      await rejects(
+        arr.get(null, { signal: AbortSignal.timeout(100) }),
+        "AbortError",
+        [/aborted/],
+        "a timeout signal",
+      );
       const stopped = performance.now() - t1;
-      ok(stopped < 600, `stopped ${stopped.toFixed(0)} ms after it started (the signal fired at 100)`);
+      ok(
+        stopped < 600,
+        `stopped ${stopped.toFixed(0)} ms after it started (the signal fired at 100)`,
+      );
 
       // A billion one-element chunks: refused at once, naming the limit and the option.
       const huge = await open(new MemoryStore([["zarr.json", meta([1e9], [1])]]));
       const memory = ctx.zarr.memoryUsage().wasmBytes;
       const t2 = performance.now();
-      await rejects(huge.get(), "SelectionError", [/more than 1048576 chunks/, /maxChunksPerRead/], "1e9 chunks");
+      await rejects(
+        huge.get(),
+        "SelectionError",
+        [/more than 1048576 chunks/, /maxChunksPerRead/],
+        "1e9 chunks",
+      );
       ok(performance.now() - t2 < 500, "refused before any work");
       equal(ctx.zarr.memoryUsage().wasmBytes, memory, "no memory taken");
       asked = 0;
-      await rejects(arr.get(null, { maxChunks: 1000 }), "SelectionError", [/more than 1000 chunks/, /maxChunks/], "the read option");
+      await rejects(
+        arr.get(null, { maxChunks: 1000 }),
+        "SelectionError",
+        [/more than 1000 chunks/, /maxChunks/],
+        "the read option",
+      );
       equal(asked, 0, "nothing asked of the store");
       const wide = await open(new MemoryStore([["zarr.json", meta([2e9], [1e6])]]));
-      await rejects(wide.get(), "SelectionError", [/2000000000 bytes/, /maxBytesPerRead/], "a 2 GB result");
-      await rejects(wide.get([ctx.zarr.slice(0, 2e6)], { maxBytes: 1e6 }), "SelectionError", [/2000000 bytes/, /maxBytes/], "the read option");
+      await rejects(
+        wide.get(),
+        "SelectionError",
+        [/2000000000 bytes/, /maxBytesPerRead/],
+        "a 2 GB result",
+      );
+      await rejects(
+        wide.get([ctx.zarr.slice(0, 2e6)], { maxBytes: 1e6 }),
+        "SelectionError",
+        [/2000000 bytes/, /maxBytes/],
+        "the read option",
+      );
       equal((await huge.get([ctx.zarr.slice(0, 10)])).data.length, 10, "a small read of it works");
       // Eight-dimensional shards of 16^8 one-element inner chunks: 16 million inner chunks in a region.
-      const sharded = await open(new MemoryStore([["zarr.json", meta(Array(8).fill(16), Array(8).fill(16), {
-        codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: Array(8).fill(1), codecs: [{ name: "bytes" }], index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }] } }],
-      })]]));
+      const sharded = await open(
+        new MemoryStore([
+          [
+            "zarr.json",
+            meta(Array(8).fill(16), Array(8).fill(16), {
+              codecs: [
+                {
+                  name: "sharding_indexed",
+                  configuration: {
+                    chunk_shape: Array(8).fill(1),
+                    codecs: [{ name: "bytes" }],
+                    index_codecs: [
+                      { name: "bytes", configuration: { endian: "little" } },
+                      { name: "crc32c" },
+                    ],
+                  },
+                },
+              ],
+            }),
+          ],
+        ]),
+      );
       const region = [...Array(6).fill(null), ctx.zarr.slice(0, 1), ctx.zarr.slice(0, 1)]; // 16 MB
-      await rejects(sharded.get(region), "SelectionError", [/more than 1048576 inner chunks/, /maxChunksPerRead/], "16M inner chunks");
+      await rejects(
+        sharded.get(region),
+        "SelectionError",
+        [/more than 1048576 inner chunks/, /maxChunksPerRead/],
+        "16M inner chunks",
+      );
       equal(ctx.zarr.memoryUsage().wasmBytes, memory, "still no memory taken");
     },
   },
@@ -277,7 +478,12 @@ export const safetyCases = [
     name: "a 600 MB string in a 1 MB gzipped chunk is a CodecError naming the limit, not a dead module; raised limits stop it at the JavaScript string limit",
     async run(ctx) {
       const { open, MemoryStore, memoryUsage } = ctx.zarr;
-      const gzip = async (bytes) => new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+      const gzip = async (bytes) =>
+        new Uint8Array(
+          await new Response(
+            new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip")),
+          ).arrayBuffer(),
+        );
       // gzip allows members in a row: a header member, then the same 1 MiB of "a" again and again.
       const block = await gzip(new Uint8Array(1 << 20).fill(97));
       const stringChunk = async (mib) => {
@@ -289,17 +495,31 @@ export const safetyCases = [
         parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
         return out;
       };
-      const meta = new TextEncoder().encode(JSON.stringify({
-        zarr_format: 3, node_type: "array", shape: [1], data_type: "string",
-        chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } },
-        chunk_key_encoding: { name: "default" }, fill_value: "",
-        codecs: [{ name: "vlen-utf8" }, { name: "gzip", configuration: { level: 1 } }],
-      }));
+      const meta = new TextEncoder().encode(
+        JSON.stringify({
+          zarr_format: 3,
+          node_type: "array",
+          shape: [1],
+          data_type: "string",
+          chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } },
+          chunk_key_encoding: { name: "default" },
+          fill_value: "",
+          codecs: [{ name: "vlen-utf8" }, { name: "gzip", configuration: { level: 1 } }],
+        }),
+      );
       const bomb = await stringChunk(600);
       ok(bomb.length < 2 << 20, `the chunk is ${bomb.length} bytes`);
-      const store = new MemoryStore([["zarr.json", meta], ["c/0", bomb]]);
+      const store = new MemoryStore([
+        ["zarr.json", meta],
+        ["c/0", bomb],
+      ]);
       const heap = memoryUsage().heapBytes;
-      await rejects((await open(store)).get(), "CodecError", [/gzip/, /c\/0/, /268435456/, /maxDecodedChunkBytes/], "default limits");
+      await rejects(
+        (await open(store)).get(),
+        "CodecError",
+        [/gzip/, /c\/0/, /268435456/, /maxDecodedChunkBytes/],
+        "default limits",
+      );
       await rejects(
         (await open(store, { limits: { maxDecodedChunkBytes: 700 << 20 } })).get(),
         "CodecError",
@@ -307,11 +527,27 @@ export const safetyCases = [
         "past the JavaScript string limit",
       );
       ok(memoryUsage().heapBytes - heap < 1 << 20, "the decoded bytes were given back");
-      const small = new MemoryStore([["zarr.json", meta], ["c/0", await stringChunk(3)]]);
-      await rejects((await open(small, { limits: { maxItemBytes: 1 << 20 } })).get(), "CodecError", [/item 0 is 3145728 bytes, more than the 1048576/], "a low item limit");
+      const small = new MemoryStore([
+        ["zarr.json", meta],
+        ["c/0", await stringChunk(3)],
+      ]);
+      await rejects(
+        (await open(small, { limits: { maxItemBytes: 1 << 20 } })).get(),
+        "CodecError",
+        [/item 0 is 3145728 bytes, more than the 1048576/],
+        "a low item limit",
+      );
       const read = await (await open(small)).get();
-      ok(read.data[0].length === 3 << 20 && read.data[0].startsWith("aaaa"), "a 3 MB string reads within the limits");
-      await rejects(open(small, { limits: { maxChunksPerReed: 5 } }), "SelectionError", [/unknown limit "maxChunksPerReed"/], "a misspelt limit");
+      ok(
+        read.data[0].length === 3 << 20 && read.data[0].startsWith("aaaa"),
+        "a 3 MB string reads within the limits",
+      );
+      await rejects(
+        open(small, { limits: { maxChunksPerReed: 5 } }),
+        "SelectionError",
+        [/unknown limit "maxChunksPerReed"/],
+        "a misspelt limit",
+      );
     },
   },
   {
@@ -326,25 +562,39 @@ export const safetyCases = [
         ["codecs.zarr", "vlen/utf8"],
         ["v2.zarr", "compressors/zlib"],
       ];
-      const flat = (data) => JSON.stringify(Array.from(data, (v) => (typeof v === "bigint" ? String(v) : v)));
+      const flat = (data) =>
+        JSON.stringify(Array.from(data, (v) => (typeof v === "bigint" ? String(v) : v)));
       const clean = new Map();
-      for (const [store, path] of arrays) clean.set(path, flat((await (await open(`${ctx.base}/${store}`, { path })).get()).data));
+      for (const [store, path] of arrays)
+        clean.set(path, flat((await (await open(`${ctx.base}/${store}`, { path })).get()).data));
       const counts = { exact: 0, errors: 0 };
       const iterations = ctx.stressReads ? ctx.stressReads / 2 : 60;
       for (let i = 0; i < iterations; i++) {
         const [store, path] = arrays[i % arrays.length];
         // A fresh store each time: what it learns of one server must not carry over.
-        const fetchStore = new FetchStore(`${ctx.origin}/__fuzz/${1000 + i}/tests/fixtures/${store}`, { timeout: 300, retries: 1, maxObjectBytes: 1 << 20 });
+        const fetchStore = new FetchStore(
+          `${ctx.origin}/__fuzz/${1000 + i}/tests/fixtures/${store}`,
+          { timeout: 300, retries: 1, maxObjectBytes: 1 << 20 },
+        );
         try {
           const arr = await open(fetchStore, { path });
-          equal(flat((await arr.get()).data), clean.get(path), `read ${i} of ${store}/${path}: the values`);
+          equal(
+            flat((await arr.get()).data),
+            clean.get(path),
+            `read ${i} of ${store}/${path}: the values`,
+          );
           counts.exact++;
         } catch (err) {
-          ok(err instanceof ZarrError, `read ${i} of ${store}/${path} failed with a ${err?.name}: ${err?.message}`);
+          ok(
+            err instanceof ZarrError,
+            `read ${i} of ${store}/${path} failed with a ${err?.name}: ${err?.message}`,
+          );
           counts.errors++;
         }
       }
-      console.log(`fuzzing server: ${iterations} reads, ${counts.exact} exact, ${counts.errors} errors`);
+      console.log(
+        `fuzzing server: ${iterations} reads, ${counts.exact} exact, ${counts.errors} errors`,
+      );
       ok(counts.exact > 0 && counts.errors > 0, "both outcomes happen");
       for (let i = 0; i < 250 && (await ctx.active()) > 0; i++) await wait(20);
       equal(await ctx.active(), 0, "nothing left in flight at the server");

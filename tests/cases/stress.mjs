@@ -39,7 +39,9 @@ async function storm(ctx, arr, reads, seed) {
     }
     const { r, c, z, y, x, h, w } = job;
     let same = r.data.length === h * w;
-    for (let i = 0; same && i < h; i++) for (let j = 0; j < w; j++) if (r.data[i * w + j] !== sampleValue(c, z, y + i, x + j, 1024)) same = false;
+    for (let i = 0; same && i < h; i++)
+      for (let j = 0; j < w; j++)
+        if (r.data[i * w + j] !== sampleValue(c, z, y + i, x + j, 1024)) same = false;
     if (same) counts.exact++;
     else counts.wrong++;
   }
@@ -69,8 +71,15 @@ function stressCase(workers) {
       const left = await settled(ctx);
       await wait(50); // the last requests' callbacks
       const after = memoryUsage();
-      const memory = { heapBefore: before.heapBytes, heapAfter: after.heapBytes, wasmBefore: before.wasmBytes, wasmAfter: after.wasmBytes };
-      console.log(`stress (${workers ? "2 workers" : "main thread"}): ${JSON.stringify({ ...counts, ms: Math.round(took), leftInFlight: left, ...memory })}`);
+      const memory = {
+        heapBefore: before.heapBytes,
+        heapAfter: after.heapBytes,
+        wasmBefore: before.wasmBytes,
+        wasmAfter: after.wasmBytes,
+      };
+      console.log(
+        `stress (${workers ? "2 workers" : "main thread"}): ${JSON.stringify({ ...counts, ms: Math.round(took), leftInFlight: left, ...memory })}`,
+      );
       equal(counts.wrong, 0, "reads with wrong values");
       equal(counts.otherErrors, 0, "reads that failed otherwise");
       equal(counts.unabortedAborts, 0, "reads never aborted that failed with an AbortError");
@@ -80,7 +89,10 @@ function stressCase(workers) {
       // The heap in use comes back to where it was: the reads, aborted or not, left nothing behind.
       // (Tables that grow to the peak number of requests in flight may keep a little more: less
       // than the smallest allocation, 16 bytes, per read, where a leak would take at least that.)
-      ok(after.heapBytes - before.heapBytes < reads * 16, `the heap in use came back (${before.heapBytes} -> ${after.heapBytes} bytes)`);
+      ok(
+        after.heapBytes - before.heapBytes < reads * 16,
+        `the heap in use came back (${before.heapBytes} -> ${after.heapBytes} bytes)`,
+      );
       arr.free();
     },
   };

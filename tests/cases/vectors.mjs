@@ -3,7 +3,8 @@
 import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
 
 const json = async (ctx, rel) => JSON.parse(new TextDecoder().decode(await ctx.bytes(rel)));
-const rowsOf = (flat, n) => Array.from({ length: flat.length / n }, (_, i) => Array.from(flat.subarray(i * n, i * n + n)));
+const rowsOf = (flat, n) =>
+  Array.from({ length: flat.length / n }, (_, i) => Array.from(flat.subarray(i * n, i * n + n)));
 const sorted = (rows) => rows.map((r) => r.map((v) => Math.fround(v)).join(",")).sort();
 const point = (p) => Array.from(p, (v) => Math.fround(v)).join(",");
 /** Our links as their endpoints' positions, in the order written (numbering may differ from theirs). */
@@ -11,12 +12,17 @@ const linksAsPoints = (g, n) => {
   const { width, indices } = g.links;
   const out = [];
   for (let i = 0; i < indices.length; i += width) {
-    out.push(Array.from(indices.subarray(i, i + width), (v) => point(g.positions.subarray(v * n, v * n + n))).join(" | "));
+    out.push(
+      Array.from(indices.subarray(i, i + width), (v) =>
+        point(g.positions.subarray(v * n, v * n + n)),
+      ).join(" | "),
+    );
   }
   return out.sort();
 };
 /** zarr-vectors' links (indices into its positions) the same way. */
-const theirLinks = (read, field) => read[field].map((l) => l.map((v) => point(read.positions[v])).join(" | ")).sort();
+const theirLinks = (read, field) =>
+  read[field].map((l) => l.map((v) => point(read.positions[v])).join(" | ")).sort();
 
 export const vectorCases = [
   {
@@ -24,57 +30,141 @@ export const vectorCases = [
     async run(ctx) {
       const want = await json(ctx, "vectors/points.expected.json");
       const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/points.zarr`);
-      deepEqual([zv.version, zv.ndim, zv.levels, zv.geometryTypes], ["0.9.2", 3, ["0"], ["point_cloud"]], "metadata");
+      deepEqual(
+        [zv.version, zv.ndim, zv.levels, zv.geometryTypes],
+        ["0.9.2", 3, ["0"], ["point_cloud"]],
+        "metadata",
+      );
       deepEqual(zv.chunkShape, [25, 25, 25], "chunk shape");
       const level = await zv.level(0);
       equal(level.dtype, "float32", "vertex type");
-      ok(level.chunks.some((c) => c[0] < 0), "chunks at negative coordinates");
+      ok(
+        level.chunks.some((c) => c[0] < 0),
+        "chunks at negative coordinates",
+      );
       const all = [];
       const withAttributes = [];
       for (const chunk of level.chunks) {
         const part = await zv.readChunk(chunk, { attributes: ["intensity", "colour"] });
         const { intensity, colour } = part.attributes;
-        ok(intensity.width === 1 && colour.width === 3 && colour.values instanceof Uint8Array, `chunk ${chunk}: attribute widths`);
+        ok(
+          intensity.width === 1 && colour.width === 3 && colour.values instanceof Uint8Array,
+          `chunk ${chunk}: attribute widths`,
+        );
         for (let r = 0; r < part.rows; r++) {
-          withAttributes.push([...part.positions.subarray(3 * r, 3 * r + 3), intensity.values[r], ...colour.values.subarray(3 * r, 3 * r + 3)]);
+          withAttributes.push([
+            ...part.positions.subarray(3 * r, 3 * r + 3),
+            intensity.values[r],
+            ...colour.values.subarray(3 * r, 3 * r + 3),
+          ]);
         }
-        ok(part.positions instanceof Float32Array && part.positions.length === part.rows * 3, `chunk ${chunk}: rows of 3`);
-        const rows = part.fragments.flatMap((f) => (f.rows ? f.rows : Array.from({ length: f.count }, (_, i) => f.start + i)));
-        ok(rows.length === part.rows && new Set(rows).size === part.rows && rows.every((r) => r >= 0 && r < part.rows), `chunk ${chunk}: its fragments tile its rows`);
+        ok(
+          part.positions instanceof Float32Array && part.positions.length === part.rows * 3,
+          `chunk ${chunk}: rows of 3`,
+        );
+        const rows = part.fragments.flatMap((f) =>
+          f.rows ? f.rows : Array.from({ length: f.count }, (_, i) => f.start + i),
+        );
+        ok(
+          rows.length === part.rows &&
+            new Set(rows).size === part.rows &&
+            rows.every((r) => r >= 0 && r < part.rows),
+          `chunk ${chunk}: its fragments tile its rows`,
+        );
         all.push(...rowsOf(part.positions, 3));
       }
       deepEqual(sorted(all), sorted(want.whole.positions), "every point");
-      const theirs = want.whole.positions.map((p, i) => [...p, want.whole.attributes.intensity[i], ...want.whole.attributes.colour[i]]);
-      deepEqual(sorted(withAttributes), sorted(theirs), "every point with its intensity and colour");
-      await rejects(zv.readChunk(level.chunks[0], { attributes: ["no_such"] }), "NotFoundError", [/no_such/], "an attribute that is not there");
-      const bbox = [[-40, 10, 30], [-20, 40, 60]];
+      const theirs = want.whole.positions.map((p, i) => [
+        ...p,
+        want.whole.attributes.intensity[i],
+        ...want.whole.attributes.colour[i],
+      ]);
+      deepEqual(
+        sorted(withAttributes),
+        sorted(theirs),
+        "every point with its intensity and colour",
+      );
+      await rejects(
+        zv.readChunk(level.chunks[0], { attributes: ["no_such"] }),
+        "NotFoundError",
+        [/no_such/],
+        "an attribute that is not there",
+      );
+      const bbox = [
+        [-40, 10, 30],
+        [-20, 40, 60],
+      ];
       const { positions, chunks } = await zv.select({ bbox });
-      ok(chunks.length < level.chunks.length, `only ${chunks.length} of ${level.chunks.length} chunks read`);
-      const inside = want.whole.positions.filter((p) => p.every((v, d) => Math.fround(v) >= bbox[0][d] && Math.fround(v) <= bbox[1][d]));
+      ok(
+        chunks.length < level.chunks.length,
+        `only ${chunks.length} of ${level.chunks.length} chunks read`,
+      );
+      const inside = want.whole.positions.filter((p) =>
+        p.every((v, d) => Math.fround(v) >= bbox[0][d] && Math.fround(v) <= bbox[1][d]),
+      );
       ok(inside.length > 0, "points in the box");
       deepEqual(sorted(rowsOf(positions, 3)), sorted(inside), "the points inside the box");
       for (const [id, object] of Object.entries(want.objects)) {
-        const { positions: mine, attributes } = await zv.readObject(Number(id), { attributes: ["intensity"] });
+        const { positions: mine, attributes } = await zv.readObject(Number(id), {
+          attributes: ["intensity"],
+        });
         deepEqual(sorted(rowsOf(mine, 3)), sorted(object.positions), `object ${id}`);
-        const withIntensity = (rows, values) => rows.map((p, i) => `${point(p)} ${Math.fround(values[i])}`).sort();
-        deepEqual(withIntensity(rowsOf(mine, 3), attributes.intensity.values), withIntensity(object.positions, object.attributes.intensity), `object ${id}'s intensities`);
+        const withIntensity = (rows, values) =>
+          rows.map((p, i) => `${point(p)} ${Math.fround(values[i])}`).sort();
+        deepEqual(
+          withIntensity(rowsOf(mine, 3), attributes.intensity.values),
+          withIntensity(object.positions, object.attributes.intensity),
+          `object ${id}'s intensities`,
+        );
       }
       // The whole level in one read: each point with its object, as zarr-vectors' reads of each
       // object give them.
       const whole = await zv.select({ objectIds: true });
       equal(whole.rows, want.whole.positions.length, "every point");
-      ok(whole.objectIds instanceof Float64Array && whole.links === undefined, "object ids; no links");
+      ok(
+        whole.objectIds instanceof Float64Array && whole.links === undefined,
+        "object ids; no links",
+      );
       deepEqual(
-        rowsOf(whole.positions, 3).map((p, i) => `${point(p)} ${whole.objectIds[i]}`).sort(),
-        Object.entries(want.objects).flatMap(([id, o]) => o.positions.map((p) => `${point(p)} ${id}`)).sort(),
+        rowsOf(whole.positions, 3)
+          .map((p, i) => `${point(p)} ${whole.objectIds[i]}`)
+          .sort(),
+        Object.entries(want.objects)
+          .flatMap(([id, o]) => o.positions.map((p) => `${point(p)} ${id}`))
+          .sort(),
         "each point's object",
       );
       equal(await zv.readChunk([40, 40, 40]), null, "a chunk outside the grid");
-      await rejects(zv.readObject(11), "SelectionError", [/11 objects/], "an object that is not there");
+      await rejects(
+        zv.readObject(11),
+        "SelectionError",
+        [/11 objects/],
+        "an object that is not there",
+      );
       await rejects(zv.level(3), "SelectionError", [/1 levels/], "a level that is not there");
-      await rejects(zv.level(0.5), "SelectionError", [/non-negative integer/], "a level that is not an integer");
-      await rejects(zv.select({ bbox: [[0, 0], [1, 1]] }), "SelectionError", [/3 values/], "a 2-D box in 3-D");
-      await rejects(zv.readChunk([0, 0]), "SelectionError", [/must have 3 values/], "2 chunk coordinates in 3-D");
+      await rejects(
+        zv.level(0.5),
+        "SelectionError",
+        [/non-negative integer/],
+        "a level that is not an integer",
+      );
+      await rejects(
+        zv.select({
+          bbox: [
+            [0, 0],
+            [1, 1],
+          ],
+        }),
+        "SelectionError",
+        [/3 values/],
+        "a 2-D box in 3-D",
+      );
+      await rejects(
+        zv.readChunk([0, 0]),
+        "SelectionError",
+        [/must have 3 values/],
+        "2 chunk coordinates in 3-D",
+      );
     },
   },
   {
@@ -85,18 +175,45 @@ export const vectorCases = [
       equal(zv.ndim, 2, "2-D");
       for (const [id, object] of Object.entries(want.objects)) {
         const { positions } = await zv.readObject(Number(id));
-        deepEqual(rowsOf(positions, 2).map((r) => r.join(",")), object.positions.map((r) => r.map((v) => Math.fround(v)).join(",")), `polyline ${id}`);
+        deepEqual(
+          rowsOf(positions, 2).map((r) => r.join(",")),
+          object.positions.map((r) => r.map((v) => Math.fround(v)).join(",")),
+          `polyline ${id}`,
+        );
       }
       // Steps within a chunk are implied by the order of the vertices; those across chunks are stored.
       const g = await zv.select();
-      const steps = want.whole.polylines.flatMap((line) => line.slice(1).map((p, i) => `${point(line[i])} | ${point(p)}`));
-      deepEqual(linksAsPoints(g, 2), steps.sort(), "every step of every polyline, in its direction");
-      await rejects(zv.select({ linkAttributes: ["width"] }), "UnsupportedError", [/implied by the order of vertices/], "attributes of implied links");
+      const steps = want.whole.polylines.flatMap((line) =>
+        line.slice(1).map((p, i) => `${point(line[i])} | ${point(p)}`),
+      );
+      deepEqual(
+        linksAsPoints(g, 2),
+        steps.sort(),
+        "every step of every polyline, in its direction",
+      );
+      await rejects(
+        zv.select({ linkAttributes: ["width"] }),
+        "UnsupportedError",
+        [/implied by the order of vertices/],
+        "attributes of implied links",
+      );
       const root = new TextDecoder().decode(await ctx.bytes("vectors/points.zarr/zarr.json"));
       // Hand-made: no writer produces a store of a version to come.
-      const future = new ctx.zarr.MemoryStore([["zarr.json", new TextEncoder().encode(root.replace('"0.9.2"', '"2.0.0"'))]]);
-      await rejects(ctx.zarr.openVectors(future), "UnsupportedError", [/version 2\.0\.0/], "an unknown version");
-      await rejects(ctx.zarr.openVectors(`${ctx.base}/v3.zarr`), "MetadataError", [/not a Zarr Vectors store/, /v3\.zarr/], "a plain group");
+      const future = new ctx.zarr.MemoryStore([
+        ["zarr.json", new TextEncoder().encode(root.replace('"0.9.2"', '"2.0.0"'))],
+      ]);
+      await rejects(
+        ctx.zarr.openVectors(future),
+        "UnsupportedError",
+        [/version 2\.0\.0/],
+        "an unknown version",
+      );
+      await rejects(
+        ctx.zarr.openVectors(`${ctx.base}/v3.zarr`),
+        "MetadataError",
+        [/not a Zarr Vectors store/, /v3\.zarr/],
+        "a plain group",
+      );
     },
   },
   {
@@ -108,29 +225,63 @@ export const vectorCases = [
       const g = await zv.select({ attributes: ["radius"], linkAttributes: ["weight", "kind"] });
       deepEqual(sorted(rowsOf(g.positions, 3)), sorted(want.whole.positions), "every vertex");
       ok(g.edges === g.links.indices && g.links.width === 2, "edges");
-      deepEqual(linksAsPoints(g, 3), theirLinks(want.whole, "edges"), "every edge, each way round as written");
+      deepEqual(
+        linksAsPoints(g, 3),
+        theirLinks(want.whole, "edges"),
+        "every edge, each way round as written",
+      );
       const { weight, kind } = g.linkAttributes;
-      ok(weight.values instanceof Float32Array && kind.values instanceof Uint8Array, "edge attribute types");
+      ok(
+        weight.values instanceof Float32Array && kind.values instanceof Uint8Array,
+        "edge attribute types",
+      );
       const mine = [];
       for (let e = 0; e < g.edges.length / 2; e++) {
-        const [a, b] = [g.edges[2 * e], g.edges[2 * e + 1]].map((v) => point(g.positions.subarray(3 * v, 3 * v + 3)));
+        const [a, b] = [g.edges[2 * e], g.edges[2 * e + 1]].map((v) =>
+          point(g.positions.subarray(3 * v, 3 * v + 3)),
+        );
         mine.push(`${a} | ${b} ${weight.values[e]} ${kind.values[e]}`);
       }
-      const theirs = want.links.map((l) => `${point(l.ends[0])} | ${point(l.ends[1])} ${Math.fround(l.attributes.weight)} ${l.attributes.kind}`);
+      const theirs = want.links.map(
+        (l) =>
+          `${point(l.ends[0])} | ${point(l.ends[1])} ${Math.fround(l.attributes.weight)} ${l.attributes.kind}`,
+      );
       deepEqual(mine.sort(), theirs.sort(), "each edge with its weight and kind");
       deepEqual(
-        rowsOf(g.positions, 3).map((p, i) => `${point(p)} ${Math.fround(g.attributes.radius.values[i])}`).sort(),
-        want.whole.positions.map((p, i) => `${point(p)} ${Math.fround(want.whole.attributes.radius[i])}`).sort(),
+        rowsOf(g.positions, 3)
+          .map((p, i) => `${point(p)} ${Math.fround(g.attributes.radius.values[i])}`)
+          .sort(),
+        want.whole.positions
+          .map((p, i) => `${point(p)} ${Math.fround(want.whole.attributes.radius[i])}`)
+          .sort(),
         "each vertex with its radius",
       );
       const label = await zv.objectAttribute("label");
-      deepEqual([Array.from(label.values), label.shape], [want.object_attributes.label, [4]], "object attribute");
+      deepEqual(
+        [Array.from(label.values), label.shape],
+        [want.object_attributes.label, [4]],
+        "object attribute",
+      );
       const box = await zv.select({ bbox: want.bbox.bbox, linkAttributes: ["weight"] });
-      deepEqual(sorted(rowsOf(box.positions, 3)), sorted(want.bbox.positions), "the vertices in a box");
+      deepEqual(
+        sorted(rowsOf(box.positions, 3)),
+        sorted(want.bbox.positions),
+        "the vertices in a box",
+      );
       deepEqual(linksAsPoints(box, 3), theirLinks(want.bbox, "edges"), "the edges among them");
       ok(box.chunks.length < (await zv.level(0)).chunks.length, "only the chunks meeting the box");
-      await rejects(zv.select({ bbox: [[0, 0, 0]] }), "SelectionError", [/\[min, max\]/], "a box without a max");
-      await rejects(zv.select({ linkAttributes: ["nope"] }), "NotFoundError", [/nope/], "a link attribute that is not there");
+      await rejects(
+        zv.select({ bbox: [[0, 0, 0]] }),
+        "SelectionError",
+        [/\[min, max\]/],
+        "a box without a max",
+      );
+      await rejects(
+        zv.select({ linkAttributes: ["nope"] }),
+        "NotFoundError",
+        [/nope/],
+        "a link attribute that is not there",
+      );
     },
   },
   {
@@ -143,32 +294,59 @@ export const vectorCases = [
         await ctx.clearLog();
         const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/${name}.zarr`);
         const g = await zv.select({ attributes: ["radius"], linkAttributes: ["weight"] });
-        const requests = (await ctx.requests()).filter((r) => /\/0\/(vertices|vertex_fragments)\/c\//.test(r.path)).length;
+        const requests = (await ctx.requests()).filter((r) =>
+          /\/0\/(vertices|vertex_fragments)\/c\//.test(r.path),
+        ).length;
         return { g, requests };
       };
       const sharded = await read("graph_sharded");
-      deepEqual(sorted(rowsOf(sharded.g.positions, 3)), sorted(want.whole.positions), "every vertex, as zarr-vectors reads the sharded copy");
+      deepEqual(
+        sorted(rowsOf(sharded.g.positions, 3)),
+        sorted(want.whole.positions),
+        "every vertex, as zarr-vectors reads the sharded copy",
+      );
       deepEqual(linksAsPoints(sharded.g, 3), theirLinks(want.whole, "edges"), "every edge");
       const plain = await read("graph");
       deepEqual(
-        [sharded.g.positions, sharded.g.attributes.radius.values, sharded.g.linkAttributes.weight.values].map((a) => Array.from(a)),
-        [plain.g.positions, plain.g.attributes.radius.values, plain.g.linkAttributes.weight.values].map((a) => Array.from(a)),
+        [
+          sharded.g.positions,
+          sharded.g.attributes.radius.values,
+          sharded.g.linkAttributes.weight.values,
+        ].map((a) => Array.from(a)),
+        [
+          plain.g.positions,
+          plain.g.attributes.radius.values,
+          plain.g.linkAttributes.weight.values,
+        ].map((a) => Array.from(a)),
         "the same values as the unsharded store",
       );
-      ok(sharded.requests < plain.requests, `${sharded.requests} cell requests sharded, ${plain.requests} not`);
+      ok(
+        sharded.requests < plain.requests,
+        `${sharded.requests} cell requests sharded, ${plain.requests} not`,
+      );
     },
   },
   {
     name: "vectors: a mesh's faces keep their winding; a skeleton's edges are (child, parent)",
     async run(ctx) {
       const mesh = await json(ctx, "vectors/mesh.expected.json");
-      const m = await (await ctx.zarr.openVectors(`${ctx.base}/vectors/mesh.zarr`)).select({ attributes: ["height"] });
+      const m = await (await ctx.zarr.openVectors(`${ctx.base}/vectors/mesh.zarr`)).select({
+        attributes: ["height"],
+      });
       ok(m.faces instanceof Uint32Array && m.faces.length === 3 * 128, "128 triangles");
       deepEqual(linksAsPoints(m, 3), theirLinks(mesh.whole, "faces"), "every face, in its winding");
-      deepEqual(Array.from(m.attributes.height.values), rowsOf(m.positions, 3).map((p) => p[2]), "height is z");
+      deepEqual(
+        Array.from(m.attributes.height.values),
+        rowsOf(m.positions, 3).map((p) => p[2]),
+        "height is z",
+      );
       const skeleton = await json(ctx, "vectors/skeleton.expected.json");
       const s = await (await ctx.zarr.openVectors(`${ctx.base}/vectors/skeleton.zarr`)).select();
-      deepEqual(linksAsPoints(s, 3), theirLinks(skeleton.whole, "edges"), "every (child, parent) edge");
+      deepEqual(
+        linksAsPoints(s, 3),
+        theirLinks(skeleton.whole, "edges"),
+        "every (child, parent) edge",
+      );
     },
   },
   {
@@ -179,16 +357,29 @@ export const vectorCases = [
       deepEqual(zv.levels, ["0", "1", "2"], "three levels");
       for (const [level, expected] of want.levels.entries()) {
         const g = await zv.select({ level });
-        deepEqual(sorted(rowsOf(g.positions, 2)), sorted(expected.whole.positions), `level ${level}`);
+        deepEqual(
+          sorted(rowsOf(g.positions, 2)),
+          sorted(expected.whole.positions),
+          `level ${level}`,
+        );
         for (const [id, object] of Object.entries(expected.objects)) {
           const { positions } = await zv.readObject(Number(id), { level });
-          deepEqual(sorted(rowsOf(positions, 2)), sorted(object.positions), `level ${level} object ${id}`);
+          deepEqual(
+            sorted(rowsOf(positions, 2)),
+            sorted(object.positions),
+            `level ${level} object ${id}`,
+          );
         }
         const size = await zv.objectAttribute("size", { level });
-        deepEqual(Array.from(size.values), expected.object_attributes.size, `level ${level} object sizes`);
+        deepEqual(
+          Array.from(size.values),
+          expected.object_attributes.size,
+          `level ${level} object sizes`,
+        );
       }
       equal(await zv.groupCount(), want.groups.length, "groups");
-      for (const [id, members] of want.groups.entries()) deepEqual(Array.from(await zv.readGroup(id)), members, `group ${id}`);
+      for (const [id, members] of want.groups.entries())
+        deepEqual(Array.from(await zv.readGroup(id)), members, `group ${id}`);
       await rejects(zv.readGroup(9), "SelectionError", [/3 groups/], "a group that is not there");
     },
   },
@@ -197,13 +388,25 @@ export const vectorCases = [
     async run(ctx) {
       const want = await json(ctx, "vectors/mesh.expected.json");
       // A server without directory index pages cannot list links/0.
-      const unlisted = await ctx.zarr.openVectors(`${ctx.origin}/__nolist/tests/fixtures/vectors/mesh.zarr`);
-      await rejects(unlisted.select(), "UnsupportedError", [/cannot list/, /links\/0/], "no index pages");
+      const unlisted = await ctx.zarr.openVectors(
+        `${ctx.origin}/__nolist/tests/fixtures/vectors/mesh.zarr`,
+      );
+      await rejects(
+        unlisted.select(),
+        "UnsupportedError",
+        [/cannot list/, /links\/0/],
+        "no index pages",
+      );
       // A store object with list(): an in-memory copy.
       const store = new ctx.zarr.MemoryStore();
-      for (const key of await ctx.list("vectors/mesh.zarr")) store.set(key, await ctx.bytes(`vectors/mesh.zarr/${key}`));
+      for (const key of await ctx.list("vectors/mesh.zarr"))
+        store.set(key, await ctx.bytes(`vectors/mesh.zarr/${key}`));
       const m = await (await ctx.zarr.openVectors(store)).select();
-      deepEqual(linksAsPoints(m, 3), theirLinks(want.whole, "faces"), "faces through a MemoryStore");
+      deepEqual(
+        linksAsPoints(m, 3),
+        theirLinks(want.whole, "faces"),
+        "faces through a MemoryStore",
+      );
     },
   },
 ];

@@ -22,15 +22,24 @@ function sameResult(actual, expected, what) {
 }
 
 function sameData(actual, expected, what) {
-  equal(Object.getPrototypeOf(actual).constructor, Object.getPrototypeOf(expected).constructor, `${what}: type`);
+  equal(
+    Object.getPrototypeOf(actual).constructor,
+    Object.getPrototypeOf(expected).constructor,
+    `${what}: type`,
+  );
   if (ArrayBuffer.isView(expected)) return sameBytes(bytesOf(actual), bytesOf(expected), what);
   if (Array.isArray(expected)) {
     equal(actual.length, expected.length, `${what}: length`);
-    expected.forEach((e, i) => (ArrayBuffer.isView(e) ? sameBytes(actual[i], e, `${what}[${i}]`) : equal(actual[i], e, `${what}[${i}]`)));
+    expected.forEach((e, i) =>
+      ArrayBuffer.isView(e)
+        ? sameBytes(actual[i], e, `${what}[${i}]`)
+        : equal(actual[i], e, `${what}[${i}]`),
+    );
     return;
   }
   deepEqual(Object.keys(actual), Object.keys(expected), `${what}: fields`);
-  for (const name of Object.keys(expected)) sameData(actual[name], expected[name], `${what}.${name}`);
+  for (const name of Object.keys(expected))
+    sameData(actual[name], expected[name], `${what}.${name}`);
 }
 
 /** Every other element along the first axis, from the second: parts that start mid-chunk. */
@@ -50,7 +59,11 @@ function manifestCase(manifest, file) {
           const there = await ctx.zarr.open(url, { path: entry.path, workers: pool });
           sameResult(await there.get(), await here.get(), `${entry.store}/${entry.path}`);
           const selection = strided(ctx, entry.shape);
-          sameResult(await there.get(selection), await here.get(selection), `${entry.store}/${entry.path} strided`);
+          sameResult(
+            await there.get(selection),
+            await here.get(selection),
+            `${entry.store}/${entry.path} strided`,
+          );
           there.free();
         }
       });
@@ -66,22 +79,40 @@ const cases = [
     async run(ctx) {
       await withPool(ctx, async (pool) => {
         const { open } = ctx.zarr;
-        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool }); // 16 x 16 chunks
+        const arr = await open(`${ctx.base}/v3.zarr`, {
+          path: "layouts/many_chunks",
+          workers: pool,
+        }); // 16 x 16 chunks
         const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
         await ctx.clearLog();
         sameResult(await arr.get(), await here.get(), "many_chunks");
         const log = await ctx.requests();
         const chunks = chunkRequests(log).map((r) => r.path);
-        equal(chunks.length, 256 * 2, "each chunk once by the workers and once by the main thread's read");
+        equal(
+          chunks.length,
+          256 * 2,
+          "each chunk once by the workers and once by the main thread's read",
+        );
         equal(new Set(chunks).size, 256, "256 distinct chunks");
         const metadata = log.filter((r) => r.path.endsWith("/zarr.json"));
-        equal(metadata.length, 2, "the node opened by both workers (so both read parts), not again on the main thread");
+        equal(
+          metadata.length,
+          2,
+          "the node opened by both workers (so both read parts), not again on the main thread",
+        );
 
         // 2 x 2 shards of 4 x 4 inner chunks: as many shards as workers or more, so each shard is
         // one worker's, fetched once (whole: most of it is wanted).
-        const sharded = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end", workers: pool });
+        const sharded = await open(`${ctx.base}/codecs.zarr`, {
+          path: "sharding/index_end",
+          workers: pool,
+        });
         const direct = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
-        deepEqual([direct.chunks, direct.innerChunks, arr.innerChunks], [[32, 32], [8, 8], null], "shard and inner chunk shapes");
+        deepEqual(
+          [direct.chunks, direct.innerChunks, arr.innerChunks],
+          [[32, 32], [8, 8], null],
+          "shard and inner chunk shapes",
+        );
         await ctx.clearLog();
         sameResult(await sharded.get(), await direct.get(), "sharded");
         const whole = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
@@ -90,9 +121,16 @@ const cases = [
         // One shard's worth: fewer shards than workers, so its inner chunks are split between them.
         const { slice } = ctx.zarr;
         await ctx.clearLog();
-        sameResult(await sharded.get([slice(0, 32), slice(0, 32)]), await direct.get([slice(0, 32), slice(0, 32)]), "one shard");
+        sameResult(
+          await sharded.get([slice(0, 32), slice(0, 32)]),
+          await direct.get([slice(0, 32), slice(0, 32)]),
+          "one shard",
+        );
         const parts = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
-        ok(parts.filter((r) => r.status === 206).length >= 4, `index and inner chunk ranges by both workers: ${parts.map((r) => r.range)}`);
+        ok(
+          parts.filter((r) => r.status === 206).length >= 4,
+          `index and inner chunk ranges by both workers: ${parts.map((r) => r.range)}`,
+        );
       });
     },
   },
@@ -103,18 +141,33 @@ const cases = [
         const { open, slice } = ctx.zarr;
         const bad = await open(`${ctx.base}/bad.zarr`, { path: "truncated_gzip", workers: pool });
         await rejects(bad.get(), "CodecError", [/gzip/, /truncated_gzip\/c/], "a corrupt chunk");
-        const missing = await open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`, { path: "dtypes/uint16" }).catch((e) => e);
+        const missing = await open(`${ctx.origin}/__status/500/tests/fixtures/v3.zarr`, {
+          path: "dtypes/uint16",
+        }).catch((e) => e);
         equal(missing.name, "StoreError", "a 500 on opening");
         const arr = await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16", workers: pool });
-        await rejects(arr.get([slice(0, 99, -1), null]), "SelectionError", [/step/], "a bad selection, refused on the main thread");
+        await rejects(
+          arr.get([slice(0, 99, -1), null]),
+          "SelectionError",
+          [/step/],
+          "a bad selection, refused on the main thread",
+        );
         await rejects(arr.getChunk([9, 9]), "SelectionError", [/9/], "a chunk outside the grid");
 
-        const slow = await open(`${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const slow = await open(`${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`, {
+          path: "layouts/many_chunks",
+          workers: pool,
+        });
         const controller = new AbortController();
         const reading = slow.get(null, { signal: controller.signal });
         setTimeout(() => controller.abort("the user panned away"), 50);
         await rejects(reading, "AbortError", [/panned away/], "an aborted read");
-        await rejects(slow.get(null, { signal: controller.signal }), "AbortError", [/aborted/], "an already aborted signal");
+        await rejects(
+          slow.get(null, { signal: controller.signal }),
+          "AbortError",
+          [/aborted/],
+          "an already aborted signal",
+        );
         // The workers stop too: nothing is left in flight soon after the slow requests return.
         let active = Infinity;
         for (let i = 0; i < 40 && active > 0; i++) {
@@ -122,7 +175,11 @@ const cases = [
           active = await ctx.active();
         }
         equal(active, 0, "requests in flight after the abort");
-        sameResult(await arr.get(), await (await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" })).get(), "the pool reads on");
+        sameResult(
+          await arr.get(),
+          await (await open(`${ctx.base}/v3.zarr`, { path: "dtypes/uint16" })).get(),
+          "the pool reads on",
+        );
       });
     },
   },
@@ -131,14 +188,24 @@ const cases = [
     async run(ctx) {
       await withPool(ctx, async (pool) => {
         const { open, slice } = ctx.zarr;
-        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const arr = await open(`${ctx.base}/v3.zarr`, {
+          path: "layouts/many_chunks",
+          workers: pool,
+        });
         const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
         const reports = [];
         await ctx.clearLog();
         const whole = await arr.get(null, { onProgress: (p) => reports.push(p) });
         const last = reports[reports.length - 1];
-        deepEqual([last.chunksDone, last.chunksTotal], [256, 256], "the last report: all chunks done");
-        ok(reports.every((r, i) => i === 0 || r.chunksDone >= reports[i - 1].chunksDone), "chunks done only grow");
+        deepEqual(
+          [last.chunksDone, last.chunksTotal],
+          [256, 256],
+          "the last report: all chunks done",
+        );
+        ok(
+          reports.every((r, i) => i === 0 || r.chunksDone >= reports[i - 1].chunksDone),
+          "chunks done only grow",
+        );
         const chunkBytes = chunkRequests(await ctx.requests()).reduce((n, r) => n + r.bytes, 0);
         equal(last.bytesFetched, chunkBytes, "bytes fetched: the chunks the server sent");
         equal(last.requests, 256, "requests: one per chunk");
@@ -147,7 +214,12 @@ const cases = [
         const into = await arr.get(null, { out });
         ok(into.data === out, "the result's data is the caller's array");
         sameBytes(out, whole.data, "values in out");
-        await rejects(arr.get(null, { out: new Uint8Array(3) }), "SelectionError", [/Uint8Array of length/], "out of the wrong length");
+        await rejects(
+          arr.get(null, { out: new Uint8Array(3) }),
+          "SelectionError",
+          [/Uint8Array of length/],
+          "out of the wrong length",
+        );
 
         const parts = [];
         for await (const part of arr.iterate([slice(0, 8), null])) parts.push(part);
@@ -160,7 +232,10 @@ const cases = [
         await ctx.clearLog();
         sameResult(await child.get([5, null]), await here.get([5, null]), "a group's child");
         const log = await ctx.requests();
-        ok(log.some((r) => r.path.endsWith("many_chunks/zarr.json")), "a worker opened the child");
+        ok(
+          log.some((r) => r.path.endsWith("many_chunks/zarr.json")),
+          "a worker opened the child",
+        );
         child.free();
         await rejects(child.get(), "SelectionError", [/freed/], "a freed node");
       });
@@ -173,34 +248,93 @@ const cases = [
         const { open, MemoryStore, ZipStore, FetchStore } = ctx.zarr;
         const wanted = await (await open(`${ctx.base}/v3.zarr`, { path: "dtypes/float64" })).get();
         const memory = new MemoryStore();
-        for (const key of ["zarr.json", "c/0/0", "c/0/1", "c/0/2", "c/1/0", "c/1/1", "c/1/2", "c/2/0", "c/2/1", "c/2/2"]) {
+        for (const key of [
+          "zarr.json",
+          "c/0/0",
+          "c/0/1",
+          "c/0/2",
+          "c/1/0",
+          "c/1/1",
+          "c/1/2",
+          "c/2/0",
+          "c/2/1",
+          "c/2/2",
+        ]) {
           memory.set(key, await ctx.bytes(`v3.zarr/dtypes/float64/${key}`));
         }
         sameResult(await (await open(memory, { workers: pool })).get(), wanted, "a MemoryStore");
 
         const asked = [];
         const own = { get: (key) => (asked.push(key), memory.get(key)) };
-        sameResult(await (await open(own, { workers: pool })).get(), wanted, "a store object without getRange");
-        ok(asked.some((k) => k.startsWith("c/")), "chunks were asked of the main thread's store");
-        const failing = { get: (key) => (key === "zarr.json" ? memory.get(key) : Promise.reject(new Error("disk on fire"))) };
-        await rejects((await open(failing, { workers: pool })).get(), "StoreError", [/disk on fire/], "a store object that fails");
+        sameResult(
+          await (await open(own, { workers: pool })).get(),
+          wanted,
+          "a store object without getRange",
+        );
+        ok(
+          asked.some((k) => k.startsWith("c/")),
+          "chunks were asked of the main thread's store",
+        );
+        const failing = {
+          get: (key) =>
+            key === "zarr.json" ? memory.get(key) : Promise.reject(new Error("disk on fire")),
+        };
+        await rejects(
+          (await open(failing, { workers: pool })).get(),
+          "StoreError",
+          [/disk on fire/],
+          "a store object that fails",
+        );
 
         const headers = new FetchStore(`${ctx.base}/v3.zarr`, { headers: { "X-Token": "secret" } });
         await ctx.clearLog();
-        sameResult(await (await open(headers, { path: "dtypes/float64", workers: pool })).get(), wanted, "a FetchStore with headers");
+        sameResult(
+          await (await open(headers, { path: "dtypes/float64", workers: pool })).get(),
+          wanted,
+          "a FetchStore with headers",
+        );
         // This array's chunk requests only: another test's reads may still be ending.
-        const chunkRequests = (await ctx.requests()).filter((r) => r.path.includes("/dtypes/float64/c/"));
-        ok(chunkRequests.length > 0 && chunkRequests.every((r) => r.token === "secret"), "the workers send the headers");
+        const chunkRequests = (await ctx.requests()).filter((r) =>
+          r.path.includes("/dtypes/float64/c/"),
+        );
+        ok(
+          chunkRequests.length > 0 && chunkRequests.every((r) => r.token === "secret"),
+          "the workers send the headers",
+        );
         const custom = new FetchStore(`${ctx.base}/v3.zarr`, { fetch: (r) => fetch(r) });
-        await rejects(open(custom, { path: "dtypes/float64", workers: pool }), "UnsupportedError", [/fetch function/], "a fetch function");
+        await rejects(
+          open(custom, { path: "dtypes/float64", workers: pool }),
+          "UnsupportedError",
+          [/fetch function/],
+          "a fetch function",
+        );
 
         const archive = `${ctx.base}/zip/v3_sharded_zarr3.zip`;
-        const zipped = await open(new ZipStore(archive), { path: "sharding/index_end", workers: pool });
-        sameResult(await zipped.get(), await (await open(new ZipStore(archive), { path: "sharding/index_end" })).get(), "a ZIP archive over HTTP");
-        const inMemory = new ZipStore(new MemoryStore([["data.zip", await ctx.bytes("zip/v3_deflated_zarr3.zip")]]), "data.zip");
+        const zipped = await open(new ZipStore(archive), {
+          path: "sharding/index_end",
+          workers: pool,
+        });
+        sameResult(
+          await zipped.get(),
+          await (await open(new ZipStore(archive), { path: "sharding/index_end" })).get(),
+          "a ZIP archive over HTTP",
+        );
+        const inMemory = new ZipStore(
+          new MemoryStore([["data.zip", await ctx.bytes("zip/v3_deflated_zarr3.zip")]]),
+          "data.zip",
+        );
         const nested = await open(inMemory, { path: "sharding/nested", workers: pool });
-        sameResult(await nested.get(), await (await open(inMemory, { path: "sharding/nested" })).get(), "a deflated ZIP in a MemoryStore");
-        await rejects(open(`${ctx.base}/v3.zarr`, { workers: 0.5 }), "SelectionError", [/workers/], "a bad workers option");
+        sameResult(
+          await nested.get(),
+          await (await open(inMemory, { path: "sharding/nested" })).get(),
+          "a deflated ZIP in a MemoryStore",
+        );
+        await rejects(
+          open(`${ctx.base}/v3.zarr`, { workers: 0.5 }),
+          "SelectionError",
+          [/workers/],
+          "a bad workers option",
+        );
       });
     },
   },
@@ -209,31 +343,69 @@ const cases = [
     async run(ctx) {
       const { open, slice, WorkerPool } = ctx.zarr;
       await withPool(ctx, async (pool) => {
-        const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
-        const here = await (await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })).get();
+        const arr = await open(`${ctx.base}/v3.zarr`, {
+          path: "layouts/many_chunks",
+          workers: pool,
+        });
+        const here = await (
+          await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })
+        ).get();
         let calls = 0;
-        const read = await arr.get(null, { onProgress: () => { calls++; throw new Error("the callback's own bug"); } });
+        const read = await arr.get(null, {
+          onProgress: () => {
+            calls++;
+            throw new Error("the callback's own bug");
+          },
+        });
         ok(calls > 0, "the callback was called");
         sameResult(read, here, "a read whose callback throws");
-        await rejects(arr.get(null, { onProgress: 3 }), "TypeError", [/onProgress/], "a bad onProgress");
+        await rejects(
+          arr.get(null, { onProgress: 3 }),
+          "TypeError",
+          [/onProgress/],
+          "a bad onProgress",
+        );
 
         // Freed while reading: the read started finishes; later ones are refused.
-        const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+        const slow = await open(`${ctx.origin}/__slow/100/tests/fixtures/v3.zarr`, {
+          path: "layouts/many_chunks",
+          workers: pool,
+        });
         const reading = slow.get([slice(0, 8), null]);
         slow.free();
-        sameResult(await reading, await (await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })).get([slice(0, 8), null]), "a read started before free()");
+        sameResult(
+          await reading,
+          await (await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" })).get([
+            slice(0, 8),
+            null,
+          ]),
+          "a read started before free()",
+        );
         await rejects(slow.get(), "SelectionError", [/freed/], "a read after free()");
 
         const metadata = await ctx.bytes("v3.zarr/dtypes/uint16/zarr.json");
         const wrong = { get: (key) => (key === "zarr.json" ? metadata : "not bytes") };
         const odd = await open(wrong, { workers: pool });
-        await rejects(odd.get(), "StoreError", [/not a Uint8Array/, /c\/\d\/\d/], "a store object returning a string");
+        await rejects(
+          odd.get(),
+          "StoreError",
+          [/not a Uint8Array/, /c\/\d\/\d/],
+          "a store object returning a string",
+        );
       });
       const pool = new WorkerPool(2);
-      const arr = await open(`${ctx.origin}/__slow/200/tests/fixtures/v3.zarr`, { path: "layouts/many_chunks", workers: pool });
+      const arr = await open(`${ctx.origin}/__slow/200/tests/fixtures/v3.zarr`, {
+        path: "layouts/many_chunks",
+        workers: pool,
+      });
       const reading = arr.get();
       setTimeout(() => pool.terminate(), 50);
-      await rejects(reading, "ZarrError", [/terminated/, /many_chunks/], "a read when its pool is terminated");
+      await rejects(
+        reading,
+        "ZarrError",
+        [/terminated/, /many_chunks/],
+        "a read when its pool is terminated",
+      );
       await rejects(arr.get(), "ZarrError", [/terminated/], "and reads after");
     },
   },

@@ -7,13 +7,17 @@ import { makeContext } from "../cases/context.mjs";
 import { MANIFESTS, readCases } from "../cases/read.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
-const manifests = MANIFESTS.map((m) => JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")));
+const manifests = MANIFESTS.map((m) =>
+  JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")),
+);
 let server;
 let ctx;
 
 before(async () => {
   server = await startServer({ mounts: { "/": repo } });
-  ctx = makeContext(zarr, server.url, { stressReads: Number(process.env.STRESS_READS) || undefined });
+  ctx = makeContext(zarr, server.url, {
+    stressReads: Number(process.env.STRESS_READS) || undefined,
+  });
 });
 after(() => server.close());
 

@@ -10,7 +10,9 @@ import { MANIFESTS, decodingCases } from "../cases/read.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const scalar = await import(`${repo}/target/scalar-pkg/index.js`);
-const manifests = MANIFESTS.map((m) => JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")));
+const manifests = MANIFESTS.map((m) =>
+  JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")),
+);
 let server;
 let ctx;
 
@@ -23,12 +25,19 @@ after(() => server.close());
 test("the scalar build is another module with the same exports", () => {
   const names = (file) => {
     const module = new WebAssembly.Module(readFileSync(file));
-    return WebAssembly.Module.exports(module).map((e) => `${e.kind} ${e.name}`).sort();
+    return WebAssembly.Module.exports(module)
+      .map((e) => `${e.kind} ${e.name}`)
+      .sort();
   };
   const bytes = readFileSync(`${repo}/target/scalar-pkg/zarr_wasm_bg.wasm`);
-  if (bytes.equals(readFileSync(`${repo}/pkg/zarr_wasm_bg.wasm`))) throw new Error("the scalar module is the simd128 one");
-  const [scalarExports, simdExports] = [`${repo}/target/scalar-pkg/zarr_wasm_bg.wasm`, `${repo}/pkg/zarr_wasm_bg.wasm`].map(names);
-  if (scalarExports.join() !== simdExports.join()) throw new Error("the two builds export different functions");
+  if (bytes.equals(readFileSync(`${repo}/pkg/zarr_wasm_bg.wasm`)))
+    throw new Error("the scalar module is the simd128 one");
+  const [scalarExports, simdExports] = [
+    `${repo}/target/scalar-pkg/zarr_wasm_bg.wasm`,
+    `${repo}/pkg/zarr_wasm_bg.wasm`,
+  ].map(names);
+  if (scalarExports.join() !== simdExports.join())
+    throw new Error("the two builds export different functions");
 });
 
 for (const c of decodingCases(manifests)) test(`scalar build: ${c.name}`, () => c.run(ctx));

@@ -43,5 +43,8 @@ test("server: missing files, forced statuses, paths outside the mounts, and the 
   assert.equal((await get("/__status/503/anything")).status, 503);
   assert.equal(await rawStatus("/tests/..%2F..%2F..%2F..%2Fetc%2Fpasswd"), 403);
   const log = await (await get("/__log")).json();
-  assert.deepEqual(log.map((r) => r.status), [404, 503, 403]);
+  assert.deepEqual(
+    log.map((r) => r.status),
+    [404, 503, 403],
+  );
 });

@@ -16,7 +16,9 @@ export async function run(base) {
   } catch (e) {
     missing = e instanceof NotFoundError ? "NotFoundError" : `unexpected ${e}`;
   }
-  const pool = new WorkerPool(2, { url: globalThis.ZARR_WORKER_URL ?? globalThis.process?.env?.ZARR_WORKER_URL });
+  const pool = new WorkerPool(2, {
+    url: globalThis.ZARR_WORKER_URL ?? globalThis.process?.env?.ZARR_WORKER_URL,
+  });
   try {
     const pooled = await open(`${base}/v3.zarr`, { path: "dtypes/uint16", workers: pool });
     let workerSum = 0;

@@ -7,9 +7,13 @@ function chromiumPath() {
   const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
   for (const c of candidates) if (c && existsSync(c)) return c;
   try {
-    return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"]).toString().trim();
+    return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"])
+      .toString()
+      .trim();
   } catch {
-    throw new Error("no Chromium found: run scripts/setup.sh (installs Debian's chromium) or set CHROMIUM_PATH");
+    throw new Error(
+      "no Chromium found: run scripts/setup.sh (installs Debian's chromium) or set CHROMIUM_PATH",
+    );
   }
 }
 
@@ -19,8 +23,16 @@ export async function launchChromium({ args = [] } = {}) {
     executablePath: chromiumPath(),
     headless: true,
     // No sandbox as root; no background traffic to hosts this machine cannot reach.
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", ...args],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      ...args,
+    ],
   });
 }
 
@@ -30,7 +42,12 @@ export async function openPage(browser, url) {
   const errors = [];
   page.on("pageerror", (e) => errors.push(`uncaught: ${e.message}`));
   // Where a failed load names its URL, it follows the message: tests allow the failures they provoke.
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}${m.location()?.url ? ` [${m.location().url}]` : ""}`));
+  page.on(
+    "console",
+    (m) =>
+      m.type() === "error" &&
+      errors.push(`console: ${m.text()}${m.location()?.url ? ` [${m.location().url}]` : ""}`),
+  );
   await page.goto(url);
   return { page, errors };
 }

@@ -14,11 +14,13 @@ export function ok(condition, message) {
 }
 
 export function equal(actual, expected, what) {
-  if (!Object.is(actual, expected)) throw new Error(`${what}: expected ${show(expected)}, got ${show(actual)}`);
+  if (!Object.is(actual, expected))
+    throw new Error(`${what}: expected ${show(expected)}, got ${show(actual)}`);
 }
 
 export function deepEqual(actual, expected, what) {
-  if (show(actual) !== show(expected)) throw new Error(`${what}: expected ${show(expected)}, got ${show(actual)}`);
+  if (show(actual) !== show(expected))
+    throw new Error(`${what}: expected ${show(expected)}, got ${show(actual)}`);
 }
 
 /** The bytes of a typed array (little endian on every platform these tests run on). */
@@ -29,7 +31,8 @@ export function bytesOf(typed) {
 export function sameBytes(actual, expected, what) {
   equal(actual.length, expected.length, `${what}: byte length`);
   for (let i = 0; i < actual.length; i++) {
-    if (actual[i] !== expected[i]) throw new Error(`${what}: first difference at byte ${i} (${actual[i]} != ${expected[i]})`);
+    if (actual[i] !== expected[i])
+      throw new Error(`${what}: first difference at byte ${i} (${actual[i]} != ${expected[i]})`);
   }
 }
 
@@ -44,6 +47,7 @@ export async function rejects(promise, name, patterns, what) {
   ok(error !== null, `${what}: expected a rejection, the promise resolved`);
   ok(error instanceof Error, `${what}: rejected with a non-Error ${show(error)}`);
   equal(error.name, name, `${what}: error name (message: ${error.message})`);
-  for (const p of patterns) ok(p.test(error.message), `${what}: message ${show(error.message)} does not match ${p}`);
+  for (const p of patterns)
+    ok(p.test(error.message), `${what}: message ${show(error.message)} does not match ${p}`);
   return error;
 }

@@ -30,6 +30,7 @@ export function sampleValue(c, z, y, x, side) {
 export function levelValue(level, c, z, y, x, side) {
   const f = 2 ** level;
   let sum = 0;
-  for (let dy = 0; dy < f; dy++) for (let dx = 0; dx < f; dx++) sum += sampleValue(c, z, y * f + dy, x * f + dx, side);
+  for (let dy = 0; dy < f; dy++)
+    for (let dx = 0; dx < f; dx++) sum += sampleValue(c, z, y * f + dy, x * f + dx, side);
   return Math.floor(sum / (f * f));
 }

@@ -56,9 +56,12 @@ export function parseRange(header, size) {
 /** A directory's index page, as Python's http.server writes one. */
 function indexPage(path, entries) {
   const items = entries
-    .map((e) => (e.isDirectory() ? e.name + "/" : e.name))
+    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
     .sort()
-    .map((name) => `<li><a href="${encodeURIComponent(name.replace(/\/$/, "")) + (name.endsWith("/") ? "/" : "")}">${name}</a></li>`);
+    .map(
+      (name) =>
+        `<li><a href="${encodeURIComponent(name.replace(/\/$/, "")) + (name.endsWith("/") ? "/" : "")}">${name}</a></li>`,
+    );
   return `<!DOCTYPE HTML>\n<html lang="en">\n<head><meta charset="utf-8"><title>Directory listing for ${path}</title></head>\n<body>\n<h1>Directory listing for ${path}</h1>\n<hr>\n<ul>\n${items.join("\n")}\n</ul>\n<hr>\n</body>\n</html>\n`;
 }
 
@@ -66,15 +69,39 @@ function indexPage(path, entries) {
  * Starts a server. `mounts` maps URL prefixes to directories, e.g. { "/": "www/dist", "/data/": "www/data" }.
  * Resolves to { url, log, clearLog(), close() }.
  */
-export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet = true, tls = null }) {
+export async function startServer({
+  mounts,
+  port = 0,
+  host = "127.0.0.1",
+  quiet = true,
+  tls = null,
+}) {
   const roots = Object.entries(mounts)
-    .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : prefix + "/", resolve(dir)])
+    .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : `${prefix}/`, resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
   const log = [];
   const flakyCounts = new Map();
   // The fuzzing server's quirks: 3 requests in 10 get one, chosen by a generator per seed.
   const fuzzers = new Map();
-  const QUIRKS = [500, 503, 429, 408, 400, 403, 418, "stall", "reset", "cut", "whole", "shift", "short", "endless", "huge", "slow", "trickle"];
+  const QUIRKS = [
+    500,
+    503,
+    429,
+    408,
+    400,
+    403,
+    418,
+    "stall",
+    "reset",
+    "cut",
+    "whole",
+    "shift",
+    "short",
+    "endless",
+    "huge",
+    "slow",
+    "trickle",
+  ];
   const pickQuirk = (seed) => {
     if (!fuzzers.has(seed)) fuzzers.set(seed, mulberry32(seed));
     const next = fuzzers.get(seed);
@@ -107,7 +134,13 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       return res.end();
     }
     // `active`: requests in progress when this one arrived, itself included.
-    const entry = { method: req.method, path: url.pathname, range: req.headers.range ?? null, status: 0, active: ++active };
+    const entry = {
+      method: req.method,
+      path: url.pathname,
+      range: req.headers.range ?? null,
+      status: 0,
+      active: ++active,
+    };
     res.on("close", () => {
       active--;
       // The client went away before the answer was sent: an aborted request.
@@ -119,7 +152,8 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       entry.status = status;
       entry.bytes = req.method === "HEAD" ? 0 : body.length;
       res.statusCode = status;
-      if (!trickleMs || req.method === "HEAD") return res.end(req.method === "HEAD" ? undefined : body);
+      if (!trickleMs || req.method === "HEAD")
+        return res.end(req.method === "HEAD" ? undefined : body);
       // 1 KiB every `trickleMs`: slow, but never idle for long.
       body = Buffer.from(body);
       let at = 0;
@@ -132,7 +166,12 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       };
       next();
     };
-    if (!quiet) res.on("finish", () => console.log(`${entry.status} ${req.method} ${url.pathname}${entry.range ? ` [${entry.range}]` : ""}`));
+    if (!quiet)
+      res.on("finish", () =>
+        console.log(
+          `${entry.status} ${req.method} ${url.pathname}${entry.range ? ` [${entry.range}]` : ""}`,
+        ),
+      );
 
     let path = decodeURIComponent(url.pathname);
     const forced = /^\/__status\/(\d{3})(\/.*)$/.exec(path);
@@ -150,7 +189,7 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       quirk = pickQuirk(Number(fuzz[1]));
       if (quirk) entry.quirk = quirk;
       if (typeof quirk === "number") return reply(quirk, "fuzzed status");
-      if (quirk === "stall") path = "/__stall" + path;
+      if (quirk === "stall") path = `/__stall${path}`;
       if (quirk === "reset") return req.socket.destroy();
       if (quirk === "endless" || quirk === "huge") path = `/__${quirk}${path}`;
       if (quirk === "slow") await new Promise((ok) => setTimeout(ok, 30));
@@ -170,7 +209,8 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       const range = req.headers.range ? /bytes=(\d*)-(\d*)/.exec(req.headers.range) : null;
       entry.status = range ? 206 : 200;
       res.statusCode = entry.status;
-      if (range) res.setHeader("Content-Range", `bytes ${range[1] || 0}-${range[2] || 1e12 - 1}/${1e12}`);
+      if (range)
+        res.setHeader("Content-Range", `bytes ${range[1] || 0}-${range[2] || 1e12 - 1}/${1e12}`);
       const zeros = Buffer.alloc(64 << 10);
       entry.bytes = 0;
       const pump = () => {
@@ -204,9 +244,10 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         if (seen <= Number(mode[2])) return reply(503, "try again");
       }
     }
-    const behaviour = quirk === "whole" ? "norange" : mode && mode[2] === undefined ? mode[1] : "normal";
+    const behaviour =
+      quirk === "whole" ? "norange" : mode && mode[2] === undefined ? mode[1] : "normal";
     if (req.headers["x-token"]) entry.token = req.headers["x-token"];
-    const mount = roots.find(([prefix]) => path.startsWith(prefix) || path + "/" === prefix);
+    const mount = roots.find(([prefix]) => path.startsWith(prefix) || `${path}/` === prefix);
     if (!mount || (req.method !== "GET" && req.method !== "HEAD")) return reply(mount ? 405 : 404);
     const [prefix, dir] = mount;
     let file = normalize(join(dir, path.slice(prefix.length)));
@@ -215,7 +256,11 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       let info = await stat(file);
       if (info.isDirectory()) {
         const names = await readdir(file, { withFileTypes: true });
-        if (path.endsWith("/") && behaviour !== "nolist" && !names.some((n) => n.name === "index.html")) {
+        if (
+          path.endsWith("/") &&
+          behaviour !== "nolist" &&
+          !names.some((n) => n.name === "index.html")
+        ) {
           res.setHeader("Content-Type", "text/html; charset=utf-8");
           return reply(200, Buffer.from(indexPage(path, names)));
         }
@@ -227,7 +272,8 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
       res.setHeader("Accept-Ranges", "bytes");
       res.setHeader("Cache-Control", "no-cache");
       const asked = behaviour === "norange" ? null : req.headers.range;
-      if (asked?.startsWith("bytes=-") && (behaviour === "nosuffix" || behaviour === "nolength")) return reply(416);
+      if (asked?.startsWith("bytes=-") && (behaviour === "nosuffix" || behaviour === "nolength"))
+        return reply(416);
       const range = asked ? parseRange(asked, body.length) : null;
       if (range === "unsatisfiable") {
         res.setHeader("Content-Range", `bytes */${body.length}`);
@@ -237,7 +283,10 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
         // Fuzzed: a Content-Range one byte off, or a body one byte short of the range.
         const shift = quirk === "shift" ? 1 : 0;
         const end = quirk === "short" && range.end > range.start ? range.end - 1 : range.end;
-        res.setHeader("Content-Range", `bytes ${range.start + shift}-${end + shift}/${body.length}`);
+        res.setHeader(
+          "Content-Range",
+          `bytes ${range.start + shift}-${end + shift}/${body.length}`,
+        );
         res.setHeader("Content-Length", end - range.start + 1);
         if (quirk === "cut") return cut(res, body.subarray(range.start, end + 1));
         return reply(206, body.subarray(range.start, end + 1));
@@ -256,7 +305,9 @@ export async function startServer({ mounts, port = 0, host = "127.0.0.1", quiet 
   };
   // `tls` ({ key, cert }): HTTP/2 over TLS, as CDNs serve (HTTP/1.1 too, for clients that ask).
   // The hostile-server quirks are written for HTTP/1.1 and are not for this mode.
-  const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }, handle) : createServer(handle);
+  const server = tls
+    ? createSecureServer({ ...tls, allowHTTP1: true }, handle)
+    : createServer(handle);
   const sessions = new Set();
   server.on("session", (session) => {
     sessions.add(session);

@@ -9,14 +9,13 @@
 pub mod blosclz;
 pub mod snappy;
 
-use super::codec::{BytesToBytesCodec, DecodedSize};
+use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::{try_grow, try_zeroed};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use super::codec::{Codec, CodecEntry, Kind};
 
 /// `blosc`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
