@@ -149,7 +149,7 @@ export const safetyCases = [
   {
     name: "arguments of the wrong type are a TypeError before anything reaches the module",
     async run(ctx) {
-      const { open } = ctx.zarr;
+      const { open, openVectors } = ctx.zarr;
       const memory = await memoryCopy(ctx, "v3.zarr/dtypes/uint16");
       await rejects(
         open(memory, { path: 5 }),
