@@ -2,12 +2,17 @@
 //! types, core results into typed arrays and plain objects, and core errors into JS `Error`s.
 //! The npm package's `index.js` wraps these exports in the public API.
 
-mod convert;
+mod errors;
 mod fetch;
 mod heap;
 mod host;
+mod info;
+mod js;
+mod options;
+mod selection;
 mod signal;
 mod stores;
+mod typed;
 #[cfg(feature = "vectors")]
 mod vectors;
 
@@ -18,11 +23,12 @@ use crate::hierarchy::node::{open_with, Node};
 use crate::host::timing::{timed, Phase};
 use crate::store::counting::CountingStore;
 use crate::store::http::HttpStore;
-use convert::{
-    array_data_to_js, array_info, chunk_extent, group_info, js_error, parse_coords, parse_selection,
-};
+use errors::js_error;
+use info::{array_info, chunk_extent, group_info};
+use selection::{parse_coords, parse_selection};
 use std::rc::Rc;
 use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
+use typed::array_data_to_js;
 use wasm_bindgen::prelude::*;
 
 #[global_allocator]
@@ -52,8 +58,8 @@ pub struct WasmStore {
 impl WasmStore {
     /// An HTTP store below `url`; `options` are the FetchStore's (`cacheSize` among them).
     pub fn fetch(url: String, options: JsValue) -> Result<WasmStore, JsValue> {
-        let (http, client) = convert::fetch_options(&options).map_err(js_error)?;
-        let cache = convert::cache_size(&options).map_err(js_error)?;
+        let (http, client) = options::fetch_options(&options).map_err(js_error)?;
+        let cache = options::cache_size(&options).map_err(js_error)?;
         let http = Rc::new(HttpStore::with_options(&url, client, http));
         Ok(WasmStore {
             source: CachedSource::wrap(Rc::new(HttpSource(http)), cache),
@@ -64,7 +70,7 @@ impl WasmStore {
     /// { signal })`, resolving to a Uint8Array or undefined; `label` names it in messages.
     pub fn js(store: JsValue, label: String, options: JsValue) -> Result<WasmStore, JsValue> {
         let source = JsSource::new(store, label).map_err(js_error)?;
-        let cache = convert::cache_size(&options).map_err(js_error)?;
+        let cache = options::cache_size(&options).map_err(js_error)?;
         Ok(WasmStore {
             source: CachedSource::wrap(Rc::new(source), cache),
         })
@@ -74,7 +80,7 @@ impl WasmStore {
     pub fn zip(&self, key: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let inner = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let cache = convert::cache_size(&options).map_err(js_error)?;
+            let cache = options::cache_size(&options).map_err(js_error)?;
             let zip = ZipSource::open(inner, &key, &signal).await?;
             Ok(WasmStore {
                 source: CachedSource::wrap(Rc::new(zip), cache),
@@ -109,8 +115,8 @@ impl WasmStore {
     pub fn open(&self, path: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let chunk_cache = convert::chunk_cache_size(&options).map_err(js_error)?;
-            let options = convert::open_options(&options).map_err(js_error)?;
+            let chunk_cache = options::chunk_cache_size(&options).map_err(js_error)?;
+            let options = options::open_options(&options).map_err(js_error)?;
             let reading = stores::reading(&*source, &signal)?;
             // The signal is the opening's only: the node keeps reading through the plain store.
             let node = open_with(reading, &path, options).await.map_err(js_error)?;
@@ -171,7 +177,7 @@ impl WasmArray {
     /// Reads a selection: `[null | number | {start, stop, step}, ...]`.
     /// Reads a selection; `options` are `{ signal, concurrency, onProgress, out }`.
     pub fn get(&self, selection: JsValue, options: JsValue) -> js_sys::Promise {
-        let parsed = convert::read_options(&options).map_err(js_error);
+        let parsed = options::read_options(&options).map_err(js_error);
         let array = parsed
             .as_ref()
             .map_err(Clone::clone)
@@ -190,7 +196,7 @@ impl WasmArray {
             };
             let report = |done: u64, total: u64| {
                 if let (Some(f), Some(bytes)) = (&options.on_progress, &bytes) {
-                    convert::report_progress(f, done, total, bytes);
+                    options::report_progress(f, done, total, bytes);
                 }
             };
             let limits = array.limits();
@@ -203,7 +209,7 @@ impl WasmArray {
             let data = array.get_with(&selection, &read).await.map_err(js_error)?;
             let fields = array.metadata().fields.as_deref();
             timed(Phase::CopyOut, || match &options.out {
-                Some(out) => convert::array_data_into(&data, out),
+                Some(out) => typed::array_data_into(&data, out),
                 None => array_data_to_js(&data, fields),
             })
         })
@@ -214,7 +220,7 @@ impl WasmArray {
     pub fn chunk_regions(&self, selection: JsValue) -> Result<JsValue, JsValue> {
         let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
         let regions = self.inner.chunk_regions(&selection).map_err(js_error)?;
-        convert::chunk_regions_to_js(&regions)
+        info::chunk_regions_to_js(&regions)
     }
 
     /// The selection split into at most `maxParts` boxes of whole chunks for `readers` workers:
@@ -228,7 +234,7 @@ impl WasmArray {
         options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
-        let parsed = convert::read_options(&options).map_err(js_error)?;
+        let parsed = options::read_options(&options).map_err(js_error)?;
         let limits = self.inner.limits();
         let read = ReadOptions {
             max_chunks: parsed.max_chunks.unwrap_or(limits.max_chunks_per_read),
@@ -239,7 +245,7 @@ impl WasmArray {
             .inner
             .partition(&selection, max_parts as usize, readers as usize, &read)
             .map_err(js_error)?;
-        convert::partition_to_js(&partition)
+        info::partition_to_js(&partition)
     }
 
     /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).

@@ -3,7 +3,7 @@
 //! own), and ZIP archives inside either. Each is a `Source`: the store itself, and the view of it
 //! that a read with an `AbortSignal` goes through.
 
-use super::convert::js_error;
+use super::errors::js_error;
 use super::fetch::FetchClient;
 use super::signal::SignalWatch;
 use crate::error::{ErrorKind, Result, ZarrError};

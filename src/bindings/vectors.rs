@@ -1,8 +1,9 @@
 //! Zarr Vectors for JS: a store's metadata and levels, a level's chunks (vertices as typed arrays,
 //! fragments as plain objects) and objects.
 
-use super::convert::{json, set, values_to_js};
-use crate::bindings::convert::js_error;
+use super::errors::js_error;
+use super::js::{json, set};
+use super::typed::values_to_js;
 use crate::error::ZarrError;
 use crate::vectors::fragment_index::Fragment;
 use crate::vectors::geometry::{Column, Query};

@@ -1,0 +1,23 @@
+//! Core errors as JS `Error`s, named by kind so that callers can tell failures apart.
+
+use crate::error::{ErrorKind, ZarrError};
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+
+/// A JS `Error` with the core's message and a name per kind, so callers can tell failures apart.
+pub fn js_error(err: ZarrError) -> JsValue {
+    let e = js_sys::Error::new(&err.message);
+    e.set_name(match err.kind {
+        ErrorKind::NotFound => "NotFoundError",
+        ErrorKind::Metadata => "MetadataError",
+        ErrorKind::Unsupported => "UnsupportedError",
+        ErrorKind::Codec => "CodecError",
+        ErrorKind::Store => "StoreError",
+        ErrorKind::Selection => "SelectionError",
+        ErrorKind::Aborted => "AbortError",
+    });
+    if let Some(status) = err.status {
+        let _ = Reflect::set(&e, &"status".into(), &JsValue::from(status));
+    }
+    e.into()
+}

@@ -1,0 +1,285 @@
+//! The options objects of the JS API (`open()`, reads, `FetchStore`, caches), each read by one
+//! parser (`Options`) that names the option and what it must be when a value is wrong. An option
+//! that is `undefined` or `null` is absent; so is every option of an absent options object.
+
+use super::fetch::FetchClient;
+use super::js::set;
+use crate::array::ReadOptions;
+use crate::buffer::MAX_BUFFER;
+use crate::error::ZarrError;
+use crate::hierarchy::node::OpenOptions;
+use crate::limits::Limits;
+use crate::store::counting::Counts;
+use crate::store::http::HttpOptions;
+use js_sys::{Array as JsArray, Function, Object, Reflect};
+use std::fmt::Display;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// One options object, read an option at a time. Errors start with `prefix` ("read option ",
+/// "FetchStore option ", ...) and name the option.
+struct Options<'a> {
+    object: &'a JsValue,
+    prefix: &'static str,
+}
+
+impl<'a> Options<'a> {
+    fn new(object: &'a JsValue, prefix: &'static str) -> Self {
+        Options { object, prefix }
+    }
+
+    /// The value of option `name`, unless it is absent.
+    fn get(&self, name: &str) -> Option<JsValue> {
+        if self.object.is_undefined() || self.object.is_null() {
+            return None;
+        }
+        Reflect::get(self.object, &name.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    }
+
+    /// An error about this object's options: `what` after the prefix.
+    fn error(&self, what: impl Display) -> ZarrError {
+        ZarrError::selection(format!("{}{what}", self.prefix))
+    }
+
+    /// A value of option `name` that `parse` takes, else the error "`name` must be `expected`".
+    fn parsed<T>(
+        &self,
+        name: &str,
+        expected: &str,
+        parse: impl FnOnce(&JsValue) -> Option<T>,
+    ) -> Result<Option<T>, ZarrError> {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        parse(&value)
+            .map(Some)
+            .ok_or_else(|| self.error(format!("{name} must be {expected}")))
+    }
+
+    fn bool(&self, name: &str) -> Result<Option<bool>, ZarrError> {
+        self.parsed(name, "true or false", JsValue::as_bool)
+    }
+
+    /// An integer from `min` to `max`.
+    fn integer(&self, name: &str, min: f64, max: f64) -> Result<Option<f64>, ZarrError> {
+        let expected = format!("an integer from {min} to {max}");
+        self.parsed(name, &expected, |v| {
+            v.as_f64()
+                .filter(|n| n.fract() == 0.0 && (min..=max).contains(n))
+        })
+    }
+
+    fn function(&self, name: &str) -> Result<Option<Function>, ZarrError> {
+        self.parsed(name, "a function", |v| v.dyn_ref::<Function>().cloned())
+    }
+
+    /// One of `choices` by its name (`expected` lists them for the error).
+    fn choice<T: Copy>(
+        &self,
+        name: &str,
+        choices: &[(&str, T)],
+        expected: &str,
+    ) -> Result<Option<T>, ZarrError> {
+        self.parsed(name, expected, |v| {
+            let s = v.as_string()?;
+            choices.iter().find(|(n, _)| *n == s).map(|&(_, t)| t)
+        })
+    }
+
+    /// An object's own properties as (name, value) pairs.
+    fn entries(&self, name: &str) -> Result<Option<Vec<(String, JsValue)>>, ZarrError> {
+        self.parsed(name, "an object", |v| Some(entries(v.dyn_ref::<Object>()?)))
+    }
+}
+
+/// An object's own enumerable properties as (name, value) pairs.
+fn entries(object: &Object) -> Vec<(String, JsValue)> {
+    Object::entries(object)
+        .iter()
+        .map(|entry| {
+            let pair: JsArray = entry.unchecked_into();
+            (pair.get(0).as_string().unwrap_or_default(), pair.get(1))
+        })
+        .collect()
+}
+
+/// `get()`'s options.
+pub struct GetOptions {
+    pub signal: JsValue,
+    pub concurrency: usize,
+    pub on_progress: Option<Function>,
+    /// A typed array to write the result into.
+    pub out: Option<JsValue>,
+    /// This read's own limits, where given (else the node's).
+    pub max_chunks: Option<u64>,
+    pub max_bytes: Option<u64>,
+}
+
+/// `{ signal, concurrency, onProgress, out, maxChunks, maxBytes }`, all optional.
+pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
+    let o = Options::new(options, "read option ");
+    let count = |name: &str| {
+        o.parsed(name, "a non-negative integer", |v| {
+            v.as_f64()
+                .filter(|n| n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(n))
+                .map(|n| n as u64)
+        })
+    };
+    Ok(GetOptions {
+        signal: o.get("signal").unwrap_or(JsValue::UNDEFINED),
+        concurrency: o
+            .integer("concurrency", 1.0, 1024.0)?
+            .map_or(ReadOptions::default().concurrency, |n| n as usize),
+        on_progress: o.function("onProgress")?,
+        out: o.get("out"),
+        max_chunks: count("maxChunks")?,
+        max_bytes: count("maxBytes")?,
+    })
+}
+
+/// Calls `onProgress({ chunksDone, chunksTotal, bytesFetched, requests })`. What the callback
+/// throws is its own business: the read goes on.
+pub fn report_progress(f: &Function, done: u64, total: u64, counts: &Counts) {
+    let obj = Object::new();
+    let _ = set(&obj, "chunksDone", done as f64);
+    let _ = set(&obj, "chunksTotal", total as f64);
+    let _ = set(&obj, "bytesFetched", counts.bytes.get() as f64);
+    let _ = set(&obj, "requests", counts.requests.get() as f64);
+    let _ = f.call1(&JsValue::NULL, &obj);
+}
+
+/// A store's `cacheSize` option: bytes of recent values to keep (default 0, none).
+pub fn cache_size(options: &JsValue) -> Result<usize, ZarrError> {
+    bytes_option(options, "cacheSize")
+}
+
+/// `open()`'s `chunkCacheSize`: bytes of decoded chunks each array keeps (default 0, none).
+pub fn chunk_cache_size(options: &JsValue) -> Result<usize, ZarrError> {
+    bytes_option(options, "chunkCacheSize")
+}
+
+/// A size in bytes from `options[name]`, where given (default 0).
+fn bytes_option(options: &JsValue, name: &str) -> Result<usize, ZarrError> {
+    let o = Options::new(options, "option ");
+    let bytes = o.parsed(name, "a number of bytes", |v| {
+        v.as_f64()
+            .filter(|n| n.fract() == 0.0 && (0.0..=MAX_BUFFER as f64).contains(n))
+    })?;
+    Ok(bytes.map_or(0, |n| n as usize))
+}
+
+/// `open()`'s options beside the path and the signal: `{ zarrFormat: 2 | 3, consolidated, limits }`.
+pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
+    let o = Options::new(options, "open option ");
+    let mut open = OpenOptions::default();
+    if let Some(v) = o.get("zarrFormat") {
+        open.zarr_format = Some(match v.as_f64() {
+            Some(2.0) => 2,
+            Some(3.0) => 3,
+            _ => return Err(o.error(format!("zarrFormat must be 2 or 3, not {v:?}"))),
+        });
+    }
+    open.consolidated = o.bool("consolidated")?;
+    if let Some(v) = o.get("limits") {
+        open.limits = limits(&v)?;
+    }
+    Ok(open)
+}
+
+/// `open()`'s `limits`: `{ maxChunksPerRead, maxBytesPerRead, maxDecodedChunkBytes, maxItemBytes }`,
+/// each optional (the default where absent). A name it does not know is an error: a misspelt
+/// limit must not be silently ignored.
+fn limits(value: &JsValue) -> Result<Limits, ZarrError> {
+    let o = Options::new(value, "open option limits: ");
+    let object = value
+        .dyn_ref::<Object>()
+        .ok_or_else(|| o.error("must be an object"))?;
+    let mut limits = Limits::default();
+    for (name, _) in entries(object) {
+        let max = match name.as_str() {
+            "maxChunksPerRead" | "maxBytesPerRead" => MAX_SAFE_INTEGER,
+            "maxDecodedChunkBytes" | "maxItemBytes" => MAX_BUFFER as f64,
+            _ => {
+                return Err(o.error(format!(
+                    "unknown limit {:?} (maxChunksPerRead, maxBytesPerRead, maxDecodedChunkBytes, maxItemBytes)",
+                    name.chars().take(40).collect::<String>()
+                )))
+            }
+        };
+        let Some(n) = o.integer(&name, 1.0, max)? else {
+            continue;
+        };
+        match name.as_str() {
+            "maxChunksPerRead" => limits.max_chunks_per_read = n as u64,
+            "maxBytesPerRead" => limits.max_bytes_per_read = n as u64,
+            "maxDecodedChunkBytes" => limits.max_decoded_chunk_bytes = n as usize,
+            _ => limits.max_item_bytes = n as usize,
+        }
+    }
+    Ok(limits)
+}
+
+/// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests,
+/// mergeGap, indexCacheSize, headers, credentials, redirect, timeout, maxObjectBytes, fetch }`,
+/// all optional.
+pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), ZarrError> {
+    let o = Options::new(options, "FetchStore option ");
+    let mut http = HttpOptions::default();
+    let mut client = FetchClient::default();
+    if let Some(suffix) = o.bool("suffixRequests")? {
+        http.suffix_requests = suffix;
+    }
+    if o.bool("treat403AsMissing")? == Some(true) {
+        http.missing_statuses.push(403);
+    }
+    if let Some(n) = o.integer("retries", 0.0, 20.0)? {
+        http.retries = n as u32;
+    }
+    if let Some(n) = o.integer("maxRequests", 1.0, 1024.0)? {
+        http.max_requests = n as usize;
+    }
+    if let Some(n) = o.integer("mergeGap", 0.0, 1_000_000_000.0)? {
+        http.hints.merge_gap = n as u64;
+    }
+    if let Some(n) = o.integer("indexCacheSize", 1.0, 10_000_000.0)? {
+        http.hints.index_cache = n as usize;
+    }
+    for (name, value) in o.entries("headers")?.unwrap_or_default() {
+        let value = value
+            .as_string()
+            .ok_or_else(|| o.error("headers must map names to strings"))?;
+        client.headers.push((name, value));
+    }
+    use web_sys::{RequestCredentials as Credentials, RequestRedirect as Redirect};
+    client.credentials = o.choice(
+        "credentials",
+        &[
+            ("omit", Credentials::Omit),
+            ("same-origin", Credentials::SameOrigin),
+            ("include", Credentials::Include),
+        ],
+        "\"omit\", \"same-origin\" or \"include\"",
+    )?;
+    client.redirect = o.choice(
+        "redirect",
+        &[
+            ("follow", Redirect::Follow),
+            ("error", Redirect::Error),
+            ("manual", Redirect::Manual),
+        ],
+        "\"follow\", \"error\" or \"manual\"",
+    )?;
+    if let Some(n) = o.integer("timeout", 0.0, 3_600_000.0)? {
+        http.idle_timeout_ms = n as u32;
+    }
+    if let Some(n) = o.integer("maxObjectBytes", 1.0, MAX_BUFFER as f64)? {
+        http.max_object_bytes = n as u64;
+    }
+    client.fetch = o.function("fetch")?;
+    Ok((http, client))
+}

@@ -1,0 +1,228 @@
+//! Read results as JS values: typed arrays for numbers, arrays of strings or bytes, objects of
+//! fields for records; and results written into a typed array the caller gives.
+
+use super::errors::js_error;
+use super::js::{numbers, set};
+use crate::array::ArrayData;
+use crate::data_type::fixed_string::{bytes_to_strings, utf32_to_strings};
+use crate::data_type::structured::{self, Field, FieldValues, Values};
+use crate::data_type::variable::Items;
+use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
+use crate::error::ZarrError;
+use crate::indexing::region::c_strides;
+use js_sys::{Array as JsArray, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A typed array from the global scope by name, if this runtime has it (Float16Array is recent).
+fn global_typed_array(name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValue> {
+    let ctor = Reflect::get(&js_sys::global(), &name.into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    Reflect::construct(&ctor, &JsArray::of1(buffer)).ok()
+}
+
+/// float16 elements (native order) as a Float32Array of the same values, for runtimes without Float16Array.
+fn float16_as_float32(bytes: &[u8]) -> JsValue {
+    let values: Vec<f32> = bytes
+        .chunks_exact(2)
+        .map(|b| half::f16::from_ne_bytes([b[0], b[1]]).to_f32())
+        .collect();
+    js_sys::Float32Array::from(values.as_slice()).into()
+}
+
+/// `{ data, shape, stride }` with `data` the typed array for the data type: complex numbers as
+/// interleaved (re, im) floats, raw types as bytes, float16 as Float16Array where the runtime has
+/// one and otherwise as a Float32Array of the same values, datetimes as BigInt64Array, strings
+/// (fixed or variable length) as a JS `Array`, and structured values as an object of fields.
+pub fn array_data_to_js(data: &ArrayData, fields: Option<&[Field]>) -> Result<JsValue, JsValue> {
+    let values = match (data.data_type, fields) {
+        (DataType::Structured { size }, Some(fields)) => {
+            record_to_js(&structured::split(&data.bytes, size, fields))?
+        }
+        _ => values_to_js(data.data_type, &data.bytes, data.items.as_ref())?,
+    };
+    with_shape(values, &data.shape)
+}
+
+/// A structured result's fields as an object: each field's values, or a nested record's object.
+fn record_to_js(fields: &[FieldValues]) -> Result<JsValue, JsValue> {
+    let obj = Object::new();
+    for field in fields {
+        let values = match &field.values {
+            Values::Elements { data_type, bytes } => values_to_js(*data_type, bytes, None)?,
+            Values::Record(inner) => record_to_js(inner)?,
+        };
+        // An own property, so that any name (`__proto__` too) is just a field.
+        let descriptor = Object::new();
+        for flag in ["enumerable", "writable", "configurable"] {
+            set(&descriptor, flag, true)?;
+        }
+        set(&descriptor, "value", values)?;
+        Object::define_property(&obj, &field.name.as_str().into(), &descriptor);
+    }
+    Ok(obj.into())
+}
+
+/// Elements of `data_type` (native order) as the JS value users get for them.
+pub(super) fn values_to_js(
+    data_type: DataType,
+    bytes: &[u8],
+    items: Option<&Items>,
+) -> Result<JsValue, JsValue> {
+    if let Some(items) = items {
+        return variable_to_js(data_type, bytes, items);
+    }
+    match data_type {
+        DataType::FixedBytes { len } => return Ok(strings_to_js(bytes_to_strings(bytes, len))),
+        DataType::FixedUnicode { chars } => {
+            return Ok(strings_to_js(utf32_to_strings(bytes, chars)))
+        }
+        DataType::Float16
+            if Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) =>
+        {
+            return Ok(float16_as_float32(bytes))
+        }
+        _ => {}
+    }
+    // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
+    let copy = Uint8Array::new_with_length(bytes.len() as u32);
+    copy.copy_from(bytes);
+    let buffer = copy.buffer();
+    Ok(match data_type {
+        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => copy.into(),
+        // Returned as arrays of items or records above; bytes if a caller has neither.
+        DataType::String
+        | DataType::Bytes
+        | DataType::Structured { .. }
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. } => copy.into(),
+        DataType::Float16 => global_typed_array("Float16Array", &buffer)
+            .ok_or("Float16Array could not be constructed")?,
+        DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
+        DataType::Complex128 => js_sys::Float64Array::new(&buffer).into(),
+        DataType::Int8 => js_sys::Int8Array::new(&buffer).into(),
+        DataType::Int16 => js_sys::Int16Array::new(&buffer).into(),
+        DataType::Int32 => js_sys::Int32Array::new(&buffer).into(),
+        DataType::Int64 | DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
+            js_sys::BigInt64Array::new(&buffer).into()
+        }
+        DataType::UInt16 => js_sys::Uint16Array::new(&buffer).into(),
+        DataType::UInt32 => js_sys::Uint32Array::new(&buffer).into(),
+        DataType::UInt64 => js_sys::BigUint64Array::new(&buffer).into(),
+        DataType::Float32 => js_sys::Float32Array::new(&buffer).into(),
+        DataType::Float64 => js_sys::Float64Array::new(&buffer).into(),
+    })
+}
+
+fn strings_to_js(strings: Vec<String>) -> JsValue {
+    strings
+        .iter()
+        .map(|s| JsValue::from_str(s))
+        .collect::<JsArray>()
+        .into()
+}
+
+/// Variable-length elements as a JS `Array`: strings for `string`, `Uint8Array`s for bytes.
+fn variable_to_js(data_type: DataType, handles: &[u8], items: &Items) -> Result<JsValue, JsValue> {
+    let out = JsArray::new_with_length((handles.len() / VARIABLE_HANDLE_SIZE) as u32);
+    for (i, handle) in handles.chunks_exact(VARIABLE_HANDLE_SIZE).enumerate() {
+        let item = items
+            .resolve(handle)
+            .ok_or("a result element refers to no item")?;
+        let value: JsValue = match data_type {
+            // Items of a string array were checked as UTF-8 when their chunk was decoded.
+            DataType::String => JsValue::from_str(&String::from_utf8_lossy(item)),
+            _ => Uint8Array::from(item).into(),
+        };
+        out.set(i as u32, value);
+    }
+    Ok(out.into())
+}
+
+fn with_shape(typed: JsValue, shape: &[u64]) -> Result<JsValue, JsValue> {
+    let obj = Object::new();
+    set(&obj, "data", typed)?;
+    set(&obj, "shape", numbers(shape))?;
+    set(&obj, "stride", numbers(&c_strides(shape)))?;
+    Ok(obj.into())
+}
+
+/// The typed array a numeric type is returned as, by name, and its bytes per element; `None`
+/// for types returned otherwise (strings, records) and float16 where it is widened to float32.
+fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
+    Some(match data_type {
+        DataType::Bool | DataType::UInt8 | DataType::Raw { .. } => ("Uint8Array", 1),
+        DataType::Int8 => ("Int8Array", 1),
+        DataType::Int16 => ("Int16Array", 2),
+        DataType::UInt16 => ("Uint16Array", 2),
+        DataType::Int32 => ("Int32Array", 4),
+        DataType::UInt32 => ("Uint32Array", 4),
+        DataType::Int64 | DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
+            ("BigInt64Array", 8)
+        }
+        DataType::UInt64 => ("BigUint64Array", 8),
+        DataType::Float16
+            if Reflect::has(&js_sys::global(), &"Float16Array".into()) == Ok(true) =>
+        {
+            ("Float16Array", 2)
+        }
+        DataType::Float32 | DataType::Complex64 => ("Float32Array", 4),
+        DataType::Float64 | DataType::Complex128 => ("Float64Array", 8),
+        _ => return None,
+    })
+}
+
+/// The result written into the caller's typed array `out`, which must be of the type and length
+/// a new result would have: `{ data: out, shape, stride }`. The bytes go straight from wasm
+/// memory into the caller's buffer.
+pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsValue> {
+    let bad = |what: String| js_error(ZarrError::selection(format!("read option out {what}")));
+    let widened = data.data_type == DataType::Float16 && typed_array_kind(data.data_type).is_none();
+    let (name, size) = match (typed_array_kind(data.data_type), widened) {
+        (Some(kind), _) => kind,
+        (None, true) => ("Float32Array", 2),
+        (None, false) => {
+            return Err(bad(format!(
+                "is for numeric results, not {}",
+                data.data_type
+            )))
+        }
+    };
+    let length = data.bytes.len() / size;
+    // An instance of the type by its prototype chain (a subclass, such as Node's Buffer for
+    // Uint8Array, is one too).
+    let prototype = Reflect::get(&js_sys::global(), &name.into())
+        .and_then(|c| Reflect::get(&c, &"prototype".into()))
+        .unwrap_or(JsValue::NULL);
+    let mut is_type = false;
+    let mut current = out
+        .dyn_ref::<Object>()
+        .map_or(JsValue::NULL, |o| Object::get_prototype_of(o).into());
+    while let Some(o) = current.dyn_ref::<Object>().filter(|_| !current.is_null()) {
+        if current == prototype {
+            is_type = true;
+            break;
+        }
+        current = Object::get_prototype_of(o).into();
+    }
+    let out_length = Reflect::get(out, &"length".into())
+        .ok()
+        .and_then(|l| l.as_f64());
+    if !is_type || out_length != Some(length as f64) {
+        return Err(bad(format!("must be a {name} of length {length}")));
+    }
+    if widened {
+        let set_fn: js_sys::Function = Reflect::get(out, &"set".into())?.dyn_into()?;
+        set_fn.call1(out, &float16_as_float32(&data.bytes))?;
+    } else {
+        let buffer: js_sys::ArrayBuffer = Reflect::get(out, &"buffer".into())?.dyn_into()?;
+        let offset = Reflect::get(out, &"byteOffset".into())?
+            .as_f64()
+            .unwrap_or(0.0) as u32;
+        Uint8Array::new_with_byte_offset_and_length(&buffer, offset, data.bytes.len() as u32)
+            .copy_from(&data.bytes);
+    }
+    with_shape(out.clone(), &data.shape)
+}
