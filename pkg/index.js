@@ -10,10 +10,22 @@ import initWasm, {
   timingsForBench,
   trapForTests,
 } from "./zarr_wasm.js";
-import { AbortError, ResetError, SelectionError, UnsupportedError, typed } from "./errors.js";
-import { WorkerPool, allocateLike, count, place } from "./pool.js";
+import { AbortError, ResetError, SelectionError, typed } from "./errors.js";
+import {
+  PARTS_PER_WORKER,
+  describeStore,
+  dropFromWorkers,
+  readChunkInWorkers,
+  readInWorkers,
+  readThrough,
+  shareWorkers,
+  workerPool,
+  workersOf,
+} from "./offthread.js";
+import { FetchStore, MemoryStore, ZipStore, label, where } from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
+export { FetchStore, MemoryStore, ZipStore };
 
 let loading = null;
 let wasm = null; // true once loaded
@@ -170,92 +182,6 @@ function checkCall(options, what) {
 // The opened store behind each store object: reused by every open() of it.
 const opened = new WeakMap();
 
-/** A store that reads keys over HTTP(S) below `url` with fetch(). */
-export class FetchStore {
-  /**
-   * `options` (all optional): `suffixRequests` (default true: read a shard index at the end with one
-   * `Range: bytes=-N` request; false: HEAD for the length, then a plain range, which spares browsers
-   * a CORS preflight), `treat403AsMissing` (buckets that answer 403 for missing keys), `retries`
-   * (default 3, for network failures and 408/429/5xx), `maxRequests` (requests in flight at once,
-   * default 32), `mergeGap` (bytes between shard ranges fetched together, default 4096),
-   * `indexCacheSize` (shard indexes kept per array, default 4096), `headers` (added to every request),
-   * `credentials` ("omit", "same-origin", "include"), `fetch` (your own `(Request) => Promise<Response>`,
-   * e.g. to presign URLs), `cacheSize` (bytes of recent responses kept, default 0; identical
-   * requests in flight are always shared).
-   */
-  constructor(url, options = {}) {
-    this.url = String(url);
-    this.options = { ...options };
-  }
-}
-
-/** A store held in memory: a Map from keys to bytes (`set` to add, or pass entries). */
-export class MemoryStore {
-  constructor(entries) {
-    this.map = new Map();
-    for (const [key, value] of entries ?? []) this.set(key, value);
-  }
-  set(key, value) {
-    this.map.set(key, value instanceof Uint8Array ? value : new Uint8Array(value));
-    return this;
-  }
-  get(key) {
-    return this.map.get(key);
-  }
-  /** The names directly below the directory `prefix` ("" is the root). */
-  list(prefix) {
-    const names = new Set();
-    const start = prefix ? `${prefix}/` : "";
-    for (const key of this.map.keys()) {
-      if (key.startsWith(start)) names.add(key.slice(start.length).split("/")[0]);
-    }
-    names.delete("");
-    return [...names].sort();
-  }
-  getRange(key, range) {
-    const value = this.map.get(key);
-    if (value === undefined) return undefined;
-    if (range.suffixLength !== undefined)
-      return value.subarray(Math.max(0, value.length - range.suffixLength));
-    return value.subarray(
-      range.offset,
-      range.length === undefined ? undefined : range.offset + range.length,
-    );
-  }
-}
-
-/**
- * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore), read with range requests: the end of
- * the file, its central directory, then only the members (and parts of stored members) reads
- * need. `source` is the archive's URL, or a store and `key` the archive's key in it.
- */
-export class ZipStore {
-  /** `options`: `cacheSize` (bytes of recent member data kept, default 0). */
-  constructor(source, key = "", options = {}) {
-    this.source =
-      typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
-    this.key = String(key);
-    this.options = { ...options };
-  }
-}
-
-/** The node at `path` of `location`, for messages. */
-function where(location, path) {
-  const base =
-    typeof location === "string" || location instanceof URL
-      ? String(location)
-      : location instanceof ZipStore
-        ? `${where(location.source, location.key)}`
-        : location && typeof location === "object"
-          ? label(location)
-          : String(location);
-  return typeof path === "string" && path !== "" ? `${base.replace(/\/+$/, "")}/${path}` : base;
-}
-
-function label(store) {
-  return store.url ? String(store.url) : `${store.constructor?.name ?? "store"}:`;
-}
-
 /** Rejects with an AbortError when `signal` aborts, else settles as `promise` does. */
 function unlessAborted(promise, signal) {
   if (!signal) return promise;
@@ -335,14 +261,7 @@ class Node {
     const entry = handles.get(this);
     if (entry?.generation === generation) entry.handle.free();
     handles.delete(this);
-    const workers = pooled.get(this);
-    if (workers) {
-      // The workers drop the node once the reads already started have finished.
-      pooled.delete(this);
-      released.unregister(this);
-      workers.freed = true;
-      if (workers.reads === 0) releaseInWorkers(workers);
-    }
+    dropFromWorkers(this);
   }
 }
 if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
@@ -382,7 +301,8 @@ export class ZarrArray extends Node {
       return Promise.reject(err);
     }
     options ??= {};
-    if (pooled.has(this)) return readInWorkers(this, selection ?? null, options, PARTS_PER_WORKER);
+    if (workersOf(this))
+      return readInWorkers(this, handle(this), selection ?? null, options, PARTS_PER_WORKER);
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes } = options;
     return call(() =>
       handle(this).get(selection ?? null, {
@@ -423,8 +343,8 @@ export class ZarrArray extends Node {
     options.signal?.addEventListener("abort", abort);
     const read = (r) => {
       // With workers, each chunk is one worker's: its region is not split further.
-      const part = pooled.has(this)
-        ? readInWorkers(this, r.selection, { signal: stop.signal }, 0)
+      const part = workersOf(this)
+        ? readInWorkers(this, handle(this), r.selection, { signal: stop.signal }, 0)
         : this.get(r.selection, { signal: stop.signal });
       const p = part.then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
       p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
@@ -457,20 +377,13 @@ export class ZarrArray extends Node {
       return Promise.reject(err);
     }
     options ??= {};
-    const workers = pooled.get(this);
-    if (workers) {
+    if (workersOf(this)) {
       try {
         handle(this).chunkExtent(coords); // coordinates checked here, before a worker is asked
       } catch (err) {
         return Promise.reject(typed(err));
       }
-      return inWorkers(workers, () =>
-        workers.pool.run(
-          workers.node,
-          { type: "chunk", coords: [...coords] },
-          { signal: options.signal, label: workers.label },
-        ),
-      );
+      return readChunkInWorkers(this, coords, options.signal);
     }
     return call(() => handle(this).getChunk(coords, options.signal ?? null));
   }
@@ -494,8 +407,7 @@ export class Group extends Node {
       await call(() => handle(this).open(String(path ?? ""))),
       `${handles.get(this)?.where}/${path}`,
     );
-    const workers = pooled.get(this);
-    if (workers) readThrough(node, workers.pool, workers.node.store, workers.node.options);
+    shareWorkers(this, node);
     return node;
   }
 }
@@ -685,303 +597,4 @@ class VectorLevel {
   readGroup(id) {
     return call(() => levelHandle(this).readGroup(id));
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading through a worker pool (pool.js, worker.js). The node is opened on the main thread too:
-// its metadata answers questions at once, and it splits each read into parts for the workers.
-
-// Parts a read is split into per worker: enough that a worker finishing early takes another.
-const PARTS_PER_WORKER = 4;
-
-// The pool and the workers' description of each node read through one.
-const pooled = new WeakMap();
-// Workers drop a node once it is garbage-collected here (or freed).
-// (A node with reads in flight is still referenced by them, so it is not collected before they end.)
-const released = new FinalizationRegistry(releaseInWorkers);
-// Shared pools for `workers: n`, one per size.
-const sharedPools = new Map();
-
-function workerPool(workers) {
-  if (workers === undefined || workers === null || workers === 0 || workers === false) return null;
-  if (workers instanceof WorkerPool) return workers;
-  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
-    throw new SelectionError(
-      `open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`,
-    );
-  }
-  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated)
-    sharedPools.set(workers, new WorkerPool(workers));
-  return sharedPools.get(workers);
-}
-
-/** Makes `node` read through `pool`; `store` describes its store to a worker. */
-function readThrough(node, pool, store, options, objects = new Map()) {
-  const id = nextNodeId++;
-  const desc = { id, store, path: node.path, options };
-  const stores = proxiedStores(store);
-  // Store objects come with a new description, or are the pool's already (a group's children).
-  for (const storeId of stores)
-    pool.shareStore(storeId, objects.get(storeId) ?? pool.storeObjects.get(storeId)?.store);
-  const workers = {
-    pool,
-    node: desc,
-    stores,
-    label: `${storeLabel(store)} ${node.path}`,
-    reads: 0,
-    freed: false,
-  };
-  pooled.set(node, workers);
-  released.register(node, workers, node);
-}
-
-/** Drops a node from the workers (freed, or garbage-collected). */
-function releaseInWorkers(workers) {
-  workers.pool.release(workers.node.id, workers.stores);
-}
-
-/** Runs `read` (a promise-returning call) counting it among the node's reads in flight. */
-async function inWorkers(workers, read) {
-  workers.reads++;
-  try {
-    return await read();
-  } finally {
-    if (--workers.reads === 0 && workers.freed) releaseInWorkers(workers);
-  }
-}
-
-let nextNodeId = 1;
-const storeIds = new WeakMap(); // store object -> id
-const urlStoreIds = new Map(); // URL -> id
-
-function idOf(location) {
-  if (typeof location === "string" || location instanceof URL) {
-    const url = String(location);
-    if (!urlStoreIds.has(url)) urlStoreIds.set(url, nextNodeId++);
-    return urlStoreIds.get(url);
-  }
-  if (!storeIds.has(location)) storeIds.set(location, nextNodeId++);
-  return storeIds.get(location);
-}
-
-/**
- * What a worker needs to open the same store: a URL and options, a ZIP archive's source and key,
- * or, for a store object (MemoryStore, FileSystemStore, your own), a stand-in that asks the main
- * thread for bytes.
- */
-function describeStore(location, objects) {
-  const id = idOf(location);
-  if (typeof location === "string" || location instanceof URL)
-    return { id, kind: "fetch", url: String(location), options: {} };
-  if (location instanceof FetchStore) {
-    const { fetch, headers, ...rest } = location.options ?? {};
-    if (fetch !== undefined) {
-      throw new UnsupportedError(
-        `FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
-      );
-    }
-    const options = { ...rest };
-    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
-    try {
-      structuredClone(options);
-    } catch (err) {
-      throw new UnsupportedError(
-        `FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`,
-      );
-    }
-    return { id, kind: "fetch", url: location.url, options };
-  }
-  if (location instanceof ZipStore) {
-    return {
-      id,
-      kind: "zip",
-      source: describeStore(location.source, objects),
-      key: location.key,
-      options: { ...location.options },
-    };
-  }
-  objects.set(id, location);
-  return {
-    id,
-    kind: "main",
-    hasRange: typeof location.getRange === "function",
-    label: label(location),
-    cacheSize: location.cacheSize,
-  };
-}
-
-/** A store description's name in messages. */
-function storeLabel(desc) {
-  if (desc.kind === "zip") return `${storeLabel(desc.source)}#${desc.key}`;
-  return desc.kind === "fetch" ? desc.url : desc.label;
-}
-
-/** The ids of the store objects a store description reads through the main thread. */
-function proxiedStores(desc) {
-  if (desc.kind === "main") return [desc.id];
-  return desc.kind === "zip" ? proxiedStores(desc.source) : [];
-}
-
-const cStrides = (shape) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
-
-/**
- * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole
- * chunks, each read by a worker and put in place here as it arrives.
- */
-async function readInWorkers(arr, selection, options, partsPerWorker) {
-  const workers = pooled.get(arr);
-  const { pool, node, label } = workers;
-  const { signal, concurrency, onProgress: given, out } = options;
-  if (signal !== undefined && signal !== null && typeof signal?.addEventListener !== "function") {
-    throw new SelectionError(`read option signal must be an AbortSignal, not ${signal}`);
-  }
-  if (given !== undefined && given !== null && typeof given !== "function") {
-    throw new SelectionError(`read option onProgress must be a function, not ${typeof given}`);
-  }
-  // What the callback throws is its own business: the read goes on (as on the main thread).
-  const onProgress =
-    given &&
-    ((p) => {
-      try {
-        given(p);
-      } catch {}
-    });
-  if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
-  let plan;
-  try {
-    plan = handle(arr).partition(selection, pool.size * partsPerWorker, pool.size, {
-      maxChunks: options.maxChunks,
-      maxBytes: options.maxBytes,
-    });
-  } catch (err) {
-    throw typed(err);
-  }
-  // One part: the whole selection (resolved), and the worker's result as it is.
-  const parts =
-    plan.parts.length > 1
-      ? plan.parts
-      : [
-          {
-            selection: plan.selection,
-            outStart: plan.shape.map(() => 0),
-            shape: plan.shape,
-            chunks: 0,
-          },
-        ];
-  const chunksTotal = parts.reduce((n, p) => n + p.chunks, 0);
-  const done = parts.map(() => 0);
-  const bytes = parts.map(() => 0);
-  const requests = parts.map(() => 0);
-  const report = () => {
-    const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-    onProgress({
-      chunksDone: sum(done),
-      chunksTotal,
-      bytesFetched: sum(bytes),
-      requests: sum(requests),
-    });
-  };
-  const counts = { done, bytes, requests };
-  return inWorkers(workers, () =>
-    readParts({
-      pool,
-      node,
-      label,
-      plan,
-      parts,
-      signal,
-      concurrency,
-      onProgress,
-      out,
-      counts,
-      report,
-    }),
-  );
-}
-
-/** The parts of a split read, each by a worker, put in place as they arrive. */
-async function readParts({
-  pool,
-  node,
-  label,
-  plan,
-  parts,
-  signal,
-  concurrency,
-  onProgress,
-  out,
-  counts,
-  report,
-}) {
-  const { done, bytes, requests } = counts;
-  // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
-  // caller's signal is, or when one part fails.
-  const stops = parts.map(() => new AbortController());
-  const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
-  const abort = () => stopAll(signal.reason);
-  signal?.addEventListener("abort", abort, { once: true });
-  let result = null;
-  try {
-    await Promise.all(
-      parts.map(async (part, i) => {
-        const progress =
-          onProgress &&
-          (parts.length === 1
-            ? onProgress
-            : (p) => {
-                done[i] = Math.floor((part.chunks * p.chunksDone) / Math.max(p.chunksTotal, 1));
-                bytes[i] = p.bytesFetched;
-                requests[i] = p.requests;
-                report();
-              });
-        const message = {
-          type: "read",
-          selection: part.selection,
-          concurrency,
-          progress: Boolean(onProgress),
-        };
-        const value = await pool.run(node, message, {
-          signal: stops[i].signal,
-          onProgress: progress,
-          label,
-        });
-        if (parts.length === 1 && !out) {
-          result = value;
-          return;
-        }
-        result ??= {
-          data: outFor(out, value.data, count(part.shape), count(plan.shape)),
-          shape: plan.shape,
-          stride: cStrides(plan.shape),
-        };
-        place(result.data, plan.shape, value.data, part.shape, part.outStart);
-        if (onProgress && parts.length > 1 && done[i] !== part.chunks) {
-          done[i] = part.chunks;
-          report();
-        }
-      }),
-    );
-  } catch (err) {
-    stopAll("another part of the read failed");
-    throw signal?.aborted && !(err instanceof AbortError)
-      ? new AbortError(err.message, { cause: err })
-      : err;
-  } finally {
-    signal?.removeEventListener("abort", abort);
-  }
-  return result;
-}
-
-/** Where a read's parts go: the caller's `out` (checked against a part), or new memory. */
-function outFor(out, sample, sampleCount, total) {
-  if (out === undefined || out === null) return allocateLike(sample, sampleCount, total);
-  if (!ArrayBuffer.isView(sample))
-    throw new SelectionError("read option out is for numeric results, not strings or records");
-  const length = (sample.length / Math.max(sampleCount, 1)) * total;
-  if (!(out instanceof sample.constructor) || out.length !== length) {
-    throw new SelectionError(
-      `read option out must be a ${sample.constructor.name} of length ${length}`,
-    );
-  }
-  return out;
 }

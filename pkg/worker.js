@@ -38,7 +38,7 @@ const reads = new Map(); // task id -> AbortController
 const storeRequests = new Map(); // request id -> { resolve, reject }
 let nextRequest = 1;
 
-/** The store a description from the main thread stands for (see describeStore in index.js). */
+/** The store a description from the main thread stands for (see describeStore in offthread.js). */
 function storeFrom(desc) {
   let entry = stores.get(desc.id);
   if (!entry) {

@@ -32,7 +32,8 @@ fi
 # is a whole package too.
 if [ "$out" != pkg ]; then
   mkdir -p "$out"
-  cp pkg/index.js pkg/index.d.ts pkg/errors.js pkg/pool.js pkg/worker.js pkg/fs.js pkg/fs.d.ts pkg/package.json "$out/"
+  cp pkg/index.js pkg/index.d.ts pkg/errors.js pkg/pool.js pkg/offthread.js pkg/stores.js pkg/worker.js \
+    pkg/fs.js pkg/fs.d.ts pkg/package.json "$out/"
 fi
 # --experimental-reset-state-function: after a trap the API starts a fresh instance (see
 # scripts/guard-glue.mjs, which makes the glue report traps).
@@ -49,4 +50,6 @@ node_modules/.bin/wasm-opt --strip-debug --strip-producers --enable-simd --enabl
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   --enable-reference-types --enable-multivalue \
   "$out/zarr_wasm_bg.wasm" -o "$out/zarr_wasm_bg.wasm"
+# The package carries the licences (kept once, at the top of the repository).
+cp LICENSE-MIT LICENSE-APACHE "$out/"
 printf '[build] %s/zarr_wasm_bg.wasm: %s bytes (%s before wasm-opt)\n' "$out" "$(wc -c < "$out/zarr_wasm_bg.wasm")" "$before"

@@ -1,0 +1,335 @@
+// Reading through a worker pool (pool.js, worker.js). A node is opened on the main thread too:
+// its metadata answers questions at once, and it splits each read into parts for the workers.
+// index.js asks here whether a node reads through workers (`workersOf`) and hands its reads over.
+
+import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
+import { WorkerPool, allocateLike, count, place } from "./pool.js";
+import { FetchStore, ZipStore, label } from "./stores.js";
+
+// Parts a read is split into per worker: enough that a worker finishing early takes another.
+export const PARTS_PER_WORKER = 4;
+
+// The pool and the workers' description of each node read through one.
+const pooled = new WeakMap();
+// Workers drop a node once it is garbage-collected here (or freed).
+// (A node with reads in flight is still referenced by them, so it is not collected before they end.)
+const released = new FinalizationRegistry(releaseInWorkers);
+// Shared pools for `workers: n`, one per size.
+const sharedPools = new Map();
+
+export function workerPool(workers) {
+  if (workers === undefined || workers === null || workers === 0 || workers === false) return null;
+  if (workers instanceof WorkerPool) return workers;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
+    throw new SelectionError(
+      `open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`,
+    );
+  }
+  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated)
+    sharedPools.set(workers, new WorkerPool(workers));
+  return sharedPools.get(workers);
+}
+
+/** Makes `node` read through `pool`; `store` describes its store to a worker. */
+export function readThrough(node, pool, store, options, objects = new Map()) {
+  const id = nextNodeId++;
+  const desc = { id, store, path: node.path, options };
+  const stores = proxiedStores(store);
+  // Store objects come with a new description, or are the pool's already (a group's children).
+  for (const storeId of stores)
+    pool.shareStore(storeId, objects.get(storeId) ?? pool.storeObjects.get(storeId)?.store);
+  const workers = {
+    pool,
+    node: desc,
+    stores,
+    label: `${storeLabel(store)} ${node.path}`,
+    reads: 0,
+    freed: false,
+  };
+  pooled.set(node, workers);
+  released.register(node, workers, node);
+}
+
+/** The workers `node` reads through, if it does. */
+export function workersOf(node) {
+  return pooled.get(node);
+}
+
+/** Makes `child`, opened through `group`, read through the same workers, if the group does. */
+export function shareWorkers(group, child) {
+  const workers = pooled.get(group);
+  if (workers) readThrough(child, workers.pool, workers.node.store, workers.node.options);
+}
+
+/** A freed node: the workers drop it once the reads already started have finished. */
+export function dropFromWorkers(node) {
+  const workers = pooled.get(node);
+  if (!workers) return;
+  pooled.delete(node);
+  released.unregister(node);
+  workers.freed = true;
+  if (workers.reads === 0) releaseInWorkers(workers);
+}
+
+/** `arr.getChunk` through the workers. */
+export function readChunkInWorkers(arr, coords, signal) {
+  const workers = pooled.get(arr);
+  return inWorkers(workers, () =>
+    workers.pool.run(
+      workers.node,
+      { type: "chunk", coords: [...coords] },
+      { signal, label: workers.label },
+    ),
+  );
+}
+
+/** Drops a node from the workers (freed, or garbage-collected). */
+function releaseInWorkers(workers) {
+  workers.pool.release(workers.node.id, workers.stores);
+}
+
+/** Runs `read` (a promise-returning call) counting it among the node's reads in flight. */
+async function inWorkers(workers, read) {
+  workers.reads++;
+  try {
+    return await read();
+  } finally {
+    if (--workers.reads === 0 && workers.freed) releaseInWorkers(workers);
+  }
+}
+
+let nextNodeId = 1;
+const storeIds = new WeakMap(); // store object -> id
+const urlStoreIds = new Map(); // URL -> id
+
+function idOf(location) {
+  if (typeof location === "string" || location instanceof URL) {
+    const url = String(location);
+    if (!urlStoreIds.has(url)) urlStoreIds.set(url, nextNodeId++);
+    return urlStoreIds.get(url);
+  }
+  if (!storeIds.has(location)) storeIds.set(location, nextNodeId++);
+  return storeIds.get(location);
+}
+
+/**
+ * What a worker needs to open the same store: a URL and options, a ZIP archive's source and key,
+ * or, for a store object (MemoryStore, FileSystemStore, your own), a stand-in that asks the main
+ * thread for bytes.
+ */
+export function describeStore(location, objects) {
+  const id = idOf(location);
+  if (typeof location === "string" || location instanceof URL)
+    return { id, kind: "fetch", url: String(location), options: {} };
+  if (location instanceof FetchStore) {
+    const { fetch, headers, ...rest } = location.options ?? {};
+    if (fetch !== undefined) {
+      throw new UnsupportedError(
+        `FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
+      );
+    }
+    const options = { ...rest };
+    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
+    try {
+      structuredClone(options);
+    } catch (err) {
+      throw new UnsupportedError(
+        `FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`,
+      );
+    }
+    return { id, kind: "fetch", url: location.url, options };
+  }
+  if (location instanceof ZipStore) {
+    return {
+      id,
+      kind: "zip",
+      source: describeStore(location.source, objects),
+      key: location.key,
+      options: { ...location.options },
+    };
+  }
+  objects.set(id, location);
+  return {
+    id,
+    kind: "main",
+    hasRange: typeof location.getRange === "function",
+    label: label(location),
+    cacheSize: location.cacheSize,
+  };
+}
+
+/** A store description's name in messages. */
+function storeLabel(desc) {
+  if (desc.kind === "zip") return `${storeLabel(desc.source)}#${desc.key}`;
+  return desc.kind === "fetch" ? desc.url : desc.label;
+}
+
+/** The ids of the store objects a store description reads through the main thread. */
+function proxiedStores(desc) {
+  if (desc.kind === "main") return [desc.id];
+  return desc.kind === "zip" ? proxiedStores(desc.source) : [];
+}
+
+const cStrides = (shape) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+
+/**
+ * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole
+ * chunks, each read by a worker and put in place here as it arrives.
+ */
+export async function readInWorkers(arr, arrHandle, selection, options, partsPerWorker) {
+  const workers = pooled.get(arr);
+  const { pool, node, label } = workers;
+  const { signal, concurrency, onProgress: given, out } = options;
+  if (signal !== undefined && signal !== null && typeof signal?.addEventListener !== "function") {
+    throw new SelectionError(`read option signal must be an AbortSignal, not ${signal}`);
+  }
+  if (given !== undefined && given !== null && typeof given !== "function") {
+    throw new SelectionError(`read option onProgress must be a function, not ${typeof given}`);
+  }
+  // What the callback throws is its own business: the read goes on (as on the main thread).
+  const onProgress =
+    given &&
+    ((p) => {
+      try {
+        given(p);
+      } catch {}
+    });
+  if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
+  let plan;
+  try {
+    plan = arrHandle.partition(selection, pool.size * partsPerWorker, pool.size, {
+      maxChunks: options.maxChunks,
+      maxBytes: options.maxBytes,
+    });
+  } catch (err) {
+    throw typed(err);
+  }
+  // One part: the whole selection (resolved), and the worker's result as it is.
+  const parts =
+    plan.parts.length > 1
+      ? plan.parts
+      : [
+          {
+            selection: plan.selection,
+            outStart: plan.shape.map(() => 0),
+            shape: plan.shape,
+            chunks: 0,
+          },
+        ];
+  const chunksTotal = parts.reduce((n, p) => n + p.chunks, 0);
+  const done = parts.map(() => 0);
+  const bytes = parts.map(() => 0);
+  const requests = parts.map(() => 0);
+  const report = () => {
+    const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+    onProgress({
+      chunksDone: sum(done),
+      chunksTotal,
+      bytesFetched: sum(bytes),
+      requests: sum(requests),
+    });
+  };
+  const counts = { done, bytes, requests };
+  return inWorkers(workers, () =>
+    readParts({
+      pool,
+      node,
+      label,
+      plan,
+      parts,
+      signal,
+      concurrency,
+      onProgress,
+      out,
+      counts,
+      report,
+    }),
+  );
+}
+
+/** The parts of a split read, each by a worker, put in place as they arrive. */
+async function readParts({
+  pool,
+  node,
+  label,
+  plan,
+  parts,
+  signal,
+  concurrency,
+  onProgress,
+  out,
+  counts,
+  report,
+}) {
+  const { done, bytes, requests } = counts;
+  // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
+  // caller's signal is, or when one part fails.
+  const stops = parts.map(() => new AbortController());
+  const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
+  const abort = () => stopAll(signal.reason);
+  signal?.addEventListener("abort", abort, { once: true });
+  let result = null;
+  try {
+    await Promise.all(
+      parts.map(async (part, i) => {
+        const progress =
+          onProgress &&
+          (parts.length === 1
+            ? onProgress
+            : (p) => {
+                done[i] = Math.floor((part.chunks * p.chunksDone) / Math.max(p.chunksTotal, 1));
+                bytes[i] = p.bytesFetched;
+                requests[i] = p.requests;
+                report();
+              });
+        const message = {
+          type: "read",
+          selection: part.selection,
+          concurrency,
+          progress: Boolean(onProgress),
+        };
+        const value = await pool.run(node, message, {
+          signal: stops[i].signal,
+          onProgress: progress,
+          label,
+        });
+        if (parts.length === 1 && !out) {
+          result = value;
+          return;
+        }
+        result ??= {
+          data: outFor(out, value.data, count(part.shape), count(plan.shape)),
+          shape: plan.shape,
+          stride: cStrides(plan.shape),
+        };
+        place(result.data, plan.shape, value.data, part.shape, part.outStart);
+        if (onProgress && parts.length > 1 && done[i] !== part.chunks) {
+          done[i] = part.chunks;
+          report();
+        }
+      }),
+    );
+  } catch (err) {
+    stopAll("another part of the read failed");
+    throw signal?.aborted && !(err instanceof AbortError)
+      ? new AbortError(err.message, { cause: err })
+      : err;
+  } finally {
+    signal?.removeEventListener("abort", abort);
+  }
+  return result;
+}
+
+/** Where a read's parts go: the caller's `out` (checked against a part), or new memory. */
+function outFor(out, sample, sampleCount, total) {
+  if (out === undefined || out === null) return allocateLike(sample, sampleCount, total);
+  if (!ArrayBuffer.isView(sample))
+    throw new SelectionError("read option out is for numeric results, not strings or records");
+  const length = (sample.length / Math.max(sampleCount, 1)) * total;
+  if (!(out instanceof sample.constructor) || out.length !== length) {
+    throw new SelectionError(
+      `read option out must be a ${sample.constructor.name} of length ${length}`,
+    );
+  }
+  return out;
+}
