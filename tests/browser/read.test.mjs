@@ -5,13 +5,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startServer } from "../support/server.mjs";
 import { launchChromium, openPage } from "../support/browser.mjs";
-import { MANIFESTS, readCases } from "../cases/read.mjs";
+import { MANIFESTS, allCases } from "../cases/all.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const manifests = MANIFESTS.map((m) =>
   JSON.parse(readFileSync(`${repo}/tests/fixtures/${m}`, "utf8")),
 );
-const names = readCases(manifests).map((c) => c.name);
+const names = allCases(manifests).map((c) => c.name);
 let server, browser, page, errors;
 
 before(async () => {

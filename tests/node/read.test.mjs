@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import * as zarr from "zarr-wasm";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
-import { MANIFESTS, readCases } from "../cases/read.mjs";
+import { MANIFESTS, allCases } from "../cases/all.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const manifests = MANIFESTS.map((m) =>
@@ -21,4 +21,4 @@ before(async () => {
 });
 after(() => server.close());
 
-for (const c of readCases(manifests)) test(c.name, () => c.run(ctx));
+for (const c of allCases(manifests)) test(c.name, () => c.run(ctx));

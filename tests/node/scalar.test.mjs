@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { readFileSync } from "node:fs";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
-import { MANIFESTS, decodingCases } from "../cases/read.mjs";
+import { MANIFESTS, decodingCases } from "../cases/all.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const scalar = await import(`${repo}/target/scalar-pkg/index.js`);

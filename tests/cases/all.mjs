@@ -1,0 +1,42 @@
+// Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
+// (tests/browser/read.test.mjs, page.html) register them. One file per subject:
+// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, stores.mjs, api.mjs, workers.mjs,
+// vectors.mjs, safety.mjs, stress.mjs; fixtures.mjs holds what they compare against.
+import { apiCases } from "./api.mjs";
+import { wholeArrayCase } from "./fixtures.mjs";
+import { httpCases } from "./http.mjs";
+import { readCases } from "./read.mjs";
+import { v2Cases } from "./read_v2.mjs";
+import { safetyCases } from "./safety.mjs";
+import { shardedCases } from "./sharded.mjs";
+import { storeCases } from "./stores.mjs";
+import { stressCases } from "./stress.mjs";
+import { vectorCases } from "./vectors.mjs";
+import { workerCases } from "./workers.mjs";
+
+/** The fixtures' manifests, below tests/fixtures/. */
+export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expected.json"];
+
+/** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */
+export function decodingCases(manifests) {
+  return [
+    ...manifests.flatMap((m) => m.arrays).map(wholeArrayCase),
+    ...readCases,
+    ...shardedCases,
+    ...httpCases,
+    ...v2Cases,
+  ];
+}
+
+/** Every case, given the fixtures' manifests (MANIFESTS, parsed, in that order). */
+export function allCases(manifests) {
+  return [
+    ...decodingCases(manifests),
+    ...storeCases,
+    ...apiCases,
+    ...workerCases(manifests, MANIFESTS),
+    ...vectorCases,
+    ...safetyCases,
+    ...stressCases,
+  ];
+}

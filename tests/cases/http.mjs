@@ -1,0 +1,221 @@
+// The HTTP store against servers as they are: without suffix ranges, ignoring Range, failing
+// with 5xx, forbidding with 403; request limits, headers, a custom fetch, and aborts.
+import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
+
+export const httpCases = [
+  {
+    name: "a server without suffix ranges: HEAD + range once it refuses, remembered; or chosen up front",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const where = (r) => `${r.method} ${r.range ?? ""}`.trim();
+      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
+      await ctx.clearLog();
+      equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "value");
+      const first = (await ctx.requests()).map(where);
+      deepEqual(
+        first.slice(0, 4),
+        ["GET bytes=-260", "HEAD", first[2], first[3]],
+        "suffix refused, then HEAD and ranges",
+      );
+      equal(first.length, 4, `requests: ${first}`);
+      await ctx.clearLog();
+      equal((await arr.get([3, 3])).data[0], whole[3 * 60 + 3], "another shard");
+      ok(
+        (await ctx.requests()).every((r) => !r.range?.startsWith("bytes=-")),
+        "no second suffix request",
+      );
+
+      const noSuffix = await open(
+        new FetchStore(`${ctx.base}/codecs.zarr`, { suffixRequests: false }),
+        { path: "sharding/index_end" },
+      );
+      await ctx.clearLog();
+      equal(
+        (await noSuffix.get([40, 45])).data[0],
+        whole[40 * 60 + 45],
+        "value without suffix requests",
+      );
+      deepEqual(
+        (await ctx.requests()).map((r) => r.method),
+        ["HEAD", "GET", "GET"],
+        "HEAD, index range, chunk range",
+      );
+
+      const noLength = await open(
+        new FetchStore(`${ctx.origin}/__nolength/tests/fixtures/codecs.zarr`, {
+          suffixRequests: false,
+        }),
+        { path: "sharding/index_end" },
+      );
+      await rejects(
+        noLength.get([40, 45]),
+        "StoreError",
+        [/no Content-Length/, /index_end\/c\/1\/1/],
+        "HEAD without a length",
+      );
+    },
+  },
+  {
+    name: "a server that ignores Range still gives the right values, and is not asked for ranges again",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const arr = await open(`${ctx.origin}/__norange/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
+      await ctx.clearLog();
+      equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "first value");
+      equal((await arr.get([10, 50])).data[0], whole[10 * 60 + 50], "second value");
+      const log = await ctx.requests();
+      equal(log[0].range, "bytes=-260", "the first index request asks for a range");
+      ok(
+        log.slice(1).every((r) => r.range === null),
+        `then whole values: ${JSON.stringify(log)}`,
+      );
+    },
+  },
+  {
+    name: "5xx answers are retried; 403 reads as missing only when asked; headers and a custom fetch are used",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      await ctx.clearLog();
+      const flaky = await open(`${ctx.origin}/__flaky/2/tests/fixtures/v3.zarr`, {
+        path: "dtypes/uint16",
+      });
+      equal(flaky.shape.join(), "13,11", "opened after two 503s");
+      deepEqual(
+        (await ctx.requests()).map((r) => r.status),
+        [503, 503, 200],
+        "retried",
+      );
+      await rejects(
+        open(new FetchStore(`${ctx.origin}/__flaky/5/tests/fixtures/v3.zarr`, { retries: 1 }), {
+          path: "dtypes/int8",
+        }),
+        "StoreError",
+        [/503/, /after 2 tries/],
+        "retries run out",
+      );
+
+      const forbidden = `${ctx.origin}/__status/403/tests/fixtures/v3.zarr`;
+      await rejects(
+        open(forbidden, { path: "x" }),
+        "StoreError",
+        [/403/],
+        "403 is an error by default",
+      );
+      await rejects(
+        open(new FetchStore(forbidden, { treat403AsMissing: true }), { path: "x" }),
+        "NotFoundError",
+        [/x\/zarr\.json/],
+        "403 as missing",
+      );
+
+      let calls = 0;
+      const store = new FetchStore(`${ctx.base}/v3.zarr`, {
+        headers: { "X-Token": "secret" },
+        fetch: (request) => {
+          calls++;
+          return fetch(request);
+        },
+      });
+      await ctx.clearLog();
+      const arr = await open(store, { path: "dtypes/uint16" });
+      await arr.get([0, 0]);
+      const log = await ctx.requests();
+      ok(
+        log.length >= 2 && log.every((r) => r.token === "secret"),
+        `every request carries the header: ${JSON.stringify(log)}`,
+      );
+      equal(calls, log.length, "every request went through the custom fetch");
+      await rejects(
+        open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })),
+        "SelectionError",
+        [/retries must be an integer/],
+        "bad option",
+      );
+    },
+  },
+  {
+    name: "a store keeps at most maxRequests requests in flight",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const slow = `${ctx.origin}/__slow/20/tests/fixtures/v3.zarr`;
+      const peak = async (store) => {
+        const arr = await open(store, { path: "layouts/many_chunks" }); // 16 x 16 chunks
+        await ctx.clearLog();
+        await arr.get();
+        const log = await ctx.requests();
+        equal(log.length, 256, "one request per chunk");
+        return Math.max(...log.map((r) => r.active));
+      };
+      const limited = await peak(new FetchStore(slow, { maxRequests: 3 }));
+      ok(limited <= 3, `at most 3 at once, saw ${limited}`);
+      const unlimited = await peak(new FetchStore(slow));
+      ok(
+        unlimited > 3,
+        `the default allows more (saw ${unlimited}), so the measure can see a limit`,
+      );
+    },
+  },
+  {
+    name: "an AbortSignal cancels a read's pending requests, spares the reads sharing them, and the next read works",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+      const slow = `${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`;
+      const arr = await open(slow, { path: "layouts/many_chunks" }); // 256 chunks
+      const controller = new AbortController();
+      await ctx.clearLog();
+      const read = arr.get(null, { signal: controller.signal });
+      await wait(100);
+      controller.abort();
+      await rejects(
+        read,
+        "AbortError",
+        [/many_chunks\/c\/\d+\/\d+/, /aborted/],
+        "the aborted read",
+      );
+      await wait(100);
+      equal(await ctx.active(), 0, "no request is left in progress");
+      const sent = (await ctx.requests()).length;
+      ok(sent > 0 && sent < 256, `requests past the limit were never sent (${sent})`);
+      const again = await arr.get([0, 0]);
+      equal(again.shape.length, 0, "the next read works");
+
+      const gone = new AbortController();
+      gone.abort();
+      await rejects(
+        open(slow, { path: "layouts/d1", signal: gone.signal }),
+        "AbortError",
+        [/layouts\/d1/, /aborted/],
+        "open with an aborted signal",
+      );
+
+      const sharded = await open(`${ctx.origin}/__slow/200/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
+      const first = new AbortController();
+      const aborted = sharded.get([40, 45], { signal: first.signal });
+      const spared = sharded.get([41, 46]);
+      await wait(50);
+      first.abort();
+      await rejects(aborted, "AbortError", [/aborted/], "the aborted read of a shard");
+      equal(
+        (await spared).data[0],
+        whole[41 * 60 + 46],
+        "the read that shared its index request still reads",
+      );
+    },
+  },
+];

@@ -1,0 +1,64 @@
+// The package's declarations (pkg/index.d.ts) against its code: a typed consumer compiles with
+// `tsc --strict` and runs against the built package; and the names the d.ts exports are the
+// names index.js exports.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import ts from "typescript";
+import * as zarr from "zarr-wasm";
+import { startServer } from "../support/server.mjs";
+
+const repo = new URL("../../", import.meta.url).pathname;
+let server;
+before(async () => {
+  server = await startServer({ mounts: { "/": repo } });
+});
+after(() => server.close());
+
+test("types: a strict TypeScript consumer compiles against index.d.ts and runs as it says", async () => {
+  const tsc = spawnSync(
+    process.execPath,
+    [`${repo}/node_modules/typescript/bin/tsc`, "-p", `${repo}/tests/types`],
+    { encoding: "utf8" },
+  );
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  // The compiled consumer resolves "zarr-wasm" from the repository's node_modules.
+  const { consume } = await import(`${repo}/target/types/consumer.js`);
+  const seen = await consume(`${server.url}/tests/fixtures`);
+  const { arrays } = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
+  const entry = arrays.find((a) => a.store === "v3.zarr" && a.path === "dtypes/uint16");
+  const bytes = readFileSync(`${repo}/tests/fixtures/${entry.data}`);
+  const written = new Uint16Array(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+  );
+  assert.equal(seen.kind, "array");
+  assert.equal(seen.dtype, "uint16");
+  assert.deepEqual(seen.shape, [5, 11]);
+  assert.deepEqual(seen.values, Array.from(written.subarray(0, 5 * 11)));
+  assert.ok(seen.progress && seen.progress.chunksDone === seen.progress.chunksTotal);
+  assert.equal(seen.parts, 9); // 13 x 11 in chunks of 5 x 4: 3 x 3 chunks
+  assert.ok(seen.selectionError, "an out-of-bounds selection is a SelectionError");
+  assert.ok(seen.storeReads >= 1);
+  assert.equal(seen.groupKind, "group");
+  assert.ok(seen.heapBytes > 0);
+});
+
+test("types: index.d.ts declares exactly what index.js exports", () => {
+  const file = `${repo}/pkg/index.d.ts`;
+  const program = ts.createProgram([file], { strict: true, noEmit: true });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(file));
+  const declared = checker
+    .getExportsOfModule(module)
+    .filter((s) => s.flags & (ts.SymbolFlags.Value | ts.SymbolFlags.Alias))
+    .filter((s) => {
+      // Types and interfaces have no runtime export; classes, functions and constants do.
+      const d = s.declarations?.[0];
+      return d && !ts.isInterfaceDeclaration(d) && !ts.isTypeAliasDeclaration(d);
+    })
+    .map((s) => s.name)
+    .sort();
+  const exported = Object.keys(zarr).sort();
+  assert.deepEqual(declared, exported);
+});
