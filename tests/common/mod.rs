@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod counting;
+pub mod vectors;
 
 use async_trait::async_trait;
 use futures_executor::block_on;
