@@ -1,5 +1,6 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
+// What each export does is documented once, in index.d.ts; comments here say how.
 import initWasm, {
   WasmStore,
   __wbg_reset_state,
@@ -52,11 +53,7 @@ function loadWasm() {
   return loading;
 }
 
-/**
- * The module's memory: `{ wasmBytes, heapBytes }`, the size of the WebAssembly memory (0 before the
- * first open()), which grows to the largest read's needs and is reused, never shrinking; and the
- * bytes of it in use now, which come back down when reads finish and nodes are freed.
- */
+/** The module's memory (see index.d.ts). */
 export function memoryUsage() {
   if (!wasm) return { wasmBytes: 0, heapBytes: 0 };
   return { wasmBytes: __zarrMemory()?.buffer.byteLength ?? 0, heapBytes: heapBytes() };
@@ -103,11 +100,7 @@ function call(f) {
   });
 }
 
-/**
- * For `npm run bench`: turns the module's timings on (or off) and returns the milliseconds spent
- * since the last call in decoding chunks, assembling them into results and copying results out to
- * JS: `{ decode, assemble, copyOut }`. Off by default; reads are not timed while off.
- */
+/** For `npm run bench` (see index.d.ts). */
 export async function __timingsForBench(on = true) {
   await loadWasm();
   const [decode, assemble, copyOut] = timingsForBench(on);
@@ -122,10 +115,7 @@ export function __trapForTests(ms = 0) {
   });
 }
 
-/**
- * A selection along one dimension, Python style: `slice(stop)` or `slice(start, stop, step)`;
- * `null` or `undefined` bounds mean the ends (so `slice(5, undefined)` is `5:`).
- */
+/** A selection along one dimension, Python style (see index.d.ts). */
 export function slice(...args) {
   const [start, stop, step] = args.length === 1 ? [null, args[0], null] : args;
   return { start: start ?? null, stop: stop ?? null, step: step ?? null };
@@ -252,11 +242,7 @@ class Node {
     Object.assign(this, handle.info());
   }
 
-  /**
-   * Releases the node's memory in the module now; otherwise that happens once the node is
-   * garbage-collected. Reads already started finish; later calls reject with a SelectionError.
-   * `using arr = await open(...)` calls it at the end of the block (Symbol.dispose).
-   */
+  /** Releases the node's memory in the module now (see index.d.ts). */
   free() {
     const entry = handles.get(this);
     if (entry?.generation === generation) entry.handle.free();
@@ -282,12 +268,7 @@ function staleError(what) {
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
 export class ZarrArray extends Node {
-  /**
-   * Reads a selection: one entry per dimension, `null` (all), an integer (drops the axis) or
-   * `slice()`. `options`: `signal` (an AbortSignal), `concurrency` (chunks in flight, default
-   * 64), `onProgress({ chunksDone, chunksTotal, bytesFetched })` (called as each chunk is in
-   * place), `out` (a typed array of the result's type and length to write into).
-   */
+  /** Reads a selection (see index.d.ts). */
   get(selection, options = {}) {
     try {
       checkCall(options, `reading ${handles.get(this)?.where ?? this.path}`);
@@ -316,12 +297,7 @@ export class ZarrArray extends Node {
     );
   }
 
-  /**
-   * Reads a selection chunk by chunk, for viewers that draw each part as it arrives: yields
-   * `{ coords, origin, shape, data, stride }` for every chunk the selection touches, in chunk
-   * order, `origin` being where the part starts in the whole selection's result. `concurrency`
-   * (default 4) chunks are read ahead; leaving the loop early cancels them.
-   */
+  /** Reads a selection chunk by chunk, for viewers that draw each part as it arrives (see index.d.ts). */
   async *iterate(selection, options = {}) {
     const ahead_ = options.concurrency ?? 4;
     if (!Number.isInteger(ahead_) || ahead_ < 1 || ahead_ > 1024) {
@@ -416,14 +392,7 @@ function wrap(handle, where) {
   return handle.info().kind === "array" ? new ZarrArray(handle, where) : new Group(handle, where);
 }
 
-/**
- * Opens the array or group at `options.path` (default: the root) of a hierarchy, Zarr v3 or v2.
- * `location` is a URL, a FetchStore, a ZipStore, a MemoryStore or any store object. A v3 node
- * costs one request; a v2 array three (zarr.json, then .zarray and .zattrs together), two with
- * `zarrFormat: 2`. With `consolidated: true` the node is opened from the consolidated metadata
- * at the root of the hierarchy (v2's `.zmetadata`, or the v3 root's `zarr.json`): one request,
- * and none for any node opened below it.
- */
+/** Opens the array or group at `options.path` of a hierarchy, Zarr v3 or v2 (see index.d.ts). */
 export async function open(location, options = {}) {
   checkCall(options, `opening ${where(location, options?.path)}`);
   options ??= {};
@@ -465,11 +434,7 @@ export async function open(location, options = {}) {
 
 const vectorHandles = new WeakMap();
 
-/**
- * Opens the Zarr Vectors store at `options.path` (default: the root) of `location` (a URL or any
- * store): its `zarr_vectors` metadata (`version`, `ndim`, `chunkShape`, `bounds`,
- * `geometryTypes`) and `levels` (paths, finest first).
- */
+/** Opens the Zarr Vectors store at `options.path` of `location` (see index.d.ts). */
 export async function openVectors(location, options = {}) {
   checkCall(options, `opening ${where(location, options?.path)}`);
   options ??= {};
@@ -505,23 +470,12 @@ class Vectors {
     return levels.get(index);
   }
 
-  /**
-   * One spatial chunk: `{ positions, rows, fragments, attributes }` (`positions` rows of `ndim`
-   * values; `attributes` the per-vertex attributes named in `options.attributes`, each `{ values,
-   * width }`), or null.
-   */
+  /** One spatial chunk (see index.d.ts). */
   async readChunk(chunk, options = {}) {
     return (await this.level(options.level ?? 0)).readChunk(chunk, options.attributes);
   }
 
-  /**
-   * The geometry of `level` in one read: every vertex inside `bbox` (`[min, max]`, world units;
-   * all of them without one) with the per-vertex `attributes` named, each vertex's object id
-   * (`objectIds: true`), and the links among them (`edges` or `faces`, indices into the vertices)
-   * with the per-link `linkAttributes` named. Only the chunks that meet the box are read, all at
-   * once. Resolves to `{ positions, rows, chunks, attributes, objectIds?, links?, edges?, faces?,
-   * linkAttributes? }`.
-   */
+  /** The geometry of `level` in one read (see index.d.ts). */
   async select({ bbox, level = 0, attributes, linkAttributes, objectIds = false } = {}) {
     if (bbox === null) bbox = undefined;
     if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {

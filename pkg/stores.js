@@ -5,17 +5,7 @@
 
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
-  /**
-   * `options` (all optional): `suffixRequests` (default true: read a shard index at the end with one
-   * `Range: bytes=-N` request; false: HEAD for the length, then a plain range, which spares browsers
-   * a CORS preflight), `treat403AsMissing` (buckets that answer 403 for missing keys), `retries`
-   * (default 3, for network failures and 408/429/5xx), `maxRequests` (requests in flight at once,
-   * default 32), `mergeGap` (bytes between shard ranges fetched together, default 4096),
-   * `indexCacheSize` (shard indexes kept per array, default 4096), `headers` (added to every request),
-   * `credentials` ("omit", "same-origin", "include"), `fetch` (your own `(Request) => Promise<Response>`,
-   * e.g. to presign URLs), `cacheSize` (bytes of recent responses kept, default 0; identical
-   * requests in flight are always shared).
-   */
+  /** `options` (all optional) (see index.d.ts). */
   constructor(url, options = {}) {
     this.url = String(url);
     this.options = { ...options };
@@ -57,11 +47,7 @@ export class MemoryStore {
   }
 }
 
-/**
- * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore), read with range requests: the end of
- * the file, its central directory, then only the members (and parts of stored members) reads
- * need. `source` is the archive's URL, or a store and `key` the archive's key in it.
- */
+/** A Zarr hierarchy in a ZIP file (zarr-python's ZipStore), read with range requests (see index.d.ts). */
 export class ZipStore {
   /** `options`: `cacheSize` (bytes of recent member data kept, default 0). */
   constructor(source, key = "", options = {}) {
