@@ -5,6 +5,14 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::configuration::{self, Location};
+use serde::Deserialize;
+
+/// numcodecs' checksum codecs' configuration: where the checksum is.
+#[derive(Deserialize)]
+struct ChecksumConfiguration {
+    location: Option<Location>,
+}
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -87,17 +95,11 @@ impl Checksum32Codec {
         config: &Map<String, Value>,
         kind: Checksum,
     ) -> Result<Checksum32Codec, String> {
+        let config: ChecksumConfiguration = configuration::parse(config)?;
         // numcodecs' default: CRC32C at the end, the others at the start.
-        let at_end = match config.get("location").map(|l| l.as_str()) {
+        let at_end = match config.location {
             None => kind == Checksum::Crc32c,
-            Some(Some("start")) => false,
-            Some(Some("end")) => true,
-            Some(_) => {
-                return Err(format!(
-                    "\"location\" must be \"start\" or \"end\", not {}",
-                    config["location"]
-                ))
-            }
+            Some(location) => location == Location::End,
         };
         Ok(Checksum32Codec {
             kind,

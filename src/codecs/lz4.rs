@@ -5,6 +5,15 @@ use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
+use super::configuration;
+use serde::Deserialize;
+
+/// numcodecs' `lz4` configuration: the acceleration does not change decoding.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Lz4Configuration {
+    acceleration: Option<i64>,
+}
 
 /// numcodecs' `lz4`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -17,11 +26,7 @@ pub struct Lz4Codec;
 
 impl Lz4Codec {
     pub fn from_configuration(config: &Map<String, Value>) -> Result<Lz4Codec, String> {
-        if let Some(accel) = config.get("acceleration") {
-            if accel.as_i64().is_none() {
-                return Err(format!("\"acceleration\" must be an integer, not {accel}"));
-            }
-        }
+        let _: Lz4Configuration = configuration::parse(config)?;
         Ok(Lz4Codec)
     }
 }
