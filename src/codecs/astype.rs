@@ -16,18 +16,12 @@ pub const CODECS: &[CodecEntry] = &[
     CodecEntry {
         names: &["numcodecs.quantize"],
         kind: Kind::ArrayToArray,
-        build: |config, cx| {
-            let codec = AsTypeCodec::from_quantize_configuration(config, cx.data_type)?;
-            Ok(Codec::ArrayToArray(Box::new(codec)))
-        },
+        build: |config, cx| Ok(Codec::array_to_array(AsTypeCodec::from_quantize_configuration(config, cx.data_type)?)),
     },
     CodecEntry {
         names: &["numcodecs.astype"],
         kind: Kind::ArrayToArray,
-        build: |config, cx| {
-            let codec = AsTypeCodec::from_astype_configuration(config, cx.data_type)?;
-            Ok(Codec::ArrayToArray(Box::new(codec)))
-        },
+        build: |config, cx| Ok(Codec::array_to_array(AsTypeCodec::from_astype_configuration(config, cx.data_type)?)),
     },
 ];
 

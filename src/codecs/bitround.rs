@@ -19,10 +19,7 @@ struct BitRoundConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.bitround"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| {
-        let codec = BitRoundCodec::from_configuration(config, cx.data_type)?;
-        Ok(Codec::ArrayToArray(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_array(BitRoundCodec::from_configuration(config, cx.data_type)?)),
 }];
 
 pub struct BitRoundCodec;

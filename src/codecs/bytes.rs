@@ -26,10 +26,7 @@ enum StoredEndian {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["bytes"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| {
-        let codec = BytesCodec::from_configuration(config, cx.data_type)?;
-        Ok(Codec::ArrayToBytes(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_bytes(BytesCodec::from_configuration(config, cx.data_type)?)),
 }];
 
 pub use crate::data_type::Endian;

@@ -25,10 +25,7 @@ struct CategorizeConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.categorize"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| {
-        let codec = CategorizeCodec::from_configuration(config, cx.data_type)?;
-        Ok(Codec::ArrayToArray(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_array(CategorizeCodec::from_configuration(config, cx.data_type)?)),
 }];
 
 pub struct CategorizeCodec {

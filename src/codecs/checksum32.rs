@@ -19,7 +19,7 @@ pub const CODECS: &[CodecEntry] = &[
     CodecEntry {
         names: &["crc32c"],
         kind: Kind::BytesToBytes,
-        build: |_, _| Ok(Codec::BytesToBytes(Box::new(Checksum32Codec::crc32c()))),
+        build: |_, _| Ok(Codec::bytes_to_bytes(Checksum32Codec::crc32c())),
     },
     CodecEntry {
         names: &["numcodecs.crc32"],
@@ -39,8 +39,7 @@ pub const CODECS: &[CodecEntry] = &[
 ];
 
 fn numcodecs_checksum(config: &Map<String, Value>, kind: Checksum) -> Result<Codec, String> {
-    let codec = Checksum32Codec::from_configuration(config, kind)?;
-    Ok(Codec::BytesToBytes(Box::new(codec)))
+    Ok(Codec::bytes_to_bytes(Checksum32Codec::from_configuration(config, kind)?))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

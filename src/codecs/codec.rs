@@ -143,6 +143,20 @@ pub enum Codec {
     BytesToBytes(Box<dyn BytesToBytesCodec>),
 }
 
+impl Codec {
+    pub fn array_to_array(codec: impl ArrayToArrayCodec + 'static) -> Codec {
+        Codec::ArrayToArray(Box::new(codec))
+    }
+
+    pub fn array_to_bytes(codec: impl ArrayToBytesCodec + 'static) -> Codec {
+        Codec::ArrayToBytes(Box::new(codec))
+    }
+
+    pub fn bytes_to_bytes(codec: impl BytesToBytesCodec + 'static) -> Codec {
+        Codec::BytesToBytes(Box::new(codec))
+    }
+}
+
 /// A codec file's entry in the codec table: its names and how it is built.
 pub struct CodecEntry {
     /// Its names in v3 metadata: the registered name, and `numcodecs.<id>` where zarr-python

@@ -22,10 +22,7 @@ struct DeltaConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.delta"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| {
-        let codec = DeltaCodec::from_configuration(config, cx.data_type)?;
-        Ok(Codec::ArrayToArray(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_array(DeltaCodec::from_configuration(config, cx.data_type)?)),
 }];
 
 pub struct DeltaCodec {

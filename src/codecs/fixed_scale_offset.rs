@@ -25,10 +25,7 @@ struct FixedScaleOffsetConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.fixedscaleoffset"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| {
-        let codec = FixedScaleOffsetCodec::from_configuration(config, cx.data_type)?;
-        Ok(Codec::ArrayToArray(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_array(FixedScaleOffsetCodec::from_configuration(config, cx.data_type)?)),
 }];
 
 pub struct FixedScaleOffsetCodec {

@@ -19,7 +19,7 @@ struct GzipConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["gzip", "numcodecs.gzip"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::BytesToBytes(Box::new(GzipCodec::from_configuration(config)?))),
+    build: |config, _| Ok(Codec::bytes_to_bytes(GzipCodec::from_configuration(config)?)),
 }];
 
 pub struct GzipCodec;

@@ -19,7 +19,7 @@ struct Lz4Configuration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.lz4"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::BytesToBytes(Box::new(Lz4Codec::from_configuration(config)?))),
+    build: |config, _| Ok(Codec::bytes_to_bytes(Lz4Codec::from_configuration(config)?)),
 }];
 
 pub struct Lz4Codec;

@@ -34,10 +34,7 @@ struct ShardingConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["sharding_indexed"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| {
-        let codec = ShardingCodec::from_configuration(config, cx)?;
-        Ok(Codec::ArrayToBytes(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_bytes(ShardingCodec::from_configuration(config, cx)?)),
 }];
 
 /// The largest shard index read (16 bytes per inner chunk: 4 million inner chunks per shard).

@@ -21,10 +21,7 @@ struct ShuffleConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.shuffle"],
     kind: Kind::BytesToBytes,
-    build: |config, cx| {
-        let codec = ShuffleCodec::from_configuration(config, cx.data_type.size())?;
-        Ok(Codec::BytesToBytes(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::bytes_to_bytes(ShuffleCodec::from_configuration(config, cx.data_type.size())?)),
 }];
 
 pub struct ShuffleCodec {

@@ -32,10 +32,7 @@ enum NamedOrder {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["transpose"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| {
-        let codec = TransposeCodec::from_configuration(config, cx.ndim)?;
-        Ok(Codec::ArrayToArray(Box::new(codec)))
-    },
+    build: |config, cx| Ok(Codec::array_to_array(TransposeCodec::from_configuration(config, cx.ndim)?)),
 }];
 
 pub struct TransposeCodec {

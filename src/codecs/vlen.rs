@@ -14,18 +14,12 @@ pub const CODECS: &[CodecEntry] = &[
     CodecEntry {
         names: &["vlen-utf8"],
         kind: Kind::ArrayToBytes,
-        build: |config, cx| {
-            let codec = VlenCodec::from_configuration(config, cx.data_type, true)?;
-            Ok(Codec::ArrayToBytes(Box::new(codec)))
-        },
+        build: |config, cx| Ok(Codec::array_to_bytes(VlenCodec::from_configuration(config, cx.data_type, true)?)),
     },
     CodecEntry {
         names: &["vlen-bytes"],
         kind: Kind::ArrayToBytes,
-        build: |config, cx| {
-            let codec = VlenCodec::from_configuration(config, cx.data_type, false)?;
-            Ok(Codec::ArrayToBytes(Box::new(codec)))
-        },
+        build: |config, cx| Ok(Codec::array_to_bytes(VlenCodec::from_configuration(config, cx.data_type, false)?)),
     },
 ];
 

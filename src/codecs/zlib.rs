@@ -18,7 +18,7 @@ struct ZlibConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.zlib"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::BytesToBytes(Box::new(ZlibCodec::from_configuration(config)?))),
+    build: |config, _| Ok(Codec::bytes_to_bytes(ZlibCodec::from_configuration(config)?)),
 }];
 
 pub struct ZlibCodec;

@@ -28,7 +28,7 @@ struct ZstdConfiguration {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["zstd", "numcodecs.zstd"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::BytesToBytes(Box::new(ZstdCodec::from_configuration(config)?))),
+    build: |config, _| Ok(Codec::bytes_to_bytes(ZstdCodec::from_configuration(config)?)),
 }];
 
 pub struct ZstdCodec;

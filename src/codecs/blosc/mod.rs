@@ -64,7 +64,7 @@ enum NamedShuffle {
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["blosc", "numcodecs.blosc"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::BytesToBytes(Box::new(BloscCodec::from_configuration(config)?))),
+    build: |config, _| Ok(Codec::bytes_to_bytes(BloscCodec::from_configuration(config)?)),
 }];
 
 const HEADER_LEN: usize = 16;
