@@ -180,12 +180,8 @@ export async function readInWorkers(arr, arrHandle, selection, options, partsPer
   const workers = pooled.get(arr);
   const { pool, node, label } = workers;
   const { signal, concurrency, onProgress: given, out } = options;
-  if (signal !== undefined && signal !== null && typeof signal?.addEventListener !== "function") {
-    throw new SelectionError(`read option signal must be an AbortSignal, not ${signal}`);
-  }
-  if (given !== undefined && given !== null && typeof given !== "function") {
-    throw new SelectionError(`read option onProgress must be a function, not ${typeof given}`);
-  }
+  // The option types were checked by the caller (index.js's checkCall), the values are the
+  // core's to check (partition here, the read in the worker).
   // What the callback throws is its own business: the read goes on (as on the main thread).
   const onProgress =
     given &&
