@@ -8,8 +8,6 @@ use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, NumpyDtype};
-use serde::Deserialize;
 
 /// numcodecs' `quantize` and `astype`: both store values as another type.
 pub const CODECS: &[CodecEntry] = &[
@@ -30,31 +28,17 @@ pub struct AsTypeCodec {
     stored: DataType,
 }
 
-/// numcodecs' `astype` configuration: the values' type and the type they are stored as.
-#[derive(Deserialize)]
-struct AsTypeConfiguration {
-    decode_dtype: Option<NumpyDtype>,
-    encode_dtype: NumpyDtype,
-}
-
-/// numcodecs' `quantize` configuration: the values' type, the digits kept (rounding is done when
-/// writing) and the type they are stored as (the values' own by default).
-#[derive(Deserialize)]
-struct QuantizeConfiguration {
-    dtype: Option<NumpyDtype>,
-    #[allow(dead_code)]
-    digits: i64,
-    astype: Option<NumpyDtype>,
-}
-
-/// Checks that a filter can apply to `data_type`, and that the values' type it names (`key`),
-/// where it names one, is the array's.
-fn check_decoded(declared: Option<NumpyDtype>, key: &str, data_type: DataType) -> Result<(), String> {
+/// Checks that a configuration's own idea of the array's type matches the array.
+fn check_decoded(
+    config: &Map<String, Value>,
+    key: &str,
+    data_type: DataType,
+) -> Result<(), String> {
     if !numeric::is_real(data_type) {
         return Err(format!("cannot apply to {data_type} data"));
     }
-    match declared {
-        Some(NumpyDtype(dt)) if dt != data_type => Err(format!(
+    match numeric::dtype_in(config, key)? {
+        Some(dt) if dt != data_type => Err(format!(
             "\"{key}\" is {dt}, but the array's type is {data_type}"
         )),
         _ => Ok(()),
@@ -66,11 +50,12 @@ impl AsTypeCodec {
         config: &Map<String, Value>,
         data_type: DataType,
     ) -> Result<AsTypeCodec, String> {
-        let config: AsTypeConfiguration = configuration::parse(config)?;
-        check_decoded(config.decode_dtype, "decode_dtype", data_type)?;
+        check_decoded(config, "decode_dtype", data_type)?;
+        let stored =
+            numeric::dtype_in(config, "encode_dtype")?.ok_or("\"encode_dtype\" is required")?;
         Ok(AsTypeCodec {
             name: "numcodecs.astype",
-            stored: config.encode_dtype.0,
+            stored,
         })
     }
 
@@ -78,11 +63,14 @@ impl AsTypeCodec {
         config: &Map<String, Value>,
         data_type: DataType,
     ) -> Result<AsTypeCodec, String> {
-        let config: QuantizeConfiguration = configuration::parse(config)?;
-        check_decoded(config.dtype, "dtype", data_type)?;
+        check_decoded(config, "dtype", data_type)?;
+        if !config.get("digits").is_some_and(|d| d.as_i64().is_some()) {
+            return Err("\"digits\" must be an integer".into());
+        }
+        let stored = numeric::dtype_in(config, "astype")?.unwrap_or(data_type);
         Ok(AsTypeCodec {
             name: "numcodecs.quantize",
-            stored: config.astype.map_or(data_type, |NumpyDtype(t)| t),
+            stored,
         })
     }
 }

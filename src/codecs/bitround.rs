@@ -5,15 +5,6 @@ use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration;
-use serde::Deserialize;
-
-/// numcodecs' `bitround` configuration.
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BitRoundConfiguration {
-    keepbits: u32,
-}
 
 /// numcodecs' `bitround`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -35,9 +26,13 @@ impl BitRoundCodec {
         ) {
             return Err(format!("applies to float data, not {data_type}"));
         }
-        // Rounding is lossy and done: decoding only checks that the bits to keep are given.
-        let _: BitRoundConfiguration = configuration::parse(config)?;
-        Ok(BitRoundCodec)
+        match config.get("keepbits") {
+            Some(v) if v.as_u64().is_some() => Ok(BitRoundCodec),
+            Some(v) => Err(format!(
+                "\"keepbits\" must be a non-negative integer, not {v}"
+            )),
+            None => Err("\"keepbits\" is required".into()),
+        }
     }
 }
 

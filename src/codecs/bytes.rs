@@ -4,23 +4,6 @@ use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration;
-use serde::Deserialize;
-
-/// `bytes`' configuration: the byte order, required where elements have one. The spec defines
-/// no other key, and an unknown one may change what the bytes mean: it is refused.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BytesConfiguration {
-    endian: Option<StoredEndian>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum StoredEndian {
-    Little,
-    Big,
-}
 
 /// `bytes`: elements in a given byte order.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -46,13 +29,21 @@ impl BytesCodec {
                 "cannot encode {data_type} data (its codec is vlen-utf8 or vlen-bytes)"
             ));
         }
-        let config: BytesConfiguration = configuration::parse(config)?;
-        let endian = config.endian.map(|e| match e {
-            StoredEndian::Little => Endian::Little,
-            StoredEndian::Big => Endian::Big,
-        });
-        if endian.is_none() && data_type.byte_order_unit().is_some() {
-            return Err(format!("\"endian\" is required for {data_type}"));
+        let endian = match config.get("endian") {
+            None | Some(Value::Null) if data_type.byte_order_unit().is_none() => None,
+            None | Some(Value::Null) => {
+                return Err(format!("\"endian\" is required for {data_type}"))
+            }
+            Some(Value::String(s)) if s == "little" => Some(Endian::Little),
+            Some(Value::String(s)) if s == "big" => Some(Endian::Big),
+            Some(other) => {
+                return Err(format!(
+                    "\"endian\" must be \"little\" or \"big\", not {other}"
+                ))
+            }
+        };
+        if let Some(key) = config.keys().find(|k| *k != "endian") {
+            return Err(format!("unknown configuration key \"{key}\""));
         }
         Ok(BytesCodec { endian })
     }

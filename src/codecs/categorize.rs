@@ -9,17 +9,6 @@ use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, NumpyDtype};
-use serde::Deserialize;
-
-/// numcodecs' `categorize` configuration: the labels (category i + 1 is `labels[i]`, 0 the fill),
-/// the strings' NumPy dtype and the integer type categories are stored as.
-#[derive(Deserialize)]
-struct CategorizeConfiguration {
-    labels: Vec<String>,
-    dtype: String,
-    astype: Option<NumpyDtype>,
-}
 
 /// numcodecs' `categorize`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -39,21 +28,29 @@ impl CategorizeCodec {
         config: &Map<String, Value>,
         data_type: DataType,
     ) -> Result<CategorizeCodec, String> {
-        let config: CategorizeConfiguration = configuration::parse(config)?;
-        let matches = match (config.dtype.as_str(), data_type) {
-            ("|O", DataType::String) => true,
-            (d, DataType::FixedUnicode { chars }) => {
+        let labels = match config.get("labels") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|l| l.as_str().map(str::to_string))
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| "\"labels\" must be a list of strings".to_string())?,
+            _ => return Err("\"labels\" (a list of strings) is required".into()),
+        };
+        let declared = config.get("dtype").and_then(Value::as_str);
+        let matches = match (declared, data_type) {
+            (Some("|O"), DataType::String) => true,
+            (Some(d), DataType::FixedUnicode { chars }) => {
                 d.get(1..).and_then(|t| t.strip_prefix('U')) == Some(&chars.to_string())
             }
             _ => false,
         };
         if !matches {
             return Err(format!(
-                "\"dtype\" \"{}\" does not describe the array's {data_type} strings",
-                config.dtype
+                "\"dtype\" {} does not describe the array's {data_type} strings",
+                config.get("dtype").unwrap_or(&Value::Null)
             ));
         }
-        let stored = config.astype.map_or(DataType::UInt8, |NumpyDtype(t)| t);
+        let stored = numeric::dtype_in(config, "astype")?.unwrap_or(DataType::UInt8);
         if !matches!(
             stored,
             DataType::UInt8
@@ -67,10 +64,7 @@ impl CategorizeCodec {
         ) {
             return Err(format!("\"astype\" must be an integer type, not {stored}"));
         }
-        Ok(CategorizeCodec {
-            labels: config.labels,
-            stored,
-        })
+        Ok(CategorizeCodec { labels, stored })
     }
 
     /// The label an encoded value stands for ("" for 0 and numbers that name none).

@@ -5,14 +5,6 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, Location};
-use serde::Deserialize;
-
-/// numcodecs' checksum codecs' configuration: where the checksum is.
-#[derive(Deserialize)]
-struct ChecksumConfiguration {
-    location: Option<Location>,
-}
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -94,11 +86,17 @@ impl Checksum32Codec {
         config: &Map<String, Value>,
         kind: Checksum,
     ) -> Result<Checksum32Codec, String> {
-        let config: ChecksumConfiguration = configuration::parse(config)?;
         // numcodecs' default: CRC32C at the end, the others at the start.
-        let at_end = match config.location {
+        let at_end = match config.get("location").map(|l| l.as_str()) {
             None => kind == Checksum::Crc32c,
-            Some(location) => location == Location::End,
+            Some(Some("start")) => false,
+            Some(Some("end")) => true,
+            Some(_) => {
+                return Err(format!(
+                    "\"location\" must be \"start\" or \"end\", not {}",
+                    config["location"]
+                ))
+            }
         };
         Ok(Checksum32Codec {
             kind,

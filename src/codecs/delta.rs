@@ -8,15 +8,6 @@ use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, NumpyDtype};
-use serde::Deserialize;
-
-/// numcodecs' `delta` configuration: the values' type and the type differences are stored as.
-#[derive(Deserialize)]
-struct DeltaConfiguration {
-    dtype: Option<NumpyDtype>,
-    astype: Option<NumpyDtype>,
-}
 
 /// numcodecs' `delta`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -38,15 +29,18 @@ impl DeltaCodec {
         if !numeric::is_real(data_type) {
             return Err(format!("cannot apply to {data_type} data"));
         }
-        let config: DeltaConfiguration = configuration::parse(config)?;
-        if let Some(NumpyDtype(dt)) = config.dtype {
-            if dt != data_type {
-                return Err(format!("\"dtype\" {dt} is not the array's type {data_type}"));
+        if let Some(dtype) = config.get("dtype") {
+            let dt = dtype
+                .as_str()
+                .ok_or_else(|| format!("\"dtype\" must be a string, not {dtype}"))?;
+            if numeric::parse_numpy_dtype(dt)? != data_type {
+                return Err(format!(
+                    "\"dtype\" {dt} is not the array's type {data_type}"
+                ));
             }
         }
-        Ok(DeltaCodec {
-            stored: config.astype.map(|NumpyDtype(t)| t),
-        })
+        let stored = numeric::dtype_in(config, "astype")?;
+        Ok(DeltaCodec { stored })
     }
 }
 

@@ -9,17 +9,6 @@ use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, NumpyDtype};
-use serde::Deserialize;
-
-/// numcodecs' `fixedscaleoffset` configuration: values are stored as `(x - offset) * scale`,
-/// rounded, in `astype`.
-#[derive(Deserialize)]
-struct FixedScaleOffsetConfiguration {
-    scale: f64,
-    offset: f64,
-    astype: Option<NumpyDtype>,
-}
 
 /// numcodecs' `fixedscaleoffset`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -42,17 +31,23 @@ impl FixedScaleOffsetCodec {
         if !numeric::is_real(data_type) {
             return Err(format!("cannot apply to {data_type} data"));
         }
-        let config: FixedScaleOffsetConfiguration = configuration::parse(config)?;
-        let (scale, offset) = (config.scale, config.offset);
+        let number = |key: &str| match config.get(key) {
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| format!("\"{key}\" must be a number, not {v}")),
+            None => Err(format!("\"{key}\" is required")),
+        };
+        let (scale, offset) = (number("scale")?, number("offset")?);
         if scale == 0.0 || !scale.is_finite() {
             return Err(format!(
                 "\"scale\" must be a finite non-zero number, not {scale}"
             ));
         }
+        let stored = numeric::dtype_in(config, "astype")?;
         Ok(FixedScaleOffsetCodec {
             scale,
             offset,
-            stored: config.astype.map(|NumpyDtype(t)| t),
+            stored,
         })
     }
 }

@@ -6,7 +6,6 @@
 //! kind and constructor. Adding a codec is a file and its name on that line.
 
 pub mod codec;
-pub mod configuration;
 pub mod numcodecs;
 pub mod numeric;
 pub mod pipeline;

@@ -16,19 +16,6 @@ use crate::indexing::region::{c_strides, copy_box, Placement};
 use crate::metadata::extension::Extension;
 use serde_json::{Map, Value};
 use std::ops::Range;
-use super::configuration::{self, Location};
-use serde::Deserialize;
-use std::num::NonZeroU64;
-
-/// `sharding_indexed`'s configuration: the inner chunks' shape and codecs, and the index's
-/// codecs and place (the end by default).
-#[derive(Deserialize)]
-struct ShardingConfiguration {
-    chunk_shape: Vec<NonZeroU64>,
-    codecs: Vec<Value>,
-    index_codecs: Vec<Value>,
-    index_location: Option<Location>,
-}
 
 /// `sharding_indexed`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -49,15 +36,18 @@ pub struct ShardingCodec {
     fill_value: FillValue,
 }
 
-/// A codec list of the configuration (`key` names it in errors): non-empty, each entry a codec.
-fn codec_list(list: &[Value], key: &str) -> Result<Vec<Extension>, String> {
-    if list.is_empty() {
-        return Err(format!("\"{key}\" must be a non-empty list of codecs"));
+fn codec_list(config: &Map<String, Value>, key: &str) -> Result<Vec<Extension>, String> {
+    match config.get(key) {
+        Some(Value::Array(list)) if !list.is_empty() => list
+            .iter()
+            .map(Extension::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("\"{key}\": {e}")),
+        Some(other) => Err(format!(
+            "\"{key}\" must be a non-empty list of codecs, not {other}"
+        )),
+        None => Err(format!("\"{key}\" is required")),
     }
-    list.iter()
-        .map(Extension::parse)
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("\"{key}\": {e}"))
 }
 
 impl ShardingCodec {
@@ -66,21 +56,46 @@ impl ShardingCodec {
         cx: &BuildContext,
     ) -> Result<ShardingCodec, String> {
         let (data_type, fill_value, ndim) = (cx.data_type, cx.fill_value, cx.ndim);
-        let config: ShardingConfiguration = configuration::parse(config)?;
-        let inner_shape: Vec<u64> = config.chunk_shape.iter().map(|n| n.get()).collect();
+        let inner_shape: Vec<u64> = match config.get("chunk_shape") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|v| v.as_u64().filter(|&n| n > 0))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    format!(
+                        "\"chunk_shape\" {} is not a list of positive integers",
+                        config["chunk_shape"]
+                    )
+                })?,
+            Some(other) => {
+                return Err(format!(
+                    "\"chunk_shape\" must be a list of integers, not {other}"
+                ))
+            }
+            None => return Err("\"chunk_shape\" is required".into()),
+        };
         if inner_shape.len() != ndim {
             return Err(format!(
                 "\"chunk_shape\" has {} dimensions, the array has {ndim}",
                 inner_shape.len()
             ));
         }
-        let index_at_end = config.index_location != Some(Location::Start);
-        let inner = (cx.pipeline)(&codec_list(&config.codecs, "codecs")?, data_type, fill_value, ndim)
+        let index_at_end = match config.get("index_location").map(|v| v.as_str()) {
+            None | Some(Some("end")) => true,
+            Some(Some("start")) => false,
+            Some(_) => {
+                return Err(format!(
+                    "\"index_location\" must be \"start\" or \"end\", not {}",
+                    config["index_location"]
+                ))
+            }
+        };
+        let inner = (cx.pipeline)(&codec_list(config, "codecs")?, data_type, fill_value, ndim)
             .map_err(|e| format!("inner codecs: {e}"))?;
         // The index is a uint64 array of the chunks-per-shard shape plus a trailing 2.
         let no_fill = FillValue::from_native_bytes(vec![0; 8]);
         let index = (cx.pipeline)(
-            &codec_list(&config.index_codecs, "index_codecs")?,
+            &codec_list(config, "index_codecs")?,
             DataType::UInt64,
             &no_fill,
             ndim + 1,

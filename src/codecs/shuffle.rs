@@ -7,15 +7,6 @@ use crate::codecs::codec::DecodedSize;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration;
-use serde::Deserialize;
-use std::num::NonZeroUsize;
-
-/// numcodecs' `shuffle` configuration: the element size (default: the array's).
-#[derive(Deserialize)]
-struct ShuffleConfiguration {
-    elementsize: Option<NonZeroUsize>,
-}
 
 /// numcodecs' `shuffle`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -33,8 +24,14 @@ impl ShuffleCodec {
         config: &Map<String, Value>,
         default_size: usize,
     ) -> Result<ShuffleCodec, String> {
-        let config: ShuffleConfiguration = configuration::parse(config)?;
-        let element_size = config.elementsize.map_or(default_size, |n| n.get());
+        let element_size = match config.get("elementsize") {
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("\"elementsize\" must be a positive integer, not {v}"))?,
+            None => default_size,
+        };
         Ok(ShuffleCodec { element_size })
     }
 }

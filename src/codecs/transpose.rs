@@ -6,27 +6,6 @@ use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
 use serde_json::{Map, Value};
-use super::configuration;
-use serde::Deserialize;
-
-/// `transpose`'s configuration: the permutation of the axes.
-#[derive(Deserialize)]
-struct TransposeConfiguration {
-    order: Order,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged, expecting = "a permutation of the axes (a list of axis numbers)")]
-enum Order {
-    Axes(Vec<usize>),
-    Named(NamedOrder),
-}
-
-#[derive(Deserialize)]
-enum NamedOrder {
-    C,
-    F,
-}
 
 /// `transpose`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -45,12 +24,26 @@ impl TransposeCodec {
         config: &Map<String, Value>,
         ndim: usize,
     ) -> Result<TransposeCodec, String> {
-        let config: TransposeConfiguration = configuration::parse(config)?;
-        let order = match config.order {
-            Order::Axes(axes) => axes,
+        let order = match config.get("order") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|v| v.as_u64().and_then(|i| usize::try_from(i).ok()))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    format!(
+                        "\"order\" {} is not a list of axis numbers",
+                        Value::Array(list.clone())
+                    )
+                })?,
             // Drafts of the spec allowed "C" and "F"; writers of that time still exist.
-            Order::Named(NamedOrder::C) => (0..ndim).collect(),
-            Order::Named(NamedOrder::F) => (0..ndim).rev().collect(),
+            Some(Value::String(s)) if s == "C" => (0..ndim).collect(),
+            Some(Value::String(s)) if s == "F" => (0..ndim).rev().collect(),
+            Some(other) => {
+                return Err(format!(
+                    "\"order\" must be a permutation of the axes, not {other}"
+                ))
+            }
+            None => return Err("\"order\" is required".to_string()),
         };
         let mut seen = vec![false; ndim];
         let is_permutation = order.len() == ndim

@@ -4,15 +4,6 @@ use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
 use serde_json::{Map, Value};
-use super::configuration::{self, Bounded};
-use serde::Deserialize;
-
-/// numcodecs' `zlib` configuration (-1 is zlib's default level).
-#[derive(Deserialize)]
-struct ZlibConfiguration {
-    #[allow(dead_code)]
-    level: Option<Bounded<-1, 9>>,
-}
 
 /// numcodecs' `zlib`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -25,8 +16,12 @@ pub struct ZlibCodec;
 
 impl ZlibCodec {
     pub fn from_configuration(config: &Map<String, Value>) -> Result<ZlibCodec, String> {
-        let _: ZlibConfiguration = configuration::parse(config)?;
-        Ok(ZlibCodec)
+        match config.get("level") {
+            Some(level) if !level.as_i64().is_some_and(|l| (-1..=9).contains(&l)) => Err(format!(
+                "\"level\" must be an integer from -1 to 9, not {level}"
+            )),
+            _ => Ok(ZlibCodec),
+        }
     }
 }
 

@@ -12,17 +12,6 @@ use std::cell::RefCell;
 use std::io::Read;
 use structured_zstd::decoding::errors::FrameDecoderError;
 use structured_zstd::decoding::{BlockDecodingStrategy, ContentChecksum, FrameDecoder};
-use super::configuration;
-use serde::Deserialize;
-
-/// `zstd`'s configuration: neither the level nor the checksum flag changes decoding (a frame says
-/// whether it has a checksum).
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct ZstdConfiguration {
-    level: Option<i64>,
-    checksum: Option<bool>,
-}
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -35,7 +24,18 @@ pub struct ZstdCodec;
 
 impl ZstdCodec {
     pub fn from_configuration(config: &Map<String, Value>) -> Result<ZstdCodec, String> {
-        let _: ZstdConfiguration = configuration::parse(config)?;
+        if let Some(level) = config.get("level") {
+            if level.as_i64().is_none() {
+                return Err(format!("\"level\" must be an integer, not {level}"));
+            }
+        }
+        if let Some(checksum) = config.get("checksum") {
+            if !checksum.is_boolean() {
+                return Err(format!(
+                    "\"checksum\" must be true or false, not {checksum}"
+                ));
+            }
+        }
         Ok(ZstdCodec)
     }
 }

@@ -16,49 +16,6 @@ use crate::compression::shuffle;
 use crate::error::CodecError;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use super::configuration::{self, Bounded};
-use serde::Deserialize;
-
-/// `blosc`'s configuration, in v3's form and numcodecs' (whose shuffle is a number, -1 "auto").
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct BloscConfiguration {
-    cname: Option<Cname>,
-    clevel: Option<u64>,
-    shuffle: Option<BloscShuffle>,
-    typesize: Option<u64>,
-    blocksize: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Cname {
-    Blosclz,
-    Lz4,
-    Lz4hc,
-    Snappy,
-    Zlib,
-    Zstd,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    untagged,
-    expecting = "\"noshuffle\", \"shuffle\", \"bitshuffle\" or a number from -1 to 2"
-)]
-#[allow(dead_code)]
-enum BloscShuffle {
-    Named(NamedShuffle),
-    Numbered(Bounded<-1, 2>),
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum NamedShuffle {
-    Noshuffle,
-    Shuffle,
-    Bitshuffle,
-}
 
 /// `blosc`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -182,8 +139,29 @@ impl BloscCodec {
     /// The v3 `blosc` configuration. Decoding needs none of it (the chunk header says everything),
     /// but a configuration that is not what the spec allows is reported.
     pub fn from_configuration(config: &Map<String, Value>) -> Result<BloscCodec, String> {
-        // Every chunk's header says how it was compressed: the configuration is checked, not used.
-        let _: BloscConfiguration = configuration::parse(config)?;
+        if let Some(cname) = config.get("cname") {
+            let known = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+            if !cname.as_str().is_some_and(|c| known.contains(&c)) {
+                return Err(format!("\"cname\" must be one of {known:?}, not {cname}"));
+            }
+        }
+        if let Some(shuffle) = config.get("shuffle") {
+            // The v3 spec names the modes; numcodecs' own configuration numbers them (-1 is "auto").
+            let named = shuffle
+                .as_str()
+                .is_some_and(|s| ["noshuffle", "shuffle", "bitshuffle"].contains(&s));
+            let numbered = shuffle.as_i64().is_some_and(|n| (-1..=2).contains(&n));
+            if !named && !numbered {
+                return Err(format!("\"shuffle\" must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", not {shuffle}"));
+            }
+        }
+        for key in ["clevel", "typesize", "blocksize"] {
+            if let Some(v) = config.get(key) {
+                if v.as_u64().is_none() {
+                    return Err(format!("\"{key}\" must be a non-negative integer, not {v}"));
+                }
+            }
+        }
         Ok(BloscCodec)
     }
 }
