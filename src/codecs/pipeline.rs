@@ -132,17 +132,6 @@ impl CodecPipeline {
         (sizes, size)
     }
 
-    /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
-    pub fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
-        let reprs = self.reprs(repr);
-        self.sizes(reprs.last()?).1
-    }
-
-    /// Whether variable-length elements are reordered after decoding (see `restore_order`).
-    pub fn reorders_elements(&self) -> bool {
-        !self.element_order.is_empty()
-    }
-
     /// The decoder of chunks read in parts, when such a codec (sharding) is the whole pipeline:
     /// the usual form of a sharded array.
     pub fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
@@ -251,11 +240,12 @@ impl ChunkDecoder for CodecPipeline {
     }
 
     fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {
-        CodecPipeline::fixed_encoded_size(self, repr)
+        let reprs = self.reprs(repr);
+        self.sizes(reprs.last()?).1
     }
 
     fn reorders_elements(&self) -> bool {
-        CodecPipeline::reorders_elements(self)
+        !self.element_order.is_empty()
     }
 
     fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
