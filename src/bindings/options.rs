@@ -56,9 +56,18 @@ impl<'a> Options<'a> {
         let Some(value) = self.get(name) else {
             return Ok(None);
         };
-        parse(&value)
-            .map(Some)
-            .ok_or_else(|| self.error(format!("{name} must be {expected}")))
+        self.checked(name, &value, expected, parse).map(Some)
+    }
+
+    /// `value`, given for option `name`, as `parse` takes it, else "`name` must be `expected`".
+    fn checked<T>(
+        &self,
+        name: &str,
+        value: &JsValue,
+        expected: &str,
+        parse: impl FnOnce(&JsValue) -> Option<T>,
+    ) -> Result<T, ZarrError> {
+        parse(value).ok_or_else(|| self.error(format!("{name} must be {expected}")))
     }
 
     fn bool(&self, name: &str) -> Result<Option<bool>, ZarrError> {
@@ -67,8 +76,22 @@ impl<'a> Options<'a> {
 
     /// An integer from `min` to `max`.
     fn integer(&self, name: &str, min: f64, max: f64) -> Result<Option<f64>, ZarrError> {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        self.integer_value(name, &value, min, max).map(Some)
+    }
+
+    /// `value`, given for option `name`, as an integer from `min` to `max`.
+    fn integer_value(
+        &self,
+        name: &str,
+        value: &JsValue,
+        min: f64,
+        max: f64,
+    ) -> Result<f64, ZarrError> {
         let expected = format!("an integer from {min} to {max}");
-        self.parsed(name, &expected, |v| {
+        self.checked(name, value, &expected, |v| {
             v.as_f64()
                 .filter(|n| n.fract() == 0.0 && (min..=max).contains(n))
         })
@@ -200,7 +223,11 @@ fn limits(value: &JsValue) -> Result<Limits, ZarrError> {
         .dyn_ref::<Object>()
         .ok_or_else(|| o.error("must be an object"))?;
     let mut limits = Limits::default();
-    for (name, _) in entries(object) {
+    for (name, value) in entries(object) {
+        // A limit given as undefined is the default; null is not a number of anything.
+        if value.is_undefined() {
+            continue;
+        }
         let max = match name.as_str() {
             "maxChunksPerRead" | "maxBytesPerRead" => MAX_SAFE_INTEGER,
             "maxDecodedChunkBytes" | "maxItemBytes" => MAX_BUFFER as f64,
@@ -211,9 +238,7 @@ fn limits(value: &JsValue) -> Result<Limits, ZarrError> {
                 )))
             }
         };
-        let Some(n) = o.integer(&name, 1.0, max)? else {
-            continue;
-        };
+        let n = o.integer_value(&name, &value, 1.0, max)?;
         match name.as_str() {
             "maxChunksPerRead" => limits.max_chunks_per_read = n as u64,
             "maxBytesPerRead" => limits.max_bytes_per_read = n as u64,
