@@ -160,6 +160,11 @@ export interface Store {
     prefix: string,
     options?: StoreOptions,
   ): Promise<string[] | undefined> | string[] | undefined;
+  /**
+   * Every key the store holds, for a store without `list` (a `Map` has it): the names below a
+   * directory are found among them.
+   */
+  keys?(): Iterable<string>;
   url?: string;
   /** Bytes of recent values zarr-wasm keeps from this store (default 0). */
   cacheSize?: number;
@@ -172,7 +177,7 @@ export class MemoryStore implements Store {
   set(key: string, value: Uint8Array | ArrayBuffer): this;
   get(key: string): Uint8Array | undefined;
   getRange(key: string, range: RangeRequest): Uint8Array | undefined;
-  list(prefix: string): string[];
+  keys(): IterableIterator<string>;
 }
 
 /**
@@ -254,8 +259,9 @@ export class ZarrArray {
   /** The number of chunks along each dimension that cover the array. */
   readonly gridShape: number[];
   /**
-   * A sharded array's inner chunk shape (`sharding_indexed` as its whole codec pipeline): the
-   * unit a partial read fetches and decodes, and a good tile size. `null` for other arrays.
+   * A sharded array's inner chunk shape, in the array's axes (also where a transpose comes before
+   * `sharding_indexed`): the unit a partial read fetches and decodes, and a good tile size.
+   * `null` for other arrays.
    */
   readonly innerChunks: number[] | null;
   readonly dtype: DataType;

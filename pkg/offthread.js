@@ -170,8 +170,6 @@ function proxiedStores(desc) {
   return desc.kind === "zip" ? proxiedStores(desc.source) : [];
 }
 
-const cStrides = (shape) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
-
 /**
  * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole
  * chunks, each read by a worker and put in place here as it arrives.
@@ -296,7 +294,7 @@ async function readParts({
         result ??= {
           data: outFor(out, value.data, count(part.shape), count(plan.shape)),
           shape: plan.shape,
-          stride: cStrides(plan.shape),
+          stride: plan.stride,
         };
         place(result.data, plan.shape, value.data, part.shape, part.outStart);
         if (onProgress && parts.length > 1 && done[i] !== part.chunks) {

@@ -314,7 +314,12 @@ export function allocateLike(sample, sampleCount, total) {
   return record;
 }
 
-/** Copies `src` (a part of shape `srcShape`) into `dst` (shape `dstShape`) at `origin`. */
+/**
+ * Copies `src` (a part of shape `srcShape`) into `dst` (shape `dstShape`) at `origin`. The core's
+ * `copy_box` does this inside wasm memory; here both sides are JS memory (typed arrays a worker
+ * transferred, or plain arrays of strings and items), and going through the core would copy the
+ * whole result into wasm memory and back for every part.
+ */
 export function place(dst, dstShape, src, srcShape, origin) {
   const n = count(srcShape);
   if (n === 0) return;

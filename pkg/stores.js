@@ -25,15 +25,9 @@ export class MemoryStore {
   get(key) {
     return this.map.get(key);
   }
-  /** The names directly below the directory `prefix` ("" is the root). */
-  list(prefix) {
-    const names = new Set();
-    const start = prefix ? `${prefix}/` : "";
-    for (const key of this.map.keys()) {
-      if (key.startsWith(start)) names.add(key.slice(start.length).split("/")[0]);
-    }
-    names.delete("");
-    return [...names].sort();
+  /** Every key held (the reader lists directories from them, as for a `Map`). */
+  keys() {
+    return this.map.keys();
   }
   getRange(key, range) {
     const value = this.map.get(key);

@@ -389,6 +389,19 @@ def write_sharded(w):
             serializer=ShardingCodec(chunk_shape=(5, 4), codecs=[TransposeCodec(order=[1, 0]), BytesCodec(endian="big"), Crc32cCodec()],
                                      index_codecs=[BytesCodec(endian="big"), Crc32cCodec()]))
     w.array("sharding/shards_param", synthetic_image(128, 22), (16, 16), shards=(64, 64), compressors=[ZstdCodec(level=3)])
+    # A transpose before the sharding codec: the shards are stored with their axes permuted, and
+    # the inner chunk shape is in that order (zarr-python checks it against both orders, so the
+    # shapes are chosen to divide either way). tensorstore reads each back as a second opinion.
+    w.array("sharding/transpose_outside", values_for(np.dtype("uint16"), (50, 44)), (20, 20),
+            filters=[TransposeCodec(order=[1, 0])],
+            serializer=ShardingCodec(chunk_shape=(4, 10), codecs=[BytesCodec(), ZstdCodec(level=1)]))
+    w.array("sharding/transpose_outside_3d", values_for(np.dtype("float32"), (12, 10, 9)), (8, 8, 8), fill_value=-1.5,
+            write=[np.s_[0:5, 2:9, 1:8], np.s_[9:12, :, :]], filters=[TransposeCodec(order=[2, 0, 1])],
+            serializer=ShardingCodec(chunk_shape=(2, 4, 4), codecs=[BytesCodec(endian="big"), GzipCodec(level=1)],
+                                     index_location="start"))
+    for name in ["sharding/transpose_outside", "sharding/transpose_outside_3d"]:
+        read = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(w.path / name)}}).result().read().result()
+        assert np.array_equal(read, w.root[name][...]), name
 
 
 def write_blosc_snappy(w):

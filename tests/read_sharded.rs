@@ -253,3 +253,131 @@ fn partitions_split_shards_only_when_too_few_and_make_the_whole() {
         .unwrap();
     assert_eq!(p.parts.len(), 16, "one row of 16 chunks");
 }
+
+/// Elements of `whole` (C order of `shape`, `esize` bytes each) in the box `ranges`.
+fn sub_box(
+    whole: &[u8],
+    shape: &[usize],
+    esize: usize,
+    ranges: &[std::ops::Range<usize>],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let strides: Vec<usize> = (0..shape.len())
+        .map(|d| shape[d + 1..].iter().product())
+        .collect();
+    let mut index: Vec<usize> = ranges.iter().map(|r| r.start).collect();
+    if ranges.iter().any(|r| r.is_empty()) {
+        return out;
+    }
+    loop {
+        let at: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out.extend_from_slice(&whole[at * esize..(at + 1) * esize]);
+        let mut d = shape.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < ranges[d].end {
+                break;
+            }
+            index[d] = ranges[d].start;
+        }
+    }
+}
+
+/// zarr-python's `filters=[TransposeCodec]` with a sharding serializer stores shards with their
+/// axes permuted (`[transpose, sharding_indexed]`): they are still read in parts, the index
+/// translated to the array's axes, each inner chunk transposed on its own.
+#[test]
+fn shards_behind_a_transpose_are_read_in_parts() {
+    // One element: the index, then one inner chunk (not the whole shard).
+    let (store, arr) = open_counting("codecs.zarr", "sharding/transpose_outside");
+    let whole = block_on(arr.get(&[])).unwrap().bytes;
+    store.log.borrow_mut().clear();
+    let one = block_on(arr.get(&[DimSelection::Index(23), DimSelection::Index(25)])).unwrap();
+    assert_eq!(one.bytes, window(&whole, 44, 2, 23..24, 25..26));
+    let log = store.log.borrow().clone();
+    assert_eq!(log.len(), 2, "{log:?}");
+    // 5 x 2 inner chunks of (4, 10) in the stored axes: 10 entries of 16 bytes and a CRC32C.
+    assert_eq!(
+        log[0],
+        (
+            "sharding/transpose_outside/c/1/1".into(),
+            Some(ByteRange::Suffix(164))
+        )
+    );
+    let shard_len = std::fs::metadata(common::fixture_path(
+        "codecs.zarr/sharding/transpose_outside/c/1/1",
+    ))
+    .unwrap()
+    .len();
+    match log[1].1 {
+        Some(ByteRange::Span { length, .. }) => {
+            assert!(length * 5 < shard_len, "{log:?}, shard {shard_len}")
+        }
+        ref other => panic!("inner chunk request {other:?}"),
+    }
+    assert_eq!(
+        arr.inner_chunk_shape(),
+        Some(&[10u64, 4][..]),
+        "inner chunks in the array's axes"
+    );
+    for (r, c) in [
+        (0..1, 0..44),
+        (19..41, 3..5),
+        (45..50, 40..44),
+        (7..33, 11..29),
+    ] {
+        let got = block_on(arr.get(&[
+            slice(r.start as i64, r.end as i64),
+            slice(c.start as i64, c.end as i64),
+        ]))
+        .unwrap();
+        assert_eq!(
+            got.bytes,
+            window(&whole, 44, 2, r.clone(), c.clone()),
+            "[{r:?}, {c:?}]"
+        );
+    }
+
+    // Three dimensions, order [2, 0, 1], the index at the start, a missing shard (fill value).
+    let (store, arr) = open_counting("codecs.zarr", "sharding/transpose_outside_3d");
+    let whole = block_on(arr.get(&[])).unwrap().bytes;
+    assert_eq!(arr.inner_chunk_shape(), Some(&[4u64, 4, 2][..]));
+    let shape = [12usize, 10, 9];
+    for ranges in [
+        [0..1, 0..1, 0..1],
+        [2..4, 3..9, 1..3],
+        [9..12, 0..10, 8..9],
+        [0..12, 5..6, 0..9],
+        [6..7, 8..10, 8..9],
+    ] {
+        store.log.borrow_mut().clear();
+        let sel: Vec<DimSelection> = ranges
+            .iter()
+            .map(|r| slice(r.start as i64, r.end as i64))
+            .collect();
+        let got = block_on(arr.get(&sel)).unwrap();
+        assert_eq!(got.bytes, sub_box(&whole, &shape, 4, &ranges), "{ranges:?}");
+    }
+    // One element of a stored shard, cold: the index from the start, then one inner chunk.
+    let (store, arr) = open_counting("codecs.zarr", "sharding/transpose_outside_3d");
+    let one = [
+        DimSelection::Index(10),
+        DimSelection::Index(9),
+        DimSelection::Index(8),
+    ];
+    let got = block_on(arr.get(&one)).unwrap();
+    assert_eq!(
+        got.bytes,
+        sub_box(&whole, &shape, 4, &[10..11, 9..10, 8..9])
+    );
+    let log = store.log.borrow().clone();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        matches!(log[0].1, Some(ByteRange::Span { offset: 0, .. })),
+        "{log:?}"
+    );
+}

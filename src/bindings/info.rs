@@ -7,6 +7,7 @@ use crate::data_type::structured::{Field, FieldKind};
 use crate::data_type::DataType;
 use crate::hierarchy::group::Group;
 use crate::indexing::partition::Partition;
+use crate::indexing::region::c_strides;
 use crate::indexing::selection::DimSelection;
 use js_sys::{Array as JsArray, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -155,7 +156,8 @@ pub fn chunk_regions_to_js(regions: &[ChunkRegion]) -> Result<JsValue, JsValue> 
         .map(Into::into)
 }
 
-/// A split read: `{ selection, shape, parts: [{ selection, outStart, shape, chunks }] }`.
+/// A split read: `{ selection, shape, stride, parts: [{ selection, outStart, shape, chunks }] }`
+/// (`stride`: the whole result's, C order).
 pub fn partition_to_js(partition: &Partition) -> Result<JsValue, JsValue> {
     let parts = partition
         .parts
@@ -172,6 +174,7 @@ pub fn partition_to_js(partition: &Partition) -> Result<JsValue, JsValue> {
     let obj = Object::new();
     set(&obj, "selection", selection_to_js(&partition.selection))?;
     set(&obj, "shape", numbers(&partition.shape))?;
+    set(&obj, "stride", numbers(&c_strides(&partition.shape)))?;
     set(&obj, "parts", parts)?;
     Ok(obj.into())
 }

@@ -178,6 +178,37 @@ impl JsStore {
             .and_then(|f| f.dyn_into().ok())
     }
 
+    /// The names directly below `prefix` among the keys of `store.keys()`, where there is one.
+    async fn children_among_keys(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let Some(f) = self.method("keys") else {
+            return Ok(None);
+        };
+        let Some(keys) = self.invoke(&f, prefix, &[]).await? else {
+            return Ok(None);
+        };
+        let not_keys = || {
+            ZarrError::store(
+                &self.locate(prefix),
+                format!("store.keys() gave {keys:?}, not an iterable of string keys"),
+            )
+        };
+        let iter = js_sys::try_iter(&keys)
+            .ok()
+            .flatten()
+            .ok_or_else(not_keys)?;
+        let mut all = Vec::new();
+        for key in iter {
+            all.push(key.ok().and_then(|k| k.as_string()).ok_or_else(not_keys)?);
+            if all.len() % 4096 == 0 {
+                crate::host::yield_if_busy().await;
+            }
+        }
+        Ok(Some(crate::store::children_of(
+            all.iter().map(String::as_str),
+            prefix,
+        )))
+    }
+
     /// Calls `f` with `args` and awaits what it returns (None for undefined or null); a rejection
     /// is the store's failure at `key`, or the caller's abort.
     async fn invoke(&self, f: &Function, key: &str, args: &[JsValue]) -> Result<Option<JsValue>> {
@@ -290,11 +321,13 @@ impl ReadableStore for JsStore {
         Ok(self.get(key).await?.map(|v| range.cut(&v).to_vec()))
     }
 
-    /// `store.list(prefix)`, where the store has one: the names below `prefix`.
+    /// `store.list(prefix)`, where the store has one: the names below `prefix`. A store that
+    /// holds every key (a `Map`, a MemoryStore) may give `keys()` instead: the names below
+    /// `prefix` are then found among them here, as for the core's own stores.
     async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         let location = self.locate(prefix);
         let Some(f) = self.method("list") else {
-            return Ok(None);
+            return self.children_among_keys(prefix).await;
         };
         let args = [JsValue::from(prefix), self.options()];
         let Some(value) = self.invoke(&f, prefix, &args).await? else {

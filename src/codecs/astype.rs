@@ -7,7 +7,7 @@ use super::numeric;
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `quantize` and `astype`: both store values as another type.
 pub const CODECS: &[CodecEntry] = &[
@@ -29,16 +29,12 @@ pub struct AsTypeCodec {
 }
 
 /// Checks that a configuration's own idea of the array's type matches the array.
-fn check_decoded(
-    config: &Map<String, Value>,
-    key: &str,
-    data_type: DataType,
-) -> Result<(), String> {
-    if !numeric::is_real(data_type) {
+fn check_decoded(config: Configuration, key: &str, data_type: DataType) -> Result<(), String> {
+    if !data_type.is_real() {
         return Err(format!("cannot apply to {data_type} data"));
     }
-    match numeric::dtype_in(config, key)? {
-        Some(dt) if dt != data_type => Err(format!(
+    match config.optional::<NumpyDtype>(key)? {
+        Some(NumpyDtype(dt)) if dt != data_type => Err(format!(
             "\"{key}\" is {dt}, but the array's type is {data_type}"
         )),
         _ => Ok(()),
@@ -47,12 +43,11 @@ fn check_decoded(
 
 impl AsTypeCodec {
     pub fn from_astype_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<AsTypeCodec, String> {
         check_decoded(config, "decode_dtype", data_type)?;
-        let stored =
-            numeric::dtype_in(config, "encode_dtype")?.ok_or("\"encode_dtype\" is required")?;
+        let NumpyDtype(stored) = config.required("encode_dtype")?;
         Ok(AsTypeCodec {
             name: "numcodecs.astype",
             stored,
@@ -60,14 +55,15 @@ impl AsTypeCodec {
     }
 
     pub fn from_quantize_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<AsTypeCodec, String> {
         check_decoded(config, "dtype", data_type)?;
-        if !config.get("digits").is_some_and(|d| d.as_i64().is_some()) {
-            return Err("\"digits\" must be an integer".into());
-        }
-        let stored = numeric::dtype_in(config, "astype")?.unwrap_or(data_type);
+        // The decimal digits kept when written: the values read are what they are.
+        config.required::<i64>("digits")?;
+        let stored = config
+            .optional::<NumpyDtype>("astype")?
+            .map_or(data_type, |NumpyDtype(dt)| dt);
         Ok(AsTypeCodec {
             name: "numcodecs.quantize",
             stored,
@@ -78,6 +74,11 @@ impl AsTypeCodec {
 impl ArrayToArrayCodec for AsTypeCodec {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Element by element.
+    fn box_order(&self, ndim: usize) -> Option<Vec<usize>> {
+        Some((0..ndim).collect())
     }
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {

@@ -4,7 +4,7 @@
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::Configuration;
 
 /// numcodecs' `bitround`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -17,7 +17,7 @@ pub struct BitRoundCodec;
 
 impl BitRoundCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<BitRoundCodec, String> {
         if !matches!(
@@ -26,19 +26,20 @@ impl BitRoundCodec {
         ) {
             return Err(format!("applies to float data, not {data_type}"));
         }
-        match config.get("keepbits") {
-            Some(v) if v.as_u64().is_some() => Ok(BitRoundCodec),
-            Some(v) => Err(format!(
-                "\"keepbits\" must be a non-negative integer, not {v}"
-            )),
-            None => Err("\"keepbits\" is required".into()),
-        }
+        // The mantissa bits kept when written: the values read are what they are.
+        config.required::<u64>("keepbits")?;
+        Ok(BitRoundCodec)
     }
 }
 
 impl ArrayToArrayCodec for BitRoundCodec {
     fn name(&self) -> &'static str {
         "numcodecs.bitround"
+    }
+
+    /// Element by element.
+    fn box_order(&self, ndim: usize) -> Option<Vec<usize>> {
+        Some((0..ndim).collect())
     }
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {

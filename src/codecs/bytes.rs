@@ -3,7 +3,7 @@
 use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::Configuration;
 
 /// `bytes`: elements in a given byte order.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -21,7 +21,7 @@ pub struct BytesCodec {
 
 impl BytesCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<BytesCodec, String> {
         if data_type.is_variable() {
@@ -29,22 +29,12 @@ impl BytesCodec {
                 "cannot encode {data_type} data (its codec is vlen-utf8 or vlen-bytes)"
             ));
         }
-        let endian = match config.get("endian") {
-            None | Some(Value::Null) if data_type.byte_order_unit().is_none() => None,
-            None | Some(Value::Null) => {
-                return Err(format!("\"endian\" is required for {data_type}"))
-            }
-            Some(Value::String(s)) if s == "little" => Some(Endian::Little),
-            Some(Value::String(s)) if s == "big" => Some(Endian::Big),
-            Some(other) => {
-                return Err(format!(
-                    "\"endian\" must be \"little\" or \"big\", not {other}"
-                ))
-            }
+        config.only(&["endian"])?;
+        // Only one-byte types may leave the order out: it does not matter to them.
+        let endian = match data_type.byte_order_unit() {
+            Some(_) => Some(config.required::<Endian>("endian")?),
+            None => config.optional::<Endian>("endian")?,
         };
-        if let Some(key) = config.keys().find(|k| *k != "endian") {
-            return Err(format!("unknown configuration key \"{key}\""));
-        }
         Ok(BytesCodec { endian })
     }
 }
@@ -95,7 +85,7 @@ impl ArrayToBytesCodec for BytesCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Map, Value};
 
     fn config(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
@@ -104,7 +94,7 @@ mod tests {
     #[test]
     fn big_endian_is_swapped_and_sizes_are_checked() {
         let codec =
-            BytesCodec::from_configuration(&config(json!({"endian": "big"})), DataType::UInt16)
+            BytesCodec::from_configuration(Configuration::new(&config(json!({"endian": "big"}))), DataType::UInt16)
                 .unwrap();
         let repr = ChunkRepr {
             shape: vec![2],
@@ -121,10 +111,10 @@ mod tests {
 
     #[test]
     fn endian_is_optional_only_for_single_bytes() {
-        assert!(BytesCodec::from_configuration(&Map::new(), DataType::UInt8).is_ok());
-        assert!(BytesCodec::from_configuration(&Map::new(), DataType::Int32).is_err());
+        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::UInt8).is_ok());
+        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::Int32).is_err());
         assert!(BytesCodec::from_configuration(
-            &config(json!({"endian": "middle"})),
+            Configuration::new(&config(json!({"endian": "middle"}))),
             DataType::Int32
         )
         .is_err());

@@ -8,7 +8,7 @@ use super::numeric::{self, Num};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `categorize`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -25,18 +25,12 @@ pub struct CategorizeCodec {
 
 impl CategorizeCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<CategorizeCodec, String> {
-        let labels = match config.get("labels") {
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|l| l.as_str().map(str::to_string))
-                .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| "\"labels\" must be a list of strings".to_string())?,
-            _ => return Err("\"labels\" (a list of strings) is required".into()),
-        };
-        let declared = config.get("dtype").and_then(Value::as_str);
+        let labels: Vec<&str> = config.required("labels")?;
+        let labels = labels.into_iter().map(str::to_string).collect();
+        let declared: Option<&str> = config.optional("dtype")?;
         let matches = match (declared, data_type) {
             (Some("|O"), DataType::String) => true,
             (Some(d), DataType::FixedUnicode { chars }) => {
@@ -47,10 +41,12 @@ impl CategorizeCodec {
         if !matches {
             return Err(format!(
                 "\"dtype\" {} does not describe the array's {data_type} strings",
-                config.get("dtype").unwrap_or(&Value::Null)
+                declared.map_or("(absent)".to_string(), |d| format!("\"{d}\""))
             ));
         }
-        let stored = numeric::dtype_in(config, "astype")?.unwrap_or(DataType::UInt8);
+        let stored = config
+            .optional::<NumpyDtype>("astype")?
+            .map_or(DataType::UInt8, |NumpyDtype(dt)| dt);
         if !matches!(
             stored,
             DataType::UInt8
@@ -149,7 +145,7 @@ mod tests {
 
     fn codec(dtype: &str, data_type: DataType) -> Result<CategorizeCodec, String> {
         let config = json!({"labels": ["aa", "bbb"], "dtype": dtype, "astype": "|u1"});
-        CategorizeCodec::from_configuration(config.as_object().unwrap(), data_type)
+        CategorizeCodec::from_configuration(Configuration::new(config.as_object().unwrap()), data_type)
     }
 
     #[test]

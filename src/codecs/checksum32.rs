@@ -4,7 +4,7 @@
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, Location};
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -30,7 +30,7 @@ pub const CODECS: &[CodecEntry] = &[
     },
 ];
 
-fn numcodecs_checksum(config: &Map<String, Value>, kind: Checksum) -> Result<Codec, String> {
+fn numcodecs_checksum(config: Configuration, kind: Checksum) -> Result<Codec, String> {
     Ok(Codec::bytes_to_bytes(Checksum32Codec::from_configuration(config, kind)?))
 }
 
@@ -82,21 +82,15 @@ pub struct Checksum32Codec {
 }
 
 impl Checksum32Codec {
+    /// `location`: where the checksum is, by numcodecs' default at the end for CRC32C and at the
+    /// start for the others.
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         kind: Checksum,
     ) -> Result<Checksum32Codec, String> {
-        // numcodecs' default: CRC32C at the end, the others at the start.
-        let at_end = match config.get("location").map(|l| l.as_str()) {
+        let at_end = match config.optional::<Location>("location")? {
+            Some(location) => location == Location::End,
             None => kind == Checksum::Crc32c,
-            Some(Some("start")) => false,
-            Some(Some("end")) => true,
-            Some(_) => {
-                return Err(format!(
-                    "\"location\" must be \"start\" or \"end\", not {}",
-                    config["location"]
-                ))
-            }
         };
         Ok(Checksum32Codec {
             kind,

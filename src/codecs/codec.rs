@@ -2,12 +2,12 @@
 //! traits, what a chunk is as it passes through them, the decoder of chunks that can be read in
 //! parts, and the table entry by which each codec file makes itself known (see `table.rs`).
 
+use super::configuration::Configuration;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::limits::Limits;
 use crate::metadata::extension::Extension;
-use serde_json::{Map, Value};
 use std::ops::Range;
 
 /// What a chunk is in array form: its stored shape and element type.
@@ -42,6 +42,14 @@ pub trait ArrayToArrayCodec {
     /// handles that stand for variable-length elements.
     fn only_reorders(&self) -> bool {
         false
+    }
+    /// Where decoding a box of the encoded chunk gives the matching box of the decoded chunk, the
+    /// order of the encoded axes: encoded axis `i` is decoded axis `order[i]` (the identity for
+    /// codecs that act element by element). A shard stored behind such codecs is still read
+    /// inner chunk by inner chunk (`shards_behind.rs`). `None` where decoding needs the whole
+    /// chunk, as delta's running sum does.
+    fn box_order(&self, _ndim: usize) -> Option<Vec<usize>> {
+        None
     }
 }
 
@@ -166,7 +174,7 @@ pub struct CodecEntry {
     /// What it transforms (a v2 filter's kind says where it goes in the equivalent v3 list).
     pub kind: Kind,
     /// Builds the codec from its metadata's configuration, or says what is wrong with it.
-    pub build: fn(&Map<String, Value>, &BuildContext) -> Result<Codec, String>,
+    pub build: fn(Configuration, &BuildContext) -> Result<Codec, String>,
 }
 
 /// The kinds of codec.
@@ -250,6 +258,29 @@ impl ShardIndex {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// What a chunk of `repr` is before each of `codecs`, and (last) after them all.
+pub(crate) fn chain(codecs: &[Box<dyn ArrayToArrayCodec>], repr: ChunkRepr) -> Vec<ChunkRepr> {
+    let mut reprs = vec![repr];
+    for codec in codecs {
+        let next = reprs.last().map(|r| codec.encoded_repr(r));
+        reprs.extend(next);
+    }
+    reprs
+}
+
+/// Runs `codecs` backwards over `elements`; `reprs` is what each codec decodes to (`chain`'s
+/// list; a last entry beyond the codecs is not used).
+pub(crate) fn decode_array_to_array(
+    codecs: &[Box<dyn ArrayToArrayCodec>],
+    mut elements: Vec<u8>,
+    reprs: Vec<ChunkRepr>,
+) -> Result<Vec<u8>, CodecError> {
+    for (codec, decoded) in codecs.iter().zip(reprs).rev() {
+        elements = codec.decode(elements, &decoded)?;
+    }
+    Ok(elements)
 }
 
 /// The cap on decoded sizes nothing fixes where no pipeline says otherwise (the limits' default).

@@ -7,7 +7,7 @@ use super::numeric;
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `delta`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -23,23 +23,19 @@ pub struct DeltaCodec {
 
 impl DeltaCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<DeltaCodec, String> {
-        if !numeric::is_real(data_type) {
+        if !data_type.is_real() {
             return Err(format!("cannot apply to {data_type} data"));
         }
-        if let Some(dtype) = config.get("dtype") {
-            let dt = dtype
-                .as_str()
-                .ok_or_else(|| format!("\"dtype\" must be a string, not {dtype}"))?;
-            if numeric::parse_numpy_dtype(dt)? != data_type {
-                return Err(format!(
-                    "\"dtype\" {dt} is not the array's type {data_type}"
-                ));
+        match config.optional::<NumpyDtype>("dtype")? {
+            Some(NumpyDtype(dt)) if dt != data_type => {
+                return Err(format!("\"dtype\" {dt} is not the array's type {data_type}"))
             }
+            _ => {}
         }
-        let stored = numeric::dtype_in(config, "astype")?;
+        let stored = config.optional::<NumpyDtype>("astype")?.map(|NumpyDtype(dt)| dt);
         Ok(DeltaCodec { stored })
     }
 }

@@ -8,7 +8,7 @@ use super::numeric::{self, Num};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `fixedscaleoffset`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -25,25 +25,19 @@ pub struct FixedScaleOffsetCodec {
 
 impl FixedScaleOffsetCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         data_type: DataType,
     ) -> Result<FixedScaleOffsetCodec, String> {
-        if !numeric::is_real(data_type) {
+        if !data_type.is_real() {
             return Err(format!("cannot apply to {data_type} data"));
         }
-        let number = |key: &str| match config.get(key) {
-            Some(v) => v
-                .as_f64()
-                .ok_or_else(|| format!("\"{key}\" must be a number, not {v}")),
-            None => Err(format!("\"{key}\" is required")),
-        };
-        let (scale, offset) = (number("scale")?, number("offset")?);
+        let (scale, offset): (f64, f64) = (config.required("scale")?, config.required("offset")?);
         if scale == 0.0 || !scale.is_finite() {
             return Err(format!(
                 "\"scale\" must be a finite non-zero number, not {scale}"
             ));
         }
-        let stored = numeric::dtype_in(config, "astype")?;
+        let stored = config.optional::<NumpyDtype>("astype")?.map(|NumpyDtype(dt)| dt);
         Ok(FixedScaleOffsetCodec {
             scale,
             offset,
@@ -55,6 +49,11 @@ impl FixedScaleOffsetCodec {
 impl ArrayToArrayCodec for FixedScaleOffsetCodec {
     fn name(&self) -> &'static str {
         "numcodecs.fixedscaleoffset"
+    }
+
+    /// Element by element.
+    fn box_order(&self, ndim: usize) -> Option<Vec<usize>> {
+        Some((0..ndim).collect())
     }
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {

@@ -4,7 +4,7 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Bounded, Configuration};
 
 /// `gzip`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -16,17 +16,10 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 pub struct GzipCodec;
 
 impl GzipCodec {
-    pub fn from_configuration(config: &Map<String, Value>) -> Result<GzipCodec, String> {
-        match config.get("level") {
-            Some(Value::Number(n)) if n.as_u64().is_some_and(|l| l <= 9) => {}
-            Some(other) => {
-                return Err(format!(
-                    "\"level\" must be an integer from 0 to 9, not {other}"
-                ))
-            }
-            // Decoding does not depend on the level, so a writer that left it out is still read.
-            None => {}
-        }
+    /// `level`: checked, and optional (decoding does not depend on it, so a writer that left it
+    /// out is still read).
+    pub fn from_configuration(config: Configuration) -> Result<GzipCodec, String> {
+        config.optional::<Bounded<0, 9>>("level")?;
         Ok(GzipCodec)
     }
 }

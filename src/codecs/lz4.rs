@@ -4,7 +4,7 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::Configuration;
 
 /// numcodecs' `lz4`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -16,12 +16,9 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 pub struct Lz4Codec;
 
 impl Lz4Codec {
-    pub fn from_configuration(config: &Map<String, Value>) -> Result<Lz4Codec, String> {
-        if let Some(accel) = config.get("acceleration") {
-            if accel.as_i64().is_none() {
-                return Err(format!("\"acceleration\" must be an integer, not {accel}"));
-            }
-        }
+    /// `acceleration`: checked, not needed to decode.
+    pub fn from_configuration(config: Configuration) -> Result<Lz4Codec, String> {
+        config.optional::<i64>("acceleration")?;
         Ok(Lz4Codec)
     }
 }

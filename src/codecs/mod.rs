@@ -6,9 +6,11 @@
 //! kind and constructor. Adding a codec is a file and its name on that line.
 
 pub mod codec;
+pub mod configuration;
 pub mod numcodecs;
 pub mod numeric;
 pub mod pipeline;
+pub mod shards_behind;
 pub mod table;
 
 pub use codec::{elements_size, ChunkRepr, DecodedSize};

@@ -5,7 +5,6 @@
 use super::codec::ChunkRepr;
 use crate::data_type::DataType;
 use half::f16;
-use serde_json::{Map, Value};
 
 /// One element's value, wide enough for every real type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,25 +22,6 @@ impl Num {
             Num::F(v) => v,
         }
     }
-}
-
-/// Whether `dt` is a real number type these conversions handle.
-pub fn is_real(dt: DataType) -> bool {
-    matches!(
-        dt,
-        DataType::Bool
-            | DataType::Int8
-            | DataType::Int16
-            | DataType::Int32
-            | DataType::Int64
-            | DataType::UInt8
-            | DataType::UInt16
-            | DataType::UInt32
-            | DataType::UInt64
-            | DataType::Float16
-            | DataType::Float32
-            | DataType::Float64
-    )
 }
 
 /// Reads element `i` (native byte order) of a buffer of `dt`.
@@ -130,15 +110,6 @@ pub fn convert(from: DataType, to: DataType, bytes: &[u8], out: &mut [u8]) {
     }
 }
 
-/// The dtype string under `key` of a filter's configuration, or `None` when it is absent.
-pub fn dtype_in(config: &Map<String, Value>, key: &str) -> Result<Option<DataType>, String> {
-    match config.get(key) {
-        Some(Value::String(s)) => parse_numpy_dtype(s).map(Some),
-        Some(Value::Null) | None => Ok(None),
-        Some(other) => Err(format!("\"{key}\" must be a dtype string, not {other}")),
-    }
-}
-
 /// The decoded size of a chunk of `decoded` whose elements arrive as `encoded_len` bytes of
 /// `stored` elements; an error when the two do not describe the same number of elements.
 pub fn converted_size(
@@ -158,41 +129,6 @@ pub fn converted_size(
         })
 }
 
-/// A NumPy dtype string as numcodecs writes it (`"<i4"`, `"|u1"`, `"float32"`) for a real type.
-/// Elements reach array-to-array codecs in native byte order, so a little-endian or
-/// order-free type is what a filter can mean; a big-endian one is reported.
-pub fn parse_numpy_dtype(s: &str) -> Result<DataType, String> {
-    if let Some(dt) = DataType::from_v3_name(s).filter(|&d| is_real(d)) {
-        return Ok(dt);
-    }
-    // The byte order does not matter here: filters work on values, and where their bytes are
-    // stored the array's codecs (a v2 array's bytes codec) say the order.
-    let code = match s.as_bytes().first() {
-        Some(b'<' | b'>' | b'|' | b'=') => &s[1..],
-        _ => s,
-    };
-    let dt = match code {
-        "b1" | "?" => DataType::Bool,
-        "i1" => DataType::Int8,
-        "i2" => DataType::Int16,
-        "i4" => DataType::Int32,
-        "i8" => DataType::Int64,
-        "u1" => DataType::UInt8,
-        "u2" => DataType::UInt16,
-        "u4" => DataType::UInt32,
-        "u8" => DataType::UInt64,
-        "f2" => DataType::Float16,
-        "f4" => DataType::Float32,
-        "f8" => DataType::Float64,
-        _ => {
-            return Err(format!(
-                "dtype \"{s}\" is not a real number type this filter can use"
-            ))
-        }
-    };
-    Ok(dt)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,11 +144,5 @@ mod tests {
         assert_eq!(out[0] as i8, -1);
         let f = 1.5f32.to_ne_bytes();
         assert_eq!(read(DataType::Float32, &f, 0), Num::F(1.5));
-        assert_eq!(parse_numpy_dtype("<i4"), Ok(DataType::Int32));
-        assert_eq!(parse_numpy_dtype("|u1"), Ok(DataType::UInt8));
-        assert_eq!(parse_numpy_dtype("float32"), Ok(DataType::Float32));
-        // Byte order is the array codecs' business: a filter names only the value type.
-        assert_eq!(parse_numpy_dtype(">f8"), Ok(DataType::Float64));
-        assert!(parse_numpy_dtype("<c8").is_err());
     }
 }

@@ -4,9 +4,11 @@
 //! reverse. The pipeline knows codecs only by their kind; `table.rs` builds them.
 
 use super::codec::{
-    default_unknown_decoded_limit, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec,
-    ChunkDecoder, ChunkRepr, Codec, DecodedSize, PartialDecoder,
+    chain, decode_array_to_array, default_unknown_decoded_limit, ArrayToArrayCodec,
+    ArrayToBytesCodec, BytesToBytesCodec, ChunkDecoder, ChunkRepr, Codec, DecodedSize,
+    PartialDecoder,
 };
+use super::shards_behind::ShardsBehindArrayCodecs;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 
@@ -90,12 +92,30 @@ impl PipelineAssembler {
 
     /// The pipeline, once it has its array-to-bytes codec.
     pub fn finish(self) -> Result<CodecPipeline, String> {
-        let array_to_bytes = self
+        let mut array_to_bytes = self
             .array_to_bytes
             .ok_or("codecs has no array-to-bytes codec (such as \"bytes\")")?;
+        let mut array_to_array = self.array_to_array;
+        // Shards behind array codecs that decode box by box are still read in parts: the codecs
+        // and the shards become one codec (`shards_behind.rs`).
+        let shards_alone = self.bytes_to_bytes.is_empty() && self.element_order.is_empty();
+        if shards_alone && !array_to_array.is_empty() && !self.data_type.is_variable() {
+            match ShardsBehindArrayCodecs::new(
+                array_to_array,
+                array_to_bytes,
+                self.data_type,
+                self.ndim,
+            ) {
+                Ok(joined) => {
+                    array_to_bytes = Box::new(joined);
+                    array_to_array = Vec::new();
+                }
+                Err((codecs, shards)) => (array_to_array, array_to_bytes) = (codecs, shards),
+            }
+        }
         Ok(CodecPipeline {
             element_order: self.element_order,
-            array_to_array: self.array_to_array,
+            array_to_array,
             array_to_bytes,
             bytes_to_bytes: self.bytes_to_bytes,
             max_unknown_decoded: default_unknown_decoded_limit(),
@@ -266,27 +286,4 @@ fn at_most_note(mut err: CodecError, size: DecodedSize) -> CodecError {
         }
     }
     err
-}
-
-/// What a chunk of `repr` is before each of `codecs`, and (last) after them all.
-fn chain(codecs: &[Box<dyn ArrayToArrayCodec>], repr: ChunkRepr) -> Vec<ChunkRepr> {
-    let mut reprs = vec![repr];
-    for codec in codecs {
-        let next = reprs.last().map(|r| codec.encoded_repr(r));
-        reprs.extend(next);
-    }
-    reprs
-}
-
-/// Runs `codecs` backwards over `elements`; `reprs` is what each codec decodes to (`chain`'s
-/// list; a last entry beyond the codecs is not used).
-fn decode_array_to_array(
-    codecs: &[Box<dyn ArrayToArrayCodec>],
-    mut elements: Vec<u8>,
-    reprs: Vec<ChunkRepr>,
-) -> Result<Vec<u8>, CodecError> {
-    for (codec, decoded) in codecs.iter().zip(reprs).rev() {
-        elements = codec.decode(elements, &decoded)?;
-    }
-    Ok(elements)
 }

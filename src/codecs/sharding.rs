@@ -7,6 +7,7 @@
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
 use super::codec::{ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind, PartialDecoder, ShardIndex};
+use super::configuration::{Bounded, Configuration, Location};
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::variable::{element_count, item_ranges};
@@ -14,7 +15,7 @@ use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::indexing::region::{c_strides, copy_box, Placement};
 use crate::metadata::extension::Extension;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::ops::Range;
 
 /// `sharding_indexed`.
@@ -36,60 +37,33 @@ pub struct ShardingCodec {
     fill_value: FillValue,
 }
 
-fn codec_list(config: &Map<String, Value>, key: &str) -> Result<Vec<Extension>, String> {
-    match config.get(key) {
-        Some(Value::Array(list)) if !list.is_empty() => list
-            .iter()
-            .map(Extension::parse)
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("\"{key}\": {e}")),
-        Some(other) => Err(format!(
-            "\"{key}\" must be a non-empty list of codecs, not {other}"
-        )),
-        None => Err(format!("\"{key}\" is required")),
+/// The codec list under `key`: `codecs` (each inner chunk's) or `index_codecs`.
+fn codec_list(config: Configuration, key: &str) -> Result<Vec<Extension>, String> {
+    let list: Vec<&Value> = config.required(key)?;
+    if list.is_empty() {
+        return Err(format!("\"{key}\" must not be empty"));
     }
+    list.into_iter()
+        .map(Extension::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("\"{key}\": {e}"))
 }
 
 impl ShardingCodec {
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         cx: &BuildContext,
     ) -> Result<ShardingCodec, String> {
         let (data_type, fill_value, ndim) = (cx.data_type, cx.fill_value, cx.ndim);
-        let inner_shape: Vec<u64> = match config.get("chunk_shape") {
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|v| v.as_u64().filter(|&n| n > 0))
-                .collect::<Option<_>>()
-                .ok_or_else(|| {
-                    format!(
-                        "\"chunk_shape\" {} is not a list of positive integers",
-                        config["chunk_shape"]
-                    )
-                })?,
-            Some(other) => {
-                return Err(format!(
-                    "\"chunk_shape\" must be a list of integers, not {other}"
-                ))
-            }
-            None => return Err("\"chunk_shape\" is required".into()),
-        };
+        let inner_shape: Vec<Bounded<1, { i64::MAX }>> = config.required("chunk_shape")?;
+        let inner_shape: Vec<u64> = inner_shape.into_iter().map(|Bounded(n)| n as u64).collect();
         if inner_shape.len() != ndim {
             return Err(format!(
                 "\"chunk_shape\" has {} dimensions, the array has {ndim}",
                 inner_shape.len()
             ));
         }
-        let index_at_end = match config.get("index_location").map(|v| v.as_str()) {
-            None | Some(Some("end")) => true,
-            Some(Some("start")) => false,
-            Some(_) => {
-                return Err(format!(
-                    "\"index_location\" must be \"start\" or \"end\", not {}",
-                    config["index_location"]
-                ))
-            }
-        };
+        let index_at_end = config.optional::<Location>("index_location")? != Some(Location::Start);
         let inner = (cx.pipeline)(&codec_list(config, "codecs")?, data_type, fill_value, ndim)
             .map_err(|e| format!("inner codecs: {e}"))?;
         // The index is a uint64 array of the chunks-per-shard shape plus a trailing 2.

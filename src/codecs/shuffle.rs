@@ -6,7 +6,7 @@ use crate::buffer::try_zeroed;
 use crate::codecs::codec::DecodedSize;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Bounded, Configuration};
 
 /// numcodecs' `shuffle`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -20,16 +20,13 @@ pub struct ShuffleCodec {
 }
 
 impl ShuffleCodec {
+    /// `elementsize`: the size of the elements shuffled, by default the array's.
     pub fn from_configuration(
-        config: &Map<String, Value>,
+        config: Configuration,
         default_size: usize,
     ) -> Result<ShuffleCodec, String> {
-        let element_size = match config.get("elementsize") {
-            Some(v) => v
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("\"elementsize\" must be a positive integer, not {v}"))?,
+        let element_size = match config.optional::<Bounded<1, { u32::MAX as i64 }>>("elementsize")? {
+            Some(Bounded(n)) => n as usize,
             None => default_size,
         };
         Ok(ShuffleCodec { element_size })

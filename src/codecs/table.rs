@@ -2,6 +2,7 @@
 //! table (`TABLE`, one entry list per codec file) and built from its configuration.
 
 use super::codec::{BuildContext, ChunkDecoder};
+use super::configuration::Configuration;
 use super::entry;
 use super::pipeline::{CodecPipeline, PipelineAssembler};
 use crate::data_type::fill_value::FillValue;
@@ -66,7 +67,8 @@ pub fn build_pipeline(
             ndim,
             pipeline: &inner,
         };
-        let built = (entry.build)(&codec.configuration, &context).map_err(invalid)?;
+        let built =
+            (entry.build)(Configuration::new(&codec.configuration), &context).map_err(invalid)?;
         assembler.push(built).map_err(invalid)?;
     }
     assembler
@@ -124,7 +126,7 @@ mod tests {
         ];
         for (name, config) in configs {
             let entry = entry(name).unwrap();
-            let built = (entry.build)(config.as_object().unwrap(), &cx)
+            let built = (entry.build)(Configuration::new(config.as_object().unwrap()), &cx)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let kind = match built {
                 Codec::ArrayToArray(_) => Kind::ArrayToArray,

@@ -5,7 +5,8 @@ use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
-use serde_json::{Map, Value};
+use super::configuration::{Configuration, Field};
+use serde_json::Value;
 
 /// `transpose`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -14,36 +15,42 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     build: |config, cx| Ok(Codec::array_to_array(TransposeCodec::from_configuration(config, cx.ndim)?)),
 }];
 
+/// `order`: the axes in their stored order.
+enum AxisOrder {
+    Axes(Vec<u32>),
+    // Drafts of the spec allowed "C" and "F"; writers of that time still exist.
+    C,
+    F,
+}
+
+impl Field<'_> for AxisOrder {
+    fn expected() -> String {
+        "a permutation of the axes (a list of axis numbers)".into()
+    }
+    fn read(value: &Value) -> Option<AxisOrder> {
+        match value.as_str() {
+            Some("C") => Some(AxisOrder::C),
+            Some("F") => Some(AxisOrder::F),
+            _ => Vec::<u64>::read(value)?
+                .into_iter()
+                .map(|i| u32::try_from(i).ok())
+                .collect::<Option<_>>()
+                .map(AxisOrder::Axes),
+        }
+    }
+}
+
 pub struct TransposeCodec {
     /// Encoded axis `i` is decoded axis `order[i]`.
     order: Vec<usize>,
 }
 
 impl TransposeCodec {
-    pub fn from_configuration(
-        config: &Map<String, Value>,
-        ndim: usize,
-    ) -> Result<TransposeCodec, String> {
-        let order = match config.get("order") {
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|v| v.as_u64().and_then(|i| usize::try_from(i).ok()))
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| {
-                    format!(
-                        "\"order\" {} is not a list of axis numbers",
-                        Value::Array(list.clone())
-                    )
-                })?,
-            // Drafts of the spec allowed "C" and "F"; writers of that time still exist.
-            Some(Value::String(s)) if s == "C" => (0..ndim).collect(),
-            Some(Value::String(s)) if s == "F" => (0..ndim).rev().collect(),
-            Some(other) => {
-                return Err(format!(
-                    "\"order\" must be a permutation of the axes, not {other}"
-                ))
-            }
-            None => return Err("\"order\" is required".to_string()),
+    pub fn from_configuration(config: Configuration, ndim: usize) -> Result<TransposeCodec, String> {
+        let order: Vec<usize> = match config.required::<AxisOrder>("order")? {
+            AxisOrder::Axes(axes) => axes.into_iter().map(|i| i as usize).collect(),
+            AxisOrder::C => (0..ndim).collect(),
+            AxisOrder::F => (0..ndim).rev().collect(),
         };
         let mut seen = vec![false; ndim];
         let is_permutation = order.len() == ndim
@@ -66,6 +73,10 @@ impl ArrayToArrayCodec for TransposeCodec {
 
     fn only_reorders(&self) -> bool {
         true
+    }
+
+    fn box_order(&self, _ndim: usize) -> Option<Vec<usize>> {
+        Some(self.order.clone())
     }
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
@@ -140,7 +151,7 @@ mod tests {
     use serde_json::json;
 
     fn codec(order: Value, ndim: usize) -> Result<TransposeCodec, String> {
-        TransposeCodec::from_configuration(json!({ "order": order }).as_object().unwrap(), ndim)
+        TransposeCodec::from_configuration(Configuration::new(json!({ "order": order }).as_object().unwrap()), ndim)
     }
 
     #[test]

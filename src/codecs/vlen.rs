@@ -7,7 +7,7 @@ use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::Configuration;
 
 /// `vlen-utf8` and `vlen-bytes` (the same names in v3 and as numcodecs ids).
 pub const CODECS: &[CodecEntry] = &[
@@ -30,7 +30,7 @@ pub struct VlenCodec {
 
 impl VlenCodec {
     pub fn from_configuration(
-        _config: &Map<String, Value>,
+        _config: Configuration,
         data_type: DataType,
         utf8: bool,
     ) -> Result<VlenCodec, String> {
@@ -105,7 +105,7 @@ mod tests {
         assert!(item_ranges(&huge, u32::MAX as usize)
             .unwrap_err()
             .contains("cannot fit"));
-        let codec = VlenCodec::from_configuration(&Map::new(), DataType::String, true).unwrap();
+        let codec = VlenCodec::from_configuration(Configuration::new(&serde_json::Map::new()), DataType::String, true).unwrap();
         let repr = ChunkRepr {
             shape: vec![1],
             data_type: DataType::String,

@@ -3,7 +3,7 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::{Bounded, Configuration};
 
 /// numcodecs' `zlib`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -15,13 +15,10 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 pub struct ZlibCodec;
 
 impl ZlibCodec {
-    pub fn from_configuration(config: &Map<String, Value>) -> Result<ZlibCodec, String> {
-        match config.get("level") {
-            Some(level) if !level.as_i64().is_some_and(|l| (-1..=9).contains(&l)) => Err(format!(
-                "\"level\" must be an integer from -1 to 9, not {level}"
-            )),
-            _ => Ok(ZlibCodec),
-        }
+    /// `level` (-1: zlib's default): checked, not needed to decode.
+    pub fn from_configuration(config: Configuration) -> Result<ZlibCodec, String> {
+        config.optional::<Bounded<-1, 9>>("level")?;
+        Ok(ZlibCodec)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::{try_grow, try_zeroed};
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use super::configuration::Configuration;
 use std::cell::RefCell;
 use std::io::Read;
 use structured_zstd::decoding::errors::FrameDecoderError;
@@ -23,19 +23,11 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 pub struct ZstdCodec;
 
 impl ZstdCodec {
-    pub fn from_configuration(config: &Map<String, Value>) -> Result<ZstdCodec, String> {
-        if let Some(level) = config.get("level") {
-            if level.as_i64().is_none() {
-                return Err(format!("\"level\" must be an integer, not {level}"));
-            }
-        }
-        if let Some(checksum) = config.get("checksum") {
-            if !checksum.is_boolean() {
-                return Err(format!(
-                    "\"checksum\" must be true or false, not {checksum}"
-                ));
-            }
-        }
+    /// `level` and `checksum`: checked, not needed to decode (a frame says whether it has a
+    /// checksum).
+    pub fn from_configuration(config: Configuration) -> Result<ZstdCodec, String> {
+        config.optional::<i64>("level")?;
+        config.optional::<bool>("checksum")?;
         Ok(ZstdCodec)
     }
 }

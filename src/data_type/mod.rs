@@ -245,6 +245,26 @@ impl DataType {
         }
     }
 
+    /// Whether elements are real numbers (booleans, integers, floats): what numcodecs' value
+    /// filters convert between.
+    pub fn is_real(self) -> bool {
+        matches!(
+            self,
+            DataType::Bool
+                | DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64
+                | DataType::Float16
+                | DataType::Float32
+                | DataType::Float64
+        )
+    }
+
     /// Whether elements have no fixed size (strings, byte strings).
     pub fn is_variable(self) -> bool {
         matches!(self, DataType::String | DataType::Bytes)

@@ -27,6 +27,24 @@ export const shardedCases = [
     },
   },
   {
+    name: "shards behind a transpose (zarr-python's filters with a sharding serializer) are read in parts: metadata, index, one inner chunk",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      await ctx.clearLog();
+      const arr = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/transpose_outside" });
+      const { data } = await arr.get([23, 25]);
+      const log = (await ctx.requests()).map((r) =>
+        `${r.path.replace(/.*codecs\.zarr\//, "")} ${r.range ?? ""}`.trim(),
+      );
+      equal(log.length, 3, `requests: ${JSON.stringify(log)}`);
+      equal(log[1], "sharding/transpose_outside/c/1/1 bytes=-164", "the index, from the end");
+      ok(/ bytes=\d+-\d+$/.test(log[2]), `one inner chunk range: ${log[2]}`);
+      const whole = (await arr.get()).data;
+      equal(data[0], whole[23 * 44 + 25], "value");
+      deepEqual(arr.innerChunks, [10, 4], "inner chunks in the array's axes");
+    },
+  },
+  {
     name: "sharded reads: index at the start, adjacent inner chunks in one request, one index fetch for concurrent reads",
     async run(ctx) {
       const { open, slice } = ctx.zarr;

@@ -384,7 +384,7 @@ export const vectorCases = [
     },
   },
   {
-    name: "vectors: links are found through any store that lists; without a listing the error says so",
+    name: "vectors: links are found through any store that lists or gives its keys (MemoryStore, a Map); without either the error says so",
     async run(ctx) {
       const want = await json(ctx, "vectors/mesh.expected.json");
       // A server without directory index pages cannot list links/0.
@@ -397,15 +397,35 @@ export const vectorCases = [
         [/cannot list/, /links\/0/],
         "no index pages",
       );
-      // A store object with list(): an in-memory copy.
+      // In memory: a MemoryStore and a plain Map give their keys, the reader lists from them; a
+      // store object may list for itself instead.
       const store = new ctx.zarr.MemoryStore();
       for (const key of await ctx.list("vectors/mesh.zarr"))
         store.set(key, await ctx.bytes(`vectors/mesh.zarr/${key}`));
-      const m = await (await ctx.zarr.openVectors(store)).select();
-      deepEqual(
-        linksAsPoints(m, 3),
-        theirLinks(want.whole, "faces"),
-        "faces through a MemoryStore",
+      const listing = {
+        get: (key) => store.get(key),
+        list: (prefix) => [
+          ...new Set(
+            [...store.keys()]
+              .filter((k) => k.startsWith(`${prefix}/`))
+              .map((k) => k.slice(prefix.length + 1).split("/")[0]),
+          ),
+        ],
+      };
+      for (const [kind, s] of [
+        ["MemoryStore", store],
+        ["Map", new Map(store.map)],
+        ["store with list()", listing],
+      ]) {
+        const m = await (await ctx.zarr.openVectors(s)).select();
+        deepEqual(linksAsPoints(m, 3), theirLinks(want.whole, "faces"), `faces through a ${kind}`);
+      }
+      const onlyGet = { get: (key) => store.get(key) };
+      await rejects(
+        (await ctx.zarr.openVectors(onlyGet)).select(),
+        "UnsupportedError",
+        [/cannot list/, /links\/0/],
+        "a store that neither lists nor gives keys",
       );
     },
   },

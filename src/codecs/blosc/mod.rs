@@ -14,7 +14,8 @@ use crate::buffer::{try_grow, try_zeroed};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
-use serde_json::{Map, Value};
+use crate::codecs::configuration::{named, Bounded, Configuration, Field};
+use serde_json::Value;
 use std::cell::RefCell;
 
 /// `blosc`, in v3 and as numcodecs writes it.
@@ -135,32 +136,38 @@ impl Header {
 
 pub struct BloscCodec;
 
+named! {
+    /// `cname`: the compressor inside the Blosc chunks.
+    CompressorName { BloscLz = "blosclz", Lz4 = "lz4", Lz4hc = "lz4hc", Snappy = "snappy", Zlib = "zlib", Zstd = "zstd" }
+}
+
+named! {
+    /// `shuffle` as v3 names it.
+    ShuffleName { NoShuffle = "noshuffle", Shuffle = "shuffle", BitShuffle = "bitshuffle" }
+}
+
+/// `shuffle`: named in v3, numbered in numcodecs' own configuration (-1 is "auto"). Only checked:
+/// every chunk's header says how it was shuffled.
+struct Shuffle;
+
+impl Field<'_> for Shuffle {
+    fn expected() -> String {
+        format!("{} or {}", ShuffleName::expected(), Bounded::<-1, 2>::expected())
+    }
+    fn read(value: &Value) -> Option<Shuffle> {
+        let named = ShuffleName::read(value).is_some();
+        (named || Bounded::<-1, 2>::read(value).is_some()).then_some(Shuffle)
+    }
+}
+
 impl BloscCodec {
     /// The v3 `blosc` configuration. Decoding needs none of it (the chunk header says everything),
     /// but a configuration that is not what the spec allows is reported.
-    pub fn from_configuration(config: &Map<String, Value>) -> Result<BloscCodec, String> {
-        if let Some(cname) = config.get("cname") {
-            let known = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
-            if !cname.as_str().is_some_and(|c| known.contains(&c)) {
-                return Err(format!("\"cname\" must be one of {known:?}, not {cname}"));
-            }
-        }
-        if let Some(shuffle) = config.get("shuffle") {
-            // The v3 spec names the modes; numcodecs' own configuration numbers them (-1 is "auto").
-            let named = shuffle
-                .as_str()
-                .is_some_and(|s| ["noshuffle", "shuffle", "bitshuffle"].contains(&s));
-            let numbered = shuffle.as_i64().is_some_and(|n| (-1..=2).contains(&n));
-            if !named && !numbered {
-                return Err(format!("\"shuffle\" must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", not {shuffle}"));
-            }
-        }
+    pub fn from_configuration(config: Configuration) -> Result<BloscCodec, String> {
+        config.optional::<CompressorName>("cname")?;
+        config.optional::<Shuffle>("shuffle")?;
         for key in ["clevel", "typesize", "blocksize"] {
-            if let Some(v) = config.get(key) {
-                if v.as_u64().is_none() {
-                    return Err(format!("\"{key}\" must be a non-negative integer, not {v}"));
-                }
-            }
+            config.optional::<u64>(key)?;
         }
         Ok(BloscCodec)
     }
