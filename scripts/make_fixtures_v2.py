@@ -17,6 +17,8 @@ zarr-python 2 run:
                                         order), object strings in numcodecs' vlen layout
 Outputs of the zarr-python 3 run:
   tests/fixtures/zarr3_v2.zarr/         a consolidated v2 hierarchy written by zarr-python 3
+  tests/fixtures/zarr3_types.zarr/      zarr-python 3's v3 extension data types (datetimes, S, U,
+                                        V, records), recorded in the same manifest
   tests/fixtures/v2_zarr3.expected.json and v2_zarr3.expected/, as above
 Everything is seeded, so values are the same on every run.
 """
@@ -135,14 +137,14 @@ def as_read(value):
     return value
 
 
-def record(store, path, data, chunks, fill, writer, attrs=None, object_codec=None, order="C"):
+def record(store, path, data, chunks, fill, writer, attrs=None, object_codec=None, order="C", zarr_format=2):
     file = f"{store.removesuffix('.zarr')}__{path.replace('/', '__')}.bin"
     EXPECTED_DIR.mkdir(exist_ok=True)
     (EXPECTED_DIR / file).write_bytes(expected_bytes(data))
     attrs = as_read(attrs or {})
     names = attrs.get("_ARRAY_DIMENSIONS")
     entry = {
-        "store": store, "path": path, "writer": writer, "zarr_format": 2,
+        "store": store, "path": path, "writer": writer, "zarr_format": zarr_format,
         "dtype": dtype_name(data.dtype, object_codec), "shape": list(data.shape), "chunks": list(chunks),
         "fill_value": fill_json(fill, data.dtype), "data": f"{EXPECTED_DIR.name}/{file}", "attrs": attrs,
         "dimension_names": names if isinstance(names, list) and len(names) == data.ndim else None,
@@ -599,6 +601,45 @@ def write_zarr3():
     zarr.consolidate_metadata(str(w.path))
 
 
+def write_zarr3_types():
+    """zarr-python 3's v3 data types for NumPy types the core spec has no name for:
+    numpy.datetime64 and numpy.timedelta64, fixed_length_utf32 (U), null_terminated_bytes (S),
+    raw_bytes (V) and structured, read as their v2 equivalents. Sharded where zarr-python
+    shards them, with missing chunks (the fill value) in each."""
+    from zarr.codecs import ZstdCodec
+    store = "zarr3_types.zarr"
+    path = FIXTURES / store
+    shutil.rmtree(path, ignore_errors=True)
+    root = zarr.open_group(str(path), mode="w", zarr_format=3, attributes={"writer": ZARR})
+    # Little-endian fields: zarr-python 3.1 writes a record's bytes as NumPy holds them but no
+    # byte order in the metadata, and reads them back as little endian. No subarray fields:
+    # zarr-python 3.1.6 writes them as raw_bytes and loses all but their first item.
+    rec = np.dtype([("id", "<i4"), ("pos", "<f8"), ("name", "S3"), ("inner", [("a", "<u2"), ("b", "?")])])
+    rec_fill = np.array((5, -2.5, b"q", (3, True)), dtype=rec)[()]
+    arrays = [
+        # name, values, inner chunks, shards (None: not sharded), fill value, regions written
+        ("datetime_ms", values_for(np.dtype("<M8[ms]"), (9, 7)), (4, 4), None, np.datetime64("NaT", "ms"),
+         [np.s_[0:4, 0:7], np.s_[8:9, 4:7]]),
+        ("timedelta_10s_sharded", values_for(np.dtype("<m8[10s]"), (12, 10)), (2, 5), (6, 10), np.timedelta64(7, "10s"),
+         [np.s_[0:6, :], np.s_[6:8, 0:5]]),
+        ("unicode_sharded", values_for(np.dtype("<U4"), (10, 6)), (2, 3), (4, 6), "zz", [np.s_[0:4, :], np.s_[8:10, 0:3]]),
+        ("fixed_bytes", values_for(np.dtype("S5"), (11,)), (4,), None, b"ab", [np.s_[0:8]]),
+        ("raw_bytes", values_for(np.dtype("V3"), (7, 3)), (3, 3), None, b"\x01\x02\x03", [np.s_[0:3, :]]),
+        # zarr-python 3.1.6 fails to shard records (its sharding codec hashes the fill value).
+        ("records", records_for(rec, (9,)), (2,), None, rec_fill, [np.s_[0:4], np.s_[8:9]]),
+    ]
+    for name, data, chunks, shards, fill, write in arrays:
+        arr = root.create_array(name, shape=data.shape, chunks=chunks, shards=shards, dtype=data.dtype,
+                                fill_value=fill, compressors=[ZstdCodec(level=3)])
+        expected = np.full(data.shape, fill, dtype=data.dtype)
+        for region in write:
+            arr[region] = data[region]
+            expected[region] = data[region]
+        got = zarr.open_array(str(path / name))[...]
+        assert got.dtype.kind in "mM" and np.array_equal(got.view("i8"), expected.view("i8")) or got.tobytes() == expected.tobytes(), name
+        record(store, name, expected, shards or chunks, fill, ZARR, order="C", zarr_format=3)
+
+
 def write_manifest():
     groups = {"v2.zarr": {"": {"title": "zarr-wasm v2 fixtures", "writer": ZARR}, "nested/deeper": {"depth": 2}}}
     MANIFEST.write_text(json.dumps({"arrays": EXPECTED, "groups": groups}, indent=1) + "\n")
@@ -616,5 +657,6 @@ if __name__ == "__main__":
     else:
         write_zarr3()
         write_zips_zarr3()
+        write_zarr3_types()
     write_manifest()
     print("v2 fixtures written with", ZARR, "and", TENSORSTORE)

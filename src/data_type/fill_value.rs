@@ -84,6 +84,10 @@ impl FillValue {
                 let half = data_type.size() / 2;
                 [float_bytes(&parts[0], half)?, float_bytes(&parts[1], half)?].concat()
             }
+            // raw_bytes (zarr-python 3): base64, as Zarr v2 writes it.
+            DataType::Raw { .. } if value.is_string() => {
+                return FillValue::from_v2_json(value, data_type)
+            }
             DataType::Raw { bytes } => {
                 let list = value
                     .as_array()
@@ -104,12 +108,17 @@ impl FillValue {
                     })?
             }
             DataType::String | DataType::Bytes => return variable_fill(value, data_type),
+            // zarr-python 3's extension types write their fill values as Zarr v2 does: an
+            // integer (or "NaT"), base64 bytes, a string.
             DataType::DateTime64(_)
             | DataType::TimeDelta64(_)
             | DataType::FixedBytes { .. }
             | DataType::FixedUnicode { .. }
             | DataType::Structured { .. } => {
-                return Err(format!("{data_type} has no Zarr v3 fill value form"))
+                if value.is_null() {
+                    return Err(format!("fill_value null is not a {data_type} value"));
+                }
+                return FillValue::from_v2_json(value, data_type);
             }
         };
         Ok(FillValue::from_native_bytes(bytes))
@@ -485,6 +494,39 @@ mod tests {
         );
         assert!(parse(json!([1, 256]), DataType::Raw { bytes: 2 }).is_err());
         assert!(parse(json!([1]), DataType::Raw { bytes: 2 }).is_err());
+    }
+
+    #[test]
+    fn zarr_python_extension_types_in_their_v2_forms() {
+        use crate::data_type::{TimeBase, TimeUnit};
+        let ms = DataType::DateTime64(TimeUnit {
+            base: TimeBase::Milliseconds,
+            count: 1,
+        });
+        assert_eq!(
+            parse(json!(-9223372036854775808i64), ms),
+            Ok(Scalar::Int(i64::MIN))
+        );
+        assert_eq!(parse(json!("NaT"), ms), Ok(Scalar::Int(i64::MIN)));
+        assert_eq!(
+            parse(json!(978307200000i64), ms),
+            Ok(Scalar::Int(978307200000))
+        );
+        let u2 = DataType::FixedUnicode { chars: 2 };
+        assert_eq!(parse(json!("h\u{e9}"), u2), Ok(Scalar::Str("hé".into())));
+        assert_eq!(
+            parse(json!("YWI="), DataType::FixedBytes { len: 3 }),
+            Ok(Scalar::Str("ab".into()))
+        );
+        // raw_bytes writes base64; the core r* types a list of bytes.
+        let r16 = DataType::Raw { bytes: 2 };
+        assert_eq!(parse(json!("AQI="), r16), Ok(Scalar::Raw(vec![1, 2])));
+        assert_eq!(parse(json!([1, 2]), r16), Ok(Scalar::Raw(vec![1, 2])));
+        assert!(parse(json!("AQID"), r16).is_err());
+        let record = DataType::Structured { size: 2 };
+        assert_eq!(parse(json!("AAc="), record), Ok(Scalar::Raw(vec![0, 7])));
+        assert!(parse(json!(null), record).is_err());
+        assert!(parse(json!(null), ms).is_err());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod fill_value;
 pub mod fixed_string;
 pub mod structured;
+pub mod v3_names;
 pub mod variable;
 
 use std::fmt;

@@ -3,7 +3,7 @@
 use super::document::{attributes, check_shape, required, u64_list, CodecList, ListedNode};
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
-use crate::data_type::DataType;
+use crate::data_type::v3_names::{self, V3DataType};
 use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
@@ -132,7 +132,8 @@ fn consolidated(
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
     check_shape(&shape, location)?;
-    let data_type = parse_data_type(required(obj, "data_type", location)?, location)?;
+    let V3DataType { data_type, fields } =
+        parse_data_type(required(obj, "data_type", location)?, location)?;
     let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
     let chunk_key_encoding =
         parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
@@ -187,7 +188,8 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         }
     }
     let dimension_names = match obj.get("dimension_names") {
-        None => None,
+        // zarr-python and zarrita write and accept `null` for no names.
+        None | Some(Value::Null) => None,
         Some(Value::Array(names)) if names.len() == shape.len() => Some(
             names
                 .iter()
@@ -218,7 +220,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         zarr_format: 3,
         shape,
         data_type,
-        fields: None,
+        fields,
         chunk_grid,
         chunk_key_encoding,
         fill_value,
@@ -228,16 +230,17 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
     })
 }
 
-fn parse_data_type(value: &Value, location: &str) -> Result<DataType> {
+fn parse_data_type(value: &Value, location: &str) -> Result<V3DataType> {
     let ext = Extension::parse(value)
         .map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?;
-    match DataType::from_v3_name(ext.registered_name()) {
-        Some(t) if ext.configuration.is_empty() => Ok(t),
-        _ => Err(ZarrError::unsupported(
-            location,
-            format!("data type {}", crate::error::quote(value)),
-        )),
-    }
+    v3_names::parse(ext.registered_name(), &ext.configuration)
+        .map_err(|e| ZarrError::metadata(location, format!("data_type: {e}")))?
+        .ok_or_else(|| {
+            ZarrError::unsupported(
+                location,
+                format!("data type {}", crate::error::quote(value)),
+            )
+        })
 }
 
 fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<ChunkGrid> {
@@ -319,6 +322,7 @@ fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEnc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data_type::DataType;
     use crate::error::ErrorKind;
     use serde_json::json;
 
@@ -349,6 +353,13 @@ mod tests {
         );
         assert_eq!(a.dimension_names, Some(vec![Some("y".into()), None]));
         assert_eq!(a.attributes["a"], json!(1));
+        // zarr-python and zarrita write `null` for no names.
+        let mut doc = array_doc();
+        doc["dimension_names"] = Value::Null;
+        let NodeMetadata::Array(a) = parse_value(&doc).unwrap() else {
+            panic!("not an array")
+        };
+        assert_eq!(a.dimension_names, None);
     }
 
     #[test]
