@@ -33,6 +33,12 @@ export type DataType =
   | "float64"
   | "complex64"
   | "complex128"
+  | NarrowFloat
+  | `complex_${NarrowFloat | "float16"}`
+  | "int4"
+  | "int2"
+  | "uint4"
+  | "uint2"
   | `r${number}`
   | "string"
   | "variable_length_bytes"
@@ -43,9 +49,29 @@ export type DataType =
   | "structured";
 
 /**
+ * The narrow float types of machine learning (the zarr-extensions registry), returned as a
+ * Float32Array of their exact values.
+ */
+export type NarrowFloat =
+  | "bfloat16"
+  | "float8_e4m3fn"
+  | "float8_e4m3fnuz"
+  | "float8_e4m3b11fnuz"
+  | "float8_e5m2"
+  | "float8_e5m2fnuz"
+  | "float8_e4m3"
+  | "float8_e3m4"
+  | "float8_e8m0fnu"
+  | "float6_e2m3fn"
+  | "float6_e3m2fn"
+  | "float4_e2m1fn";
+
+/**
  * The typed array a data type is returned as: `bool` and `r*` as bytes (0/1, or N/8 bytes per
  * element), `float16` as a Float16Array where the runtime has one and otherwise a Float32Array of
- * the same values, `complex64`/`complex128` as interleaved (re, im) Float32Array/Float64Array.
+ * the same values, `complex64`/`complex128` as interleaved (re, im) Float32Array/Float64Array;
+ * the narrow floats as a Float32Array of their values (`complex_*` interleaved), `int4`/`int2` as
+ * an Int8Array and `uint4`/`uint2` as a Uint8Array.
  */
 export type TypedArray =
   | Uint8Array
@@ -417,6 +443,13 @@ export interface GetOptions extends ReadOptions {
    * result's `data` is then this array, and no new one is made.
    */
   out?: TypedArray;
+  /**
+   * For the narrow types (`bfloat16`, `float8_*`, `float6_*`, `float4_e2m1fn`, `int4`, `int2`,
+   * `uint4`, `uint2`, `complex_*`): their stored bit patterns instead of their values, as a
+   * Uint16Array for bfloat16 and a Uint8Array (one value per byte, in its low bits) for the
+   * others. No effect on other types.
+   */
+  bits?: boolean;
   /** The most chunks this read may touch (default: the node's `limits.maxChunksPerRead`). */
   maxChunks?: number;
   /** The most bytes this read's result may have (default: the node's `limits.maxBytesPerRead`). */

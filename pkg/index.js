@@ -278,13 +278,16 @@ export class ZarrArray extends Node {
         "read option onProgress",
         "a function",
       );
+      checkType(options?.bits, (b) => typeof b === "boolean", "read option bits", "true or false");
+      if (options?.bits && options?.out)
+        throw new TypeError("read options bits and out cannot be combined");
     } catch (err) {
       return Promise.reject(err);
     }
     options ??= {};
     if (workersOf(this))
       return readInWorkers(this, handle(this), selection ?? null, options, PARTS_PER_WORKER);
-    const { signal, concurrency, onProgress, out, maxChunks, maxBytes } = options;
+    const { signal, concurrency, onProgress, out, maxChunks, maxBytes, bits } = options;
     return call(() =>
       handle(this).get(selection ?? null, {
         signal,
@@ -293,6 +296,7 @@ export class ZarrArray extends Node {
         out,
         maxChunks,
         maxBytes,
+        bits,
       }),
     );
   }

@@ -177,7 +177,7 @@ function proxiedStores(desc) {
 export async function readInWorkers(arr, arrHandle, selection, options, partsPerWorker) {
   const workers = pooled.get(arr);
   const { pool, node, label } = workers;
-  const { signal, concurrency, onProgress: given, out } = options;
+  const { signal, concurrency, onProgress: given, out, bits } = options;
   // The option types were checked by the caller (index.js's checkCall), the values are the
   // core's to check (partition here, the read in the worker).
   // What the callback throws is its own business: the read goes on (as on the main thread).
@@ -235,6 +235,7 @@ export async function readInWorkers(arr, arrHandle, selection, options, partsPer
       concurrency,
       onProgress,
       out,
+      bits,
       counts,
       report,
     }),
@@ -252,6 +253,7 @@ async function readParts({
   concurrency,
   onProgress,
   out,
+  bits,
   counts,
   report,
 }) {
@@ -281,6 +283,7 @@ async function readParts({
           selection: part.selection,
           concurrency,
           progress: Boolean(onProgress),
+          bits: Boolean(bits),
         };
         const value = await pool.run(node, message, {
           signal: stops[i].signal,

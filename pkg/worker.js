@@ -101,6 +101,7 @@ async function read(message) {
         : node.get(message.selection, {
             signal,
             concurrency: message.concurrency,
+            bits: message.bits,
             onProgress: message.progress
               ? (progress) => port.post({ type: "progress", task: message.task, progress })
               : undefined,

@@ -208,9 +208,10 @@ impl WasmArray {
             };
             let data = array.get_with(&selection, &read).await.map_err(js_error)?;
             let fields = array.metadata().fields.as_deref();
-            timed(Phase::CopyOut, || match &options.out {
-                Some(out) => typed::array_data_into(&data, out),
-                None => array_data_to_js(&data, fields),
+            timed(Phase::CopyOut, || match (&options.out, options.bits) {
+                (_, true) => typed::stored_bits_to_js(&data),
+                (Some(out), _) => typed::array_data_into(&data, out),
+                (None, _) => array_data_to_js(&data, fields),
             })
         })
     }

@@ -141,9 +141,11 @@ pub struct GetOptions {
     /// This read's own limits, where given (else the node's).
     pub max_chunks: Option<u64>,
     pub max_bytes: Option<u64>,
+    /// The narrow types' stored bit patterns rather than their widened values.
+    pub bits: bool,
 }
 
-/// `{ signal, concurrency, onProgress, out, maxChunks, maxBytes }`, all optional.
+/// `{ signal, concurrency, onProgress, out, maxChunks, maxBytes, bits }`, all optional.
 pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
     let o = Options::new(options, "read option ");
     let count = |name: &str| {
@@ -162,6 +164,7 @@ pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
         out: o.get("out"),
         max_chunks: count("maxChunks")?,
         max_bytes: count("maxBytes")?,
+        bits: o.bool("bits")?.unwrap_or(false),
     })
 }
 

@@ -5,6 +5,7 @@ use super::errors::js_error;
 use super::js::{numbers, set};
 use crate::array::ArrayData;
 use crate::data_type::fixed_string::{bytes_to_strings, utf32_to_strings};
+use crate::data_type::narrow::{self, NarrowFloat};
 use crate::data_type::structured::{self, Field, FieldValues, Values};
 use crate::data_type::variable::Items;
 use crate::data_type::{DataType, VARIABLE_HANDLE_SIZE};
@@ -23,13 +24,50 @@ fn global_typed_array(name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValu
     Reflect::construct(&ctor, &JsArray::of1(buffer)).ok()
 }
 
-/// float16 elements (native order) as a Float32Array of the same values, for runtimes without Float16Array.
-fn float16_as_float32(bytes: &[u8]) -> JsValue {
-    let values: Vec<f32> = bytes
-        .chunks_exact(2)
-        .map(|b| half::f16::from_ne_bytes([b[0], b[1]]).to_f32())
-        .collect();
-    js_sys::Float32Array::from(values.as_slice()).into()
+/// Types whose values are converted on the way out, the typed array they become and the stored
+/// bytes per value: float16 where the runtime has no Float16Array, and the narrow types
+/// (bfloat16, 8-, 6- and 4-bit floats and integers).
+fn widened(data_type: DataType) -> Option<(&'static str, usize)> {
+    Some(match data_type {
+        DataType::Float16 if !has_float16_array() => ("Float32Array", 2),
+        DataType::Narrow(format) => ("Float32Array", format.size()),
+        DataType::NarrowComplex(format) => ("Float32Array", format.map_or(2, NarrowFloat::size)),
+        DataType::NarrowInt(int) if int.signed => ("Int8Array", 1),
+        DataType::NarrowInt(_) => ("Uint8Array", 1),
+        _ => return None,
+    })
+}
+
+fn has_float16_array() -> bool {
+    Reflect::has(&js_sys::global(), &"Float16Array".into()) == Ok(true)
+}
+
+/// The values of a `widened` type as its typed array.
+fn widen(data_type: DataType, bytes: &[u8]) -> Result<JsValue, JsValue> {
+    let too_large = || JsValue::from("no memory for the widened result");
+    Ok(match data_type {
+        DataType::NarrowInt(int) if int.signed => {
+            let values: Vec<i8> = bytes.iter().map(|&b| int.value(b)).collect();
+            js_sys::Int8Array::from(values.as_slice()).into()
+        }
+        DataType::NarrowInt(int) => {
+            // Unsigned values are 0 to 15: as bytes.
+            let values: Vec<u8> = bytes.iter().map(|&b| int.value(b) as u8).collect();
+            Uint8Array::from(values.as_slice()).into()
+        }
+        DataType::Narrow(format) => {
+            let values = narrow::widen_floats(Some(format), bytes).ok_or_else(too_large)?;
+            js_sys::Float32Array::from(values.as_slice()).into()
+        }
+        DataType::NarrowComplex(format) => {
+            let values = narrow::widen_floats(format, bytes).ok_or_else(too_large)?;
+            js_sys::Float32Array::from(values.as_slice()).into()
+        }
+        _ => {
+            let values = narrow::widen_floats(None, bytes).ok_or_else(too_large)?;
+            js_sys::Float32Array::from(values.as_slice()).into()
+        }
+    })
 }
 
 /// `{ data, shape, stride }` with `data` the typed array for the data type: complex numbers as
@@ -42,6 +80,25 @@ pub fn array_data_to_js(data: &ArrayData, fields: Option<&[Field]>) -> Result<Js
             record_to_js(&structured::split(&data.bytes, size, fields))?
         }
         _ => values_to_js(data.data_type, &data.bytes, data.items.as_ref())?,
+    };
+    with_shape(values, &data.shape)
+}
+
+/// `{ data, shape, stride }` with the narrow types' stored bit patterns (read option `bits`): a
+/// Uint16Array for bfloat16 (and its complex pairs), else a Uint8Array, one value per byte. Other
+/// types come as usual: their values are their bits.
+pub fn stored_bits_to_js(data: &ArrayData) -> Result<JsValue, JsValue> {
+    let two_bytes = match data.data_type {
+        DataType::Narrow(format) | DataType::NarrowComplex(Some(format)) => format.size() == 2,
+        DataType::NarrowComplex(None) => true,
+        DataType::NarrowInt(_) => false,
+        _ => return array_data_to_js(data, None),
+    };
+    let copy = Uint8Array::new_with_length(data.bytes.len() as u32);
+    copy.copy_from(&data.bytes);
+    let values: JsValue = match two_bytes {
+        true => js_sys::Uint16Array::new(&copy.buffer()).into(),
+        false => copy.into(),
     };
     with_shape(values, &data.shape)
 }
@@ -79,11 +136,7 @@ pub(super) fn values_to_js(
         DataType::FixedUnicode { chars } => {
             return Ok(strings_to_js(utf32_to_strings(bytes, chars)))
         }
-        DataType::Float16
-            if Reflect::has(&js_sys::global(), &"Float16Array".into()) != Ok(true) =>
-        {
-            return Ok(float16_as_float32(bytes))
-        }
+        other if widened(other).is_some() => return widen(other, bytes),
         _ => {}
     }
     // One copy out of wasm memory into a fresh (so aligned) buffer, viewed with the element type.
@@ -98,6 +151,8 @@ pub(super) fn values_to_js(
         | DataType::Structured { .. }
         | DataType::FixedBytes { .. }
         | DataType::FixedUnicode { .. } => copy.into(),
+        // Widened above; their stored bytes if a caller asks for values another way.
+        DataType::Narrow(_) | DataType::NarrowComplex(_) | DataType::NarrowInt(_) => copy.into(),
         DataType::Float16 => global_typed_array("Float16Array", &buffer)
             .ok_or("Float16Array could not be constructed")?,
         DataType::Complex64 => js_sys::Float32Array::new(&buffer).into(),
@@ -163,11 +218,7 @@ fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
             ("BigInt64Array", 8)
         }
         DataType::UInt64 => ("BigUint64Array", 8),
-        DataType::Float16
-            if Reflect::has(&js_sys::global(), &"Float16Array".into()) == Ok(true) =>
-        {
-            ("Float16Array", 2)
-        }
+        DataType::Float16 if has_float16_array() => ("Float16Array", 2),
         DataType::Float32 | DataType::Complex64 => ("Float32Array", 4),
         DataType::Float64 | DataType::Complex128 => ("Float64Array", 8),
         _ => return None,
@@ -179,11 +230,11 @@ fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
 /// memory into the caller's buffer.
 pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsValue> {
     let bad = |what: String| js_error(ZarrError::selection(format!("read option out {what}")));
-    let widened = data.data_type == DataType::Float16 && typed_array_kind(data.data_type).is_none();
+    let widened = widened(data.data_type);
     let (name, size) = match (typed_array_kind(data.data_type), widened) {
         (Some(kind), _) => kind,
-        (None, true) => ("Float32Array", 2),
-        (None, false) => {
+        (None, Some(kind)) => kind,
+        (None, None) => {
             return Err(bad(format!(
                 "is for numeric results, not {}",
                 data.data_type
@@ -213,9 +264,9 @@ pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsVal
     if !is_type || out_length != Some(length as f64) {
         return Err(bad(format!("must be a {name} of length {length}")));
     }
-    if widened {
+    if widened.is_some() {
         let set_fn: js_sys::Function = Reflect::get(out, &"set".into())?.dyn_into()?;
-        set_fn.call1(out, &float16_as_float32(&data.bytes))?;
+        set_fn.call1(out, &widen(data.data_type, &data.bytes)?)?;
     } else {
         let buffer: js_sys::ArrayBuffer = Reflect::get(out, &"buffer".into())?.dyn_into()?;
         let offset = Reflect::get(out, &"byteOffset".into())?

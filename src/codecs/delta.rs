@@ -117,6 +117,9 @@ fn running_sum(dt: DataType, data: &mut [u8]) {
         }
         DataType::Complex64
         | DataType::Complex128
+        | DataType::Narrow(_)
+        | DataType::NarrowComplex(_)
+        | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
         | DataType::Bytes

@@ -46,6 +46,9 @@ pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
         DataType::Float64 => Num::F(f64::from_ne_bytes(at(8).try_into().unwrap_or_default())),
         DataType::Complex64
         | DataType::Complex128
+        | DataType::Narrow(_)
+        | DataType::NarrowComplex(_)
+        | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
         | DataType::Bytes
@@ -87,6 +90,9 @@ pub fn write(dt: DataType, out: &mut [u8], i: usize, v: Num) {
         DataType::Float64 => put(8, &v.as_f64().to_ne_bytes()),
         DataType::Complex64
         | DataType::Complex128
+        | DataType::Narrow(_)
+        | DataType::NarrowComplex(_)
+        | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
         | DataType::Bytes

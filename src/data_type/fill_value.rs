@@ -1,6 +1,7 @@
 //! Fill values: parsed from their JSON form into one element's bytes in native byte order, so that
 //! filling a missing chunk is a byte-pattern copy whatever the data type.
 
+use crate::data_type::narrow::NarrowFloat;
 use crate::data_type::DataType;
 use half::f16;
 use serde_json::Value;
@@ -83,6 +84,33 @@ impl FillValue {
                 })?;
                 let half = data_type.size() / 2;
                 [float_bytes(&parts[0], half)?, float_bytes(&parts[1], half)?].concat()
+            }
+            DataType::Narrow(format) => narrow_bytes(format, value)?,
+            DataType::NarrowComplex(format) => {
+                let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                    format!(
+                        "fill_value {} is not a [real, imaginary] pair",
+                        crate::error::quote(value)
+                    )
+                })?;
+                let part = |v: &Value| match format {
+                    Some(format) => narrow_bytes(format, v),
+                    None => float_bytes(v, 2),
+                };
+                [part(&parts[0])?, part(&parts[1])?].concat()
+            }
+            DataType::NarrowInt(int) => {
+                let (min, max) = int.range();
+                let n = value
+                    .as_i64()
+                    .filter(|n| (min..=max).contains(n))
+                    .ok_or_else(|| {
+                        format!(
+                            "fill_value {} is not an integer from {min} to {max} ({data_type})",
+                            crate::error::quote(value)
+                        )
+                    })?;
+                vec![n as u8 & ((1u16 << int.bits) - 1) as u8]
             }
             // raw_bytes (zarr-python 3): base64, as Zarr v2 writes it.
             DataType::Raw { .. } if value.is_string() => {
@@ -219,6 +247,19 @@ impl FillValue {
             DataType::Complex64 | DataType::Complex128 => {
                 let (re, im) = b.split_at(b.len() / 2);
                 Scalar::Complex(float_value(re), float_value(im))
+            }
+            DataType::Narrow(format) => Scalar::Float(narrow_value(format, b)),
+            DataType::NarrowComplex(format) => {
+                let (re, im) = b.split_at(b.len() / 2);
+                match format {
+                    Some(format) => {
+                        Scalar::Complex(narrow_value(format, re), narrow_value(format, im))
+                    }
+                    None => Scalar::Complex(float_value(re), float_value(im)),
+                }
+            }
+            DataType::NarrowInt(int) => {
+                Scalar::Int(int.value(b.first().copied().unwrap_or(0)) as i64)
             }
             DataType::Raw { .. } => Scalar::Raw(b.to_vec()),
             DataType::String => {
@@ -368,6 +409,25 @@ fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(
 
 /// One float of `size` bytes (2, 4 or 8) in native order, from a number, "NaN", "Infinity",
 /// "-Infinity" or an exact "0x..." bit pattern (which keeps NaN payloads).
+/// The value of a narrow float stored as `b` (native order).
+fn narrow_value(format: NarrowFloat, b: &[u8]) -> f64 {
+    let bits = match b {
+        [one] => *one as u16,
+        [a, b, ..] => u16::from_ne_bytes([*a, *b]),
+        [] => 0,
+    };
+    format.to_f32(bits) as f64
+}
+
+/// A narrow float's fill value as stored (one byte, or bfloat16's two in native order).
+fn narrow_bytes(format: NarrowFloat, value: &Value) -> Result<Vec<u8>, String> {
+    let bits = format.fill_from_json(value)?;
+    Ok(match format.size() {
+        2 => bits.to_ne_bytes().to_vec(),
+        _ => vec![bits as u8],
+    })
+}
+
 fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
     let from_f64 = |v: f64| match size {
         2 => f16::from_f64(v).to_bits().to_ne_bytes().to_vec(),

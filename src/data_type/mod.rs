@@ -6,10 +6,12 @@
 
 pub mod fill_value;
 pub mod fixed_string;
+pub mod narrow;
 pub mod structured;
 pub mod v3_names;
 pub mod variable;
 
+use narrow::{NarrowFloat, NarrowInt};
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,6 +32,12 @@ pub enum DataType {
     Complex64,
     /// Two float64: real, then imaginary.
     Complex128,
+    /// bfloat16 and the 8-, 6- and 4-bit floats (see `narrow`): widened to float32 for users.
+    Narrow(NarrowFloat),
+    /// Two of a narrow float (or of float16, `Narrow` being `None`): real, then imaginary.
+    NarrowComplex(Option<NarrowFloat>),
+    /// 4- and 2-bit integers, one per byte: widened to int8 / uint8 for users.
+    NarrowInt(NarrowInt),
     /// `r<bits>`: opaque bytes, `bits / 8` per element.
     Raw {
         bytes: usize,
@@ -176,6 +184,19 @@ impl DataType {
             "complex128" => DataType::Complex128,
             "string" => DataType::String,
             "variable_length_bytes" => DataType::Bytes,
+            // The registry's aliases of the core complex types.
+            "complex_float32" => DataType::Complex64,
+            "complex_float64" => DataType::Complex128,
+            "complex_float16" => DataType::NarrowComplex(None),
+            _ if name.starts_with("complex_") => {
+                DataType::NarrowComplex(Some(NarrowFloat::from_name(&name[8..])?))
+            }
+            _ if NarrowFloat::from_name(name).is_some() => {
+                DataType::Narrow(NarrowFloat::from_name(name)?)
+            }
+            _ if NarrowInt::from_name(name).is_some() => {
+                DataType::NarrowInt(NarrowInt::from_name(name)?)
+            }
             _ => {
                 // r8, r16, ...: a positive multiple of 8 bits, written without sign or leading zeros.
                 let digits = name.strip_prefix('r')?;
@@ -215,6 +236,10 @@ impl DataType {
             DataType::String => "string",
             DataType::Bytes => "variable_length_bytes",
             DataType::Structured { .. } => "structured",
+            DataType::Narrow(format) => format.name(),
+            DataType::NarrowComplex(None) => "complex_float16",
+            DataType::NarrowComplex(Some(format)) => return format!("complex_{}", format.name()),
+            DataType::NarrowInt(int) => return int.name(),
             DataType::Raw { bytes } => return format!("r{}", bytes * 8),
             DataType::DateTime64(unit) => return format!("datetime64[{unit}]"),
             DataType::TimeDelta64(unit) => return format!("timedelta64[{unit}]"),
@@ -237,6 +262,9 @@ impl DataType {
             | DataType::DateTime64(_)
             | DataType::TimeDelta64(_) => 8,
             DataType::Complex128 => 16,
+            DataType::Narrow(format) => format.size(),
+            DataType::NarrowComplex(format) => 2 * format.map_or(2, NarrowFloat::size),
+            DataType::NarrowInt(_) => 1,
             DataType::Raw { bytes } => bytes,
             DataType::FixedBytes { len } => len,
             DataType::FixedUnicode { chars } => chars * 4,
@@ -282,10 +310,13 @@ impl DataType {
             | DataType::String
             | DataType::Bytes
             | DataType::FixedBytes { .. }
+            | DataType::NarrowInt(_) => None,
+            DataType::Narrow(format) => Some(format.size()).filter(|&n| n > 1),
             // Each field has its own byte order (see `structured`).
-            | DataType::Structured { .. } => None,
+            DataType::Structured { .. } => None,
             DataType::Complex64 => Some(4),
             DataType::Complex128 => Some(8),
+            DataType::NarrowComplex(_) => Some(self.size() / 2).filter(|&n| n > 1),
             DataType::FixedUnicode { .. } => Some(4),
             other => Some(other.size()),
         }
@@ -313,6 +344,41 @@ mod tests {
         }
         assert_eq!(DataType::Raw { bytes: 2 }.name(), "r16");
         assert_eq!(DataType::Complex64.byte_order_unit(), Some(4));
+    }
+
+    #[test]
+    fn narrow_type_names_round_trip() {
+        for name in [
+            "bfloat16",
+            "float8_e4m3fn",
+            "float8_e8m0fnu",
+            "float4_e2m1fn",
+            "int4",
+            "uint2",
+            "complex_bfloat16",
+            "complex_float16",
+            "complex_float6_e3m2fn",
+        ] {
+            let t = DataType::from_v3_name(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(t.name(), name);
+        }
+        assert_eq!(
+            DataType::from_v3_name("complex_float32"),
+            Some(DataType::Complex64)
+        );
+        assert_eq!(
+            DataType::from_v3_name("complex_float64"),
+            Some(DataType::Complex128)
+        );
+        for bad in ["float8", "int3", "complex_int4", "complex_", "bfloat"] {
+            assert_eq!(DataType::from_v3_name(bad), None, "{bad}");
+        }
+        let bf16 = DataType::from_v3_name("bfloat16").unwrap();
+        assert_eq!((bf16.size(), bf16.byte_order_unit()), (2, Some(2)));
+        let c8 = DataType::from_v3_name("complex_float8_e5m2").unwrap();
+        assert_eq!((c8.size(), c8.byte_order_unit()), (2, None));
+        let cbf16 = DataType::from_v3_name("complex_bfloat16").unwrap();
+        assert_eq!((cbf16.size(), cbf16.byte_order_unit()), (4, Some(2)));
     }
 
     #[test]

@@ -19,18 +19,27 @@ export const TYPED = {
   float64: Float64Array,
   complex64: Float32Array,
   complex128: Float64Array,
+  int4: Int8Array,
+  int2: Int8Array,
+  uint4: Uint8Array,
+  uint2: Uint8Array,
 };
+
+/** The narrow floats (bfloat16, float8/6/4 and their complex pairs): Float32Arrays of their values. */
+export const isNarrowFloat = (dtype) => /^(complex_)?(bfloat16|float[864]_|float16$)/.test(dtype);
 export const typedFor = (dtype) =>
   TYPED[dtype] ??
-  (/^r\d+$/.test(dtype)
-    ? Uint8Array
-    : /^(datetime|timedelta)64\[/.test(dtype)
-      ? BigInt64Array
-      : ["string", "variable_length_bytes"].includes(dtype) || /^[SU]\d+$/.test(dtype)
-        ? Array
-        : dtype === "structured"
-          ? Object
-          : undefined);
+  (isNarrowFloat(dtype)
+    ? Float32Array
+    : /^r\d+$/.test(dtype)
+      ? Uint8Array
+      : /^(datetime|timedelta)64\[/.test(dtype)
+        ? BigInt64Array
+        : ["string", "variable_length_bytes"].includes(dtype) || /^[SU]\d+$/.test(dtype)
+          ? Array
+          : dtype === "structured"
+            ? Object
+            : undefined);
 
 /** Fixed-length strings as NumPy reads them: trailing NULs dropped; S as UTF-8, U as UTF-32LE. */
 export function fixedStrings(bytes, dtype) {
@@ -199,6 +208,18 @@ export function sameValues(data, expected, dtype, what, entry) {
         Object.is(data[i], halfToNumber(b)) ||
           (Number.isNaN(data[i]) && Number.isNaN(halfToNumber(b))),
         `${what}: element ${i} is ${data[i]}, expected ${halfToNumber(b)}`,
+      ),
+    );
+    return;
+  }
+  if (isNarrowFloat(dtype) && !TYPED[dtype]) {
+    // Recorded as float32 (ml_dtypes' conversion); NaNs compare by being NaN (their sign varies).
+    const want = new Float32Array(expected.buffer, expected.byteOffset, expected.byteLength / 4);
+    equal(data.length, want.length, `${what}: length`);
+    want.forEach((w, i) =>
+      ok(
+        Object.is(data[i], w) || (Number.isNaN(data[i]) && Number.isNaN(w)),
+        `${what}: element ${i} is ${data[i]}, expected ${w}`,
       ),
     );
     return;

@@ -6,6 +6,58 @@ import { openArray, chunkRequests } from "./fixtures.mjs";
 
 export const readCases = [
   {
+    name: "narrow types: values widened exactly (Float32Array, Int8Array, Uint8Array); bits: true gives the stored patterns; the fill value as a value",
+    async run(ctx) {
+      const open = (path) => openArray(ctx, path, "ml_types.zarr");
+      const e4m3 = await open("float8_e4m3fn");
+      const values = (await e4m3.get([0, null])).data;
+      ok(values instanceof Float32Array, "float8 values are a Float32Array");
+      deepEqual(
+        Array.from(values),
+        [0, 0.001953125, 0.00390625, 0.005859375, 0.0078125, 0.009765625, 0.01171875, 0.013671875],
+        "the first eight patterns' values",
+      );
+      const bits = (await e4m3.get([null, 0], { bits: true })).data;
+      ok(bits instanceof Uint8Array, "float8 patterns are a Uint8Array");
+      deepEqual(Array.from(bits.subarray(0, 4)), [0, 8, 16, 24], "patterns down the first column");
+      equal(e4m3.fillValue, 1.5, "fillValue");
+      const bf16 = await open("bfloat16");
+      const bf16Bits = (await bf16.get([ctx.zarr.slice(0, 2), null], { bits: true })).data;
+      ok(bf16Bits instanceof Uint16Array, "bfloat16 patterns are a Uint16Array");
+      deepEqual(Array.from(bf16Bits), [...Array(16).keys()], "every pattern in order");
+      const int4 = (await (await open("int4")).get()).data;
+      ok(int4 instanceof Int8Array, "int4 values are an Int8Array");
+      deepEqual(
+        Array.from(int4.subarray(0, 16)),
+        [0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1],
+        "int4 values",
+      );
+      equal(int4[16], -3, "the fill value over the missing chunk");
+      const complex = await open("complex_bfloat16");
+      deepEqual(Array.from((await complex.get([0])).data), [0, -0], "complex pairs interleaved");
+      deepEqual(complex.fillValue, [1.5, 1.5], "complex fillValue");
+      await rejects(
+        e4m3.get(null, { bits: 1 }),
+        "TypeError",
+        [/bits must be true or false/],
+        "bits type",
+      );
+      await rejects(
+        e4m3.get(null, { bits: true, out: new Uint8Array(264) }),
+        "TypeError",
+        [/bits and out cannot be combined/],
+        "bits with out",
+      );
+      const out = new Float32Array(264);
+      equal(
+        (await e4m3.get(null, { out })).data,
+        out,
+        "out: the widened values written into a Float32Array",
+      );
+      equal(out[8], (await e4m3.get([1, 0])).data[0], "out holds the values");
+    },
+  },
+  {
     name: "opening a v3 node costs one request",
     async run(ctx) {
       await ctx.clearLog();
