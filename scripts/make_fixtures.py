@@ -335,6 +335,11 @@ def write_codecs():
     w.array("numcodecs/crc32", image, (100, 160), compressors=[nc.CRC32()])
     w.array("numcodecs/crc32c", image, (100, 160), compressors=[nc.Zlib(level=1), nc.CRC32C()])
     w.array("numcodecs/adler32", image, (100, 160), compressors=[nc.Adler32(location="end")])
+    w.array("numcodecs/fletcher32", image, (100, 160), compressors=[nc.Zlib(level=1), nc.Fletcher32()])
+    w.array("numcodecs/jenkins_lookup3", image, (100, 160), compressors=[nc.JenkinsLookup3(initval=7)])
+    # Its own random stream, so that the arrays after it keep their values.
+    flags = np.random.default_rng(31).integers(0, 2, (37, 29)).astype(bool)
+    w.array("numcodecs/packbits", flags, (16, 16), filters=[nc.PackBits()], compressors=[nc.Zstd(level=1)])
     write_blosc_snappy(w)
     write_sharded(w)
 

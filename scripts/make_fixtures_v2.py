@@ -593,6 +593,14 @@ def write_zarr3():
     w.array("datetime_ms", values_for(np.dtype("<M8[ms]"), (9,)), (4,), fill_value=np.datetime64("NaT"),
             compressor=None, write=[np.s_[0:4]])
     w.array("bool", values_for(np.dtype("|b1"), (9, 9)), (4, 4), fill_value=False, compressor=zlib)
+    # numcodecs' packbits filter, base64 and the HDF5 checksums as v2 compressors (values from a
+    # random stream of their own, so that the arrays after them keep theirs).
+    rng = np.random.default_rng(32)
+    w.array("bool_packbits_base64", rng.integers(0, 2, (13, 11)).astype(bool), (5, 4), fill_value=False,
+            filters=[numcodecs.PackBits()], compressor=numcodecs.Base64())
+    w.array("fletcher32", rng.integers(-30000, 30000, (13, 11)).astype("<i2"), (5, 4), compressor=numcodecs.Fletcher32())
+    w.array("jenkins_lookup3", rng.integers(0, 2 ** 32, (13, 11)).astype("<u4"), (5, 4),
+            compressor=numcodecs.JenkinsLookup3(initval=3))
     w.array("nested_keys", values_for(np.dtype("<u2"), (10, 9)), (4, 4), dimension_separator="/", compressor=None)
     w.array("dimension_names", values_for(np.dtype("<f8"), (4, 5)), (2, 5), compressor=None,
             attrs={"_ARRAY_DIMENSIONS": ["time", "x"], "long_name": "written as xarray does",

@@ -1,10 +1,11 @@
 //! 32-bit checksum codecs: the core `crc32c` codec (a CRC-32C after the data) and numcodecs'
 //! `numcodecs.crc32`, `numcodecs.crc32c`, `numcodecs.adler32` (a checksum at the start, or with
-//! `location: "end"` the end). All little endian; decoding checks the checksum and strips it.
+//! `location: "end"` the end), `numcodecs.fletcher32` and `numcodecs.jenkins_lookup3` (HDF5's
+//! checksums, after the data). All stored little endian; decoding checks the checksum and strips it.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use crate::error::CodecError;
-use super::configuration::{Configuration, Location};
+use super::configuration::{Bounded, Configuration, Location};
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -28,6 +29,26 @@ pub const CODECS: &[CodecEntry] = &[
         kind: Kind::BytesToBytes,
         build: |config, _| numcodecs_checksum(config, Checksum::Adler32),
     },
+    CodecEntry {
+        names: &["numcodecs.fletcher32"],
+        kind: Kind::BytesToBytes,
+        build: |config, _| numcodecs_checksum(config, Checksum::Fletcher32),
+    },
+    CodecEntry {
+        names: &["numcodecs.jenkins_lookup3"],
+        kind: Kind::BytesToBytes,
+        build: |config, _| {
+            // `initval` seeds the hash; `prefix` (bytes) is hashed before the data.
+            let initval = config.optional::<Bounded<0, { u32::MAX as i64 }>>("initval")?;
+            let prefix: Option<Vec<Bounded<0, 255>>> = config.optional("prefix")?;
+            let kind = Checksum::JenkinsLookup3 {
+                initval: initval.map_or(0, |Bounded(n)| n as u32),
+            };
+            let mut codec = Checksum32Codec::from_configuration(config, kind)?;
+            codec.prefix = prefix.unwrap_or_default().into_iter().map(|Bounded(b)| b as u8).collect();
+            Ok(Codec::bytes_to_bytes(codec))
+        },
+    },
 ];
 
 fn numcodecs_checksum(config: Configuration, kind: Checksum) -> Result<Codec, String> {
@@ -39,6 +60,8 @@ pub enum Checksum {
     Crc32,
     Crc32c,
     Adler32,
+    Fletcher32,
+    JenkinsLookup3 { initval: u32 },
 }
 
 impl Checksum {
@@ -47,16 +70,106 @@ impl Checksum {
             Checksum::Crc32 => "numcodecs.crc32",
             Checksum::Crc32c => "numcodecs.crc32c",
             Checksum::Adler32 => "numcodecs.adler32",
+            Checksum::Fletcher32 => "numcodecs.fletcher32",
+            Checksum::JenkinsLookup3 { .. } => "numcodecs.jenkins_lookup3",
         }
     }
 
-    fn compute(self, data: &[u8]) -> u32 {
+    /// The checksum of `prefix` then `data` (only lookup3 has a prefix).
+    fn compute(self, prefix: &[u8], data: &[u8]) -> u32 {
         match self {
             Checksum::Crc32 => crc32fast::hash(data),
             Checksum::Crc32c => crc32c::crc32c(data),
             Checksum::Adler32 => adler32(data),
+            Checksum::Fletcher32 => fletcher32(data),
+            Checksum::JenkinsLookup3 { initval } if prefix.is_empty() => {
+                lookup3(data.len(), |i| data[i], initval)
+            }
+            Checksum::JenkinsLookup3 { initval } => {
+                let at = |i: usize| prefix.get(i).copied().unwrap_or_else(|| data[i - prefix.len()]);
+                lookup3(prefix.len() + data.len(), at, initval)
+            }
         }
     }
+}
+
+/// HDF5's Fletcher-32 (as numcodecs has it): sums of big-endian 16-bit words, a last odd byte as
+/// a word's high byte, folded every 360 words so that the 32-bit sums cannot overflow.
+fn fletcher32(data: &[u8]) -> u32 {
+    let (mut sum1, mut sum2) = (0u32, 0u32);
+    let fold = |s: u32| (s & 0xffff) + (s >> 16);
+    let odd = (data.len() % 2 == 1).then(|| data[data.len() - 1]);
+    for run in data[..data.len() & !1].chunks(720) {
+        for w in run.chunks_exact(2) {
+            // Wrapping as the C original's uint32_t does (the runs are short enough that it
+            // never needs to).
+            sum1 = sum1.wrapping_add((w[0] as u32) << 8 | w[1] as u32);
+            sum2 = sum2.wrapping_add(sum1);
+        }
+        sum1 = fold(sum1);
+        sum2 = fold(sum2);
+    }
+    if let Some(last) = odd {
+        sum1 = sum1.wrapping_add((last as u32) << 8);
+        sum2 = sum2.wrapping_add(sum1);
+        sum1 = fold(sum1);
+        sum2 = fold(sum2);
+    }
+    fold(sum2) << 16 | fold(sum1)
+}
+
+/// Bob Jenkins' lookup3 `hashlittle` (HDF5's checksum) of `length` bytes, byte `i` given by `at`.
+fn lookup3(length: usize, at: impl Fn(usize) -> u8, initval: u32) -> u32 {
+    let mut abc = [0xdead_beefu32.wrapping_add(length as u32).wrapping_add(initval); 3];
+    if length == 0 {
+        return abc[2];
+    }
+    // A little-endian word of the (up to) four bytes from `i`, stopping at `end`.
+    let word = |i: usize, end: usize| {
+        (i..(i + 4).min(end)).fold(0u32, |w, j| w | (at(j) as u32) << (8 * (j - i)))
+    };
+    let mut i = 0;
+    while length - i > 12 {
+        for (k, v) in abc.iter_mut().enumerate() {
+            *v = v.wrapping_add(word(i + 4 * k, length));
+        }
+        mix(&mut abc);
+        i += 12;
+    }
+    for (k, v) in abc.iter_mut().enumerate() {
+        let start = i + 4 * k;
+        if start < length {
+            *v = v.wrapping_add(word(start, length));
+        }
+    }
+    finish(abc)
+}
+
+fn mix(abc: &mut [u32; 3]) {
+    let [mut a, mut b, mut c] = *abc;
+    a = a.wrapping_sub(c) ^ c.rotate_left(4);
+    c = c.wrapping_add(b);
+    b = b.wrapping_sub(a) ^ a.rotate_left(6);
+    a = a.wrapping_add(c);
+    c = c.wrapping_sub(b) ^ b.rotate_left(8);
+    b = b.wrapping_add(a);
+    a = a.wrapping_sub(c) ^ c.rotate_left(16);
+    c = c.wrapping_add(b);
+    b = b.wrapping_sub(a) ^ a.rotate_left(19);
+    a = a.wrapping_add(c);
+    c = c.wrapping_sub(b) ^ b.rotate_left(4);
+    b = b.wrapping_add(a);
+    *abc = [a, b, c];
+}
+
+fn finish([mut a, mut b, mut c]: [u32; 3]) -> u32 {
+    c = (c ^ b).wrapping_sub(b.rotate_left(14));
+    a = (a ^ c).wrapping_sub(c.rotate_left(11));
+    b = (b ^ a).wrapping_sub(a.rotate_left(25));
+    c = (c ^ b).wrapping_sub(b.rotate_left(16));
+    a = (a ^ c).wrapping_sub(c.rotate_left(4));
+    b = (b ^ a).wrapping_sub(a.rotate_left(14));
+    (c ^ b).wrapping_sub(b.rotate_left(24))
 }
 
 /// Adler-32 (RFC 1950), summed in runs short enough that the 32-bit sums cannot overflow.
@@ -79,6 +192,8 @@ pub struct Checksum32Codec {
     at_end: bool,
     /// The codec's name in metadata, for errors.
     name: &'static str,
+    /// Bytes hashed before the data (lookup3's `prefix`).
+    prefix: Vec<u8>,
 }
 
 impl Checksum32Codec {
@@ -88,7 +203,10 @@ impl Checksum32Codec {
         config: Configuration,
         kind: Checksum,
     ) -> Result<Checksum32Codec, String> {
+        // Fletcher-32 and lookup3 are always after the data.
+        let after_always = matches!(kind, Checksum::Fletcher32 | Checksum::JenkinsLookup3 { .. });
         let at_end = match config.optional::<Location>("location")? {
+            _ if after_always => true,
             Some(location) => location == Location::End,
             None => kind == Checksum::Crc32c,
         };
@@ -96,6 +214,7 @@ impl Checksum32Codec {
             kind,
             at_end,
             name: kind.codec_name(),
+            prefix: Vec::new(),
         })
     }
 
@@ -105,6 +224,7 @@ impl Checksum32Codec {
             kind: Checksum::Crc32c,
             at_end: true,
             name: "crc32c",
+            prefix: Vec::new(),
         }
     }
 }
@@ -141,7 +261,7 @@ impl BytesToBytesCodec for Checksum32Codec {
             encoded[sum_at + 2],
             encoded[sum_at + 3],
         ]);
-        let computed = self.kind.compute(&encoded[data.clone()]);
+        let computed = self.kind.compute(&self.prefix, &encoded[data.clone()]);
         if stored != computed {
             return Err(err(format!(
                 "checksum mismatch: stored {stored:#010x}, data gives {computed:#010x}"
@@ -172,6 +292,46 @@ mod tests {
             b = (b + a) % 65521;
         }
         assert_eq!(adler32(&big), (b << 16 | a) as u32);
+    }
+
+    /// numcodecs 0.16.5's values over the first `n` bytes of 0, 1, ..., 255, 0, 1, ...:
+    /// (n, Fletcher-32, lookup3 with initval 0, lookup3 with initval 7).
+    const NUMCODECS: &[(usize, u32, u32, u32)] = &[
+        (1, 0, 2343125323, 1489077439),
+        (2, 65537, 3742185929, 3752139981),
+        (3, 33686017, 1796403831, 4240180691),
+        (11, 1179655705, 749109626, 2240605626),
+        (12, 1180376612, 1581950355, 1929097168),
+        (13, 1887382052, 3164432406, 1648600050),
+        (24, 1049396368, 2617957715, 1807842406),
+        (25, 3676085392, 982000196, 3215300856),
+        (720, 1513194217, 148873583, 643823098),
+        (721, 2904249066, 2127429371, 3767896403),
+        (2560, 4042949245, 1789730504, 4115615430),
+    ];
+
+    #[test]
+    fn fletcher32_and_lookup3_match_numcodecs() {
+        let data: Vec<u8> = (0..2560).map(|i| i as u8).collect();
+        for &(n, fletcher, hash0, hash7) in NUMCODECS {
+            let d = &data[..n];
+            assert_eq!(fletcher32(d), fletcher, "fletcher32 of {n} bytes");
+            assert_eq!(lookup3(n, |i| d[i], 0), hash0, "lookup3 of {n} bytes");
+            assert_eq!(lookup3(n, |i| d[i], 7), hash7, "lookup3 of {n} bytes, initval 7");
+        }
+        assert_eq!(lookup3(0, |_| 0, 0), 0xdead_beef);
+        assert_eq!(fletcher32(&[255; 100_000]), u32::MAX);
+        // JenkinsLookup3(initval=5, prefix=b"ab") over b"zarr".
+        let kind = Checksum::JenkinsLookup3 { initval: 5 };
+        assert_eq!(kind.compute(b"ab", b"zarr"), 3346074344);
+        let codec = Checksum32Codec {
+            kind,
+            at_end: true,
+            name: kind.codec_name(),
+            prefix: b"ab".to_vec(),
+        };
+        let encoded = [b"zarr".to_vec(), 3346074344u32.to_le_bytes().to_vec()].concat();
+        assert_eq!(codec.decode(encoded, None.into()).unwrap(), b"zarr");
     }
 
     #[test]

@@ -27,6 +27,7 @@ macro_rules! codecs {
 
 codecs!(
     astype,
+    base64,
     bitround,
     blosc,
     bytes,
@@ -36,6 +37,7 @@ codecs!(
     fixed_scale_offset,
     gzip,
     lz4,
+    packbits,
     sharding,
     shuffle,
     transpose,

@@ -296,12 +296,15 @@ fn integral(value: &Value) -> Value {
 
 /// The bytes of a base64 fill value (Zarr v2's form for byte strings, raw and structured types).
 fn base64_fill(value: &Value, data_type: DataType) -> Result<Vec<u8>, String> {
-    value.as_str().and_then(base64_decode).ok_or_else(|| {
-        format!(
-            "fill_value {} is not base64 bytes, as {data_type} requires",
-            crate::error::quote(value)
-        )
-    })
+    value
+        .as_str()
+        .and_then(|s| base64_decode(s.as_bytes()))
+        .ok_or_else(|| {
+            format!(
+                "fill_value {} is not base64 bytes, as {data_type} requires",
+                crate::error::quote(value)
+            )
+        })
 }
 
 /// The fill value of a variable-length type: a string, or base64 of the bytes.
@@ -315,7 +318,7 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
                 crate::error::quote(value)
             ))
         }
-        (_, Value::String(s)) => base64_decode(s).ok_or_else(|| {
+        (_, Value::String(s)) => base64_decode(s.as_bytes()).ok_or_else(|| {
             format!(
                 "fill_value {} is not base64-encoded bytes",
                 crate::error::quote(value)
@@ -334,12 +337,14 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
     })
 }
 
-/// Standard base64 (RFC 4648, with or without padding), or `None` if `s` is not that.
-pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim_end_matches('=');
+/// Standard base64 (RFC 4648, with or without padding), or `None` if `text` is not that. Fill
+/// values and numcodecs' base64 codec are written so.
+pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let end = text.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
+    let s = &text[..end];
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.bytes() {
+    for &c in s {
         let v = match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
