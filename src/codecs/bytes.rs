@@ -30,9 +30,10 @@ impl BytesCodec {
             ));
         }
         config.only(&["endian"])?;
-        // Only one-byte types may leave the order out: it does not matter to them.
+        // Left out, the order is little endian for multi-byte types: zarr-python (the system's
+        // order) and zarrita read it so. One-byte types have none.
         let endian = match data_type.byte_order_unit() {
-            Some(_) => Some(config.required::<Endian>("endian")?),
+            Some(_) => Some(config.optional::<Endian>("endian")?.unwrap_or(Endian::Little)),
             None => config.optional::<Endian>("endian")?,
         };
         Ok(BytesCodec { endian })
@@ -112,7 +113,7 @@ mod tests {
     #[test]
     fn endian_is_optional_only_for_single_bytes() {
         assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::UInt8).is_ok());
-        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::Int32).is_err());
+        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::Int32).is_ok());
         assert!(BytesCodec::from_configuration(
             Configuration::new(&config(json!({"endian": "middle"}))),
             DataType::Int32

@@ -82,13 +82,9 @@ impl Checksum {
             Checksum::Crc32c => crc32c::crc32c(data),
             Checksum::Adler32 => adler32(data),
             Checksum::Fletcher32 => fletcher32(data),
-            Checksum::JenkinsLookup3 { initval } if prefix.is_empty() => {
-                lookup3(data.len(), |i| data[i], initval)
-            }
-            Checksum::JenkinsLookup3 { initval } => {
-                let at = |i: usize| prefix.get(i).copied().unwrap_or_else(|| data[i - prefix.len()]);
-                lookup3(prefix.len() + data.len(), at, initval)
-            }
+            Checksum::JenkinsLookup3 { initval } if prefix.is_empty() => lookup3(data, initval),
+            // Rare (numcodecs cannot even write a prefix into JSON metadata): one copy.
+            Checksum::JenkinsLookup3 { initval } => lookup3(&[prefix, data].concat(), initval),
         }
     }
 }
@@ -118,29 +114,33 @@ fn fletcher32(data: &[u8]) -> u32 {
     fold(sum2) << 16 | fold(sum1)
 }
 
-/// Bob Jenkins' lookup3 `hashlittle` (HDF5's checksum) of `length` bytes, byte `i` given by `at`.
-fn lookup3(length: usize, at: impl Fn(usize) -> u8, initval: u32) -> u32 {
-    let mut abc = [0xdead_beefu32.wrapping_add(length as u32).wrapping_add(initval); 3];
-    if length == 0 {
+/// Bob Jenkins' lookup3 `hashlittle` (HDF5's checksum) of `data`.
+fn lookup3(data: &[u8], initval: u32) -> u32 {
+    let mut abc = [0xdead_beefu32
+        .wrapping_add(data.len() as u32)
+        .wrapping_add(initval); 3];
+    if data.is_empty() {
         return abc[2];
     }
-    // A little-endian word of the (up to) four bytes from `i`, stopping at `end`.
-    let word = |i: usize, end: usize| {
-        (i..(i + 4).min(end)).fold(0u32, |w, j| w | (at(j) as u32) << (8 * (j - i)))
+    // Little-endian words of up to four bytes (the last block's may be short).
+    let word = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .enumerate()
+            .fold(0u32, |w, (j, &b)| w | (b as u32) << (8 * j))
     };
-    let mut i = 0;
-    while length - i > 12 {
-        for (k, v) in abc.iter_mut().enumerate() {
-            *v = v.wrapping_add(word(i + 4 * k, length));
+    // Every block of 12 but the last (which may be a full 12).
+    let mut rest = data;
+    while rest.len() > 12 {
+        let (block, tail) = rest.split_at(12);
+        for (v, w) in abc.iter_mut().zip(block.chunks(4)) {
+            *v = v.wrapping_add(word(w));
         }
         mix(&mut abc);
-        i += 12;
+        rest = tail;
     }
-    for (k, v) in abc.iter_mut().enumerate() {
-        let start = i + 4 * k;
-        if start < length {
-            *v = v.wrapping_add(word(start, length));
-        }
+    for (v, w) in abc.iter_mut().zip(rest.chunks(4)) {
+        *v = v.wrapping_add(word(w));
     }
     finish(abc)
 }
@@ -316,10 +316,10 @@ mod tests {
         for &(n, fletcher, hash0, hash7) in NUMCODECS {
             let d = &data[..n];
             assert_eq!(fletcher32(d), fletcher, "fletcher32 of {n} bytes");
-            assert_eq!(lookup3(n, |i| d[i], 0), hash0, "lookup3 of {n} bytes");
-            assert_eq!(lookup3(n, |i| d[i], 7), hash7, "lookup3 of {n} bytes, initval 7");
+            assert_eq!(lookup3(d, 0), hash0, "lookup3 of {n} bytes");
+            assert_eq!(lookup3(d, 7), hash7, "lookup3 of {n} bytes, initval 7");
         }
-        assert_eq!(lookup3(0, |_| 0, 0), 0xdead_beef);
+        assert_eq!(lookup3(&[], 0), 0xdead_beef);
         assert_eq!(fletcher32(&[255; 100_000]), u32::MAX);
         // JenkinsLookup3(initval=5, prefix=b"ab") over b"zarr".
         let kind = Checksum::JenkinsLookup3 { initval: 5 };

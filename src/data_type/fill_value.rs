@@ -52,11 +52,41 @@ impl FillValue {
         &self.bytes
     }
 
-    /// Parses the v3 JSON form for `data_type`. The error text says what was expected.
+    /// Parses the v3 JSON form for `data_type`. The error text says what was expected. Where
+    /// the reference readers accept more than the spec's forms, so does this (see the README's
+    /// "What it reads today"): `null` (zarrita writes it when no fill value is given) reads as
+    /// zeros, as Zarr v2's `null` does; integers written as integral floats (`0.0`, in older
+    /// OME-Zarr data) and booleans as 0 or 1 read as their values.
     pub fn from_v3_json(value: &Value, data_type: DataType) -> Result<FillValue, String> {
+        if value.is_null() && !data_type.is_variable() {
+            return FillValue::from_v2_json(value, data_type);
+        }
+        let integer_type = matches!(
+            data_type,
+            DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64
+                | DataType::NarrowInt(_)
+        );
+        let converted;
+        let value = match integer_type && value.is_f64() {
+            true => {
+                converted = integral(value);
+                &converted
+            }
+            false => value,
+        };
         let bytes = match data_type {
             DataType::Bool => match value {
                 Value::Bool(b) => vec![*b as u8],
+                Value::Number(n) if matches!(n.as_u64(), Some(0 | 1)) => {
+                    vec![u8::from(n.as_u64() == Some(1))]
+                }
                 _ => {
                     return Err(format!(
                         "fill_value {} is not a boolean",
@@ -143,9 +173,6 @@ impl FillValue {
             | DataType::FixedBytes { .. }
             | DataType::FixedUnicode { .. }
             | DataType::Structured { .. } => {
-                if value.is_null() {
-                    return Err(format!("fill_value null is not a {data_type} value"));
-                }
                 return FillValue::from_v2_json(value, data_type);
             }
         };
@@ -312,6 +339,8 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
     let bytes = vec![0u8; crate::data_type::VARIABLE_HANDLE_SIZE];
     let item = match (data_type, value) {
         (DataType::String, Value::String(s)) => s.as_bytes().to_vec(),
+        // zarr-python reads a number as its text (zarr-python 2 wrote 0 for string arrays).
+        (DataType::String, Value::Number(n)) => n.to_string().into_bytes(),
         (DataType::String, _) => {
             return Err(format!(
                 "fill_value {} is not a string",
@@ -590,14 +619,40 @@ mod tests {
         assert!(parse(json!("AQID"), r16).is_err());
         let record = DataType::Structured { size: 2 };
         assert_eq!(parse(json!("AAc="), record), Ok(Scalar::Raw(vec![0, 7])));
-        assert!(parse(json!(null), record).is_err());
-        assert!(parse(json!(null), ms).is_err());
+    }
+
+    #[test]
+    fn what_the_reference_readers_accept_beyond_the_spec() {
+        // null (zarrita's default): zeros, the fill value undefined, as Zarr v2's null.
+        for t in [
+            DataType::Int32,
+            DataType::Float64,
+            DataType::Structured { size: 3 },
+        ] {
+            let fill = FillValue::from_v3_json(&Value::Null, t).unwrap();
+            assert!(
+                fill.is_undefined() && fill.as_bytes().iter().all(|&b| b == 0),
+                "{t}"
+            );
+        }
+        // Integral floats for integers (older OME-Zarr data), 0/1 for booleans, numbers as text.
+        assert_eq!(parse(json!(7.0), DataType::Int16), Ok(Scalar::Int(7)));
+        assert!(parse(json!(7.5), DataType::Int16).is_err());
+        assert_eq!(parse(json!(1), DataType::Bool), Ok(Scalar::Bool(true)));
+        assert!(parse(json!(2), DataType::Bool).is_err());
+        assert_eq!(
+            parse(json!(0), DataType::String),
+            Ok(Scalar::Str("0".into()))
+        );
+        // Still refused: null for variable-length types, strings for numbers.
+        assert!(parse(Value::Null, DataType::String).is_err());
+        assert!(parse(json!("7"), DataType::Int16).is_err());
     }
 
     #[test]
     fn booleans() {
         assert_eq!(parse(json!(true), DataType::Bool), Ok(Scalar::Bool(true)));
-        assert!(parse(json!(1), DataType::Bool).is_err());
+        assert!(parse(json!("true"), DataType::Bool).is_err());
     }
 
     #[test]

@@ -122,10 +122,11 @@ pub(super) fn check_shape(shape: &[u64], location: &str) -> Result<()> {
     }
 }
 
-/// Attributes: absent means none; otherwise they must be a JSON object.
+/// Attributes: absent (or `null`, which zarr-python reads as none) means none; otherwise they
+/// must be a JSON object.
 pub(super) fn attributes(value: Option<&Value>, location: &str) -> Result<Map<String, Value>> {
     match value {
-        None => Ok(Map::new()),
+        None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(a)) => Ok(a.clone()),
         Some(other) => Err(ZarrError::metadata(
             location,

@@ -140,7 +140,12 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
     let fill_value = FillValue::from_v3_json(required(obj, "fill_value", location)?, data_type)
         .map_err(|e| ZarrError::metadata(location, e))?;
     let codecs = match required(obj, "codecs", location)? {
-        Value::Array(list) if !list.is_empty() => list
+        // zarrita writes an empty list when given no codecs, and reads it as `bytes`.
+        Value::Array(list) if list.is_empty() => vec![Extension::parse(
+            &serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}}),
+        )
+        .map_err(|e| ZarrError::metadata(location, e))?],
+        Value::Array(list) => list
             .iter()
             .map(|c| {
                 Extension::parse(c)
@@ -151,14 +156,15 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
             return Err(ZarrError::metadata(
                 location,
                 format!(
-                    "\"codecs\" must be a non-empty list, not {}",
+                    "\"codecs\" must be a list, not {}",
                     crate::error::quote(other)
                 ),
             ))
         }
     };
     match obj.get("storage_transformers") {
-        None => {}
+        // zarr-python reads `null` as none.
+        None | Some(Value::Null) => {}
         Some(Value::Array(list)) => {
             // A transformer changes keys and bytes, so only those marked ignorable may be skipped.
             let mut required = Vec::new();
@@ -353,13 +359,25 @@ mod tests {
         );
         assert_eq!(a.dimension_names, Some(vec![Some("y".into()), None]));
         assert_eq!(a.attributes["a"], json!(1));
-        // zarr-python and zarrita write `null` for no names.
+        // zarr-python and zarrita write `null` for no names; zarrita writes `codecs: []` and
+        // `fill_value: null` when given none; zarr-python reads null attributes and storage
+        // transformers as none.
         let mut doc = array_doc();
         doc["dimension_names"] = Value::Null;
+        doc["codecs"] = json!([]);
+        doc["fill_value"] = Value::Null;
+        doc["attributes"] = Value::Null;
+        doc["storage_transformers"] = Value::Null;
         let NodeMetadata::Array(a) = parse_value(&doc).unwrap() else {
             panic!("not an array")
         };
         assert_eq!(a.dimension_names, None);
+        assert!(a.attributes.is_empty() && a.fill_value.is_undefined());
+        let CodecList::V3(codecs) = &a.codecs else {
+            panic!("v3 codecs")
+        };
+        assert_eq!(codecs.len(), 1);
+        assert_eq!(codecs[0].name, "bytes");
     }
 
     #[test]
