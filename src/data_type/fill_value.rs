@@ -61,18 +61,7 @@ impl FillValue {
         if value.is_null() && !data_type.is_variable() {
             return FillValue::from_v2_json(value, data_type);
         }
-        let integer_type = matches!(
-            data_type,
-            DataType::Int8
-                | DataType::Int16
-                | DataType::Int32
-                | DataType::Int64
-                | DataType::UInt8
-                | DataType::UInt16
-                | DataType::UInt32
-                | DataType::UInt64
-                | DataType::NarrowInt(_)
-        );
+        let integer_type = data_type.is_integer() || matches!(data_type, DataType::NarrowInt(_));
         let converted;
         let value = match integer_type && value.is_f64() {
             true => {

@@ -277,10 +277,18 @@ impl DataType {
     /// Whether elements are real numbers (booleans, integers, floats): what numcodecs' value
     /// filters convert between.
     pub fn is_real(self) -> bool {
+        self.is_integer()
+            || matches!(
+                self,
+                DataType::Bool | DataType::Float16 | DataType::Float32 | DataType::Float64
+            )
+    }
+
+    /// Whether elements are the core spec's integers (8 to 64 bits, signed or not).
+    pub fn is_integer(self) -> bool {
         matches!(
             self,
-            DataType::Bool
-                | DataType::Int8
+            DataType::Int8
                 | DataType::Int16
                 | DataType::Int32
                 | DataType::Int64
@@ -288,9 +296,6 @@ impl DataType {
                 | DataType::UInt16
                 | DataType::UInt32
                 | DataType::UInt64
-                | DataType::Float16
-                | DataType::Float32
-                | DataType::Float64
         )
     }
 
