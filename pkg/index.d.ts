@@ -42,6 +42,7 @@ export type DataType =
   | `r${number}`
   | "string"
   | "variable_length_bytes"
+  | "object"
   | `datetime64[${string}]`
   | `timedelta64[${string}]`
   | `S${number}`
@@ -100,9 +101,10 @@ export interface StructuredValues {
 /**
  * What a read returns in `data`: a typed array for numbers (`datetime64`/`timedelta64` as
  * BigInt64Array), a JS `Array` of strings for `string`, `S<n>` and `U<n>`, of Uint8Arrays for
- * `variable_length_bytes`, and an object of fields for `structured`.
+ * `variable_length_bytes`, of JS values for `object` (a v2 object array encoded by numcodecs'
+ * `json2`), and an object of fields for `structured`.
  */
-export type Values = TypedArray | string[] | Uint8Array[] | StructuredValues;
+export type Values = TypedArray | string[] | Uint8Array[] | StructuredValues | unknown[];
 
 export interface Chunk<T extends Values = Values> {
   /** Elements in C order. */

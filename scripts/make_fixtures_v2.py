@@ -49,6 +49,8 @@ EXPECTED = []
 def dtype_name(dtype, object_codec=None):
     """The data type name zarr-wasm reports (`arr.dtype`)."""
     if dtype.kind == "O":
+        if isinstance(object_codec, numcodecs.JSON):
+            return "object"
         return "variable_length_bytes" if isinstance(object_codec, numcodecs.VLenBytes) else "string"
     if dtype.fields is not None:
         return "structured"
@@ -550,6 +552,41 @@ def write_zips_zarr2():
             zarr.open_group(str(source), mode="r")["images/raw"][...].tobytes(), name
 
 
+def write_objects():
+    """Object arrays encoded by numcodecs' JSON codec (json2), written by zarr-python 2: any JSON
+    value per element (numbers, strings, lists, dicts, None), with a missing chunk. Recorded as
+    each element's JSON text (what zarr-wasm gives as JS values); the values come from a random
+    stream of their own."""
+    store = "v2_objects.zarr"
+    path = FIXTURES / store
+    shutil.rmtree(path, ignore_errors=True)
+    root = zarr.open_group(str(path), mode="w")
+    root.attrs.update({"writer": ZARR})
+    rng = np.random.default_rng(33)
+    kinds = [lambda i: int(rng.integers(-10 ** 12, 10 ** 12)), lambda i: float(rng.standard_normal()),
+             lambda i: "héllo " * (i % 3), lambda i: [i, "x", [1.5, None]], lambda i: {"k": i, "nested": {"ok": True}},
+             lambda i: None, lambda i: bool(i % 2), lambda i: "日本語"]
+    values = np.empty((7, 5), dtype=object)
+    for i in range(values.size):
+        values.flat[i] = kinds[i % len(kinds)](i)
+    for name, chunks, compressor, write in [("json2", (3, 2), numcodecs.Zlib(level=1), [np.s_[0:6, :]]),
+                                            ("json2_uncompressed", (7, 5), None, None)]:
+        arr = root.create_dataset(name, shape=values.shape, chunks=chunks, dtype=object,
+                                  object_codec=numcodecs.JSON(), compressor=compressor, fill_value=None)
+        expected = np.empty(values.shape, dtype=object)
+        if write is None:
+            arr[...] = values
+            expected[...] = values
+        else:
+            for region in write:
+                arr[region] = values[region]
+                expected[region] = values[region]
+        got = arr[...]
+        assert json.dumps(got.tolist()) == json.dumps(expected.tolist()), name
+        texts = np.array([json.dumps(v, ensure_ascii=False) for v in expected.reshape(-1)], dtype=object).reshape(expected.shape)
+        record(store, name, texts, chunks, None, ZARR, object_codec=numcodecs.JSON())
+
+
 def write_zips_zarr3():
     """zarr-python 3's ZipStore with a sharded v3 array (members stored, so shards read in
     ranges) and a deflated copy: both hold codecs.zarr's sharding group."""
@@ -662,6 +699,7 @@ if __name__ == "__main__":
         write_bad()
         write_awkward_names()
         write_zips_zarr2()
+        write_objects()
     else:
         write_zarr3()
         write_zips_zarr3()

@@ -34,6 +34,7 @@ fn fill_value_to_js(scalar: Scalar, data_type: DataType) -> JsValue {
             .into(),
         Scalar::Raw(bytes) | Scalar::Bytes(bytes) => Uint8Array::from(bytes.as_slice()).into(),
         Scalar::Str(s) => JsValue::from_str(&s),
+        Scalar::Json(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
     }
 }
 

@@ -148,6 +148,7 @@ pub(super) fn values_to_js(
         // Returned as arrays of items or records above; bytes if a caller has neither.
         DataType::String
         | DataType::Bytes
+        | DataType::Object
         | DataType::Structured { .. }
         | DataType::FixedBytes { .. }
         | DataType::FixedUnicode { .. } => copy.into(),
@@ -189,6 +190,8 @@ fn variable_to_js(data_type: DataType, handles: &[u8], items: &Items) -> Result<
         let value: JsValue = match data_type {
             // Items of a string array were checked as UTF-8 when their chunk was decoded.
             DataType::String => JsValue::from_str(&String::from_utf8_lossy(item)),
+            // The element's JSON text, written by the json2 codec's decoder.
+            DataType::Object => js_sys::JSON::parse(&String::from_utf8_lossy(item))?,
             _ => Uint8Array::from(item).into(),
         };
         out.set(i as u32, value);

@@ -122,6 +122,7 @@ fn running_sum(dt: DataType, data: &mut [u8]) {
         | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
+        | DataType::Object
         | DataType::Bytes
         | DataType::DateTime64(_)
         | DataType::TimeDelta64(_)

@@ -36,6 +36,7 @@ codecs!(
     delta,
     fixed_scale_offset,
     gzip,
+    json2,
     lz4,
     packbits,
     sharding,

@@ -51,6 +51,7 @@ pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
         | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
+        | DataType::Object
         | DataType::Bytes
         | DataType::DateTime64(_)
         | DataType::TimeDelta64(_)
@@ -95,6 +96,7 @@ pub fn write(dt: DataType, out: &mut [u8], i: usize, v: Num) {
         | DataType::NarrowInt(_)
         | DataType::Raw { .. }
         | DataType::String
+        | DataType::Object
         | DataType::Bytes
         | DataType::DateTime64(_)
         | DataType::TimeDelta64(_)

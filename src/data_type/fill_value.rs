@@ -26,6 +26,8 @@ pub enum Scalar {
     Raw(Vec<u8>),
     Str(String),
     Bytes(Vec<u8>),
+    /// A JSON value, as text (an object array's fill value).
+    Json(String),
 }
 
 impl FillValue {
@@ -155,6 +157,8 @@ impl FillValue {
                     })?
             }
             DataType::String | DataType::Bytes => return variable_fill(value, data_type),
+            // Only Zarr v2 has object arrays.
+            DataType::Object => return FillValue::from_v2_json(value, data_type),
             // zarr-python 3's extension types write their fill values as Zarr v2 does: an
             // integer (or "NaT"), base64 bytes, a string.
             DataType::DateTime64(_)
@@ -173,6 +177,13 @@ impl FillValue {
     /// strings as text, and byte strings, raw and structured values as base64 (structured bytes
     /// as stored, see `structured`). Object arrays' strings are text, their bytes base64.
     pub fn from_v2_json(value: &Value, data_type: DataType) -> Result<FillValue, String> {
+        // An object array's fill value is any JSON value, held as its text (`null` for none).
+        if data_type == DataType::Object {
+            let mut fill = FillValue::from_native_bytes(vec![0; data_type.size()]);
+            fill.item = Some(value.to_string().into_bytes());
+            fill.undefined = value.is_null();
+            return Ok(fill);
+        }
         // zarr-python 2 gives object arrays the fill value 0 by default: no string at all, so
         // their missing elements are as undefined as with `null`.
         if value.is_null() || (data_type.is_variable() && !value.is_string()) {
@@ -282,6 +293,9 @@ impl FillValue {
                 Scalar::Str(String::from_utf8_lossy(self.item().unwrap_or_default()).into_owned())
             }
             DataType::Bytes => Scalar::Bytes(self.item().unwrap_or_default().to_vec()),
+            DataType::Object => {
+                Scalar::Json(String::from_utf8_lossy(self.item().unwrap_or(b"null")).into_owned())
+            }
             DataType::DateTime64(_) | DataType::TimeDelta64(_) => {
                 Scalar::Int(i64::from_ne_bytes(fixed(b)))
             }

@@ -46,6 +46,9 @@ pub enum DataType {
     String,
     /// Variable-length byte strings (`variable_length_bytes`, codec `vlen-bytes`).
     Bytes,
+    /// Python objects of a Zarr v2 object array encoded by numcodecs' `json2`: each element held
+    /// as its JSON text (numbers, strings, lists, objects, null), given to users as JS values.
+    Object,
     /// NumPy's `datetime64[unit]` (Zarr v2 `M8[unit]`): a signed 64-bit count of units since
     /// 1970-01-01, with `i64::MIN` meaning NaT.
     DateTime64(TimeUnit),
@@ -235,6 +238,7 @@ impl DataType {
             DataType::Complex128 => "complex128",
             DataType::String => "string",
             DataType::Bytes => "variable_length_bytes",
+            DataType::Object => "object",
             DataType::Structured { .. } => "structured",
             DataType::Narrow(format) => format.name(),
             DataType::NarrowComplex(None) => "complex_float16",
@@ -270,7 +274,7 @@ impl DataType {
             DataType::FixedUnicode { chars } => chars * 4,
             DataType::Structured { size } => size,
             // In memory an element of a variable-length type is a handle: the index of its item.
-            DataType::String | DataType::Bytes => VARIABLE_HANDLE_SIZE,
+            DataType::String | DataType::Bytes | DataType::Object => VARIABLE_HANDLE_SIZE,
         }
     }
 
@@ -301,7 +305,7 @@ impl DataType {
 
     /// Whether elements have no fixed size (strings, byte strings).
     pub fn is_variable(self) -> bool {
-        matches!(self, DataType::String | DataType::Bytes)
+        matches!(self, DataType::String | DataType::Bytes | DataType::Object)
     }
 
     /// The unit that byte order applies to (a complex number's components are swapped one by one),

@@ -67,7 +67,7 @@ const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
 
 /// `bytes` with each bare `NaN`, `Infinity` and `-Infinity` (outside strings) put in quotes, or
 /// `None` where there is none.
-fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
+pub fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len() + 16);
     let (mut strings, mut found) = (Strings::default(), false);
     let mut i = 0;

@@ -35,7 +35,7 @@ export const typedFor = (dtype) =>
       ? Uint8Array
       : /^(datetime|timedelta)64\[/.test(dtype)
         ? BigInt64Array
-        : ["string", "variable_length_bytes"].includes(dtype) || /^[SU]\d+$/.test(dtype)
+        : ["string", "variable_length_bytes", "object"].includes(dtype) || /^[SU]\d+$/.test(dtype)
           ? Array
           : dtype === "structured"
             ? Object
@@ -188,6 +188,15 @@ export function sameValues(data, expected, dtype, what, entry) {
   }
   if (/^[SU]\d+$/.test(dtype)) {
     deepEqual(data, fixedStrings(expected, dtype), what);
+    return;
+  }
+  if (dtype === "object") {
+    // Recorded as each element's JSON text.
+    deepEqual(
+      data,
+      vlenItems(expected, true).map((t) => JSON.parse(t)),
+      what,
+    );
     return;
   }
   if (dtype === "string" || dtype === "variable_length_bytes") {
