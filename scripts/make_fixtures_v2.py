@@ -49,7 +49,7 @@ EXPECTED = []
 def dtype_name(dtype, object_codec=None):
     """The data type name zarr-wasm reports (`arr.dtype`)."""
     if dtype.kind == "O":
-        if isinstance(object_codec, numcodecs.JSON):
+        if isinstance(object_codec, (numcodecs.JSON, numcodecs.MsgPack)):
             return "object"
         return "variable_length_bytes" if isinstance(object_codec, numcodecs.VLenBytes) else "string"
     if dtype.fields is not None:
@@ -553,10 +553,10 @@ def write_zips_zarr2():
 
 
 def write_objects():
-    """Object arrays encoded by numcodecs' JSON codec (json2), written by zarr-python 2: any JSON
-    value per element (numbers, strings, lists, dicts, None), with a missing chunk. Recorded as
-    each element's JSON text (what zarr-wasm gives as JS values); the values come from a random
-    stream of their own."""
+    """Object arrays encoded by numcodecs' JSON (json2) and MsgPack (msgpack2) codecs, written by
+    zarr-python 2: any JSON value per element (numbers, strings, lists, dicts, None), with a
+    missing chunk. Recorded as each element's JSON text
+    (what zarr-wasm gives as JS values); the values come from a random stream of their own."""
     store = "v2_objects.zarr"
     path = FIXTURES / store
     shutil.rmtree(path, ignore_errors=True)
@@ -569,10 +569,15 @@ def write_objects():
     values = np.empty((7, 5), dtype=object)
     for i in range(values.size):
         values.flat[i] = kinds[i % len(kinds)](i)
-    for name, chunks, compressor, write in [("json2", (3, 2), numcodecs.Zlib(level=1), [np.s_[0:6, :]]),
-                                            ("json2_uncompressed", (7, 5), None, None)]:
+    packed = values.copy()
+    packed[6, 4] = {"one": 1, "two": [2.5, -7]}
+    for name, chunks, compressor, write, codec, data in [
+            ("json2", (3, 2), numcodecs.Zlib(level=1), [np.s_[0:6, :]], numcodecs.JSON(), values),
+            ("json2_uncompressed", (7, 5), None, None, numcodecs.JSON(), values),
+            ("msgpack2", (3, 2), numcodecs.Zlib(level=1), [np.s_[0:3, :], np.s_[6:7, :]], numcodecs.MsgPack(), packed)]:
+        values = data
         arr = root.create_dataset(name, shape=values.shape, chunks=chunks, dtype=object,
-                                  object_codec=numcodecs.JSON(), compressor=compressor, fill_value=None)
+                                  object_codec=codec, compressor=compressor, fill_value=None)
         expected = np.empty(values.shape, dtype=object)
         if write is None:
             arr[...] = values
@@ -584,7 +589,7 @@ def write_objects():
         got = arr[...]
         assert json.dumps(got.tolist()) == json.dumps(expected.tolist()), name
         texts = np.array([json.dumps(v, ensure_ascii=False) for v in expected.reshape(-1)], dtype=object).reshape(expected.shape)
-        record(store, name, texts, chunks, None, ZARR, object_codec=numcodecs.JSON())
+        record(store, name, texts, chunks, None, ZARR, object_codec=codec)
 
 
 def write_zips_zarr3():

@@ -34,51 +34,56 @@ impl ArrayToBytesCodec for Json2Codec {
     }
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let err = |e: String| CodecError::new("numcodecs.json2", e);
-        // Parsed as metadata is (bounded, Python's non-finite tokens quoted) to check it; the
-        // elements are then passed on as the text they are written as, because a float parsed
-        // and printed again is not always the same float.
-        let document = json::parse(&encoded, "the chunk")
-            .map_err(|e| err(e.message.trim_start_matches("the chunk: ").to_string()))?;
-        let Value::Array(list) = &document else {
-            return Err(err("the chunk is not a JSON list".into()));
-        };
-        let n = list.len();
-        let (Some(dtype), Some(shape)) = (n.checked_sub(2).map(|i| &list[i]), list.last()) else {
-            return Err(err("the chunk's list does not end with a dtype and a shape".into()));
-        };
-        if dtype != "|O" {
-            return Err(err(format!("the chunk's dtype is {dtype}, not \"|O\"")));
-        }
-        let sizes: Option<Vec<u64>> = shape
-            .as_array()
-            .and_then(|dims| dims.iter().map(Value::as_u64).collect());
-        if sizes.as_deref() != Some(repr.shape.as_slice()) {
-            return Err(err(format!(
-                "the chunk says its shape is {shape}, it should be {:?}",
-                repr.shape
-            )));
-        }
-        let quoted = json::quote_non_finite(&encoded);
-        let text = quoted.as_deref().unwrap_or(&encoded);
-        let mut items = list_items(text);
-        items.truncate(n - 2);
-        let mut elements = Vec::new();
-        match repr.shape.len() {
-            // A zero-dimensional chunk: its one element, alone in the list.
-            0 => elements.extend(items.first().cloned()),
-            _ => flatten(text, &items, &repr.shape, &mut elements).map_err(err)?,
-        }
-        let mut out = Vec::new();
-        out.extend((elements.len() as u32).to_le_bytes());
-        for element in elements {
-            let len = u32::try_from(element.len())
-                .map_err(|_| err("an element's JSON text is over 4 GiB".into()))?;
-            out.extend(len.to_le_bytes());
-            out.extend(&text[element]);
-        }
-        Ok(out)
+        object_chunk(&encoded, &repr.shape).map_err(|e| CodecError::new("numcodecs.json2", e))
     }
+}
+
+/// An object chunk of `shape` written as numcodecs' JSON list (elements nested per dimension,
+/// then dtype and shape) in the variable-length layout, each element as its JSON text. Shared
+/// with `msgpack2`, whose documents are turned into this JSON first.
+pub fn object_chunk(encoded: &[u8], shape: &[u64]) -> Result<Vec<u8>, String> {
+    // Parsed as metadata is (bounded, Python's non-finite tokens quoted) to check it; the
+    // elements are then passed on as the text they are written as, because a float parsed and
+    // printed again is not always the same float.
+    let document = json::parse(encoded, "the chunk")
+        .map_err(|e| e.message.trim_start_matches("the chunk: ").to_string())?;
+    let Value::Array(list) = &document else {
+        return Err("the chunk is not a JSON list".into());
+    };
+    let n = list.len();
+    let (Some(dtype), Some(written)) = (n.checked_sub(2).map(|i| &list[i]), list.last()) else {
+        return Err("the chunk's list does not end with a dtype and a shape".into());
+    };
+    if dtype != "|O" {
+        return Err(format!("the chunk's dtype is {dtype}, not \"|O\""));
+    }
+    let sizes: Option<Vec<u64>> = written
+        .as_array()
+        .and_then(|dims| dims.iter().map(Value::as_u64).collect());
+    if sizes.as_deref() != Some(shape) {
+        return Err(format!(
+            "the chunk says its shape is {written}, it should be {shape:?}"
+        ));
+    }
+    let quoted = json::quote_non_finite(encoded);
+    let text = quoted.as_deref().unwrap_or(encoded);
+    let mut items = list_items(text);
+    items.truncate(n - 2);
+    let mut elements = Vec::new();
+    match shape.len() {
+        // A zero-dimensional chunk: its one element, alone in the list.
+        0 => elements.extend(items.first().cloned()),
+        _ => flatten(text, &items, shape, &mut elements)?,
+    }
+    let mut out = Vec::new();
+    out.extend((elements.len() as u32).to_le_bytes());
+    for element in elements {
+        let len = u32::try_from(element.len())
+            .map_err(|_| "an element's JSON text is over 4 GiB".to_string())?;
+        out.extend(len.to_le_bytes());
+        out.extend(&text[element]);
+    }
+    Ok(out)
 }
 
 /// Where the items of the JSON list `text[range]` (valid JSON, checked before) lie.

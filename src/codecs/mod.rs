@@ -38,6 +38,7 @@ codecs!(
     gzip,
     json2,
     lz4,
+    msgpack2,
     packbits,
     sharding,
     shuffle,

@@ -39,7 +39,7 @@ fn codec_order(v2: &V2Codecs, location: &str) -> Result<Vec<Extension>> {
     let mut bytes_filters: Vec<(String, Extension)> = Vec::new();
     let mut serializer = None;
     for (i, (id, ext)) in v2.filters.iter().cloned().enumerate() {
-        if v2.object && i == 0 && (id.starts_with("vlen-") || id == "json2") {
+        if v2.object && i == 0 && (id.starts_with("vlen-") || id == "json2" || id == "msgpack2") {
             serializer = Some(ext);
         } else if transforms_values(&ext) {
             if let Some((after, _)) = bytes_filters.first() {

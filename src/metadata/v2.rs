@@ -295,7 +295,7 @@ pub fn parse_dtype(
             let data_type = match first {
                 Some("vlen-utf8") | Some("categorize") => DataType::String,
                 Some("vlen-bytes") => DataType::Bytes,
-                Some("json2") => DataType::Object,
+                Some("json2") | Some("msgpack2") => DataType::Object,
                 Some(other) if OBJECT_CODECS.contains(&other) => {
                     return Err(unsupported(&format!(
                         "objects encoded by \"{other}\" are not supported"
