@@ -126,7 +126,7 @@ export const v2Cases = [
       // zarr-python 3 writes the same .zmetadata for its v2 hierarchies.
       await ctx.clearLog();
       const z3 = await open(`${ctx.base}/zarr3_v2.zarr`, { consolidated: true });
-      equal(z3.children.length, 12, "zarr-python 3's consolidated v2 hierarchy lists its nodes");
+      equal(z3.children.length, 15, "zarr-python 3's consolidated v2 hierarchy lists its nodes");
       const group = await z3.open("group");
       deepEqual(group.attrs, { kind: "a child group" }, "a child group's attributes");
       equal((await ctx.requests()).length, 1, "one request");

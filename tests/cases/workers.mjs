@@ -33,7 +33,8 @@ function sameData(actual, expected, what) {
     expected.forEach((e, i) =>
       ArrayBuffer.isView(e)
         ? sameBytes(actual[i], e, `${what}[${i}]`)
-        : equal(actual[i], e, `${what}[${i}]`),
+        : // Elements of an object array are any JS values (lists, objects).
+          deepEqual(actual[i], e, `${what}[${i}]`),
     );
     return;
   }

@@ -47,6 +47,9 @@ export async function rejects(promise, name, patterns, what) {
   ok(error !== null, `${what}: expected a rejection, the promise resolved`);
   ok(error instanceof Error, `${what}: rejected with a non-Error ${show(error)}`);
   equal(error.name, name, `${what}: error name (message: ${error.message})`);
+  // The name comes from the error's class (errors.js names each class's prototype), not from a
+  // plain Error given that name: `instanceof` works for callers.
+  equal(Object.getPrototypeOf(error).name, name, `${what}: the class of ${name}`);
   for (const p of patterns)
     ok(p.test(error.message), `${what}: message ${show(error.message)} does not match ${p}`);
   return error;
