@@ -38,13 +38,18 @@ fn widened(data_type: DataType) -> Option<(&'static str, usize)> {
     })
 }
 
+/// Stored floats of `format` (`None`: float16) as a Float32Array of their values.
+fn float32s(format: Option<NarrowFloat>, bytes: &[u8]) -> Result<JsValue, JsValue> {
+    let values = narrow::widen_floats(format, bytes).ok_or("no memory for the widened result")?;
+    Ok(js_sys::Float32Array::from(values.as_slice()).into())
+}
+
 fn has_float16_array() -> bool {
     Reflect::has(&js_sys::global(), &"Float16Array".into()) == Ok(true)
 }
 
 /// The values of a `widened` type as its typed array.
 fn widen(data_type: DataType, bytes: &[u8]) -> Result<JsValue, JsValue> {
-    let too_large = || JsValue::from("no memory for the widened result");
     Ok(match data_type {
         DataType::NarrowInt(int) if int.signed => {
             let values: Vec<i8> = bytes.iter().map(|&b| int.value(b)).collect();
@@ -55,18 +60,10 @@ fn widen(data_type: DataType, bytes: &[u8]) -> Result<JsValue, JsValue> {
             let values: Vec<u8> = bytes.iter().map(|&b| int.value(b) as u8).collect();
             Uint8Array::from(values.as_slice()).into()
         }
-        DataType::Narrow(format) => {
-            let values = narrow::widen_floats(Some(format), bytes).ok_or_else(too_large)?;
-            js_sys::Float32Array::from(values.as_slice()).into()
-        }
-        DataType::NarrowComplex(format) => {
-            let values = narrow::widen_floats(format, bytes).ok_or_else(too_large)?;
-            js_sys::Float32Array::from(values.as_slice()).into()
-        }
-        _ => {
-            let values = narrow::widen_floats(None, bytes).ok_or_else(too_large)?;
-            js_sys::Float32Array::from(values.as_slice()).into()
-        }
+        // The floats: a narrow format, or float16 (`None`) alone or in complex pairs.
+        DataType::Narrow(format) => float32s(Some(format), bytes)?,
+        DataType::NarrowComplex(format) => float32s(format, bytes)?,
+        _ => float32s(None, bytes)?,
     })
 }
 

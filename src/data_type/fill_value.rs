@@ -97,29 +97,13 @@ impl FillValue {
                 float_bytes(value, data_type.size())?
             }
             DataType::Complex64 | DataType::Complex128 => {
-                let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-                    format!(
-                        "fill_value {} is not a [real, imaginary] pair",
-                        crate::error::quote(value)
-                    )
-                })?;
-                let half = data_type.size() / 2;
-                [float_bytes(&parts[0], half)?, float_bytes(&parts[1], half)?].concat()
+                complex_pair(value, |part| float_bytes(part, data_type.size() / 2))?
             }
             DataType::Narrow(format) => narrow_bytes(format, value)?,
-            DataType::NarrowComplex(format) => {
-                let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-                    format!(
-                        "fill_value {} is not a [real, imaginary] pair",
-                        crate::error::quote(value)
-                    )
-                })?;
-                let part = |v: &Value| match format {
-                    Some(format) => narrow_bytes(format, v),
-                    None => float_bytes(v, 2),
-                };
-                [part(&parts[0])?, part(&parts[1])?].concat()
-            }
+            DataType::NarrowComplex(format) => complex_pair(value, |part| match format {
+                Some(format) => narrow_bytes(format, part),
+                None => float_bytes(part, 2),
+            })?,
             DataType::NarrowInt(int) => {
                 let (min, max) = int.range();
                 let n = value
@@ -250,8 +234,8 @@ impl FillValue {
                 }
                 bytes
             }
-            // The v3 forms cover the rest; integers may be written as integral floats.
-            _ => return FillValue::from_v3_json(&integral(value), data_type),
+            // The v3 forms cover the rest (integral floats for integers included).
+            _ => return FillValue::from_v3_json(value, data_type),
         };
         Ok(FillValue::from_native_bytes(bytes))
     }
@@ -446,6 +430,20 @@ fn int_fill<T: TryFrom<i64> + TryFrom<u64>>(
 
 /// One float of `size` bytes (2, 4 or 8) in native order, from a number, "NaN", "Infinity",
 /// "-Infinity" or an exact "0x..." bit pattern (which keeps NaN payloads).
+/// A complex fill value, `[real, imaginary]`, each part's bytes by `part`.
+fn complex_pair(
+    value: &Value,
+    part: impl Fn(&Value) -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, String> {
+    let parts = value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+        format!(
+            "fill_value {} is not a [real, imaginary] pair",
+            crate::error::quote(value)
+        )
+    })?;
+    Ok([part(&parts[0])?, part(&parts[1])?].concat())
+}
+
 /// The value of a narrow float stored as `b` (native order).
 fn narrow_value(format: NarrowFloat, b: &[u8]) -> f64 {
     let bits = match b {
