@@ -409,8 +409,8 @@ const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 // The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
 const SIZE_BUDGET = [
-  { what: "the whole module", bytes: gz(wasm), budget: 496 * 1024 },
-  { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 410 * 1024 },
+  { what: "the whole module", bytes: gz(wasm), budget: 504 * 1024 },
+  { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 416 * 1024 },
 ];
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
 const budgetLines = SIZE_BUDGET.map(

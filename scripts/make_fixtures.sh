@@ -6,6 +6,8 @@
 #   bash scripts/make_fixtures.sh v2     the v2 fixtures and the ZIP archives (zarr-python 2,
 #                                        tensorstore, Info-ZIP; .venv-fixtures-v2; then zarr-python
 #                                        3 in v2 mode from .venv-fixtures)
+#   bash scripts/make_fixtures.sh zarrs  zarrs.zarr, by zarrs (scripts/zarrs-writer, built with cargo)
+#   bash scripts/make_fixtures.sh registry  registry.zarr, by hand from the registry's texts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -33,4 +35,12 @@ if [ "$which" = all ] || [ "$which" = v2 ]; then
   # zarr-python 3 in v2 mode, from the v3 venv.
   venv .venv-fixtures scripts/fixtures-requirements.txt
   .venv-fixtures/bin/python scripts/make_fixtures_v2.py
+fi
+if [ "$which" = all ] || [ "$which" = zarrs ]; then
+  # Its own target dir: a fixture writer's dependencies never mix with the shipped crate's.
+  CARGO_TARGET_DIR=target/zarrs-writer cargo run --release --manifest-path scripts/zarrs-writer/Cargo.toml
+fi
+if [ "$which" = all ] || [ "$which" = registry ]; then
+  venv .venv-fixtures scripts/fixtures-requirements.txt
+  .venv-fixtures/bin/python scripts/make_registry_fixtures.py
 fi

@@ -25,6 +25,34 @@ fn every_fixture_array_reads_whole_and_matches() {
 }
 
 #[test]
+fn registry_codecs_written_by_zarrs_read_as_zarrs_reads_them() {
+    // bitround under its registry name (floats and integers) and reshape, by zarrs 0.23.14.
+    assert_eq!(check_manifest("zarrs.expected.json"), 9);
+}
+
+#[test]
+fn registry_codecs_no_writer_has_read_as_the_registry_says() {
+    // scale_offset, written by hand from the registry's text (scripts/make_registry_fixtures.py).
+    assert_eq!(check_manifest("registry.expected.json"), 4);
+    // The shard decoded whole (not inner chunk by inner chunk): its missing inner chunk holds
+    // the fill value as scale_offset encoded it ((10 + 20) * 3), which decodes to 10.
+    let arr = open_array(
+        &Rc::new(DirStore::fixtures("registry.zarr")),
+        "scale_offset/int16_sharded",
+    );
+    let whole = block_on(arr.get_chunk(&[0, 0])).unwrap();
+    let want = std::fs::read(common::fixture_path(
+        "registry.expected/registry__scale_offset__int16_sharded.bin",
+    ))
+    .unwrap();
+    assert_eq!(whole.bytes, want);
+    assert_eq!(
+        &whole.bytes[2 * 8 * 4..2 * (8 * 4 + 1)],
+        &10i16.to_le_bytes()
+    );
+}
+
+#[test]
 fn slices_and_indices_match_the_whole_read() {
     let store = Rc::new(DirStore::fixtures("v3.zarr"));
     let arr = open_array(&store, "layouts/d3");
@@ -138,5 +166,33 @@ fn corrupt_compressed_chunks_name_the_codec_and_the_problem() {
         assert!(e.message.contains(problem), "{name}: {e}");
         // The chunks that were not damaged still decode.
         assert!(block_on(arr.get_chunk(&[1, 1])).is_ok(), "{name}");
+    }
+}
+
+#[test]
+fn a_reshape_that_does_not_fit_the_chunks_is_an_error_naming_it() {
+    // zarrs's reshape/minus_one, its metadata asking for a shape its [4, 5, 3] chunks cannot
+    // take: the configuration itself is valid (it may fit other chunk shapes), so opening works
+    // and reading says what is wrong.
+    let dir = "reshape/minus_one";
+    let mut store = zarr_wasm::store::memory::MemoryStore::new();
+    let fixture =
+        |key: &str| std::fs::read(common::fixture_path(&format!("zarrs.zarr/{dir}/{key}")));
+    let meta = String::from_utf8(fixture("zarr.json").unwrap()).unwrap();
+    let bent = meta.replacen(
+        "\"shape\": [\n          -1\n        ]",
+        "\"shape\": [7, -1]",
+        1,
+    );
+    assert_ne!(bent, meta, "the fixture's reshape configuration moved");
+    store.insert("zarr.json", bent);
+    store.insert("c/0/0/0", fixture("c/0/0/0").unwrap());
+    let Node::Array(arr) = block_on(open(Rc::new(store), "")).unwrap() else {
+        panic!("a group")
+    };
+    let err = block_on(arr.get_chunk(&[0, 0, 0])).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Codec, "{err}");
+    for part in ["reshape", "c/0/0/0", "[4, 5, 3]", "[7, -1]"] {
+        assert!(err.to_string().contains(part), "{part} in {err}");
     }
 }

@@ -5,6 +5,7 @@
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric;
 use crate::buffer::try_zeroed;
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use super::configuration::{Configuration, NumpyDtype};
@@ -74,6 +75,20 @@ impl AsTypeCodec {
 impl ArrayToArrayCodec for AsTypeCodec {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Converted as NumPy's `astype` converts the elements.
+    fn encoded_fill(
+        &self,
+        fill: &FillValue,
+        decoded: DataType,
+        encoded: DataType,
+    ) -> Result<FillValue, String> {
+        let mut bytes = vec![0; encoded.size()];
+        if fill.as_bytes().len() == decoded.size() {
+            numeric::convert(decoded, encoded, fill.as_bytes(), &mut bytes);
+        }
+        Ok(FillValue::from_native_bytes(bytes))
     }
 
     /// Element by element.

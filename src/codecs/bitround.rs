@@ -1,14 +1,16 @@
-//! numcodecs' `BitRound` filter (v3 name `numcodecs.bitround`): float mantissas rounded to fewer
-//! bits when written. The stored values are ordinary floats, so decoding changes nothing.
+//! The registry's `bitround` (numcodecs' `BitRound` filter, whose v3 name `numcodecs.bitround`
+//! the registry keeps as an alias): float mantissas, or integers from their highest set bit,
+//! rounded to fewer bits when written. The stored values are ordinary numbers of the array's
+//! type, so decoding changes nothing.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::Configuration;
+use super::configuration::{Bounded, Configuration};
 
-/// numcodecs' `bitround`.
+/// `bitround`, and numcodecs' name for it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
-    names: &["numcodecs.bitround"],
+    names: &["bitround", "numcodecs.bitround"],
     kind: Kind::ArrayToArray,
     build: |config, cx| Ok(Codec::array_to_array(BitRoundCodec::from_configuration(config, cx.data_type)?)),
 }];
@@ -20,21 +22,30 @@ impl BitRoundCodec {
         config: Configuration,
         data_type: DataType,
     ) -> Result<BitRoundCodec, String> {
-        if !matches!(
-            data_type,
-            DataType::Float16 | DataType::Float32 | DataType::Float64
-        ) {
-            return Err(format!("applies to float data, not {data_type}"));
+        // The registry's types: numbers of every width, and the time types (int64 inside).
+        let numeric = data_type.is_real() && data_type != DataType::Bool
+            || matches!(
+                data_type,
+                DataType::Complex64
+                    | DataType::Complex128
+                    | DataType::Narrow(_)
+                    | DataType::NarrowComplex(_)
+                    | DataType::NarrowInt(_)
+                    | DataType::DateTime64(_)
+                    | DataType::TimeDelta64(_)
+            );
+        if !numeric {
+            return Err(format!("applies to numbers, not {data_type}"));
         }
-        // The mantissa bits kept when written: the values read are what they are.
-        config.required::<u64>("keepbits")?;
+        // The bits kept when written: the values read are what they are.
+        config.required::<Bounded<1, { i64::MAX }>>("keepbits")?;
         Ok(BitRoundCodec)
     }
 }
 
 impl ArrayToArrayCodec for BitRoundCodec {
     fn name(&self) -> &'static str {
-        "numcodecs.bitround"
+        "bitround"
     }
 
     /// Element by element.

@@ -51,6 +51,31 @@ pub trait ArrayToArrayCodec {
     fn box_order(&self, _ndim: usize) -> Option<Vec<usize>> {
         None
     }
+    /// How many axes the encoded chunk has, for `input_ndim` decoded axes (`reshape` changes it).
+    fn output_ndim(&self, input_ndim: usize) -> usize {
+        input_ndim
+    }
+    /// The fill value of encoded chunks of `encoded` type, given the fill value `fill` of decoded
+    /// chunks of `decoded` type: what the codecs after this one fill missing parts with (a shard's missing
+    /// inner chunks). The registry's codecs say that it is transformed as the elements are.
+    fn encoded_fill(
+        &self,
+        fill: &FillValue,
+        decoded: DataType,
+        encoded: DataType,
+    ) -> Result<FillValue, String> {
+        if encoded == decoded {
+            return Ok(fill.clone());
+        }
+        // Codecs that change the type say how the fill value converts; zeros of the right
+        // size otherwise, rather than elements of the wrong one.
+        Ok(FillValue::from_native_bytes(vec![0; encoded.size()]))
+    }
+    /// Whether a chunk of `decoded` can be encoded at all (a `reshape` may fit some chunk shapes
+    /// and not others); checked before a chunk decodes.
+    fn check(&self, _decoded: &ChunkRepr) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 pub trait ArrayToBytesCodec {

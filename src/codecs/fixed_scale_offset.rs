@@ -6,6 +6,7 @@
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::numeric::{self, Num};
 use crate::buffer::try_zeroed;
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use super::configuration::{Configuration, NumpyDtype};
@@ -61,6 +62,22 @@ impl ArrayToArrayCodec for FixedScaleOffsetCodec {
             shape: decoded.shape.clone(),
             data_type: self.stored.unwrap_or(decoded.data_type),
         }
+    }
+
+    /// As numcodecs encodes: `round((x - offset) * scale)`, converted to the stored type.
+    fn encoded_fill(
+        &self,
+        fill: &FillValue,
+        decoded: DataType,
+        encoded: DataType,
+    ) -> Result<FillValue, String> {
+        let mut bytes = vec![0; encoded.size()];
+        if fill.as_bytes().len() == decoded.size() {
+            let x = numeric::read(decoded, fill.as_bytes(), 0).as_f64();
+            let stored = ((x - self.offset) * self.scale).round_ties_even();
+            numeric::write(encoded, &mut bytes, 0, Num::F(stored));
+        }
+        Ok(FillValue::from_native_bytes(bytes))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {

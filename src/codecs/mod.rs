@@ -40,6 +40,8 @@ codecs!(
     lz4,
     msgpack2,
     packbits,
+    reshape,
+    scale_offset,
     sharding,
     shuffle,
     transpose,

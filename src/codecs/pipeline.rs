@@ -9,6 +9,7 @@ use super::codec::{
     PartialDecoder,
 };
 use super::shards_behind::ShardsBehindArrayCodecs;
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 
@@ -30,8 +31,11 @@ pub struct PipelineAssembler {
     /// The array's type and dimensions.
     data_type: DataType,
     ndim: usize,
-    /// What reaches the next codec: an array-to-array codec may change the type.
+    /// What reaches the next codec: an array-to-array codec may change the type and the number
+    /// of axes.
     reaching: DataType,
+    reaching_ndim: usize,
+    reaching_fill: FillValue,
     element_order: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_bytes: Option<Box<dyn ArrayToBytesCodec>>,
@@ -39,11 +43,13 @@ pub struct PipelineAssembler {
 }
 
 impl PipelineAssembler {
-    pub fn new(data_type: DataType, ndim: usize) -> PipelineAssembler {
+    pub fn new(data_type: DataType, fill_value: &FillValue, ndim: usize) -> PipelineAssembler {
         PipelineAssembler {
             data_type,
             ndim,
             reaching: data_type,
+            reaching_ndim: ndim,
+            reaching_fill: fill_value.clone(),
             element_order: Vec::new(),
             array_to_array: Vec::new(),
             array_to_bytes: None,
@@ -54,6 +60,16 @@ impl PipelineAssembler {
     /// The type the next codec is built for.
     pub fn reaching(&self) -> DataType {
         self.reaching
+    }
+
+    /// The fill value of the chunks the next codec is built for.
+    pub fn reaching_fill(&self) -> &FillValue {
+        &self.reaching_fill
+    }
+
+    /// The number of axes of the chunks the next codec is built for.
+    pub fn reaching_ndim(&self) -> usize {
+        self.reaching_ndim
     }
 
     /// Adds the next codec, or says why it cannot come here.
@@ -70,10 +86,13 @@ impl PipelineAssembler {
             }
             (Codec::ArrayToArray(c), false) => {
                 let repr = ChunkRepr {
-                    shape: vec![1; self.ndim],
+                    shape: vec![1; self.reaching_ndim],
                     data_type: self.reaching,
                 };
-                self.reaching = c.encoded_repr(&repr).data_type;
+                let encoded = c.encoded_repr(&repr).data_type;
+                self.reaching_fill = c.encoded_fill(&self.reaching_fill, self.reaching, encoded)?;
+                self.reaching = encoded;
+                self.reaching_ndim = c.output_ndim(self.reaching_ndim);
                 self.array_to_array.push(c)
             }
             (Codec::ArrayToBytes(c), false) => self.array_to_bytes = Some(c),
@@ -224,6 +243,11 @@ impl CodecPipeline {
 
     fn decode_now(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let mut reprs = self.reprs(repr);
+        for (codec, decoded) in self.array_to_array.iter().zip(&reprs) {
+            codec
+                .check(decoded)
+                .map_err(|reason| CodecError::new(codec.name(), reason))?;
+        }
         let array_repr = reprs.pop().unwrap_or_else(|| repr.clone());
         // Decoders are held to the sizes where they are fixed.
         let (sizes, _) = self.sizes(&array_repr);

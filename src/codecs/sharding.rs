@@ -363,6 +363,10 @@ impl ArrayToBytesCodec for ShardingCodec {
             .ok_or_else(|| fail(format!("a shard of shape {:?} is too large", repr.shape)))?;
         let mut out = try_zeroed(size).map_err(fail)?;
         let fill = self.fill_value.as_bytes();
+        if fill.len() != esize {
+            let reason = format!("the fill value has {} bytes, elements {esize}", fill.len());
+            return Err(fail(reason));
+        }
         out.chunks_exact_mut(esize)
             .for_each(|e| e.copy_from_slice(fill));
         let ones = vec![1u64; cps.len()];

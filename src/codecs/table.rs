@@ -46,7 +46,7 @@ pub fn build_pipeline(
             .map(|p| Box::new(p) as Box<dyn ChunkDecoder>)
             .map_err(|e| e.message)
     };
-    let mut assembler = PipelineAssembler::new(data_type, ndim);
+    let mut assembler = PipelineAssembler::new(data_type, fill_value, ndim);
     for codec in codecs {
         let invalid = |reason: String| {
             ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
@@ -63,8 +63,8 @@ pub fn build_pipeline(
         };
         let context = BuildContext {
             data_type: assembler.reaching(),
-            fill_value,
-            ndim,
+            fill_value: assembler.reaching_fill(),
+            ndim: assembler.reaching_ndim(),
             pipeline: &inner,
         };
         let built =

@@ -81,7 +81,9 @@ impl ArrayToArrayCodec for TransposeCodec {
 
     fn encoded_repr(&self, decoded: &ChunkRepr) -> ChunkRepr {
         ChunkRepr {
-            shape: self.order.iter().map(|&i| decoded.shape[i]).collect(),
+            // The order was checked against the array's axes; a chunk of other axes (none
+            // reaches here) would get size 1 rather than a panic.
+            shape: self.order.iter().map(|&i| decoded.shape.get(i).copied().unwrap_or(1)).collect(),
             data_type: decoded.data_type,
         }
     }

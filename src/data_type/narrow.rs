@@ -306,6 +306,11 @@ impl NarrowInt {
         }
     }
 
+    /// The bits of its byte a value uses.
+    pub fn mask(self) -> u8 {
+        ((1u16 << self.bits) - 1) as u8
+    }
+
     /// The range of values.
     pub fn range(self) -> (i64, i64) {
         match self.signed {

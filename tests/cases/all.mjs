@@ -15,7 +15,13 @@ import { vectorCases } from "./vectors.mjs";
 import { workerCases } from "./workers.mjs";
 
 /** The fixtures' manifests, below tests/fixtures/. */
-export const MANIFESTS = ["v3.expected.json", "v2.expected.json", "v2_zarr3.expected.json"];
+export const MANIFESTS = [
+  "v3.expected.json",
+  "v2.expected.json",
+  "v2_zarr3.expected.json",
+  "zarrs.expected.json",
+  "registry.expected.json",
+];
 
 /** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */
 export function decodingCases(manifests) {
