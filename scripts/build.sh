@@ -7,7 +7,8 @@
 #                                             benchmark's scalar column; tests run it too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=pkg features=() target_dir=target/wasm
+# The main module never links the extra codecs: they are the second module, built below.
+out=pkg features=(--no-default-features --features vectors) target_dir=target/wasm
 case "${1:-}" in
   --without-vectors) out=${2:?"--without-vectors needs an output directory"} features=(--no-default-features) ;;
   # Its own target dir: other flags would otherwise rebuild every crate at each switch.
@@ -28,18 +29,24 @@ if [ -n "$WASM_RUSTC" ]; then
 fi
 # shellcheck disable=SC2086
 "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD "${features[@]}"
+# shellcheck disable=SC2086
+"$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD -p zarr-wasm-extra-codecs
 # A module built elsewhere than pkg/ gets the package's hand-written files beside it, so that it
 # is a whole package too.
 if [ "$out" != pkg ]; then
   mkdir -p "$out"
   cp pkg/index.js pkg/index.d.ts pkg/errors.js pkg/pool.js pkg/offthread.js pkg/stores.js pkg/worker.js \
-    pkg/fs.js pkg/fs.d.ts pkg/package.json "$out/"
+    pkg/fs.js pkg/fs.d.ts pkg/extra.js pkg/package.json "$out/"
 fi
 # --experimental-reset-state-function: after a trap the API starts a fresh instance (see
 # scripts/guard-glue.mjs, which makes the glue report traps).
 wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name zarr_wasm \
   "$target_dir/wasm32-unknown-unknown/release/zarr_wasm.wasm"
 node scripts/guard-glue.mjs "$out/zarr_wasm.js"
+# The second module (extra-codecs/): its own glue, loaded by pkg/extra.js when an array needs it.
+# Its reset function starts a fresh instance after a trap (extra.js).
+wasm-bindgen --target web --experimental-reset-state-function --out-dir "$out" --out-name zarr_wasm_extra \
+  "$target_dir/wasm32-unknown-unknown/release/zarr_wasm_extra.wasm"
 before=$(wc -c < "$out/zarr_wasm_bg.wasm")
 # binaryen's wasm-opt (pinned in package.json) after wasm-bindgen, to strip the function names
 # and producer records: 1392 -> 1216 KiB, 523 -> 473 KiB gzipped. Its -O3 is not run: measured
@@ -50,6 +57,11 @@ node_modules/.bin/wasm-opt --strip-debug --strip-producers --enable-simd --enabl
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   --enable-reference-types --enable-multivalue \
   "$out/zarr_wasm_bg.wasm" -o "$out/zarr_wasm_bg.wasm"
+node_modules/.bin/wasm-opt --strip-debug --strip-producers --enable-simd --enable-bulk-memory \
+  --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  --enable-reference-types --enable-multivalue \
+  "$out/zarr_wasm_extra_bg.wasm" -o "$out/zarr_wasm_extra_bg.wasm"
 # The package carries the licences (kept once, at the top of the repository).
 cp LICENSE-MIT LICENSE-APACHE "$out/"
-printf '[build] %s/zarr_wasm_bg.wasm: %s bytes (%s before wasm-opt)\n' "$out" "$(wc -c < "$out/zarr_wasm_bg.wasm")" "$before"
+printf '[build] %s/zarr_wasm_bg.wasm: %s bytes (%s before wasm-opt); zarr_wasm_extra_bg.wasm: %s bytes\n' \
+  "$out" "$(wc -c < "$out/zarr_wasm_bg.wasm")" "$before" "$(wc -c < "$out/zarr_wasm_extra_bg.wasm")"

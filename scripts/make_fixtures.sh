@@ -8,6 +8,7 @@
 #                                        3 in v2 mode from .venv-fixtures)
 #   bash scripts/make_fixtures.sh zarrs  zarrs.zarr, by zarrs (scripts/zarrs-writer, built with cargo)
 #   bash scripts/make_fixtures.sh registry  registry.zarr, by hand from the registry's texts
+#   bash scripts/make_fixtures.sh extra  extra.zarr and extra_v2.zarr (lzma, bz2, pcodec; v3 venv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -43,4 +44,8 @@ fi
 if [ "$which" = all ] || [ "$which" = registry ]; then
   venv .venv-fixtures scripts/fixtures-requirements.txt
   .venv-fixtures/bin/python scripts/make_registry_fixtures.py
+fi
+if [ "$which" = all ] || [ "$which" = extra ]; then
+  venv .venv-fixtures scripts/fixtures-requirements.txt
+  .venv-fixtures/bin/python scripts/make_extra_fixtures.py
 fi

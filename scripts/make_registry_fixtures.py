@@ -1,10 +1,13 @@
-"""Writes tests/fixtures/registry.zarr: arrays with the zarr-extensions registry's codecs that no
-writer produces yet (`scale_offset`), byte by byte from the registry's texts, with NumPy doing
+"""Writes tests/fixtures/registry.zarr: arrays with the zarr-extensions registry's codecs: those
+no writer produces yet (`scale_offset`), byte by byte from the registry's texts, with NumPy doing
 the arithmetic in each array's own type. The expected values are what decoding must give:
 `stored / scale + offset` in that type, and the array's fill value where chunks (or a shard's
 inner chunks) are missing. Manifest: tests/fixtures/registry.expected.json.
 
-Run by `bash scripts/make_fixtures.sh registry` (needs only NumPy: the v3 venv).
+and `cast_value`, written and read back by its reference implementation (cast-value 0.2.1
+through zarr-python 3.1.6).
+
+Run by `bash scripts/make_fixtures.sh registry` (the v3 venv).
 """
 import gzip
 import json
@@ -108,6 +111,68 @@ def array(name, dtype, shape, chunks, fill, scale, offset, values, compress=Fals
             "attrs": {}, "dimension_names": None}
 
 
+def cast_value_arrays():
+    """cast_value, written by its reference implementation (cast-value 0.2.1, zarr-python's codec
+    for it), which also reads every array back for the expected values."""
+    import zarr
+    from cast_value import CastValueNumpyV1
+    import cast_value
+
+    writer = f"zarr-python {zarr.__version__} with cast-value {cast_value.__version__}"
+    root = zarr.open_group(FIXTURES / STORE, mode="a", zarr_format=3)
+    rng = np.random.default_rng(3_2026_11_25)
+    entries = []
+
+    def write(name, data, fill, codec, chunks, shards=None, missing=()):
+        arr = root.create_array(name, shape=data.shape, dtype=data.dtype, chunks=chunks, shards=shards,
+                                fill_value=fill, filters=[codec], compressors=None)
+        stored = shards or chunks
+        grid = [-(-n // c) for n, c in zip(data.shape, stored)]
+        for index in np.ndindex(*grid):
+            if index in missing:
+                continue
+            region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(index, stored, data.shape))
+            arr[region] = data[region]
+        back = arr[...]
+        file = f"registry__{name.replace('/', '__')}.bin"
+        (FIXTURES / "registry.expected" / file).write_bytes(back.astype(back.dtype.newbyteorder("<")).tobytes())
+        entries.append({"store": STORE, "path": name, "writer": writer, "dtype": back.dtype.name,
+                        "shape": list(back.shape), "chunks": list(stored), "fill_value": fill_json(float(fill) if back.dtype.kind == "f" else int(fill)),
+                        "data": f"registry.expected/{file}", "attrs": {}, "dimension_names": None})
+
+    # The registry's example: float64 in [0, 2540] stored as uint8 (after a scale the caller
+    # applied), NaN mapped to 0 and back, clamped.
+    values = rng.uniform(-20, 280, (12, 10))
+    values[0, :3] = [np.nan, 0.5, 1.5]  # NaN, and ties for nearest-even
+    write("cast_value/float64_to_uint8", values, np.nan,
+          CastValueNumpyV1(data_type="uint8", rounding="nearest-even", out_of_range="clamp",
+                           scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}),
+          chunks=(5, 4), missing={(2, 2)})
+    # Truncation and wrap-around, float32 to int16.
+    values = (rng.standard_normal(64) * 40000).astype(np.float32)
+    values[:4] = [-0.9, 0.9, 32767.5, -32768.7]
+    write("cast_value/float32_to_int16_wrap", values, 0,
+          CastValueNumpyV1(data_type="int16", rounding="towards-zero", out_of_range="wrap"), chunks=(16,))
+    # Integers narrowed, clamped; and a sharded one with a missing shard and an inner chunk of
+    # the fill value (the fill value passes through the cast).
+    values = rng.integers(-1000, 1000, (20, 20)).astype(np.int32)
+    write("cast_value/int32_to_uint8_clamp", values, 7,
+          CastValueNumpyV1(data_type="uint8", out_of_range="clamp"), chunks=(8, 8))
+    values = rng.integers(0, 200, (16, 16)).astype(np.int64)
+    values[:4, :4] = 9
+    write("cast_value/int64_to_uint8_sharded", values, 9,
+          CastValueNumpyV1(data_type="uint8"), chunks=(4, 4), shards=(8, 8), missing={(1, 1)})
+    # Floats narrowed with each directed rounding.
+    base = (rng.standard_normal(40) * 100).astype(np.float64)
+    for rounding in ["towards-positive", "towards-negative", "nearest-away", "towards-zero"]:
+        write(f"cast_value/float64_to_float16_{rounding}", base, 0.5,
+              CastValueNumpyV1(data_type="float16", rounding=rounding, out_of_range="clamp"), chunks=(16,))
+    # Integers stored as floats (exact here) and back.
+    values = rng.integers(-2**20, 2**20, 30).astype(np.int64)
+    write("cast_value/int64_to_float32", values, -1, CastValueNumpyV1(data_type="float32"), chunks=(10,))
+    return entries
+
+
 def main():
     shutil.rmtree(FIXTURES / STORE, ignore_errors=True)
     shutil.rmtree(FIXTURES / "registry.expected", ignore_errors=True)
@@ -127,6 +192,7 @@ def main():
     entries.append(array("scale_offset/int16_sharded", "int16", [8, 8], [8, 8], 10, 3, -20, small, inner=[4, 4]))
     doubles = RNG.standard_normal((5, 5)) * 1e6
     entries.append(array("scale_offset/float64_nan_fill", "float64", [5, 5], [2, 3], float("nan"), 1e-3, -2.5, doubles, missing={(0, 1)}))
+    entries += cast_value_arrays()
     (FIXTURES / "registry.expected.json").write_text(json.dumps({"arrays": entries, "groups": []}, indent=1) + "\n")
     print(f"wrote {len(entries)} arrays to {FIXTURES / STORE}")
 

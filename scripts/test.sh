@@ -20,13 +20,14 @@ lint() {
   echo "-- $*"
   if "$@"; then lint_pass=$((lint_pass + 1)); else lint_fail=$((lint_fail + 1)); status=1; fi
 }
-lint cargo fmt --check
-lint cargo clippy --all-targets -- -D warnings
-lint cargo clippy --target wasm32-unknown-unknown -- -D warnings
+# --workspace: the second module's crate (extra-codecs/) too.
+lint cargo fmt --all --check
+lint cargo clippy --workspace --all-targets -- -D warnings
+lint cargo clippy --workspace --target wasm32-unknown-unknown -- -D warnings
 lint cargo clippy --target wasm32-unknown-unknown --no-default-features -- -D warnings
 lint npx biome ci --colors=off
 echo "== native core tests (cargo test)"
-cargo test --all-targets 2>&1 | tee target/test-native.log
+cargo test --workspace --all-targets 2>&1 | tee target/test-native.log
 native_status=${PIPESTATUS[0]}
 echo "== Node and headless Chromium tests (node --test)"
 node --test --test-reporter=spec tests/node/*.test.mjs tests/browser/*.test.mjs 2>&1 | tee target/test-js.log

@@ -31,9 +31,18 @@ fn registry_codecs_written_by_zarrs_read_as_zarrs_reads_them() {
 }
 
 #[test]
+fn second_module_codecs_read_as_zarr_python_reads_them() {
+    // numcodecs' lzma (XZ, alone, raw LZMA2, sharded), bz2 (several blocks) and pcodec (every
+    // number type it writes, sharded, and as a v2 compressor), by zarr-python 3.1.6: decoded by
+    // extra-codecs/, linked in here as Rust users link it.
+    assert_eq!(check_manifest("extra.expected.json"), 21);
+}
+
+#[test]
 fn registry_codecs_no_writer_has_read_as_the_registry_says() {
-    // scale_offset, written by hand from the registry's text (scripts/make_registry_fixtures.py).
-    assert_eq!(check_manifest("registry.expected.json"), 4);
+    // scale_offset, written by hand from the registry's text, and cast_value, by its reference
+    // implementation (cast-value 0.2.1 through zarr-python): scripts/make_registry_fixtures.py.
+    assert_eq!(check_manifest("registry.expected.json"), 13);
     // The shard decoded whole (not inner chunk by inner chunk): its missing inner chunk holds
     // the fill value as scale_offset encoded it ((10 + 20) * 3), which decodes to 10.
     let arr = open_array(
@@ -193,6 +202,57 @@ fn a_reshape_that_does_not_fit_the_chunks_is_an_error_naming_it() {
     let err = block_on(arr.get_chunk(&[0, 0, 0])).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Codec, "{err}");
     for part in ["reshape", "c/0/0/0", "[4, 5, 3]", "[7, -1]"] {
+        assert!(err.to_string().contains(part), "{part} in {err}");
+    }
+}
+
+#[test]
+fn a_fill_value_scale_offset_cannot_encode_fails_only_where_it_is_needed() {
+    // The registry's own example: uint16 values shifted down by 1000. A fill value of 0 has no
+    // encoded value ((0 - 1000) * 1 is not a uint16), yet the array reads: only a shard's
+    // missing inner chunk needs the encoded fill, and that one says why it cannot have it.
+    let fixture =
+        |path: &str| std::fs::read(common::fixture_path(&format!("registry.zarr/{path}"))).unwrap();
+    let with_fill = |path: &str, from: &str, to: &str| {
+        let meta = String::from_utf8(fixture(&format!("{path}/zarr.json"))).unwrap();
+        let bent = meta.replacen(from, to, 1);
+        assert_ne!(bent, meta, "{path}: the fixture's fill value moved");
+        bent
+    };
+    let mut store = zarr_wasm::store::memory::MemoryStore::new();
+    store.insert(
+        "zarr.json",
+        with_fill(
+            "scale_offset/uint16",
+            "\"fill_value\": 1000",
+            "\"fill_value\": 0",
+        ),
+    );
+    store.insert("c/0/0", fixture("scale_offset/uint16/c/0/0"));
+    let arr = match block_on(open(Rc::new(store), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    };
+    assert!(block_on(arr.get_chunk(&[0, 0])).is_ok());
+    let missing = block_on(arr.get_chunk(&[1, 1])).unwrap();
+    assert!(
+        missing.bytes.iter().all(|&b| b == 0),
+        "the array's fill value"
+    );
+
+    let mut store = zarr_wasm::store::memory::MemoryStore::new();
+    let path = "scale_offset/int16_sharded";
+    store.insert(
+        "zarr.json",
+        with_fill(path, "\"fill_value\": 10", "\"fill_value\": 32767"),
+    );
+    store.insert("c/0/0", fixture(&format!("{path}/c/0/0")));
+    let arr = match block_on(open(Rc::new(store), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    };
+    let err = block_on(arr.get_chunk(&[0, 0])).unwrap_err();
+    for part in ["missing", "fill value", "scale_offset"] {
         assert!(err.to_string().contains(part), "{part} in {err}");
     }
 }

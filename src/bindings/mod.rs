@@ -3,6 +3,7 @@
 //! The npm package's `index.js` wraps these exports in the public API.
 
 mod errors;
+mod extra;
 mod fetch;
 mod heap;
 mod host;
@@ -120,6 +121,7 @@ impl WasmStore {
             let reading = stores::reading(&*source, &signal)?;
             // The signal is the opening's only: the node keeps reading through the plain store.
             let node = open_with(reading, &path, options).await.map_err(js_error)?;
+            extra::load_for(&node).await?;
             Ok(node_to_js(
                 node.with_store(source.store()),
                 source,
@@ -288,11 +290,9 @@ impl WasmGroup {
         let (group, source, chunk_cache) =
             (self.inner.clone(), self.source.clone(), self.chunk_cache);
         wasm_bindgen_futures::future_to_promise(async move {
-            group
-                .open(&path)
-                .await
-                .map(|node| node_to_js(node, source, chunk_cache))
-                .map_err(js_error)
+            let node = group.open(&path).await.map_err(js_error)?;
+            extra::load_for(&node).await?;
+            Ok(node_to_js(node, source, chunk_cache))
         })
     }
 }

@@ -216,6 +216,10 @@ pub struct BuildContext<'a> {
     /// The type reaching this codec (an array-to-array codec before it may have changed it).
     pub data_type: DataType,
     pub fill_value: &'a FillValue,
+    /// Why `fill_value` is not known, where an array codec before could not encode the array's
+    /// (scale_offset's result out of the type's range): a codec that needs it (a shard with
+    /// missing inner chunks) fails then, and arrays that never need it read.
+    pub fill_problem: Option<&'a str>,
     pub ndim: usize,
     /// Builds a pipeline from a codec list, for chunks of the given type, fill value and
     /// dimensions.

@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod configuration;
+pub mod extra;
 pub mod numcodecs;
 pub mod numeric;
 pub mod pipeline;
@@ -31,6 +32,8 @@ codecs!(
     bitround,
     blosc,
     bytes,
+    bz2,
+    cast_value,
     categorize,
     checksum32,
     delta,
@@ -38,8 +41,10 @@ codecs!(
     gzip,
     json2,
     lz4,
+    lzma,
     msgpack2,
     packbits,
+    pcodec,
     reshape,
     scale_offset,
     sharding,

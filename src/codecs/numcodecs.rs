@@ -53,6 +53,16 @@ fn codec_order(v2: &V2Codecs, location: &str) -> Result<Vec<Extension>> {
         }
     }
     check_filter_orders(v2.endian, &values, location)?;
+    // A compressor that takes the elements themselves (pcodec) is what turns them into bytes.
+    let mut compressor = v2.compressor.clone();
+    let takes_elements =
+        |(_, c): &(String, Extension)| entry(&c.name).is_some_and(|e| e.kind == Kind::ArrayToBytes);
+    if serializer.is_none()
+        && bytes_filters.is_empty()
+        && compressor.as_ref().is_some_and(takes_elements)
+    {
+        serializer = compressor.take().map(|(_, c)| c);
+    }
     let serializer = match serializer {
         Some(ext) => ext,
         None => {
@@ -72,7 +82,7 @@ fn codec_order(v2: &V2Codecs, location: &str) -> Result<Vec<Extension>> {
         .chain(
             bytes_filters
                 .into_iter()
-                .chain(v2.compressor.clone())
+                .chain(compressor)
                 .map(|(_, ext)| ext),
         )
         .collect())

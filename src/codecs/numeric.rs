@@ -128,7 +128,7 @@ pub fn converted_size(
     let n = encoded_len / stored.size();
     decoded
         .num_bytes()
-        .filter(|&s| s == n * decoded.data_type.size() && encoded_len % stored.size() == 0)
+        .filter(|&s| s == n * decoded.data_type.size() && encoded_len.is_multiple_of(stored.size()))
         .ok_or_else(|| {
             format!(
                 "input has {encoded_len} bytes, not {:?} elements of {stored}",

@@ -36,6 +36,8 @@ pub struct PipelineAssembler {
     reaching: DataType,
     reaching_ndim: usize,
     reaching_fill: FillValue,
+    /// Why `reaching_fill` is not known (see `BuildContext::fill_problem`).
+    fill_problem: Option<String>,
     element_order: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_array: Vec<Box<dyn ArrayToArrayCodec>>,
     array_to_bytes: Option<Box<dyn ArrayToBytesCodec>>,
@@ -50,6 +52,7 @@ impl PipelineAssembler {
             reaching: data_type,
             reaching_ndim: ndim,
             reaching_fill: fill_value.clone(),
+            fill_problem: None,
             element_order: Vec::new(),
             array_to_array: Vec::new(),
             array_to_bytes: None,
@@ -65,6 +68,11 @@ impl PipelineAssembler {
     /// The fill value of the chunks the next codec is built for.
     pub fn reaching_fill(&self) -> &FillValue {
         &self.reaching_fill
+    }
+
+    /// Why the fill value of the chunks the next codec is built for is not known.
+    pub fn fill_problem(&self) -> Option<&str> {
+        self.fill_problem.as_deref()
     }
 
     /// The number of axes of the chunks the next codec is built for.
@@ -90,7 +98,14 @@ impl PipelineAssembler {
                     data_type: self.reaching,
                 };
                 let encoded = c.encoded_repr(&repr).data_type;
-                self.reaching_fill = c.encoded_fill(&self.reaching_fill, self.reaching, encoded)?;
+                match c.encoded_fill(&self.reaching_fill, self.reaching, encoded) {
+                    Ok(fill) => self.reaching_fill = fill,
+                    Err(reason) => {
+                        let problem = format!("codec \"{}\": {reason}", c.name());
+                        self.fill_problem.get_or_insert(problem);
+                        self.reaching_fill = FillValue::from_native_bytes(vec![0; encoded.size()]);
+                    }
+                }
                 self.reaching = encoded;
                 self.reaching_ndim = c.output_ndim(self.reaching_ndim);
                 self.array_to_array.push(c)

@@ -118,6 +118,9 @@ impl ArrayToArrayCodec for ScaleOffsetCodec {
         decoded: DataType,
         _encoded: DataType,
     ) -> Result<FillValue, String> {
+        if fill.as_bytes().len() != decoded.size() {
+            return Err(format!("the fill value has {} bytes, not one {decoded}", fill.as_bytes().len()));
+        }
         let x = element(decoded, fill.as_bytes(), 0);
 let encoded = self.encode_value(x).ok_or_else(|| {
             let why = "has no encoded value ((x - offset) * scale)";
@@ -134,22 +137,21 @@ let encoded = self.encode_value(x).ok_or_else(|| {
             let reason = format!("{} bytes do not make a chunk of shape {:?}", encoded.len(), decoded.shape);
             return Err(CodecError::new("scale_offset", reason));
         }
-        // Narrow floats have at most 256 values: each is decoded once.
-        let table: Option<Vec<Option<Num>>> = match self.data_type {
+        // Narrow floats of a byte have at most 256 values: each is decoded once, to its code.
+        let table: Option<Vec<Option<u8>>> = match self.data_type {
             DataType::Narrow(format) if size == 1 => Some(
                 (0..=255u8)
-                    .map(|code| self.decode_value(Num::F(format.to_f32(code as u16) as f64)))
+                    .map(|code| {
+                        let value = self.decode_value(Num::F(format.to_f32(code as u16) as f64))?;
+                        format.from_f64(value.as_f64()).map(|c| c as u8)
+                    })
                     .collect(),
             ),
             _ => None,
         };
         for i in 0..encoded.len() / size {
             let stored = element(self.data_type, &encoded, i);
-            let value = match &table {
-                Some(table) => table[encoded[i] as usize],
-                None => self.decode_value(stored),
-            };
-            let value = value.ok_or_else(|| {
+            let fail = || {
                 let reason = format!(
                     "element {i}: {} / {} + {} is not a value of {}",
                     show(stored),
@@ -158,8 +160,14 @@ let encoded = self.encode_value(x).ok_or_else(|| {
                     self.data_type
                 );
                 CodecError::new("scale_offset", reason)
-            })?;
-            put(self.data_type, &mut encoded, i, value);
+            };
+            match &table {
+                Some(table) => encoded[i] = table[encoded[i] as usize].ok_or_else(fail)?,
+                None => {
+                    let value = self.decode_value(stored).ok_or_else(fail)?;
+                    put(self.data_type, &mut encoded, i, value);
+                }
+            }
         }
         Ok(encoded)
     }

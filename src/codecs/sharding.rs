@@ -35,6 +35,8 @@ pub struct ShardingCodec {
     index_at_end: bool,
     data_type: DataType,
     fill_value: FillValue,
+    /// Why `fill_value` is not known (`BuildContext::fill_problem`): missing inner chunks fail.
+    fill_problem: Option<String>,
 }
 
 /// The codec list under `key`: `codecs` (each inner chunk's) or `index_codecs`.
@@ -82,6 +84,7 @@ impl ShardingCodec {
             index_at_end,
             data_type,
             fill_value: fill_value.clone(),
+            fill_problem: cx.fill_problem.map(str::to_string),
         })
     }
 
@@ -158,7 +161,7 @@ impl PartialDecoder for ShardingCodec {
             .map(|(i, pair)| match (pair[0], pair[1]) {
                 (u64::MAX, u64::MAX) => Ok(None),
                 (offset, nbytes) => {
-                    let end = offset.checked_add(nbytes).filter(|&e| shard_len.map_or(true, |len| e <= len));
+                    let end = offset.checked_add(nbytes).filter(|&e| shard_len.is_none_or(|len| e <= len));
                     end.map(|end| Some(offset..end)).ok_or_else(|| match shard_len {
                         Some(len) => format!("index entry {i} ({nbytes} bytes at offset {offset}) lies outside the {len}-byte shard"),
                         None => format!("index entry {i} ({nbytes} bytes at offset {offset}) ends past the largest possible offset"),
@@ -362,6 +365,12 @@ impl ArrayToBytesCodec for ShardingCodec {
             .num_bytes()
             .ok_or_else(|| fail(format!("a shard of shape {:?} is too large", repr.shape)))?;
         let mut out = try_zeroed(size).map_err(fail)?;
+        let missing = (0..index.len()).any(|i| index.get(i).is_none());
+        if let (true, Some(problem)) = (missing, &self.fill_problem) {
+            return Err(fail(format!(
+                "an inner chunk is missing and its fill value is unknown: {problem}"
+            )));
+        }
         let fill = self.fill_value.as_bytes();
         if fill.len() != esize {
             let reason = format!("the fill value has {} bytes, elements {esize}", fill.len());

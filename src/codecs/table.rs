@@ -64,6 +64,7 @@ pub fn build_pipeline(
         let context = BuildContext {
             data_type: assembler.reaching(),
             fill_value: assembler.reaching_fill(),
+            fill_problem: assembler.fill_problem(),
             ndim: assembler.reaching_ndim(),
             pipeline: &inner,
         };
@@ -113,6 +114,7 @@ mod tests {
         let cx = BuildContext {
             data_type: DataType::UInt16,
             fill_value: &fill,
+            fill_problem: None,
             ndim: 2,
             pipeline: &inner,
         };

@@ -77,7 +77,7 @@ pub fn bitunshuffle(typesize: usize, src: &mut [u8], dst: &mut [u8]) {
     debug_assert_eq!(src.len(), dst.len());
     let ts = typesize.max(1);
     let n = src.len() / ts;
-    if n % 8 != 0 || n == 0 {
+    if !n.is_multiple_of(8) || n == 0 {
         dst.copy_from_slice(src);
         return;
     }
@@ -128,7 +128,7 @@ mod tests {
     fn bitunshuffle_reference(ts: usize, src: &[u8]) -> Vec<u8> {
         let n = src.len() / ts;
         let mut out = src.to_vec();
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             return out;
         }
         out[..n * ts].fill(0);

@@ -210,7 +210,7 @@ impl DataType {
                     return None;
                 }
                 let bits: usize = digits.parse().ok()?;
-                if bits % 8 != 0 || bits / 8 > MAX_ELEMENT_SIZE {
+                if !bits.is_multiple_of(8) || bits / 8 > MAX_ELEMENT_SIZE {
                     return None;
                 }
                 DataType::Raw { bytes: bits / 8 }

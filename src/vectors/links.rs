@@ -254,7 +254,7 @@ fn parse_segment(name: &str, ndim: usize) -> Option<Vec<Vec<i64>>> {
 /// Integers of `dtype` (little-endian) as i64.
 pub fn integers(bytes: &[u8], dtype: DataType) -> std::result::Result<Vec<i64>, String> {
     let size = dtype.size();
-    if size == 0 || bytes.len() % size != 0 {
+    if size == 0 || !bytes.len().is_multiple_of(size) {
         return Err(format!(
             "{} bytes are not whole {dtype} values",
             bytes.len()
@@ -303,7 +303,7 @@ pub fn decode_cell(
         return Err("rows of no bytes".into());
     }
     if packed {
-        if blob.len() % row != 0 {
+        if !blob.len().is_multiple_of(row) {
             return Err(format!(
                 "{} bytes are not whole rows of {row} bytes",
                 blob.len()
@@ -332,7 +332,7 @@ pub fn decode_cell(
             ));
         }
         let group = &data[start as usize..end as usize];
-        if group.len() % row != 0 {
+        if !group.len().is_multiple_of(row) {
             return Err(format!(
                 "group {i} has {} bytes, not whole rows of {row} bytes",
                 group.len()

@@ -53,3 +53,33 @@ test("chromium: the page logged no errors of its own", () => {
   );
   assert.deepEqual(unexpected, []);
 });
+
+test("chromium: the second module (lzma, bz2, pcodec) is fetched only when an array needs it, and once", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
+  await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
+  const extraRequests = async () =>
+    (await (await fetch(`${server.url}/__log`)).json())
+      .map((r) => r.path)
+      .filter((p) => p.includes("zarr_wasm_extra"));
+  const read = (path) =>
+    fresh.evaluate(async (p) => {
+      const zarr = await import("/pkg/index.js");
+      const [store, ...rest] = p.split("/");
+      const arr = await zarr.open(`${location.origin}/tests/fixtures/${store}`, {
+        path: rest.join("/"),
+      });
+      return (await arr.get()).data.length;
+    }, path);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  assert.equal(await read("v3.zarr/dtypes/uint16"), 13 * 11);
+  assert.deepEqual(await extraRequests(), [], "nothing of the second module for a zstd array");
+  assert.equal(await read("extra.zarr/lzma/xz"), 40 * 30);
+  assert.equal(await read("extra.zarr/bz2/small"), 9 * 9);
+  assert.equal(await read("extra.zarr/pcodec/int32"), 30 * 20);
+  assert.deepEqual(
+    (await extraRequests()).map((p) => p.split("/").pop()).sort(),
+    ["zarr_wasm_extra.js", "zarr_wasm_extra_bg.wasm"],
+    "its glue and its wasm, once each",
+  );
+  await fresh.close();
+});

@@ -1,8 +1,9 @@
 // Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
 // (tests/browser/read.test.mjs, page.html) register them. One file per subject:
-// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, stores.mjs, api.mjs, workers.mjs,
+// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, stores.mjs, api.mjs, workers.mjs,
 // vectors.mjs, safety.mjs, stress.mjs; fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
+import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
 import { httpCases } from "./http.mjs";
 import { readCases } from "./read.mjs";
@@ -21,6 +22,7 @@ export const MANIFESTS = [
   "v2_zarr3.expected.json",
   "zarrs.expected.json",
   "registry.expected.json",
+  "extra.expected.json",
 ];
 
 /** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */
@@ -31,6 +33,7 @@ export function decodingCases(manifests) {
     ...shardedCases,
     ...httpCases,
     ...v2Cases,
+    ...extraCases,
   ];
 }
 

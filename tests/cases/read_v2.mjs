@@ -307,7 +307,6 @@ export const v2Cases = [
       const { open } = ctx.zarr;
       const bad = `${ctx.base}/bad_v2.zarr`;
       for (const [path, name, pattern] of [
-        ["bz2", "UnsupportedError", /codec "numcodecs\.bz2"/],
         ["pickle", "UnsupportedError", /objects encoded by "pickle"/],
         ["unknown_filter", "UnsupportedError", /codec "numcodecs\.frobnicate"/],
         ["unknown_dtype", "UnsupportedError", /<q8/],

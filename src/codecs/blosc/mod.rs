@@ -361,7 +361,7 @@ fn decode_block(
         && blocksize / typesize >= MIN_SPLIT_ELEMENTS
         && !leftover;
     let nstreams = if split { typesize } else { 1 };
-    if out.len() % nstreams != 0 {
+    if !out.len().is_multiple_of(nstreams) {
         return Err(format!(
             "its {} bytes do not split into {nstreams} streams",
             out.len()

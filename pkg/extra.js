@@ -1,0 +1,52 @@
+// zarr-wasm's second module: the decoders too large for the main one (numcodecs' lzma, bz2 and
+// pcodec; the README's "Download size" has the numbers). The main module imports this file; it
+// loads the second module the first time an array that needs one is opened (loadExtra), then
+// calls it synchronously as chunks decode (extraDecode). Both the glue and the wasm are fetched
+// only then: a page that never meets these codecs never downloads them.
+
+let loading = null;
+let glue = null; // the second module's glue, once its instance is ready
+
+/** Loads the second module once; a failed load is tried again by the next array that needs it. */
+export function loadExtra() {
+  loading ??= (async () => {
+    const url = new URL("./zarr_wasm_extra_bg.wasm", import.meta.url);
+    let module;
+    try {
+      module = await import("./zarr_wasm_extra.js");
+      if (url.protocol === "file:" && globalThis.process?.versions?.node) {
+        // Node: fetch() cannot read file: URLs (see loadWasm in index.js).
+        const nodeFs = "node:fs/promises";
+        const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
+        await module.default({ module_or_path: await readFile(url) });
+      } else {
+        await module.default({ module_or_path: url });
+      }
+    } catch (err) {
+      throw new Error(
+        `zarr-wasm could not load its second module (${url}), which decodes lzma, bz2 and pcodec chunks: ${err?.message ?? err}`,
+        { cause: err },
+      );
+    }
+    glue = module;
+  })().catch((err) => {
+    loading = null;
+    throw err;
+  });
+  return loading;
+}
+
+/** Decodes with the second module (see extra-codecs/src/lib.rs); throws an Error saying why not. */
+export function extraDecode(codec, param, limit, encoded) {
+  if (!glue) throw new Error("zarr-wasm's second module (lzma, bz2, pcodec) is not loaded");
+  try {
+    return glue.decode(codec, param, limit, encoded);
+  } catch (err) {
+    // The module throws its own errors as strings; anything else (a trap, a stack overflow,
+    // which V8 reports as a RangeError) leaves the instance unusable: start a fresh one for the
+    // next chunk. This chunk's read fails with the reason.
+    if (typeof err === "string") throw new Error(err);
+    glue.__wbg_reset_state();
+    throw new Error(`the decoder stopped (${err?.message ?? err}); it was restarted`);
+  }
+}

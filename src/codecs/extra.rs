@@ -1,0 +1,118 @@
+//! The codecs whose decoders are too large for the npm package's main wasm module (numcodecs'
+//! `lzma`, `bz2` and `pcodec`; measured in the README's "Download size"): they live in the
+//! crate `extra-codecs/`, which the npm package builds as a second module, loaded the first time
+//! an array needs one. The core reaches them through `decode` here: an installed decoder (the
+//! binding layer installs one that calls the second module), else the crate itself where it is
+//! linked in (the `extra-codecs` feature: Rust users, native tests).
+
+use crate::metadata::extension::Extension;
+use crate::metadata::{ArrayMetadata, CodecList};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The codecs decoded by the second module, by their v3 names.
+pub const NAMES: &[&str] = &["numcodecs.lzma", "numcodecs.bz2", "numcodecs.pcodec"];
+
+/// A way to reach the second module's decoders (see `extra-codecs/src/lib.rs`, `decode`, for
+/// what the arguments mean).
+pub trait ExtraDecoder {
+    fn decode(
+        &self,
+        codec: &str,
+        param: u32,
+        limit: usize,
+        encoded: &[u8],
+    ) -> Result<Vec<u8>, String>;
+}
+
+thread_local! {
+    // Per thread, as wasm modules are: each worker loads and installs its own.
+    static INSTALLED: RefCell<Option<Rc<dyn ExtraDecoder>>> = const { RefCell::new(None) };
+}
+
+/// Makes `decoder` the one every extra codec on this thread decodes with.
+pub fn install(decoder: Rc<dyn ExtraDecoder>) {
+    INSTALLED.with(|installed| *installed.borrow_mut() = Some(decoder));
+}
+
+/// Decodes through the installed decoder, or the linked crate, or says that neither is there.
+pub(crate) fn decode(
+    codec: &str,
+    param: u32,
+    limit: usize,
+    encoded: &[u8],
+) -> Result<Vec<u8>, String> {
+    if let Some(decoder) = INSTALLED.with(|installed| installed.borrow().clone()) {
+        return decoder.decode(codec, param, limit, encoded);
+    }
+    linked(codec, param, limit, encoded)
+}
+
+#[cfg(feature = "extra-codecs")]
+fn linked(codec: &str, param: u32, limit: usize, encoded: &[u8]) -> Result<Vec<u8>, String> {
+    zarr_wasm_extra::decode(codec, param, limit, encoded)
+}
+
+#[cfg(not(feature = "extra-codecs"))]
+fn linked(_: &str, _: u32, _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
+    Err("its decoder is in zarr-wasm's second module, which was not loaded for this array (open() loads it for arrays that need it; arrays inside Zarr Vectors stores do not load it yet)".into())
+}
+
+/// Whether an array's chunks need the second module: one of its codecs (or of a shard's inner
+/// or index codecs, at any depth) is decoded there.
+pub fn needed_by(metadata: &ArrayMetadata) -> bool {
+    match &metadata.codecs {
+        CodecList::V3(codecs) => any_needs(codecs),
+        CodecList::V2(v2) => v2
+            .filters
+            .iter()
+            .chain(&v2.compressor)
+            .any(|(_, codec)| NAMES.contains(&codec.registered_name())),
+    }
+}
+
+fn any_needs(codecs: &[Extension]) -> bool {
+    codecs.iter().any(|codec| {
+        NAMES.contains(&codec.registered_name())
+            || codec.configuration.values().any(|value| match value {
+                // A codec list inside a codec's configuration (sharding's `codecs`).
+                Value::Array(items) => {
+                    let inner: Vec<Extension> = items
+                        .iter()
+                        .filter_map(|item| Extension::parse(item).ok())
+                        .collect();
+                    any_needs(&inner)
+                }
+                _ => false,
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nested_codec_lists_are_searched() {
+        let parse = |v: Value| -> Vec<Extension> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|c| Extension::parse(c).unwrap())
+                .collect()
+        };
+        assert!(!any_needs(&parse(
+            json!([{"name": "bytes"}, {"name": "zstd", "configuration": {"level": 1}}])
+        )));
+        assert!(any_needs(&parse(
+            json!([{"name": "bytes"}, {"name": "numcodecs.bz2", "configuration": {"level": 1}}])
+        )));
+        let sharded = json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2], "index_codecs": [{"name": "bytes"}],
+            "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [1],
+                "codecs": [{"name": "numcodecs.pcodec", "configuration": {}}], "index_codecs": []}}]}}]);
+        assert!(any_needs(&parse(sharded)));
+    }
+}
