@@ -84,11 +84,7 @@ impl ArrayToArrayCodec for AsTypeCodec {
         decoded: DataType,
         encoded: DataType,
     ) -> Result<FillValue, String> {
-        let mut bytes = vec![0; encoded.size()];
-        if fill.as_bytes().len() == decoded.size() {
-            numeric::convert(decoded, encoded, fill.as_bytes(), &mut bytes);
-        }
-        Ok(FillValue::from_native_bytes(bytes))
+        Ok(numeric::carry_fill(fill, decoded, encoded, |x| x))
     }
 
     /// Element by element.

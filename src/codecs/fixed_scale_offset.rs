@@ -71,13 +71,9 @@ impl ArrayToArrayCodec for FixedScaleOffsetCodec {
         decoded: DataType,
         encoded: DataType,
     ) -> Result<FillValue, String> {
-        let mut bytes = vec![0; encoded.size()];
-        if fill.as_bytes().len() == decoded.size() {
-            let x = numeric::read(decoded, fill.as_bytes(), 0).as_f64();
-            let stored = ((x - self.offset) * self.scale).round_ties_even();
-            numeric::write(encoded, &mut bytes, 0, Num::F(stored));
-        }
-        Ok(FillValue::from_native_bytes(bytes))
+        Ok(numeric::carry_fill(fill, decoded, encoded, |x| {
+            Num::F(((x.as_f64() - self.offset) * self.scale).round_ties_even())
+        }))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {

@@ -14,8 +14,11 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     build: |config, _| Ok(Codec::bytes_to_bytes(LzmaCodec::from_configuration(config)?)),
 }];
 
-/// liblzma's id of the LZMA2 filter, the one filter lzma-rs decodes.
+/// liblzma's id of the LZMA2 filter, the one filter lzma-rs decodes in XZ and raw streams.
 const FILTER_LZMA2: u64 = 0x21;
+/// liblzma's id of the LZMA1 filter: the one filter of the alone format, whose header repeats
+/// its options.
+const FILTER_LZMA1: u64 = 0x4000_0000_0000_0001;
 
 /// One entry of `filters` (Python's filter chain): its `id`.
 struct Filter(u64);
@@ -41,7 +44,11 @@ impl LzmaCodec {
         let only_lzma2 = filters
             .as_ref()
             .is_none_or(|f| f.iter().all(|Filter(id)| *id == FILTER_LZMA2));
+        let only_lzma1 = filters
+            .as_ref()
+            .is_some_and(|f| f.len() == 1 && f.iter().all(|Filter(id)| *id == FILTER_LZMA1));
         match format {
+            2 if only_lzma1 => {}
             0..=2 if only_lzma2 => {}
             0..=2 => return Err("filters other than LZMA2 (delta, BCJ) are not read".into()),
             3 if filters.as_ref().is_some_and(|f| f.len() == 1) && only_lzma2 => {}
@@ -72,5 +79,34 @@ pub(crate) fn exact(codec: &'static str, out: Vec<u8>, size: DecodedSize) -> Res
             format!("decoded to {} bytes, expected {n}", out.len()),
         )),
         _ => Ok(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn build(config: Value) -> Result<LzmaCodec, String> {
+        LzmaCodec::from_configuration(Configuration::new(config.as_object().unwrap()))
+    }
+
+    #[test]
+    fn configurations_python_writes_are_read_and_others_refused() {
+        let lzma1 = json!([{"id": FILTER_LZMA1, "dict_size": 1 << 20}]);
+        let lzma2 = json!([{"id": FILTER_LZMA2, "preset": 1}]);
+        assert!(build(json!({})).is_ok());
+        assert!(build(json!({"format": 1, "check": -1, "preset": null, "filters": null})).is_ok());
+        assert!(build(json!({"format": 2, "filters": lzma1})).is_ok());
+        assert!(build(json!({"format": 3, "filters": lzma2})).is_ok());
+        for (config, why) in [
+            (json!({"format": 3}), "one LZMA2 filter"),
+            (json!({"format": 1, "filters": [{"id": 3}, {"id": FILTER_LZMA2}]}), "delta, BCJ"),
+            (json!({"format": 9}), "0 to 3"),
+            (json!({"format": 1, "filters": lzma1}), "delta, BCJ"),
+        ] {
+            let err = build(config.clone()).err().unwrap_or_default();
+            assert!(err.contains(why), "{config}: {err}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! that numcodecs filters carry in their configuration. Shared by the numcodecs filters.
 
 use super::codec::ChunkRepr;
+use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use half::f16;
 
@@ -116,6 +117,21 @@ pub fn convert(from: DataType, to: DataType, bytes: &[u8], out: &mut [u8]) {
     for i in 0..n {
         write(to, out, i, read(from, bytes, i));
     }
+}
+
+/// The fill value of `decoded` elements carried to `encoded` ones by `f` (a filter's encoding of
+/// one value); zeros where the fill value is not one `decoded` element.
+pub fn carry_fill(
+    fill: &FillValue,
+    decoded: DataType,
+    encoded: DataType,
+    f: impl Fn(Num) -> Num,
+) -> FillValue {
+    let mut bytes = vec![0; encoded.size()];
+    if fill.as_bytes().len() == decoded.size() {
+        write(encoded, &mut bytes, 0, f(read(decoded, fill.as_bytes(), 0)));
+    }
+    FillValue::from_native_bytes(bytes)
 }
 
 /// The decoded size of a chunk of `decoded` whose elements arrive as `encoded_len` bytes of
