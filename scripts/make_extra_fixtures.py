@@ -1,7 +1,7 @@
 """Writes the fixtures of the codecs zarr-wasm decodes in its second module (numcodecs' lzma, bz2
 and pcodec): tests/fixtures/extra.zarr (v3) and extra_v2.zarr (v2), by zarr-python 3.1.6 with
 numcodecs 0.16.5 (Python's lzma and bz2 modules, that is liblzma and libbzip2; pcodec 1.1.0 for
-pcodec), with the values zarr-python reads back in tests/fixtures/extra.expected.json and
+pcodec; zfpy 1.0.1, the ZFP C library's binding, for zfpy), with the values zarr-python reads back in tests/fixtures/extra.expected.json and
 extra.expected/.
 
 Run by `bash scripts/make_fixtures.sh extra` (the v3 venv, scripts/fixtures-requirements.txt).
@@ -76,7 +76,7 @@ def write(root, store, path, data, zarr_format, fill=0, missing=None, **codecs):
         for index in np.ndindex(*grid):
             region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(index, stored, data.shape))
             if keep[region].all():
-                arr[region] = data[region]
+                arr[region] = np.ascontiguousarray(data[region])
     record(store, path, arr, zarr_format)
 
 
@@ -108,6 +108,26 @@ def v3():
     sharded[:6, 6:12] = -1.5  # an inner chunk of the fill value
     write(root, store, "pcodec/sharded", sharded, 3, fill=-1.5, missing=(slice(12, 24), slice(0, 12)),
           chunks=(6, 6), shards=(12, 12), serializer=nc.PCodec(), compressors=None)
+    zfpy_arrays(root, store)
+
+
+def zfpy_arrays(root, store):
+    """numcodecs' ZFPY (zfpy 1.0.1, the C library's Python binding) in each of its modes."""
+    import zfpy
+    zfp = lambda mode, **kw: nc.ZFPY(mode=mode, **kw)
+    write(root, store, "zfpy/float32_accuracy", smooth("float32", (40, 30)), 3, fill=-2.5,
+          missing=(slice(32, 40), slice(16, 30)), chunks=(16, 16), serializer=zfp(zfpy.mode_fixed_accuracy, tolerance=1e-3),
+          compressors=None)
+    write(root, store, "zfpy/float64_rate_3d", smooth("float64", (10, 12, 14)), 3, chunks=(5, 6, 7),
+          serializer=zfp(zfpy.mode_fixed_rate, rate=16), compressors=None)
+    write(root, store, "zfpy/int32_precision", smooth("int32", (30, 20)), 3, chunks=(16, 16),
+          serializer=zfp(zfpy.mode_fixed_precision, precision=20), compressors=None)
+    write(root, store, "zfpy/int64_4d", smooth("int64", (4, 5, 6, 7)), 3, chunks=(4, 5, 6, 7),
+          serializer=zfp(zfpy.mode_fixed_precision, precision=48), compressors=None)
+    # Not sharded: zarr-python hands numcodecs' ZFPY a view of the shard, which it refuses
+    # ("does not support F order arrays").
+    write(root, store, "zfpy/float64_1d", smooth("float64", (200,)), 3, fill=0.25, missing=(slice(100, 125),),
+          chunks=(25,), serializer=zfp(zfpy.mode_fixed_accuracy, tolerance=1e-6), compressors=None)
 
 
 def v2():
@@ -122,6 +142,8 @@ def v2():
     # pcodec as a v2 compressor: it is given the chunk's numbers, not their bytes.
     write(root, store, "pcodec", smooth("<i4", (20, 20)), 2, fill=-3, missing=(slice(16, 20), slice(16, 20)),
           chunks=(8, 8), compressors=numcodecs.PCodec())
+    # zfpy as a v2 compressor, like pcodec given the chunk's numbers.
+    write(root, store, "zfpy", smooth("<f4", (20, 20)), 2, chunks=(8, 8), compressors=numcodecs.ZFPY(tolerance=1e-2))
 
 
 if __name__ == "__main__":

@@ -32,10 +32,10 @@ fn registry_codecs_written_by_zarrs_read_as_zarrs_reads_them() {
 
 #[test]
 fn second_module_codecs_read_as_zarr_python_reads_them() {
-    // numcodecs' lzma (XZ, alone, raw LZMA2, sharded), bz2 (several blocks) and pcodec (every
-    // number type it writes, sharded, and as a v2 compressor), by zarr-python 3.1.6: decoded by
-    // extra-codecs/, linked in here as Rust users link it.
-    assert_eq!(check_manifest("extra.expected.json"), 21);
+    // numcodecs' lzma (XZ, alone, raw LZMA2, sharded), bz2 (several blocks), zfpy (each mode, 1
+    // to 4 dimensions) and pcodec (every number type it writes, sharded), the last two also as v2
+    // compressors, by zarr-python 3.1.6: decoded by extra-codecs/, linked in as Rust users link it.
+    assert_eq!(check_manifest("extra.expected.json"), 27);
 }
 
 #[test]

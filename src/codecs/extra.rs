@@ -1,5 +1,5 @@
 //! The codecs whose decoders are too large for the npm package's main wasm module (numcodecs'
-//! `lzma`, `bz2` and `pcodec`; measured in the README's "Download size"): they live in the
+//! `lzma`, `bz2`, `pcodec` and `zfpy`; measured in the README's "Download size"): they live in the
 //! crate `extra-codecs/`, which the npm package builds as a second module, loaded the first time
 //! an array needs one. The core reaches them through `decode` here: an installed decoder (the
 //! binding layer installs one that calls the second module), else the crate itself where it is
@@ -12,7 +12,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// The codecs decoded by the second module, by their v3 names.
-pub const NAMES: &[&str] = &["numcodecs.lzma", "numcodecs.bz2", "numcodecs.pcodec"];
+pub const NAMES: &[&str] = &[
+    "numcodecs.lzma",
+    "numcodecs.bz2",
+    "numcodecs.pcodec",
+    "numcodecs.zfpy",
+];
 
 /// A way to reach the second module's decoders (see `extra-codecs/src/lib.rs`, `decode`, for
 /// what the arguments mean).

@@ -51,6 +51,7 @@ codecs!(
     shuffle,
     transpose,
     vlen,
+    zfpy,
     zlib,
     zstd,
 );

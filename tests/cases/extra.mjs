@@ -1,4 +1,4 @@
-// The second module (numcodecs' lzma, bz2 and pcodec, in zarr_wasm_extra_bg.wasm), shared by Node
+// The second module (numcodecs' lzma, bz2, pcodec and zfpy, in zarr_wasm_extra_bg.wasm), shared by Node
 // and headless Chromium: the fixture arrays themselves are read by the manifest cases
 // (extra.expected.json); here, damaged chunks, through a user's store that damages one key.
 import { bytesOf, rejects, sameBytes } from "../support/check.mjs";
@@ -30,7 +30,7 @@ const flip = (b) => {
 
 export const extraCases = [
   {
-    name: "second module: truncated and corrupt lzma, bz2 and pcodec chunks are CodecErrors naming the chunk and codec; the other chunks and later reads still decode",
+    name: "second module: truncated and corrupt lzma, bz2, pcodec and zfpy chunks are CodecErrors naming the chunk and codec; the other chunks and later reads still decode",
     async run(ctx) {
       const { open } = ctx.zarr;
       const base = `${ctx.base}/extra.zarr`;
@@ -41,6 +41,8 @@ export const extraCases = [
         ["bz2/blocks", "c/0/0", "numcodecs.bz2", flip],
         ["pcodec/int32", "c/1/0", "numcodecs.pcodec", halve],
         ["pcodec/float64", "c/0/0", "numcodecs.pcodec", flip],
+        ["zfpy/float32_accuracy", "c/0/1", "numcodecs.zfpy", halve],
+        ["zfpy/int64_4d", "c/0/0/0/0", "numcodecs.zfpy", (b) => b.slice(0, 16)],
       ]) {
         const store = damaging(base, `${path}/${key}`, damage);
         const arr = await open(store, { path });
