@@ -29,6 +29,53 @@ pub fn decode(codec: &str, param: u32, limit: usize, encoded: &[u8]) -> Result<V
     }
 }
 
+/// The code by which the main module names `item` of `table` (its place, from 1).
+pub(crate) fn code_of<T: PartialEq>(table: &[T], item: &T) -> u32 {
+    table
+        .iter()
+        .position(|t| t == item)
+        .map_or(0, |i| i as u32 + 1)
+}
+
+/// The item of `table` the main module names by `code`; an error naming `what` otherwise.
+pub(crate) fn item_of<T: Copy>(table: &[T], code: u32, what: &str) -> Result<T, String> {
+    table
+        .get((code as usize).wrapping_sub(1))
+        .copied()
+        .ok_or_else(|| format!("unknown {what} {code}"))
+}
+
+/// `count` default values, allocated fallibly (the chunk's element count: bounded by the caller).
+pub(crate) fn values<T: Default + Clone>(count: usize) -> Result<Vec<T>, String> {
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(count)
+        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
+    values.resize(count, T::default());
+    Ok(values)
+}
+
+/// Numbers as their native-endian bytes, what the main module's chunks hold.
+pub(crate) fn native_bytes<T: NativeBytes>(values: &[T]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(size_of_val(values))
+        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
+    values.iter().for_each(|v| v.put(&mut out));
+    Ok(out)
+}
+
+/// A number's native-endian bytes.
+pub(crate) trait NativeBytes {
+    fn put(&self, out: &mut Vec<u8>);
+}
+
+macro_rules! native_bytes {
+    ($($t:ty),*) => {$(impl NativeBytes for $t {
+        fn put(&self, out: &mut Vec<u8>) { out.extend(self.to_ne_bytes()) }
+    })*};
+}
+native_bytes!(u8, i8, u16, i16, u32, i32, u64, i64, half::f16, f32, f64);
+
 /// An output that refuses to grow past `max` bytes: decoders write into it, so a stream that
 /// claims or produces more stops with an error at the limit.
 pub(crate) struct Bounded {

@@ -2,6 +2,7 @@
 //! the `pco` crate, the format's reference implementation, into exactly the chunk's element
 //! count: the stream's own counts never size an allocation.
 
+use crate::NativeBytes;
 use pco::standalone::simple_decompress_into;
 
 /// The number types pcodec stores, as the main module names them (`code`).
@@ -36,14 +37,11 @@ const NUMBERS: [Number; 11] = [
 
 impl Number {
     pub fn code(self) -> u32 {
-        NUMBERS.iter().position(|&n| n == self).unwrap_or(0) as u32 + 1
+        crate::code_of(&NUMBERS, &self)
     }
 
     pub fn from_code(code: u32) -> Result<Number, String> {
-        NUMBERS
-            .get((code as usize).wrapping_sub(1))
-            .copied()
-            .ok_or_else(|| format!("unknown pcodec number type {code}"))
+        crate::item_of(&NUMBERS, code, "pcodec number type")
     }
 
     pub fn size(self) -> usize {
@@ -59,31 +57,26 @@ impl Number {
 /// Decodes `count` numbers of type `number`, as native-endian bytes.
 pub fn decode(encoded: &[u8], number: Number, count: usize) -> Result<Vec<u8>, String> {
     match number {
-        Number::U8 => numbers::<u8>(encoded, count, |v, out| out.push(v)),
-        Number::I8 => numbers::<i8>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::U16 => numbers::<u16>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::I16 => numbers::<i16>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::U32 => numbers::<u32>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::I32 => numbers::<i32>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::U64 => numbers::<u64>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::I64 => numbers::<i64>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::F16 => numbers::<half::f16>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::F32 => numbers::<f32>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
-        Number::F64 => numbers::<f64>(encoded, count, |v, out| out.extend(v.to_ne_bytes())),
+        Number::U8 => numbers::<u8>(encoded, count),
+        Number::I8 => numbers::<i8>(encoded, count),
+        Number::U16 => numbers::<u16>(encoded, count),
+        Number::I16 => numbers::<i16>(encoded, count),
+        Number::U32 => numbers::<u32>(encoded, count),
+        Number::I32 => numbers::<i32>(encoded, count),
+        Number::U64 => numbers::<u64>(encoded, count),
+        Number::I64 => numbers::<i64>(encoded, count),
+        Number::F16 => numbers::<half::f16>(encoded, count),
+        Number::F32 => numbers::<f32>(encoded, count),
+        Number::F64 => numbers::<f64>(encoded, count),
     }
 }
 
-/// Decodes exactly `count` numbers of `T` and writes each with `put`.
-fn numbers<T: pco::data_types::Number + Default>(
+/// Decodes exactly `count` numbers of `T`.
+fn numbers<T: pco::data_types::Number + Default + NativeBytes>(
     encoded: &[u8],
     count: usize,
-    put: impl Fn(T, &mut Vec<u8>),
 ) -> Result<Vec<u8>, String> {
-    let mut values: Vec<T> = Vec::new();
-    values
-        .try_reserve_exact(count)
-        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
-    values.resize(count, T::default());
+    let mut values: Vec<T> = crate::values(count)?;
     let progress = simple_decompress_into(encoded, &mut values).map_err(|e| e.to_string())?;
     if progress.n_processed != count || !progress.finished {
         return Err(format!(
@@ -92,11 +85,7 @@ fn numbers<T: pco::data_types::Number + Default>(
             if progress.finished { "" } else { " or more" }
         ));
     }
-    let mut out = Vec::new();
-    out.try_reserve_exact(count * size_of::<T>())
-        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
-    values.into_iter().for_each(|v| put(v, &mut out));
-    Ok(out)
+    crate::native_bytes(&values)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! pure-Rust ZFP bit for bit with the C library, into exactly the chunk's element count: the
 //! header's dimensions must describe the chunk, and never size an allocation.
 
+use crate::NativeBytes;
 use zfp_rs::{ZfpBitStreamRef, ZfpFieldMut, ZfpHeaderMask, ZfpScalar, ZfpScalarType};
 
 /// The number types ZFP stores, as the main module names them (`code`).
@@ -18,14 +19,11 @@ const NUMBERS: [Number; 4] = [Number::I32, Number::I64, Number::F32, Number::F64
 
 impl Number {
     pub fn code(self) -> u32 {
-        NUMBERS.iter().position(|&n| n == self).unwrap_or(0) as u32 + 1
+        crate::code_of(&NUMBERS, &self)
     }
 
     pub fn from_code(code: u32) -> Result<Number, String> {
-        NUMBERS
-            .get((code as usize).wrapping_sub(1))
-            .copied()
-            .ok_or_else(|| format!("unknown ZFP number type {code}"))
+        crate::item_of(&NUMBERS, code, "ZFP number type")
     }
 
     fn scalar_type(self) -> ZfpScalarType {
@@ -82,36 +80,16 @@ pub fn decode(encoded: &[u8], number: Number, count: usize) -> Result<Vec<u8>, S
     }
 }
 
-fn numbers<T: ZfpScalar + Default + Copy + ToNe>(
+fn numbers<T: ZfpScalar + Default + Copy + NativeBytes>(
     stream: &mut ZfpBitStreamRef<'_>,
     config: &zfp_rs::ZfpConfig,
     dims: [usize; 4],
     count: usize,
 ) -> Result<Vec<u8>, String> {
-    let mut values: Vec<T> = Vec::new();
-    values
-        .try_reserve_exact(count)
-        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
-    values.resize(count, T::default());
+    let mut values: Vec<T> = crate::values(count)?;
     let mut field = ZfpFieldMut::new(&mut values, dims).map_err(|e| e.to_string())?;
     stream
         .decompress(config, &mut field)
         .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(count * size_of::<T>())
-        .map_err(|_| "out of memory for the decoded chunk".to_string())?;
-    values.iter().for_each(|v| v.put(&mut out));
-    Ok(out)
+    crate::native_bytes(&values)
 }
-
-/// Native-endian bytes of a number.
-trait ToNe {
-    fn put(&self, out: &mut Vec<u8>);
-}
-
-macro_rules! to_ne {
-    ($($t:ty),*) => {$(impl ToNe for $t {
-        fn put(&self, out: &mut Vec<u8>) { out.extend(self.to_ne_bytes()) }
-    })*};
-}
-to_ne!(i32, i64, f32, f64);

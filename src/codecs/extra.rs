@@ -5,6 +5,8 @@
 //! binding layer installs one that calls the second module), else the crate itself where it is
 //! linked in (the `extra-codecs` feature: Rust users, native tests).
 
+use super::codec::ChunkRepr;
+use crate::error::CodecError;
 use crate::metadata::extension::Extension;
 use crate::metadata::{ArrayMetadata, CodecList};
 use serde_json::Value;
@@ -52,6 +54,23 @@ pub(crate) fn decode(
         return decoder.decode(codec, param, limit, encoded);
     }
     linked(codec, param, limit, encoded)
+}
+
+/// Decodes a chunk of `repr` whose elements a second-module codec (`codec`, an array-to-bytes
+/// codec: pcodec, zfpy) stores as numbers of the type it names by `number`: exactly the chunk's
+/// element count.
+pub(crate) fn decode_numbers(
+    codec: &'static str,
+    number: u32,
+    encoded: &[u8],
+    repr: &ChunkRepr,
+) -> Result<Vec<u8>, CodecError> {
+    let err = |e: String| CodecError::new(codec, e);
+    let size = repr
+        .num_bytes()
+        .ok_or_else(|| err(format!("a chunk of shape {:?} is too large", repr.shape)))?;
+    let count = size / repr.data_type.size().max(1);
+    decode(codec, number, count, encoded).map_err(err)
 }
 
 #[cfg(feature = "extra-codecs")]

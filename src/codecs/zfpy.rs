@@ -54,11 +54,6 @@ impl ArrayToBytesCodec for ZfpyCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let err = |e: String| CodecError::new("numcodecs.zfpy", e);
-        let size = repr
-            .num_bytes()
-            .ok_or_else(|| err(format!("a chunk of shape {:?} is too large", repr.shape)))?;
-        let count = size / repr.data_type.size().max(1);
-        extra::decode(self.name(), self.number, count, &encoded).map_err(err)
+        extra::decode_numbers(self.name(), self.number, &encoded, repr)
     }
 }
