@@ -187,8 +187,8 @@ impl ArrayToArrayCodec for CastValueCodec {
             if !same(back, value) {
                 return Err(format!(
                     "the fill value {} does not survive the cast to {encoded} and back (it becomes {})",
-                    value_text(value),
-                    value_text(back)
+                    value,
+                    back
                 ));
             }
             numeric::write(encoded, &mut bytes, 0, cast);
@@ -224,7 +224,7 @@ impl Cast {
     }
 
     fn to_integer(&self, value: Num) -> Result<Num, String> {
-        let (min, max) = integer_range(self.to);
+        let (min, max) = numeric::integer_range(self.to).unwrap_or_default();
         let whole: f64;
         let exact: i128 = match value {
             Num::I(v) => v.into(),
@@ -238,21 +238,21 @@ impl Cast {
                 // range, and wraps to 0 modulo 2^64 and below. Below, it converts exactly.
                 if whole.abs() >= 2f64.powi(126) {
                     return match self.out_of_range {
-                        Some(OutOfRange::Clamp) => Ok(wide(if whole < 0.0 { min } else { max })),
+                        Some(OutOfRange::Clamp) => Ok(Num::from_i128(if whole < 0.0 { min } else { max })),
                         Some(OutOfRange::Wrap) => Ok(Num::I(0)),
-                        None => Err(out_of_range(value_text(value), self.to)),
+                        None => Err(out_of_range(value, self.to)),
                     };
                 }
                 whole as i128
             }
         };
         if (min..=max).contains(&exact) {
-            return Ok(wide(exact));
+            return Ok(Num::from_i128(exact));
         }
         match self.out_of_range {
-            Some(OutOfRange::Clamp) => Ok(wide(exact.clamp(min, max))),
-            Some(OutOfRange::Wrap) => Ok(wide(wrap(exact, min, max))),
-            None => Err(out_of_range(value_text(value), self.to)),
+            Some(OutOfRange::Clamp) => Ok(Num::from_i128(exact.clamp(min, max))),
+            Some(OutOfRange::Wrap) => Ok(Num::from_i128(wrap(exact, min, max))),
+            None => Err(out_of_range(value, self.to)),
         }
     }
 
@@ -283,7 +283,7 @@ impl Cast {
             // Past the largest finite value: infinity only where values may be clamped.
             return match self.out_of_range {
                 Some(OutOfRange::Clamp) => Ok(Num::F(chosen)),
-                _ => Err(out_of_range(value_text(value), self.to)),
+                _ => Err(out_of_range(value, self.to)),
             };
         }
         Ok(Num::F(chosen))
@@ -438,16 +438,6 @@ fn wrap(v: i128, min: i128, max: i128) -> i128 {
     (v - min).rem_euclid(max - min + 1) + min
 }
 
-fn integer_range(dt: DataType) -> (i128, i128) {
-    let bits = 8 * dt.size() as u32;
-    match dt {
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        }
-        _ => (0, (1i128 << bits) - 1),
-    }
-}
-
 fn is_number(dt: DataType) -> bool {
     dt.is_integer() || matches!(dt, DataType::Float16 | DataType::Float32 | DataType::Float64)
 }
@@ -466,21 +456,6 @@ fn same(a: Num, b: Num) -> bool {
 fn scalar(value: &Value, data_type: DataType) -> Result<Num, String> {
     let fill = FillValue::from_v3_json(value, data_type)?;
     Ok(numeric::read(data_type, fill.as_bytes(), 0))
-}
-
-fn wide(v: i128) -> Num {
-    match i64::try_from(v) {
-        Ok(v) => Num::I(v),
-        Err(_) => Num::U(v as u64),
-    }
-}
-
-fn value_text(v: Num) -> String {
-    match v {
-        Num::I(v) => v.to_string(),
-        Num::U(v) => v.to_string(),
-        Num::F(v) => v.to_string(),
-    }
 }
 
 fn out_of_range(value: impl std::fmt::Display, to: DataType) -> String {

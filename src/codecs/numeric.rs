@@ -25,6 +25,54 @@ impl Num {
     }
 }
 
+impl Num {
+    /// An exact integer; floats truncated towards zero (saturating).
+    pub fn to_i128(self) -> i128 {
+        match self {
+            Num::I(v) => v.into(),
+            Num::U(v) => v.into(),
+            Num::F(v) => v as i128,
+        }
+    }
+
+    /// An integer of some type's range (at most 64 bits, signed or not) as a `Num`.
+    pub fn from_i128(v: i128) -> Num {
+        match i64::try_from(v) {
+            Ok(v) => Num::I(v),
+            Err(_) => Num::U(v as u64),
+        }
+    }
+}
+
+/// The value as errors write it.
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::I(v) => v.fmt(f),
+            Num::U(v) => v.fmt(f),
+            Num::F(v) => v.fmt(f),
+        }
+    }
+}
+
+/// The range of an integer type (the core's and the narrow ones), `None` for other types.
+pub fn integer_range(dt: DataType) -> Option<(i128, i128)> {
+    if let DataType::NarrowInt(int) = dt {
+        let (min, max) = int.range();
+        return Some((min.into(), max.into()));
+    }
+    let bits = 8 * dt.size() as u32;
+    match dt {
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+        }
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+            Some((0, (1i128 << bits) - 1))
+        }
+        _ => None,
+    }
+}
+
 /// Reads element `i` (native byte order) of a buffer of `dt`.
 pub fn read(dt: DataType, bytes: &[u8], i: usize) -> Num {
     let at = |n: usize| &bytes[i * n..(i + 1) * n];

@@ -73,7 +73,7 @@ impl ScaleOffsetCodec {
                     (Num::U(a), Num::U(b)) => a.checked_div(b)?.into(),
                     _ => return None,
                 };
-                in_range(in_range(quotient)? + integer(self.offset)).map(wide)
+                in_range(in_range(quotient)? + self.offset.to_i128()).map(Num::from_i128)
             }
             Arithmetic::Float { round } => {
                 let quotient = round(self.data_type, stored.as_f64() / self.scale.as_f64())?;
@@ -87,8 +87,8 @@ impl ScaleOffsetCodec {
         match self.arithmetic {
             Arithmetic::Integer { min, max } => {
                 let in_range = |v: i128| (min..=max).contains(&v).then_some(v);
-                let difference = in_range(integer(x) - integer(self.offset))?;
-                in_range(difference.checked_mul(integer(self.scale))?).map(wide)
+                let difference = in_range(x.to_i128() - self.offset.to_i128())?;
+                in_range(difference.checked_mul(self.scale.to_i128())?).map(Num::from_i128)
             }
             Arithmetic::Float { round } => {
                 let difference = round(self.data_type, x.as_f64() - self.offset.as_f64())?;
@@ -124,7 +124,7 @@ impl ArrayToArrayCodec for ScaleOffsetCodec {
         let x = element(decoded, fill.as_bytes(), 0);
 let encoded = self.encode_value(x).ok_or_else(|| {
             let why = "has no encoded value ((x - offset) * scale)";
-            format!("the fill value {} {why} in {decoded}", show(x))
+            format!("the fill value {} {why} in {decoded}", x)
         })?;
         let mut bytes = vec![0; decoded.size()];
         put(decoded, &mut bytes, 0, encoded);
@@ -154,9 +154,9 @@ let encoded = self.encode_value(x).ok_or_else(|| {
             let fail = || {
                 let reason = format!(
                     "element {i}: {} / {} + {} is not a value of {}",
-                    show(stored),
-                    show(self.scale),
-                    show(self.offset),
+                    stored,
+                    self.scale,
+                    self.offset,
                     self.data_type
                 );
                 CodecError::new("scale_offset", reason)
@@ -175,20 +175,10 @@ let encoded = self.encode_value(x).ok_or_else(|| {
 
 /// The arithmetic of `data_type`, where the registry defines the codec for it.
 fn arithmetic_of(data_type: DataType) -> Option<Arithmetic> {
-    let integer = |min: i128, max: i128| Some(Arithmetic::Integer { min, max });
+    if let Some((min, max)) = numeric::integer_range(data_type) {
+        return Some(Arithmetic::Integer { min, max });
+    }
     match data_type {
-        DataType::Int8 => integer(i8::MIN.into(), i8::MAX.into()),
-        DataType::Int16 => integer(i16::MIN.into(), i16::MAX.into()),
-        DataType::Int32 => integer(i32::MIN.into(), i32::MAX.into()),
-        DataType::Int64 => integer(i64::MIN.into(), i64::MAX.into()),
-        DataType::UInt8 => integer(0, u8::MAX.into()),
-        DataType::UInt16 => integer(0, u16::MAX.into()),
-        DataType::UInt32 => integer(0, u32::MAX.into()),
-        DataType::UInt64 => integer(0, u64::MAX.into()),
-        DataType::NarrowInt(int) => {
-            let (min, max) = int.range();
-            integer(min.into(), max.into())
-        }
         DataType::Float16 | DataType::Float32 | DataType::Float64 | DataType::Narrow(_) => {
             Some(Arithmetic::Float { round: round_to })
         }
@@ -228,7 +218,7 @@ fn element(data_type: DataType, bytes: &[u8], i: usize) -> Num {
 fn put(data_type: DataType, out: &mut [u8], i: usize, v: Num) {
     match data_type {
         // Two's complement in the low bits of the byte.
-        DataType::NarrowInt(int) => out[i] = (integer(v) as u8) & int.mask(),
+        DataType::NarrowInt(int) => out[i] = (v.to_i128() as u8) & int.mask(),
         DataType::Narrow(format) => {
             let code = format.from_f64(v.as_f64()).unwrap_or_default();
             match format.size() {
@@ -237,31 +227,6 @@ fn put(data_type: DataType, out: &mut [u8], i: usize, v: Num) {
             }
         }
         _ => numeric::write(data_type, out, i, v),
-    }
-}
-
-/// A value as errors write it.
-fn show(v: Num) -> String {
-    match v {
-        Num::I(v) => v.to_string(),
-        Num::U(v) => v.to_string(),
-        Num::F(v) => v.to_string(),
-    }
-}
-
-fn integer(v: Num) -> i128 {
-    match v {
-        Num::I(v) => v.into(),
-        Num::U(v) => v.into(),
-        Num::F(v) => v as i128,
-    }
-}
-
-/// An integer result as a `Num` (the type's range was checked: it fits one of the two).
-fn wide(v: i128) -> Num {
-    match i64::try_from(v) {
-        Ok(v) => Num::I(v),
-        Err(_) => Num::U(v as u64),
     }
 }
 
