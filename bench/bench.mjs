@@ -406,14 +406,15 @@ const wasmCore = readFileSync(
   new URL("../target/bench/without-vectors/zarr_wasm_bg.wasm", import.meta.url),
 );
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
-// The second module (numcodecs' lzma, bz2 and pcodec), loaded only for arrays that need it.
+// The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp), loaded only for
+// arrays that need it.
 const wasmExtra = readFileSync(new URL("../pkg/zarr_wasm_extra_bg.wasm", import.meta.url));
 // The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
 const SIZE_BUDGET = [
-  { what: "the whole module", bytes: gz(wasm), budget: 512 * 1024 },
-  { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 424 * 1024 },
-  { what: "the second module (lzma, bz2, pcodec, zfpy)", bytes: gz(wasmExtra), budget: 168 * 1024 },
+  { what: "the whole module", bytes: gz(wasm), budget: 520 * 1024 },
+  { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 432 * 1024 },
+  { what: "the second module (lzma, bz2, pcodec, ZFP)", bytes: gz(wasmExtra), budget: 168 * 1024 },
 ];
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
 const budgetLines = SIZE_BUDGET.map(

@@ -1,8 +1,8 @@
-// zarr-wasm's second module: the decoders too large for the main one (numcodecs' lzma, bz2 and
-// pcodec; the README's "Download size" has the numbers). The main module imports this file; it
-// loads the second module the first time an array that needs one is opened (loadExtra), then
-// calls it synchronously as chunks decode (extraDecode). Both the glue and the wasm are fetched
-// only then: a page that never meets these codecs never downloads them.
+// zarr-wasm's second module: the decoders too large for the main one (numcodecs' lzma, bz2,
+// pcodec and zfpy, the registry's zfp; the README's "Download size" has the numbers). The main
+// module imports this file; it loads the second module the first time an array that needs one is
+// opened (loadExtra), then calls it synchronously as chunks decode (extraDecode). Both the glue
+// and the wasm are fetched only then: a page that never meets these codecs never downloads them.
 
 let loading = null;
 let glue = null; // the second module's glue, once its instance is ready
@@ -24,7 +24,7 @@ export function loadExtra() {
       }
     } catch (err) {
       throw new Error(
-        `zarr-wasm could not load its second module (${url}), which decodes lzma, bz2 and pcodec chunks: ${err?.message ?? err}`,
+        `zarr-wasm could not load its second module (${url}), which decodes lzma, bz2, pcodec and ZFP chunks: ${err?.message ?? err}`,
         { cause: err },
       );
     }
@@ -37,10 +37,10 @@ export function loadExtra() {
 }
 
 /** Decodes with the second module (see extra-codecs/src/lib.rs); throws an Error saying why not. */
-export function extraDecode(codec, param, limit, encoded) {
-  if (!glue) throw new Error("zarr-wasm's second module (lzma, bz2, pcodec) is not loaded");
+export function extraDecode(codec, params, limit, encoded) {
+  if (!glue) throw new Error("zarr-wasm's second module (lzma, bz2, pcodec, ZFP) is not loaded");
   try {
-    return glue.decode(codec, param, limit, encoded);
+    return glue.decode(codec, params, limit, encoded);
   } catch (err) {
     // The module throws its own errors as strings; anything else (a trap, a stack overflow,
     // which V8 reports as a RangeError) leaves the instance unusable: start a fresh one for the

@@ -39,6 +39,8 @@ if [ "$which" = all ] || [ "$which" = v2 ]; then
 fi
 if [ "$which" = all ] || [ "$which" = zarrs ]; then
   # Its own target dir: a fixture writer's dependencies never mix with the shipped crate's.
+  # zarrs' zfp feature builds the ZFP C library (zfp-sys): it needs cmake and libclang.
+  for tool in cmake; do command -v $tool >/dev/null || { echo "zarrs-writer needs $tool (apt-get install cmake libclang-dev)"; exit 1; }; done
   CARGO_TARGET_DIR=target/zarrs-writer cargo run --release --manifest-path scripts/zarrs-writer/Cargo.toml
 fi
 if [ "$which" = all ] || [ "$which" = registry ]; then

@@ -7,6 +7,15 @@ inner chunks) are missing. Manifest: tests/fixtures/registry.expected.json.
 and `cast_value`, written and read back by its reference implementation (cast-value 0.2.1
 through zarr-python 3.1.6).
 
+and `n5_default`: N5 datasets written by tensorstore 0.1.86's n5 driver, each given the
+`zarr.json` the registry describes beside its `attributes.json` (its mapping done here, as an
+"N5 Default Store" would), read back by tensorstore for the expected values; one copy has its
+edge blocks cut to the array's extent, as N5's Java writer stores them (no Python writer does).
+
+and `conditional` (no writer has it yet): its header by hand from the registry's text, the
+codecs it wraps applied by numcodecs 0.16.5 (Shuffle, GZip, Zstd), each chunk's header chosen as
+the registry's `compress_if_smaller` would (and a few fixed, to reach every combination).
+
 Run by `bash scripts/make_fixtures.sh registry` (the v3 venv).
 """
 import gzip
@@ -173,6 +182,185 @@ def cast_value_arrays():
     return entries
 
 
+def conditional_arrays():
+    """`conditional` over real codecs: each chunk's mask sets the codecs applied to it."""
+    import numcodecs
+
+    rng = np.random.default_rng(20261126)  # its own: the arrays above keep their values
+    makers = {
+        "numcodecs.shuffle": lambda c: numcodecs.Shuffle(elementsize=c["elementsize"]),
+        "gzip": lambda c: numcodecs.GZip(level=c["level"]),
+        "zstd": lambda c: numcodecs.Zstd(level=c["level"]),
+    }
+
+    def conditional(raw, codecs, mask, header_bits):
+        for i, codec in enumerate(codecs):
+            if mask >> i & 1:
+                raw = bytes(makers[codec["name"]](codec["configuration"]).encode(raw))
+        return mask.to_bytes(header_bits // 8, "little") + raw
+
+    def smallest(raw, codecs, header_bits):
+        """compress_if_smaller: each codec kept where it shrinks what reaches it."""
+        mask, data = 0, raw
+        for i, codec in enumerate(codecs):
+            trial = bytes(makers[codec["name"]](codec["configuration"]).encode(data))
+            if len(trial) < len(data) or codec["name"] == "numcodecs.shuffle":
+                mask, data = mask | 1 << i, trial
+        return conditional(raw, codecs, mask, header_bits)
+
+    def write(name, values, chunks, fill, codecs, header_bits=None, masks=None, missing=(), inner=None):
+        config = {"codecs": codecs} | ({"header_bits": header_bits} if header_bits else {})
+        bits = header_bits or (len(codecs) + 7) // 8 * 8
+        dtype = values.dtype
+        chain = [LE, {"name": "conditional", "configuration": config}]
+        if inner is not None:
+            chain = [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": inner, "codecs": chain, "index_codecs": [LE], "index_location": "end"}}]
+        shape = list(values.shape)
+        meta = {"zarr_format": 3, "node_type": "array", "shape": shape, "data_type": dtype.name,
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                "fill_value": fill_json(fill), "codecs": chain, "attributes": {}}
+        path = FIXTURES / STORE / name
+        path.mkdir(parents=True)
+        (path / "zarr.json").write_text(json.dumps(meta, indent=1))
+        expected = values.copy()
+        masks = masks or {}
+        grid = [(n + c - 1) // c for n, c in zip(shape, chunks)]
+        for coords in np.ndindex(*grid):
+            region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(coords, chunks, shape))
+            if coords in missing:
+                expected[region] = fill
+                continue
+            chunk = np.full(chunks, fill, dtype)
+            chunk[tuple(slice(0, r.stop - r.start) for r in region)] = values[region]
+
+            def encode(part, at):
+                raw = part.astype(dtype.newbyteorder("<")).tobytes()
+                if at in masks:
+                    return conditional(raw, codecs, masks[at], bits)
+                return smallest(raw, codecs, bits)
+
+            if inner is None:
+                data = encode(chunk, coords)
+            else:
+                cps = [c // i for c, i in zip(chunks, inner)]
+                parts = []
+                for ic in np.ndindex(*cps):
+                    part = chunk[tuple(slice(j * i, (j + 1) * i) for j, i in zip(ic, inner))]
+                    parts.append(None if (part == fill).all() else encode(part, coords + ic))
+                data = shard(cps, parts)
+            key = path / "c" / "/".join(map(str, coords))
+            key.parent.mkdir(parents=True, exist_ok=True)
+            key.write_bytes(data)
+        file = f"registry__{name.replace('/', '__')}.bin"
+        (FIXTURES / "registry.expected" / file).write_bytes(expected.astype(dtype.newbyteorder("<")).tobytes())
+        return {"store": STORE, "path": name, "writer": WRITER.replace("by hand", "by hand, codecs by numcodecs 0.16.5"),
+                "dtype": dtype.name, "shape": shape, "chunks": chunks, "fill_value": fill_json(fill),
+                "data": f"registry.expected/{file}", "attrs": {}, "dimension_names": None}
+
+    entries = []
+    # Smooth tiles compress, noisy ones are stored raw; two tiles forced to one codec each.
+    y, x = np.mgrid[0:40, 0:30]
+    image = (1000 + 500 * np.sin(x / 5.0) * np.cos(y / 7.0)).astype(np.uint16)
+    image[16:32, 0:16] = rng.integers(0, 65535, (16, 16), dtype=np.uint16)
+    shuffle_zstd = [{"name": "numcodecs.shuffle", "configuration": {"elementsize": 2}},
+                    {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]
+    entries.append(write("conditional/shuffle_zstd", image, [16, 16], 0, shuffle_zstd,
+                         masks={(0, 1): 0b01, (2, 0): 0b10}, missing={(2, 1)}))
+    # Three codecs, a wider header than they need (room for more), every mask among the chunks.
+    series = np.cumsum(rng.standard_normal(8 * 64)).astype(np.float32)
+    three = [{"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
+             {"name": "gzip", "configuration": {"level": 5}},
+             {"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
+    entries.append(write("conditional/float32_three", series, [64], float("nan"), three, header_bits=16,
+                         masks={(i,): m for i, m in enumerate([0b000, 0b001, 0b010, 0b011, 0b100, 0b101, 0b110, 0b111])}))
+    # Inside a shard: each inner chunk its own header (gzip where it shrinks it); an inner chunk of
+    # the fill value left out.
+    volume = (np.arange(12 * 12, dtype=np.int32).reshape(12, 12) * 37) % 1000
+    volume[0:6, 6:12] = 7
+    noisy = rng.integers(-2**31, 2**31 - 1, (6, 6), dtype=np.int32)
+    volume[6:12, 0:6] = noisy
+    entries.append(write("conditional/sharded", volume, [12, 12], 7, [{"name": "gzip", "configuration": {"level": 6}}],
+                         inner=[6, 6]))
+    return entries
+
+
+def n5_zarr_json(attrs):
+    """The registry's Zarr view of an N5 dataset's attributes: the same axes (the transpose
+    inside the codec turns N5's column-major blocks around), `/`-separated v2 keys, fill 0."""
+    n = len(attrs["dimensions"])
+    codecs = [{"name": "transpose", "configuration": {"order": list(range(n - 1, -1, -1))}}]
+    codecs.append({"name": "bytes"} if np.dtype(attrs["dataType"]).itemsize == 1
+                  else {"name": "bytes", "configuration": {"endian": "big"}})
+    c = attrs["compression"]
+    if c["type"] == "gzip":
+        codecs.append({"name": "numcodecs.zlib" if c.get("useZlib") else "gzip", "configuration": {"level": c["level"]}})
+    elif c["type"] == "zstd":
+        codecs.append({"name": "zstd", "configuration": {"level": c["level"], "checksum": False}})
+    elif c["type"] == "bzip2":
+        codecs.append({"name": "numcodecs.bz2", "configuration": {"level": c["blockSize"]}})
+    elif c["type"] != "raw":
+        raise ValueError(c)
+    return {"zarr_format": 3, "node_type": "array", "shape": attrs["dimensions"], "data_type": attrs["dataType"],
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": attrs["blockSize"]}},
+            "chunk_key_encoding": {"name": "v2", "configuration": {"separator": "/"}},
+            "fill_value": 0, "codecs": [{"name": "n5_default", "configuration": {"codecs": codecs}}], "attributes": {}}
+
+
+def n5_arrays():
+    import tensorstore as ts
+
+    rng = np.random.default_rng(20261127)
+    writer = "tensorstore 0.1.86 (n5 driver); zarr.json by the registry's mapping"
+    entries = []
+
+    def write(name, values, block, compression, missing=(), truncate=False):
+        path = FIXTURES / STORE / name
+        spec = {"driver": "n5", "kvstore": {"driver": "file", "path": str(path) + "/"},
+                "metadata": {"dimensions": list(values.shape), "blockSize": block, "dataType": values.dtype.name,
+                             "compression": compression}, "create": True, "delete_existing": True}
+        store = ts.open(spec).result()
+        store[...] = values
+        for key in missing:  # blocks never written: the fill value
+            (path / key).unlink()
+        if truncate:
+            cut_edge_blocks(path, values.shape, block, values.dtype)
+        expected = ts.open({"driver": "n5", "kvstore": {"driver": "file", "path": str(path) + "/"}}).result().read().result()
+        attrs = json.loads((path / "attributes.json").read_text())
+        (path / "zarr.json").write_text(json.dumps(n5_zarr_json(attrs), indent=1))
+        file = f"registry__{name.replace('/', '__')}.bin"
+        (FIXTURES / "registry.expected" / file).write_bytes(np.asarray(expected).astype(values.dtype.newbyteorder("<")).tobytes())
+        entries.append({"store": STORE, "path": name, "writer": writer + (", edge blocks cut by hand" if truncate else ""),
+                        "dtype": values.dtype.name, "shape": list(values.shape), "chunks": block, "fill_value": 0,
+                        "data": f"registry.expected/{file}", "attrs": {}, "dimension_names": None})
+
+    def cut_edge_blocks(path, shape, block, dtype):
+        """Rewrites the gzip blocks past the array's edge holding only its part, with that shape
+        in the header, as N5's Java writer stores edge blocks."""
+        grid = [(n + b - 1) // b for n, b in zip(shape, block)]
+        for coords in np.ndindex(*grid):
+            extent = [min(b, n - i * b) for i, b, n in zip(coords, block, shape)]
+            if extent == list(block):
+                continue
+            file = path / "/".join(map(str, coords))
+            raw = file.read_bytes()
+            head = 4 + 4 * len(block)
+            data = np.frombuffer(gzip.decompress(raw[head:]), dtype.newbyteorder(">"))
+            data = data.reshape(block[::-1])[tuple(slice(0, e) for e in extent[::-1])]
+            header = struct.pack(">HH", 0, len(block)) + b"".join(struct.pack(">I", e) for e in extent)
+            file.write_bytes(header + gzip.compress(np.ascontiguousarray(data).tobytes(), mtime=0))
+
+    plane = (np.arange(37 * 50).reshape(37, 50) * 13 % 65536).astype(np.uint16)
+    write("n5_default/uint16_gzip", plane, [16, 16], {"type": "gzip", "level": 6})
+    write("n5_default/uint16_gzip_cut_edges", plane, [16, 16], {"type": "gzip", "level": 6}, truncate=True)
+    write("n5_default/float32_raw_3d", rng.standard_normal((10, 9, 8)).astype(np.float32), [4, 4, 4],
+          {"type": "raw"}, missing=["1/1/0"])
+    write("n5_default/int64_zstd", (np.arange(100, dtype=np.int64) - 50) ** 3, [32], {"type": "zstd", "level": 3})
+    write("n5_default/uint8_bzip2", rng.integers(0, 4, (20, 30)).astype(np.uint8), [8, 16], {"type": "bzip2", "blockSize": 9})
+    return entries
+
+
 def main():
     shutil.rmtree(FIXTURES / STORE, ignore_errors=True)
     shutil.rmtree(FIXTURES / "registry.expected", ignore_errors=True)
@@ -193,6 +381,8 @@ def main():
     doubles = RNG.standard_normal((5, 5)) * 1e6
     entries.append(array("scale_offset/float64_nan_fill", "float64", [5, 5], [2, 3], float("nan"), 1e-3, -2.5, doubles, missing={(0, 1)}))
     entries += cast_value_arrays()
+    entries += conditional_arrays()
+    entries += n5_arrays()
     (FIXTURES / "registry.expected.json").write_text(json.dumps({"arrays": entries, "groups": []}, indent=1) + "\n")
     print(f"wrote {len(entries)} arrays to {FIXTURES / STORE}")
 

@@ -26,8 +26,9 @@ fn every_fixture_array_reads_whole_and_matches() {
 
 #[test]
 fn registry_codecs_written_by_zarrs_read_as_zarrs_reads_them() {
-    // bitround under its registry name (floats and integers) and reshape, by zarrs 0.23.14.
-    assert_eq!(check_manifest("zarrs.expected.json"), 9);
+    // bitround under its registry name (floats and integers), reshape and zfp (every mode,
+    // promoted integers, 1-4 dimensions, sharded), by zarrs 0.23.14.
+    assert_eq!(check_manifest("zarrs.expected.json"), 22);
 }
 
 #[test]
@@ -40,9 +41,11 @@ fn second_module_codecs_read_as_zarr_python_reads_them() {
 
 #[test]
 fn registry_codecs_no_writer_has_read_as_the_registry_says() {
-    // scale_offset, written by hand from the registry's text, and cast_value, by its reference
-    // implementation (cast-value 0.2.1 through zarr-python): scripts/make_registry_fixtures.py.
-    assert_eq!(check_manifest("registry.expected.json"), 13);
+    // scale_offset, written by hand from the registry's text; cast_value, by its reference
+    // implementation (cast-value 0.2.1 through zarr-python); conditional, its headers by hand
+    // over numcodecs' codecs; n5_default over N5 datasets by tensorstore (padded edge blocks, and
+    // cut ones as N5's Java writer stores them): scripts/make_registry_fixtures.py.
+    assert_eq!(check_manifest("registry.expected.json"), 21);
     // The shard decoded whole (not inner chunk by inner chunk): its missing inner chunk holds
     // the fill value as scale_offset encoded it ((10 + 20) * 3), which decodes to 10.
     let arr = open_array(
@@ -254,5 +257,128 @@ fn a_fill_value_scale_offset_cannot_encode_fails_only_where_it_is_needed() {
     let err = block_on(arr.get_chunk(&[0, 0])).unwrap_err();
     for part in ["missing", "fill value", "scale_offset"] {
         assert!(err.to_string().contains(part), "{part} in {err}");
+    }
+}
+
+#[test]
+fn zfp_with_the_header_older_zarrs_wrote_reads_like_zfpy() {
+    // zarrs once let its `zfp` codec write zfpy's header before the stream ("write_header":
+    // true, since dropped from the registry). zfpy's own chunks (extra.zarr) are such streams:
+    // under `zfp` with that flag they read as zfpy reads them.
+    let dir = "extra.zarr/zfpy/int32_precision";
+    let meta = String::from_utf8(
+        std::fs::read(common::fixture_path(&format!("{dir}/zarr.json"))).unwrap(),
+    )
+    .unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    value["codecs"] = serde_json::json!([{"name": "zfp", "configuration": {"mode": "fixed_precision", "precision": 20, "write_header": true}}]);
+    let mut store = zarr_wasm::store::memory::MemoryStore::new();
+    store.insert("zarr.json", value.to_string());
+    let mut files = Vec::new();
+    common::walk(&common::fixture_path(&format!("{dir}/c")), &mut files);
+    for file in &files {
+        let key = file
+            .strip_prefix(common::fixture_path(dir))
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace('\\', "/");
+        store.insert(&key, std::fs::read(file).unwrap());
+    }
+    assert!(!files.is_empty());
+    let Node::Array(arr) = block_on(open(Rc::new(store), "")).unwrap() else {
+        panic!("a group")
+    };
+    let got = block_on(arr.get(&[])).unwrap();
+    let want = std::fs::read(common::fixture_path(
+        "extra.expected/extra__zfpy__int32_precision.bin",
+    ))
+    .unwrap();
+    assert_eq!(got.bytes, want);
+}
+
+#[test]
+fn a_conditional_header_that_does_not_fit_the_codecs_is_an_error_naming_it() {
+    // float32_three: three codecs behind a 16-bit header. A chunk whose header sets a bit past
+    // them (a codec this metadata does not have), or that is shorter than the header, is
+    // refused with the codec, the key and the reason; the other chunks still read.
+    let dir = "registry.zarr/conditional/float32_three";
+    let fixture = |key: &str| std::fs::read(common::fixture_path(&format!("{dir}/{key}"))).unwrap();
+    for (damage, problem) in [
+        (
+            &(|mut b: Vec<u8>| {
+                b[0] |= 1 << 5;
+                b
+            }) as &dyn Fn(Vec<u8>) -> Vec<u8>,
+            "sets bit 5, but only 3 codecs",
+        ),
+        (
+            &|b: Vec<u8>| b[..1].to_vec(),
+            "shorter than the 2-byte header",
+        ),
+        (
+            &|mut b: Vec<u8>| {
+                // A raw chunk claimed to be compressed: zstd, undone first, finds no frame.
+                b[0] = 0b111;
+                b
+            },
+            "zstd",
+        ),
+    ] {
+        let mut store = zarr_wasm::store::memory::MemoryStore::new();
+        store.insert("zarr.json", fixture("zarr.json"));
+        store.insert("c/0", damage(fixture("c/0")));
+        store.insert("c/1", fixture("c/1"));
+        let Node::Array(arr) = block_on(open(Rc::new(store), "")).unwrap() else {
+            panic!("a group")
+        };
+        let err = block_on(arr.get_chunk(&[0])).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Codec, "{err}");
+        for part in ["c/0", problem] {
+            assert!(err.to_string().contains(part), "{part} in {err}");
+        }
+        assert!(block_on(arr.get_chunk(&[1])).is_ok());
+    }
+}
+
+#[test]
+fn an_n5_block_header_that_does_not_fit_the_array_is_an_error_naming_it() {
+    // uint16_gzip: 2-D blocks of [16, 16]. A block in another mode, of other dimensions, larger
+    // than the chunk or too short for its header is refused with the codec, key and reason.
+    let dir = "registry.zarr/n5_default/uint16_gzip";
+    let fixture = |key: &str| std::fs::read(common::fixture_path(&format!("{dir}/{key}"))).unwrap();
+    let with = |at: usize, bytes: &'static [u8]| {
+        move |mut b: Vec<u8>| {
+            b[at..at + bytes.len()].copy_from_slice(bytes);
+            b
+        }
+    };
+    type Damage = Box<dyn Fn(Vec<u8>) -> Vec<u8>>;
+    let cases: [(Damage, &str); 4] = [
+        (Box::new(with(0, &[0, 1])), "mode is 1"),
+        (Box::new(with(2, &[0, 3])), "3 dimensions, the array 2"),
+        (
+            Box::new(with(4, &[0, 0, 0, 17])),
+            "larger than the chunk's [16, 16]",
+        ),
+        (
+            Box::new(|b: Vec<u8>| b[..7].to_vec()),
+            "too few for a header of 2 dimensions",
+        ),
+    ];
+    for (damage, problem) in cases {
+        let mut store = zarr_wasm::store::memory::MemoryStore::new();
+        store.insert("zarr.json", fixture("zarr.json"));
+        store.insert("0/0", damage(fixture("0/0")));
+        store.insert("0/1", fixture("0/1"));
+        let Node::Array(arr) = block_on(open(Rc::new(store), "")).unwrap() else {
+            panic!("a group")
+        };
+        let err = block_on(arr.get_chunk(&[0, 0])).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Codec, "{err}");
+        for part in ["n5_default", "0/0", problem] {
+            assert!(err.to_string().contains(part), "{part} in {err}");
+        }
+        assert!(block_on(arr.get_chunk(&[0, 1])).is_ok());
     }
 }

@@ -1,5 +1,5 @@
 //! zarr-wasm's large decoders: numcodecs' `lzma` (XZ, LZMA "alone" and raw LZMA2 streams),
-//! `bz2`, `pcodec` and `zfpy`. Together they would grow the main wasm module by about a fifth for codecs
+//! `bz2`, `pcodec` and `zfpy`, and the registry's `zfp`. Together they would grow the main wasm module by about a fifth for codecs
 //! few arrays use, so the npm package builds them as a second module that is loaded the first
 //! time an array needs one (the main module calls it through `decode`); Rust users link them
 //! into the core with zarr-wasm's `extra-codecs` feature.
@@ -10,22 +10,41 @@
 pub mod bz2;
 pub mod lzma;
 pub mod pcodec;
-pub mod zfpy;
+pub mod zfp;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
 
-/// Decodes `encoded` with the codec named `codec` (its v3 name). `param` is what the codec's
-/// configuration says about the stream (`lzma::Format::code`, `pcodec::Number::code`), and
-/// `limit` the most bytes the result may have (bytes codecs) or the exact element count
-/// (pcodec, zfpy). The error says what is wrong with the stream, without naming the codec.
-pub fn decode(codec: &str, param: u32, limit: usize, encoded: &[u8]) -> Result<Vec<u8>, String> {
+/// Decodes `encoded` with the codec named `codec` (its v3 name). `params` is what the codec's
+/// configuration and the chunk say about the stream (`lzma::Format::code`, `pcodec::Number::code`,
+/// `zfp::Headerless::from_params`), and `limit` the most bytes the result may have (bytes codecs)
+/// or the exact element count (pcodec, zfpy, zfp). The error says what is wrong with the stream,
+/// without naming the codec.
+pub fn decode(
+    codec: &str,
+    params: &[f64],
+    limit: usize,
+    encoded: &[u8],
+) -> Result<Vec<u8>, String> {
+    let first = || code_param(params, 0);
     match codec {
-        "numcodecs.lzma" => lzma::decode(encoded, lzma::Format::from_code(param)?, limit),
+        "numcodecs.lzma" => lzma::decode(encoded, lzma::Format::from_code(first()?)?, limit),
         "numcodecs.bz2" => bz2::decode(encoded, limit),
-        "numcodecs.pcodec" => pcodec::decode(encoded, pcodec::Number::from_code(param)?, limit),
-        "numcodecs.zfpy" => zfpy::decode(encoded, zfpy::Number::from_code(param)?, limit),
+        "numcodecs.pcodec" => pcodec::decode(encoded, pcodec::Number::from_code(first()?)?, limit),
+        "numcodecs.zfpy" => {
+            zfp::decode_with_header(encoded, zfp::Number::from_code(first()?)?, limit)
+        }
+        "zfp" => zfp::decode_registry(encoded, params, limit),
         _ => Err(format!("this module has no decoder for \"{codec}\"")),
+    }
+}
+
+/// `params[index]` as a code or count: the main module sends whole numbers.
+pub(crate) fn code_param(params: &[f64], index: usize) -> Result<u32, String> {
+    match params.get(index) {
+        Some(&p) if p >= 0.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0 => Ok(p as u32),
+        Some(p) => Err(format!("parameter {index} ({p}) is not a code")),
+        None => Err(format!("parameter {index} is missing")),
     }
 }
 

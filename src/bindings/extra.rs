@@ -1,4 +1,4 @@
-//! The second module (numcodecs' lzma, bz2 and pcodec; see `codecs/extra.rs`) from the binding
+//! The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp; see `codecs/extra.rs`) from the binding
 //! layer's side: before an array that needs it is handed to JS, pkg/extra.js loads it (once per
 //! instance), and the core's extra codecs are pointed at it.
 
@@ -17,7 +17,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = extraDecode)]
     fn extra_decode(
         codec: &str,
-        param: u32,
+        params: &[f64],
         limit: usize,
         encoded: &[u8],
     ) -> Result<js_sys::Uint8Array, JsValue>;
@@ -30,11 +30,11 @@ impl ExtraDecoder for SecondModule {
     fn decode(
         &self,
         codec: &str,
-        param: u32,
+        params: &[f64],
         limit: usize,
         encoded: &[u8],
     ) -> Result<Vec<u8>, String> {
-        extra_decode(codec, param, limit, encoded)
+        extra_decode(codec, params, limit, encoded)
             .map(|decoded| decoded.to_vec())
             .map_err(|err| match err.dyn_ref::<js_sys::Error>() {
                 Some(error) => String::from(error.message()),

@@ -30,7 +30,7 @@ impl BytesToBytesCodec for Bz2Codec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let out = extra::decode(self.name(), 0, decoded_size.limit(), &encoded)
+        let out = extra::decode(self.name(), &[], decoded_size.limit(), &encoded)
             .map_err(|e| CodecError::new(self.name(), e))?;
         exact(self.name(), out, decoded_size)
     }

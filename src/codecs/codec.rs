@@ -224,7 +224,14 @@ pub struct BuildContext<'a> {
     /// Builds a pipeline from a codec list, for chunks of the given type, fill value and
     /// dimensions.
     pub pipeline: &'a PipelineBuilder<'a>,
+    /// Builds one bytes-to-bytes codec (codecs that hold a list of them: conditional).
+    pub bytes_codec: BytesCodecBuilder,
 }
+
+/// How a codec builds the bytes-to-bytes codecs it holds (the codec table's, given by whoever
+/// builds it), in the holder's context.
+pub type BytesCodecBuilder =
+    fn(&Extension, &BuildContext) -> Result<Box<dyn BytesToBytesCodec>, String>;
 
 /// How a codec builds the pipelines it holds (the codec table, given by whoever builds it).
 pub type PipelineBuilder<'a> =

@@ -9,6 +9,7 @@
 //! (writers add their own, such as numcodecs' `id`).
 
 use crate::data_type::{DataType, Endian};
+use crate::metadata::extension::Extension;
 use serde_json::{Map, Value};
 
 /// A codec's configuration as written in metadata (`{}` where there is none).
@@ -37,6 +38,19 @@ impl<'a> Configuration<'a> {
     pub fn required<T: Field<'a>>(&self, key: &str) -> Result<T, String> {
         self.optional(key)?
             .ok_or_else(|| not_a(key, T::expected, None))
+    }
+
+    /// The non-empty list of codecs `key` (codecs that hold codecs: sharding, conditional,
+    /// n5_default).
+    pub fn codecs(&self, key: &str) -> Result<Vec<Extension>, String> {
+        let list: Vec<&Value> = self.required(key)?;
+        if list.is_empty() {
+            return Err(format!("\"{key}\" must not be empty"));
+        }
+        list.into_iter()
+            .map(Extension::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("\"{key}\": {e}"))
     }
 
     /// Refuses keys other than `known` (for codecs whose spec lists every key).

@@ -1,5 +1,5 @@
 //! The codecs whose decoders are too large for the npm package's main wasm module (numcodecs'
-//! `lzma`, `bz2`, `pcodec` and `zfpy`; measured in the README's "Download size"): they live in the
+//! `lzma`, `bz2`, `pcodec` and `zfpy`, the registry's `zfp`; measured in the README's "Download size"): they live in the
 //! crate `extra-codecs/`, which the npm package builds as a second module, loaded the first time
 //! an array needs one. The core reaches them through `decode` here: an installed decoder (the
 //! binding layer installs one that calls the second module), else the crate itself where it is
@@ -19,6 +19,7 @@ pub const NAMES: &[&str] = &[
     "numcodecs.bz2",
     "numcodecs.pcodec",
     "numcodecs.zfpy",
+    "zfp",
 ];
 
 /// A way to reach the second module's decoders (see `extra-codecs/src/lib.rs`, `decode`, for
@@ -27,7 +28,7 @@ pub trait ExtraDecoder {
     fn decode(
         &self,
         codec: &str,
-        param: u32,
+        params: &[f64],
         limit: usize,
         encoded: &[u8],
     ) -> Result<Vec<u8>, String>;
@@ -46,22 +47,22 @@ pub fn install(decoder: Rc<dyn ExtraDecoder>) {
 /// Decodes through the installed decoder, or the linked crate, or says that neither is there.
 pub(crate) fn decode(
     codec: &str,
-    param: u32,
+    params: &[f64],
     limit: usize,
     encoded: &[u8],
 ) -> Result<Vec<u8>, String> {
     if let Some(decoder) = INSTALLED.with(|installed| installed.borrow().clone()) {
-        return decoder.decode(codec, param, limit, encoded);
+        return decoder.decode(codec, params, limit, encoded);
     }
-    linked(codec, param, limit, encoded)
+    linked(codec, params, limit, encoded)
 }
 
 /// Decodes a chunk of `repr` whose elements a second-module codec (`codec`, an array-to-bytes
-/// codec: pcodec, zfpy) stores as numbers of the type it names by `number`: exactly the chunk's
-/// element count.
+/// codec: pcodec, zfpy, zfp) stores as numbers, described by `params` (the number type first):
+/// exactly the chunk's element count.
 pub(crate) fn decode_numbers(
     codec: &'static str,
-    number: u32,
+    params: &[f64],
     encoded: &[u8],
     repr: &ChunkRepr,
 ) -> Result<Vec<u8>, CodecError> {
@@ -70,16 +71,16 @@ pub(crate) fn decode_numbers(
         .num_bytes()
         .ok_or_else(|| err(format!("a chunk of shape {:?} is too large", repr.shape)))?;
     let count = size / repr.data_type.size().max(1);
-    decode(codec, number, count, encoded).map_err(err)
+    decode(codec, params, count, encoded).map_err(err)
 }
 
 #[cfg(feature = "extra-codecs")]
-fn linked(codec: &str, param: u32, limit: usize, encoded: &[u8]) -> Result<Vec<u8>, String> {
-    zarr_wasm_extra::decode(codec, param, limit, encoded)
+fn linked(codec: &str, params: &[f64], limit: usize, encoded: &[u8]) -> Result<Vec<u8>, String> {
+    zarr_wasm_extra::decode(codec, params, limit, encoded)
 }
 
 #[cfg(not(feature = "extra-codecs"))]
-fn linked(_: &str, _: u32, _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
+fn linked(_: &str, _: &[f64], _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
     Err("its decoder is in zarr-wasm's second module, which was not loaded for this array (open() loads it for arrays that need it; arrays inside Zarr Vectors stores do not load it yet)".into())
 }
 

@@ -65,7 +65,7 @@ impl BytesToBytesCodec for LzmaCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let out = extra::decode(self.name(), self.format, decoded_size.limit(), &encoded)
+        let out = extra::decode(self.name(), &[f64::from(self.format)], decoded_size.limit(), &encoded)
             .map_err(|e| CodecError::new(self.name(), e))?;
         exact(self.name(), out, decoded_size)
     }

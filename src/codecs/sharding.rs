@@ -14,8 +14,6 @@ use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::indexing::region::{c_strides, copy_box, Placement};
-use crate::metadata::extension::Extension;
-use serde_json::Value;
 use std::ops::Range;
 
 /// `sharding_indexed`.
@@ -39,18 +37,6 @@ pub struct ShardingCodec {
     fill_problem: Option<String>,
 }
 
-/// The codec list under `key`: `codecs` (each inner chunk's) or `index_codecs`.
-fn codec_list(config: Configuration, key: &str) -> Result<Vec<Extension>, String> {
-    let list: Vec<&Value> = config.required(key)?;
-    if list.is_empty() {
-        return Err(format!("\"{key}\" must not be empty"));
-    }
-    list.into_iter()
-        .map(Extension::parse)
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("\"{key}\": {e}"))
-}
-
 impl ShardingCodec {
     pub fn from_configuration(
         config: Configuration,
@@ -66,12 +52,12 @@ impl ShardingCodec {
             ));
         }
         let index_at_end = config.optional::<Location>("index_location")? != Some(Location::Start);
-        let inner = (cx.pipeline)(&codec_list(config, "codecs")?, data_type, fill_value, ndim)
+        let inner = (cx.pipeline)(&config.codecs("codecs")?, data_type, fill_value, ndim)
             .map_err(|e| format!("inner codecs: {e}"))?;
         // The index is a uint64 array of the chunks-per-shard shape plus a trailing 2.
         let no_fill = FillValue::from_native_bytes(vec![0; 8]);
         let index = (cx.pipeline)(
-            &codec_list(config, "index_codecs")?,
+            &config.codecs("index_codecs")?,
             DataType::UInt64,
             &no_fill,
             ndim + 1,

@@ -1,7 +1,7 @@
 //! Building codecs and pipelines from metadata: each codec is found by its name in the codec
 //! table (`TABLE`, one entry list per codec file) and built from its configuration.
 
-use super::codec::{BuildContext, ChunkDecoder};
+use super::codec::{BuildContext, BytesToBytesCodec, ChunkDecoder, Codec};
 use super::configuration::Configuration;
 use super::entry;
 use super::pipeline::{CodecPipeline, PipelineAssembler};
@@ -67,6 +67,7 @@ pub fn build_pipeline(
             fill_problem: assembler.fill_problem(),
             ndim: assembler.reaching_ndim(),
             pipeline: &inner,
+            bytes_codec,
         };
         let built =
             (entry.build)(Configuration::new(&codec.configuration), &context).map_err(invalid)?;
@@ -75,6 +76,20 @@ pub fn build_pipeline(
     assembler
         .finish()
         .map_err(|reason| ZarrError::metadata(location, reason))
+}
+
+/// Builds the bytes-to-bytes codec `codec` in `cx` (a codec holding a list of them).
+fn bytes_codec(
+    codec: &Extension,
+    cx: &BuildContext,
+) -> std::result::Result<Box<dyn BytesToBytesCodec>, String> {
+    let entry = entry(codec.registered_name())
+        .ok_or_else(|| format!("codec \"{}\" is not supported", codec.name))?;
+    match (entry.build)(Configuration::new(&codec.configuration), cx) {
+        Ok(Codec::BytesToBytes(built)) => Ok(built),
+        Ok(_) => Err(format!("\"{}\" is not a bytes-to-bytes codec", codec.name)),
+        Err(reason) => Err(format!("codec \"{}\": {reason}", codec.name)),
+    }
 }
 
 #[cfg(test)]
@@ -117,6 +132,7 @@ mod tests {
             fill_problem: None,
             ndim: 2,
             pipeline: &inner,
+            bytes_codec,
         };
         let configs = [
             ("bytes", json!({"endian": "little"})),

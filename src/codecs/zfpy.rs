@@ -54,6 +54,6 @@ impl ArrayToBytesCodec for ZfpyCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        extra::decode_numbers(self.name(), self.number, &encoded, repr)
+        extra::decode_numbers(self.name(), &[f64::from(self.number)], &encoded, repr)
     }
 }

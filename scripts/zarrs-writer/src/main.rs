@@ -1,6 +1,7 @@
 //! Writes `tests/fixtures/zarrs.zarr`: arrays with the zarr-extensions registry's codecs that
 //! zarrs (the Rust Zarr library, pinned in Cargo.toml) writes and no Python writer does
-//! (`bitround` under its registry name, on integers too; `reshape`). Each array's metadata is
+//! (`bitround` under its registry name, on integers too; `reshape`; `zfp`, whose feature builds
+//! the ZFP C library: cmake and libclang, see make_fixtures.sh). Each array's metadata is
 //! given as the registry spells it; zarrs builds the array from it, encodes the data, writes its
 //! own `zarr.json`, and reads everything back for the expected values
 //! (`tests/fixtures/zarrs.expected.json` and `zarrs.expected/`, in the manifests' format).
@@ -171,6 +172,68 @@ fn main() -> Result<(), Error> {
         metadata(&[20, 3], &[8, 3], "float32", json!(-1.5), json!([reshape(json!([-1])), le, {"name": "gzip", "configuration": {"level": 1}}])),
         points,
         None,
+    )?;
+
+    // zfp: each mode, the registry's number types (8/16-bit and unsigned integers promoted),
+    // 1 to 4 dimensions, edge chunks, a missing chunk, and inside a shard.
+    let zfp = |config: Value| json!([{"name": "zfp", "configuration": config}]);
+    let field: Vec<f32> = (0..(40 * 30)).map(|i| ((i % 40) as f32 * 0.3).sin() * ((i / 40) as f32 * 0.2).cos() * 50.0).collect();
+    w.array(
+        "zfp/float32_rate_2d",
+        metadata(&[30, 40], &[16, 16], "float32", json!(0.0), zfp(json!({"mode": "fixed_rate", "rate": 0.75}))),
+        field.clone(),
+        Some(vec![16..30, 32..40]),
+    )?;
+    w.array(
+        "zfp/float32_accuracy_1d",
+        metadata(&[1200], &[500], "float32", json!("NaN"), zfp(json!({"mode": "fixed_accuracy", "tolerance": 0.01}))),
+        field.clone(),
+        None,
+    )?;
+    let volume: Vec<f64> = (0..(9 * 10 * 11)).map(|i| (i as f64 * 0.01).exp().ln_1p() * 1e5 - (i % 7) as f64).collect();
+    w.array(
+        "zfp/float64_precision_3d",
+        metadata(&[9, 10, 11], &[4, 8, 8], "float64", json!(-1.0), zfp(json!({"mode": "fixed_precision", "precision": 24}))),
+        volume.clone(),
+        None,
+    )?;
+    w.array(
+        "zfp/float64_expert_3d",
+        metadata(&[9, 10, 11], &[9, 10, 11], "float64", json!(0.0), zfp(json!({"mode": "expert", "minbits": 64, "maxbits": 2000, "maxprec": 30, "minexp": -20}))),
+        volume,
+        None,
+    )?;
+    let bytes_u8: Vec<u8> = (0..(24 * 20)).map(|i: u32| ((i * 7) % 256) as u8).collect();
+    w.array(
+        "zfp/uint8_reversible_2d",
+        metadata(&[24, 20], &[8, 8], "uint8", json!(3), zfp(json!({"mode": "reversible"}))),
+        bytes_u8,
+        Some(vec![16..24, 16..20]),
+    )?;
+    let i8s: Vec<i8> = (0..200).map(|i: i32| ((i * 13) % 256 - 128) as i8).collect();
+    w.array("zfp/int8_precision_1d", metadata(&[200], &[64], "int8", json!(0), zfp(json!({"mode": "fixed_precision", "precision": 6}))), i8s, None)?;
+    let i16s: Vec<i16> = (0..(12 * 12)).map(|i: i32| (i * i * 11 - 9000) as i16).collect();
+    w.array("zfp/int16_rate_2d", metadata(&[12, 12], &[12, 12], "int16", json!(0), zfp(json!({"mode": "fixed_rate", "rate": 0.5}))), i16s, None)?;
+    let u16s: Vec<u16> = (0..(6 * 5 * 4 * 3)).map(|i: u32| (i * 541 % 65536) as u16).collect();
+    w.array("zfp/uint16_reversible_4d", metadata(&[6, 5, 4, 3], &[4, 4, 4, 3], "uint16", json!(0), zfp(json!({"mode": "reversible"}))), u16s, None)?;
+    let i32s: Vec<i32> = (0..100).map(|i: i32| i * i * i - 50_000).collect();
+    w.array("zfp/int32_expert_1d", metadata(&[100], &[32], "int32", json!(0), zfp(json!({"mode": "expert", "minbits": 0, "maxbits": 120, "maxprec": 32, "minexp": -1074}))), i32s, None)?;
+    let u32s: Vec<u32> = (0..64).map(|i: u32| i.wrapping_mul(0x9e37_79b9) >> 2).collect();
+    w.array("zfp/uint32_reversible_1d", metadata(&[64], &[64], "uint32", json!(0), zfp(json!({"mode": "reversible"}))), u32s, None)?;
+    let i64s: Vec<i64> = (0..(8 * 8)).map(|i: i64| (i - 32) * 1_000_000_007).collect();
+    w.array("zfp/int64_precision_2d", metadata(&[8, 8], &[8, 8], "int64", json!(0), zfp(json!({"mode": "fixed_precision", "precision": 40}))), i64s, None)?;
+    let u64s: Vec<u64> = (0..32).map(|i: u64| i * 0x0123_4567_89ab).collect();
+    w.array("zfp/uint64_reversible_1d", metadata(&[32], &[16], "uint64", json!(0), zfp(json!({"mode": "reversible"}))), u64s, None)?;
+    w.array(
+        "zfp/sharded",
+        metadata(&[30, 40], &[16, 40], "float32", json!(2.5), json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [8, 8],
+            "codecs": [{"name": "zfp", "configuration": {"mode": "fixed_accuracy", "tolerance": 0.001}}],
+            "index_codecs": [le, {"name": "crc32c"}],
+            "index_location": "end"
+        }}])),
+        field,
+        Some(vec![16..30, 0..40]),
     )?;
 
     let manifest = json!({"arrays": w.entries, "groups": []});
