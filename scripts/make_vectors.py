@@ -17,6 +17,8 @@ own reader reads back from them (the expected values), into tests/fixtures/vecto
                      graph.zarr with every spatial array rewritten by zarr-python as sharded
                      (sharding_indexed, 2 cells a side), as zarr-vectors packs cells for object
                      stores (it does not for local paths); read back by zarr-vectors
+    points_lzma.zarr points.zarr with every array rewritten by zarr-python with numcodecs' lzma
+                     (decoded in zarr-wasm's second module); read back by zarr-vectors
     *.expected.json  for each store: the whole read and each object's read, from zarr-vectors
 
 Run with `bash scripts/make_vectors.sh` (a venv of its own, pinned in vectors-requirements.txt).
@@ -184,6 +186,33 @@ def write_sharded_copy(name, side=2):
         out[...] = values
 
 
+def write_lzma_copy(name):
+    """`name`.zarr with every array rewritten by zarr-python with numcodecs' LZMA as compressor
+    (same shapes, chunks, types, fill values and attributes)."""
+    import zarr
+    from zarr.codecs import VLenBytesCodec
+    from zarr.codecs.numcodecs import LZMA
+
+    src, dst = OUT / f"{name}.zarr", OUT / f"{name}_lzma.zarr"
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    for meta in sorted(src.rglob("zarr.json")):
+        doc = json.loads(meta.read_text())
+        if doc.get("node_type") != "array":
+            continue
+        rel = meta.parent.relative_to(src)
+        source = zarr.open_array(str(src / rel), mode="r")
+        values = source[...]
+        shutil.rmtree(dst / rel)
+        bytes_type = doc["data_type"] == "variable_length_bytes"
+        out = zarr.create_array(
+            str(dst / rel), shape=values.shape, dtype="bytes" if bytes_type else values.dtype,
+            chunks=source.chunks, serializer=VLenBytesCodec() if bytes_type else "auto",
+            compressors=[LZMA(preset=6)], fill_value=source.fill_value, attributes=doc.get("attributes", {}),
+        )
+        out[...] = values
+
+
 def write_skeleton():
     path = OUT / "skeleton.zarr"
     shutil.rmtree(path, ignore_errors=True)
@@ -257,6 +286,9 @@ if __name__ == "__main__":
     write_sharded_copy("graph")
     sharded = zv.open(str(OUT / "graph_sharded.zarr"))
     (OUT / "graph_sharded.expected.json").write_text(json.dumps({"whole": result(sharded.read(attributes=["radius"]))}))
+    write_lzma_copy("points")
+    lzma_copy = zv.open(str(OUT / "points_lzma.zarr"))
+    (OUT / "points_lzma.expected.json").write_text(json.dumps({"whole": result(lzma_copy.read())}))
     write_skeleton()
     write_mesh()
     write_pyramid()

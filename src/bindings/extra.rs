@@ -1,9 +1,8 @@
-//! The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp; see `codecs/extra.rs`) from the binding
-//! layer's side: before an array that needs it is handed to JS, pkg/extra.js loads it (once per
-//! instance), and the core's extra codecs are pointed at it.
+//! The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp; see
+//! `codecs/extra.rs`) from the binding layer's side: the core asks for it as it opens an array
+//! that needs it, and pkg/extra.js loads it (once per instance).
 
-use crate::codecs::extra::{install, needed_by, ExtraDecoder};
-use crate::hierarchy::node::Node;
+use crate::codecs::extra::{install_loader, ExtraDecoder, ExtraLoader, LoadingDecoder};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -36,22 +35,34 @@ impl ExtraDecoder for SecondModule {
     ) -> Result<Vec<u8>, String> {
         extra_decode(codec, params, limit, encoded)
             .map(|decoded| decoded.to_vec())
-            .map_err(|err| match err.dyn_ref::<js_sys::Error>() {
-                Some(error) => String::from(error.message()),
-                None => err.as_string().unwrap_or_else(|| format!("{err:?}")),
-            })
+            .map_err(|err| message(&err))
     }
 }
 
-/// Loads the second module where `node` is an array that needs it.
-pub(super) async fn load_for(node: &Node) -> Result<(), JsValue> {
-    let Node::Array(array) = node else {
-        return Ok(());
-    };
-    if !needed_by(array.metadata()) {
-        return Ok(());
+/// The core's way to load the second module: the first array that needs it (opened anywhere:
+/// by the user, below a group, inside a Zarr Vectors store) waits for pkg/extra.js to load it.
+struct SecondModuleLoader;
+
+impl ExtraLoader for SecondModuleLoader {
+    fn load(&self) -> LoadingDecoder {
+        Box::pin(async {
+            JsFuture::from(load_extra())
+                .await
+                .map_err(|err| message(&err))?;
+            Ok(Rc::new(SecondModule) as Rc<dyn ExtraDecoder>)
+        })
     }
-    JsFuture::from(load_extra()).await?;
-    install(Rc::new(SecondModule));
-    Ok(())
+}
+
+/// Points the core at the second module (at start: it is loaded only when an array needs it).
+pub(super) fn install() {
+    install_loader(Rc::new(SecondModuleLoader));
+}
+
+/// A JS error's message.
+fn message(err: &JsValue) -> String {
+    match err.dyn_ref::<js_sys::Error>() {
+        Some(error) => String::from(error.message()),
+        None => err.as_string().unwrap_or_else(|| format!("{err:?}")),
+    }
 }

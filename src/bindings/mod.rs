@@ -46,6 +46,7 @@ fn start() {
     // Panics are bugs (the core returns errors for bad input); if one happens, say where.
     console_error_panic_hook::set_once();
     crate::host::install(Rc::new(host::JsHost::new()));
+    extra::install();
 }
 
 /// A store of the JS API, opened: reads of every node opened from it share it (an HTTP store's
@@ -121,7 +122,6 @@ impl WasmStore {
             let reading = stores::reading(&*source, &signal)?;
             // The signal is the opening's only: the node keeps reading through the plain store.
             let node = open_with(reading, &path, options).await.map_err(js_error)?;
-            extra::load_for(&node).await?;
             Ok(node_to_js(
                 node.with_store(source.store()),
                 source,
@@ -291,7 +291,6 @@ impl WasmGroup {
             (self.inner.clone(), self.source.clone(), self.chunk_cache);
         wasm_bindgen_futures::future_to_promise(async move {
             let node = group.open(&path).await.map_err(js_error)?;
-            extra::load_for(&node).await?;
             Ok(node_to_js(node, source, chunk_cache))
         })
     }

@@ -11,6 +11,8 @@ use crate::metadata::extension::Extension;
 use crate::metadata::{ArrayMetadata, CodecList};
 use serde_json::Value;
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 /// The codecs decoded by the second module, by their v3 names.
@@ -34,14 +36,44 @@ pub trait ExtraDecoder {
     ) -> Result<Vec<u8>, String>;
 }
 
+/// A way to get the second module's decoders when an array first needs them (the binding layer
+/// loads the module).
+pub trait ExtraLoader {
+    fn load(&self) -> LoadingDecoder;
+}
+
+/// A decoder being loaded (the error says why it could not be).
+pub type LoadingDecoder = Pin<Box<dyn Future<Output = Result<Rc<dyn ExtraDecoder>, String>>>>;
+
 thread_local! {
     // Per thread, as wasm modules are: each worker loads and installs its own.
     static INSTALLED: RefCell<Option<Rc<dyn ExtraDecoder>>> = const { RefCell::new(None) };
+    static LOADER: RefCell<Option<Rc<dyn ExtraLoader>>> = const { RefCell::new(None) };
 }
 
 /// Makes `decoder` the one every extra codec on this thread decodes with.
 pub fn install(decoder: Rc<dyn ExtraDecoder>) {
     INSTALLED.with(|installed| *installed.borrow_mut() = Some(decoder));
+}
+
+/// Makes `loader` the way this thread gets a decoder the first time an array needs one.
+pub fn install_loader(loader: Rc<dyn ExtraLoader>) {
+    LOADER.with(|installed| *installed.borrow_mut() = Some(loader));
+}
+
+/// Readies the decoders for an array described by `metadata`, as every node is opened (whether
+/// by the user, below a group, or inside a Zarr Vectors store): where it needs one and none is
+/// installed yet, the installed loader gets one. Without a loader, the linked crate (or the
+/// error saying there is none) decodes.
+pub async fn prepare(metadata: &ArrayMetadata) -> Result<(), String> {
+    if !needed_by(metadata) || INSTALLED.with(|installed| installed.borrow().is_some()) {
+        return Ok(());
+    }
+    let Some(loader) = LOADER.with(|loader| loader.borrow().clone()) else {
+        return Ok(());
+    };
+    install(loader.load().await?);
+    Ok(())
 }
 
 /// Decodes through the installed decoder, or the linked crate, or says that neither is there.
@@ -81,7 +113,7 @@ fn linked(codec: &str, params: &[f64], limit: usize, encoded: &[u8]) -> Result<V
 
 #[cfg(not(feature = "extra-codecs"))]
 fn linked(_: &str, _: &[f64], _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
-    Err("its decoder is in zarr-wasm's second module, which was not loaded for this array (open() loads it for arrays that need it; arrays inside Zarr Vectors stores do not load it yet)".into())
+    Err("its decoder is in zarr-wasm's second module, which was not loaded for this array (opening an array that needs it loads it)".into())
 }
 
 /// Whether an array's chunks need the second module: one of its codecs (or of a shard's inner

@@ -3,6 +3,7 @@
 //! hierarchy with consolidated metadata (`.zmetadata`) opens whole from that one document.
 
 use crate::array::Array;
+use crate::codecs::extra;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::{Consolidated, Group};
 use crate::limits::Limits;
@@ -52,9 +53,24 @@ pub async fn open_with(
     path: &str,
     options: OpenOptions,
 ) -> Result<Node> {
-    find_node(store, path, options)
+    let node = find_node(store, path, options)
         .await?
-        .with_limits(options.limits)
+        .with_limits(options.limits)?;
+    with_decoders(node).await
+}
+
+/// `node`, with the second module's decoders ready where it is an array that needs them
+/// (`codecs::extra::prepare`); a failure to load them fails the opening.
+async fn with_decoders(node: Node) -> Result<Node> {
+    if let Node::Array(array) = &node {
+        if let Err(reason) = extra::prepare(array.metadata()).await {
+            return Err(ZarrError::store(
+                &array.store().locate(&array.path().key("")),
+                reason,
+            ));
+        }
+    }
+    Ok(node)
 }
 
 async fn find_node(store: Rc<dyn ReadableStore>, path: &str, options: OpenOptions) -> Result<Node> {
@@ -297,13 +313,14 @@ impl Group {
             self.store().locate(&path.key(listed.document()))
         );
         let metadata = listed.parse(&location)?;
-        node_from_metadata(
+        let node = node_from_metadata(
             self.store().clone(),
             path,
             metadata,
             &location,
             Some(consolidated.clone()),
         )?
-        .with_limits(self.limits())
+        .with_limits(self.limits())?;
+        with_decoders(node).await
     }
 }

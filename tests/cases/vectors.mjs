@@ -327,6 +327,27 @@ export const vectorCases = [
     },
   },
   {
+    name: "vectors: a copy compressed with lzma loads the second module as its arrays open, and reads as zarr-vectors reads it",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/points_lzma.expected.json");
+      const zv = await ctx.zarr.openVectors(`${ctx.base}/vectors/points_lzma.zarr`);
+      const g = await zv.select({ attributes: ["intensity", "colour"] });
+      const { intensity, colour } = g.attributes;
+      const mine = rowsOf(g.positions, 3).map((p, i) => [
+        ...p,
+        intensity.values[i],
+        ...colour.values.subarray(3 * i, 3 * i + 3),
+      ]);
+      const theirs = want.whole.positions.map((p, i) => [
+        ...p,
+        want.whole.attributes.intensity[i],
+        ...want.whole.attributes.colour[i],
+      ]);
+      equal(mine.length, 300, "every point");
+      deepEqual(sorted(mine), sorted(theirs), "every point with its intensity and colour");
+    },
+  },
+  {
     name: "vectors: a mesh's faces keep their winding; a skeleton's edges are (child, parent)",
     async run(ctx) {
       const mesh = await json(ctx, "vectors/mesh.expected.json");
