@@ -3,24 +3,32 @@
 //! digits when written, stored as `astype`). Decoding converts stored elements to the array's type.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::{Configuration, NumpyDtype};
 use super::numeric;
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `quantize` and `astype`: both store values as another type.
 pub const CODECS: &[CodecEntry] = &[
     CodecEntry {
         names: &["numcodecs.quantize"],
         kind: Kind::ArrayToArray,
-        build: |config, cx| Ok(Codec::array_to_array(AsTypeCodec::from_quantize_configuration(config, cx.data_type)?)),
+        build: |config, cx| {
+            Ok(Codec::array_to_array(
+                AsTypeCodec::from_quantize_configuration(config, cx.data_type)?,
+            ))
+        },
     },
     CodecEntry {
         names: &["numcodecs.astype"],
         kind: Kind::ArrayToArray,
-        build: |config, cx| Ok(Codec::array_to_array(AsTypeCodec::from_astype_configuration(config, cx.data_type)?)),
+        build: |config, cx| {
+            Ok(Codec::array_to_array(
+                AsTypeCodec::from_astype_configuration(config, cx.data_type)?,
+            ))
+        },
     },
 ];
 

@@ -22,7 +22,10 @@ impl BytesToBytesCodec for Base64Codec {
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("numcodecs.base64", e);
         // The decoded size follows from the text's: checked before anything is decoded.
-        let text = encoded.strip_suffix(b"==").or_else(|| encoded.strip_suffix(b"=")).unwrap_or(&encoded);
+        let text = encoded
+            .strip_suffix(b"==")
+            .or_else(|| encoded.strip_suffix(b"="))
+            .unwrap_or(&encoded);
         let size = text.len() / 4 * 3 + (text.len() % 4).saturating_sub(1);
         decoded_size
             .check_declared("the base64 text", size)
@@ -39,7 +42,8 @@ mod tests {
 
     #[test]
     fn decodes_padded_base64_and_checks_the_size_first() {
-        let decode = |s: &str, n: usize| Base64Codec.decode(s.as_bytes().to_vec(), DecodedSize::Exact(n));
+        let decode =
+            |s: &str, n: usize| Base64Codec.decode(s.as_bytes().to_vec(), DecodedSize::Exact(n));
         assert_eq!(decode("emFycg==", 4).unwrap(), b"zarr");
         assert_eq!(decode("emFy", 3).unwrap(), b"zar");
         assert_eq!(decode("", 0).unwrap(), b"");

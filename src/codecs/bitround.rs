@@ -4,15 +4,20 @@
 //! type, so decoding changes nothing.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::{Bounded, Configuration};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::{Bounded, Configuration};
 
 /// `bitround`, and numcodecs' name for it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["bitround", "numcodecs.bitround"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(BitRoundCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(BitRoundCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 pub struct BitRoundCodec;

@@ -1,15 +1,20 @@
 //! The `bytes` codec: elements laid out in C order with a declared byte order.
 
 use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::Configuration;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::Configuration;
 
 /// `bytes`: elements in a given byte order.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["bytes"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| Ok(Codec::array_to_bytes(BytesCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_bytes(BytesCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 pub use crate::data_type::Endian;
@@ -33,7 +38,11 @@ impl BytesCodec {
         // Left out, the order is little endian for multi-byte types: zarr-python (the system's
         // order) and zarrita read it so. One-byte types have none.
         let endian = match data_type.byte_order_unit() {
-            Some(_) => Some(config.optional::<Endian>("endian")?.unwrap_or(Endian::Little)),
+            Some(_) => Some(
+                config
+                    .optional::<Endian>("endian")?
+                    .unwrap_or(Endian::Little),
+            ),
             None => config.optional::<Endian>("endian")?,
         };
         Ok(BytesCodec { endian })
@@ -94,9 +103,11 @@ mod tests {
 
     #[test]
     fn big_endian_is_swapped_and_sizes_are_checked() {
-        let codec =
-            BytesCodec::from_configuration(Configuration::new(&config(json!({"endian": "big"}))), DataType::UInt16)
-                .unwrap();
+        let codec = BytesCodec::from_configuration(
+            Configuration::new(&config(json!({"endian": "big"}))),
+            DataType::UInt16,
+        )
+        .unwrap();
         let repr = ChunkRepr {
             shape: vec![2],
             data_type: DataType::UInt16,
@@ -112,8 +123,14 @@ mod tests {
 
     #[test]
     fn endian_is_optional_only_for_single_bytes() {
-        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::UInt8).is_ok());
-        assert!(BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::Int32).is_ok());
+        assert!(
+            BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::UInt8)
+                .is_ok()
+        );
+        assert!(
+            BytesCodec::from_configuration(Configuration::new(&Map::new()), DataType::Int32)
+                .is_ok()
+        );
         assert!(BytesCodec::from_configuration(
             Configuration::new(&config(json!({"endian": "middle"}))),
             DataType::Int32

@@ -20,7 +20,12 @@ use serde_json::Value;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["cast_value"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(CastValueCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(CastValueCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 /// The most entries a scalar map may have (writers map a handful of special values).
@@ -92,7 +97,10 @@ pub struct CastValueCodec {
 }
 
 impl CastValueCodec {
-    pub fn from_configuration(config: Configuration, data_type: DataType) -> Result<CastValueCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        data_type: DataType,
+    ) -> Result<CastValueCodec, String> {
         config.only(&["data_type", "rounding", "out_of_range", "scalar_map"])?;
         let name: &str = config.required("data_type")?;
         let stored = DataType::from_v3_name(name)
@@ -104,17 +112,26 @@ impl CastValueCodec {
                 ));
             }
         }
-        let rounding = config.optional("rounding")?.unwrap_or(Rounding::NearestEven);
+        let rounding = config
+            .optional("rounding")?
+            .unwrap_or(Rounding::NearestEven);
         let out_of_range = config.optional::<OutOfRange>("out_of_range")?;
         if out_of_range == Some(OutOfRange::Wrap) && !stored.is_integer() {
-            return Err(format!("\"out_of_range\": \"wrap\" needs an integer \"data_type\", not {stored}"));
+            return Err(format!(
+                "\"out_of_range\": \"wrap\" needs an integer \"data_type\", not {stored}"
+            ));
         }
         let maps = config.optional::<&Value>("scalar_map")?;
-        let map = |direction: &str, from: DataType, to: DataType| -> Result<Vec<(Num, Num)>, String> {
+        let map = |direction: &str,
+                   from: DataType,
+                   to: DataType|
+         -> Result<Vec<(Num, Num)>, String> {
             let Some(pairs) = maps.and_then(|m| m.get(direction)) else {
                 return Ok(Vec::new());
             };
-            let bad = || format!("\"scalar_map\".\"{direction}\" must be a list of [input, output] pairs");
+            let bad = || {
+                format!("\"scalar_map\".\"{direction}\" must be a list of [input, output] pairs")
+            };
             let pairs = pairs.as_array().ok_or_else(bad)?;
             // Each element is looked up in the map: a bound keeps that cheap.
             if pairs.len() > MAX_MAP_ENTRIES {
@@ -128,8 +145,10 @@ impl CastValueCodec {
                 let [input, output] = pair.as_array().map(Vec::as_slice).ok_or_else(bad)? else {
                     return Err(bad());
                 };
-                let input = scalar(input, from).map_err(|e| format!("\"scalar_map\".\"{direction}\": {e}"))?;
-                let output = scalar(output, to).map_err(|e| format!("\"scalar_map\".\"{direction}\": {e}"))?;
+                let input = scalar(input, from)
+                    .map_err(|e| format!("\"scalar_map\".\"{direction}\": {e}"))?;
+                let output = scalar(output, to)
+                    .map_err(|e| format!("\"scalar_map\".\"{direction}\": {e}"))?;
                 // The first pair of an input wins, as the registry says.
                 if !out.iter().any(|(seen, _)| same(*seen, input)) {
                     out.push((input, output));
@@ -138,7 +157,9 @@ impl CastValueCodec {
             Ok(out)
         };
         if maps.is_some_and(|m| !m.is_object()) {
-            return Err("\"scalar_map\" must be an object with \"encode\" and \"decode\" lists".into());
+            return Err(
+                "\"scalar_map\" must be an object with \"encode\" and \"decode\" lists".into(),
+            );
         }
         Ok(CastValueCodec {
             stored,
@@ -177,13 +198,24 @@ impl ArrayToArrayCodec for CastValueCodec {
 
     /// The fill value cast to the stored type by the encode rules; one that cannot be is an
     /// error when the array is opened (the registry asks writers to make sure it can).
-    fn encoded_fill(&self, fill: &FillValue, decoded: DataType, encoded: DataType) -> Result<FillValue, String> {
+    fn encoded_fill(
+        &self,
+        fill: &FillValue,
+        decoded: DataType,
+        encoded: DataType,
+    ) -> Result<FillValue, String> {
         let mut bytes = vec![0; encoded.size()];
         if fill.as_bytes().len() == decoded.size() {
             let value = numeric::read(decoded, fill.as_bytes(), 0);
-            let cast = self.encode.apply(value).map_err(|e| format!("the fill value: {e}"))?;
+            let cast = self
+                .encode
+                .apply(value)
+                .map_err(|e| format!("the fill value: {e}"))?;
             // The registry: a fill value that does not survive the round trip is an error.
-            let back = self.decode.apply(cast).map_err(|e| format!("the fill value cast back: {e}"))?;
+            let back = self
+                .decode
+                .apply(cast)
+                .map_err(|e| format!("the fill value cast back: {e}"))?;
             if !same(back, value) {
                 return Err(format!(
                     "the fill value {} does not survive the cast to {encoded} and back (it becomes {})",
@@ -202,7 +234,10 @@ impl ArrayToArrayCodec for CastValueCodec {
         let mut out = try_zeroed(size).map_err(err)?;
         for i in 0..encoded.len() / self.stored.size() {
             let value = numeric::read(self.stored, &encoded, i);
-            let cast = self.decode.apply(value).map_err(|e| err(format!("element {i}: {e}")))?;
+            let cast = self
+                .decode
+                .apply(value)
+                .map_err(|e| err(format!("element {i}: {e}")))?;
             numeric::write(self.decode.to, &mut out, i, cast);
         }
         Ok(out)
@@ -230,7 +265,10 @@ impl Cast {
             Num::I(v) => v.into(),
             Num::U(v) => v.into(),
             Num::F(v) if !v.is_finite() => {
-                return Err(format!("{v} has no {} value (no scalar_map entry for it)", self.to))
+                return Err(format!(
+                    "{v} has no {} value (no scalar_map entry for it)",
+                    self.to
+                ))
             }
             Num::F(v) => {
                 whole = round(v, self.rounding);
@@ -238,7 +276,9 @@ impl Cast {
                 // range, and wraps to 0 modulo 2^64 and below. Below, it converts exactly.
                 if whole.abs() >= 2f64.powi(126) {
                     return match self.out_of_range {
-                        Some(OutOfRange::Clamp) => Ok(Num::from_i128(if whole < 0.0 { min } else { max })),
+                        Some(OutOfRange::Clamp) => {
+                            Ok(Num::from_i128(if whole < 0.0 { min } else { max }))
+                        }
                         Some(OutOfRange::Wrap) => Ok(Num::I(0)),
                         None => Err(out_of_range(value, self.to)),
                     };
@@ -267,7 +307,9 @@ impl Cast {
             None => nearest.value,
             Some(other) => match self.rounding {
                 Rounding::NearestEven => nearest.value,
-                Rounding::TowardsZero => pick(other.value.abs() < nearest.value.abs(), other, nearest),
+                Rounding::TowardsZero => {
+                    pick(other.value.abs() < nearest.value.abs(), other, nearest)
+                }
                 Rounding::TowardsPositive => pick(other.value > nearest.value, other, nearest),
                 Rounding::TowardsNegative => pick(other.value < nearest.value, other, nearest),
                 // `nearest` is the nearest: only a tie can go the other way (an infinite
@@ -439,7 +481,11 @@ fn wrap(v: i128, min: i128, max: i128) -> i128 {
 }
 
 fn is_number(dt: DataType) -> bool {
-    dt.is_integer() || matches!(dt, DataType::Float16 | DataType::Float32 | DataType::Float64)
+    dt.is_integer()
+        || matches!(
+            dt,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
 }
 
 /// Whether two values are the same scalar (NaN matching NaN, as scalar maps use it).
@@ -468,7 +514,10 @@ mod tests {
     use serde_json::json;
 
     fn codec(config: Value, data_type: DataType) -> Result<CastValueCodec, String> {
-        CastValueCodec::from_configuration(Configuration::new(config.as_object().unwrap()), data_type)
+        CastValueCodec::from_configuration(
+            Configuration::new(config.as_object().unwrap()),
+            data_type,
+        )
     }
 
     fn cast(config: Value, from: DataType, to: DataType, value: Num) -> Result<Num, String> {
@@ -483,15 +532,40 @@ mod tests {
         let f = |v: f64| Num::F(v);
         let to_i16 = |config: Value, v: f64| cast(config, DataType::Float32, DataType::Int16, f(v));
         assert_eq!(to_i16(json!({}), 2.5), Ok(Num::I(2)));
-        assert_eq!(to_i16(json!({"rounding": "nearest-away"}), 2.5), Ok(Num::I(3)));
-        assert_eq!(to_i16(json!({"rounding": "towards-negative"}), -0.5), Ok(Num::I(-1)));
-        assert_eq!(to_i16(json!({"rounding": "towards-positive"}), -0.5), Ok(Num::I(0)));
-        assert!(to_i16(json!({}), 40000.0).unwrap_err().contains("out of range for int16"));
-        assert_eq!(to_i16(json!({"out_of_range": "clamp"}), 40000.0), Ok(Num::I(32767)));
-        assert!(to_i16(json!({}), f64::NAN).unwrap_err().contains("no int16 value"));
+        assert_eq!(
+            to_i16(json!({"rounding": "nearest-away"}), 2.5),
+            Ok(Num::I(3))
+        );
+        assert_eq!(
+            to_i16(json!({"rounding": "towards-negative"}), -0.5),
+            Ok(Num::I(-1))
+        );
+        assert_eq!(
+            to_i16(json!({"rounding": "towards-positive"}), -0.5),
+            Ok(Num::I(0))
+        );
+        assert!(to_i16(json!({}), 40000.0)
+            .unwrap_err()
+            .contains("out of range for int16"));
+        assert_eq!(
+            to_i16(json!({"out_of_range": "clamp"}), 40000.0),
+            Ok(Num::I(32767))
+        );
+        assert!(to_i16(json!({}), f64::NAN)
+            .unwrap_err()
+            .contains("no int16 value"));
         // Wrap needs an integer stored type: here the stored type is float32.
-        assert!(to_i16(json!({"out_of_range": "wrap"}), 1.0).unwrap_err().contains("integer \"data_type\""));
-        let wrap = |v: i64| cast(json!({"out_of_range": "wrap"}), DataType::Int64, DataType::Int16, Num::I(v));
+        assert!(to_i16(json!({"out_of_range": "wrap"}), 1.0)
+            .unwrap_err()
+            .contains("integer \"data_type\""));
+        let wrap = |v: i64| {
+            cast(
+                json!({"out_of_range": "wrap"}),
+                DataType::Int64,
+                DataType::Int16,
+                Num::I(v),
+            )
+        };
         assert_eq!(wrap(32768), Ok(Num::I(-32768)));
         assert_eq!(wrap(-32769), Ok(Num::I(32767)));
     }
@@ -509,8 +583,14 @@ mod tests {
         let half_ulp = 2f64.powi(-11);
         assert_eq!(to_f16("nearest-even", 1.0 + half_ulp), 1.0);
         assert_eq!(to_f16("nearest-away", 1.0 + half_ulp), 1.0 + 2.0 * half_ulp);
-        assert_eq!(to_f16("towards-positive", 1.0 + half_ulp / 4.0), 1.0 + 2.0 * half_ulp);
-        assert_eq!(to_f16("towards-negative", -1.0 - half_ulp / 4.0), -1.0 - 2.0 * half_ulp);
+        assert_eq!(
+            to_f16("towards-positive", 1.0 + half_ulp / 4.0),
+            1.0 + 2.0 * half_ulp
+        );
+        assert_eq!(
+            to_f16("towards-negative", -1.0 - half_ulp / 4.0),
+            -1.0 - 2.0 * half_ulp
+        );
         assert_eq!(to_f16("towards-zero", -1.0 - half_ulp * 1.5), -1.0);
         // Around zero: the smallest subnormal on either side.
         let tiny = 2f64.powi(-24);
@@ -523,21 +603,37 @@ mod tests {
         let unclamped = cast(json!({}), DataType::Float64, DataType::Float16, Num::F(1e6));
         assert!(unclamped.unwrap_err().contains("out of range for float16"));
         assert_eq!(to_f16("nearest-away", 1e6), f64::INFINITY);
-        let away = cast(json!({"rounding": "nearest-away"}), DataType::Float64, DataType::Float16, Num::F(1e6));
-        assert!(away.unwrap_err().contains("out of range"), "past the range is no tie");
+        let away = cast(
+            json!({"rounding": "nearest-away"}),
+            DataType::Float64,
+            DataType::Float16,
+            Num::F(1e6),
+        );
+        assert!(
+            away.unwrap_err().contains("out of range"),
+            "past the range is no tie"
+        );
         // An integer past float16's range, beyond 2^53 too.
-        let big = cast(json!({}), DataType::Int64, DataType::Float16, Num::I(1 << 60));
+        let big = cast(
+            json!({}),
+            DataType::Int64,
+            DataType::Float16,
+            Num::I(1 << 60),
+        );
         assert!(big.unwrap_err().contains("out of range"));
     }
 
     #[test]
     fn large_integers_to_floats_are_rounded_exactly() {
         // 2^24 + 1 is halfway between float32's 2^24 and 2^24 + 2.
-        let to_f32 = |rounding: &str, v: i64| {
-            match cast(json!({"rounding": rounding}), DataType::Int64, DataType::Float32, Num::I(v)) {
-                Ok(Num::F(x)) => x,
-                other => panic!("{other:?}"),
-            }
+        let to_f32 = |rounding: &str, v: i64| match cast(
+            json!({"rounding": rounding}),
+            DataType::Int64,
+            DataType::Float32,
+            Num::I(v),
+        ) {
+            Ok(Num::F(x)) => x,
+            other => panic!("{other:?}"),
         };
         assert_eq!(to_f32("nearest-even", (1 << 24) + 1), 16777216.0);
         assert_eq!(to_f32("nearest-away", (1 << 24) + 1), 16777218.0);
@@ -554,27 +650,47 @@ mod tests {
         assert!(matches!(c.decode.apply(Num::U(0)), Ok(Num::F(x)) if x.is_nan()));
         assert_eq!(c.decode.apply(Num::U(7)), Ok(Num::F(7.0)));
         let fill = FillValue::from_native_bytes(f64::NAN.to_ne_bytes().to_vec());
-        let encoded = c.encoded_fill(&fill, DataType::Float64, DataType::UInt8).unwrap();
+        let encoded = c
+            .encoded_fill(&fill, DataType::Float64, DataType::UInt8)
+            .unwrap();
         assert_eq!(encoded.as_bytes(), [0]);
         for (config, why) in [
-            (json!({"data_type": "uint8", "order": 1}), "unknown configuration key"),
+            (
+                json!({"data_type": "uint8", "order": 1}),
+                "unknown configuration key",
+            ),
             (json!({"data_type": "string"}), "cast_value is read between"),
             (json!({"data_type": "uint9"}), "not a data type"),
-            (json!({"data_type": "uint8", "rounding": "up"}), "\"rounding\""),
-            (json!({"data_type": "uint8", "scalar_map": {"decode": [[0]]}}), "[input, output] pairs"),
+            (
+                json!({"data_type": "uint8", "rounding": "up"}),
+                "\"rounding\"",
+            ),
+            (
+                json!({"data_type": "uint8", "scalar_map": {"decode": [[0]]}}),
+                "[input, output] pairs",
+            ),
         ] {
-            let err = codec(config.clone(), DataType::Float64).err().unwrap_or_default();
+            let err = codec(config.clone(), DataType::Float64)
+                .err()
+                .unwrap_or_default();
             assert!(err.contains(why), "{config}: {err}");
         }
         // A fill value the encode rules cannot cast: an error when the array is opened.
         let c = codec(json!({"data_type": "uint8"}), DataType::Float64).unwrap();
-        assert!(c.encoded_fill(&fill, DataType::Float64, DataType::UInt8).is_err());
+        assert!(c
+            .encoded_fill(&fill, DataType::Float64, DataType::UInt8)
+            .is_err());
         // Nor one that does not come back as itself: 0.5 is stored as 0, which reads as 0.
         let half = FillValue::from_native_bytes(0.5f64.to_ne_bytes().to_vec());
-        let err = c.encoded_fill(&half, DataType::Float64, DataType::UInt8).unwrap_err();
+        let err = c
+            .encoded_fill(&half, DataType::Float64, DataType::UInt8)
+            .unwrap_err();
         assert!(err.contains("does not survive"), "{err}");
         let many: Vec<Value> = (0..300).map(|i| json!([i, i])).collect();
-        let err = codec(json!({"data_type": "uint16", "scalar_map": {"decode": many}}), DataType::Float64);
+        let err = codec(
+            json!({"data_type": "uint16", "scalar_map": {"decode": many}}),
+            DataType::Float64,
+        );
         assert!(err.err().unwrap_or_default().contains("more than the 256"));
     }
 }

@@ -3,18 +3,25 @@
 //! decodes to the empty string, as numcodecs does. The array holds Unicode strings: `U<n>`
 //! (labels cut to `n` characters, as NumPy assigns them) or objects (variable-length strings).
 
-use super::codec::{default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::codec::{
+    default_unknown_decoded_limit, ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind,
+};
+use super::configuration::{Configuration, NumpyDtype};
 use super::numeric::{self, Num};
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `categorize`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.categorize"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(CategorizeCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(CategorizeCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 pub struct CategorizeCodec {
@@ -145,7 +152,10 @@ mod tests {
 
     fn codec(dtype: &str, data_type: DataType) -> Result<CategorizeCodec, String> {
         let config = json!({"labels": ["aa", "bbb"], "dtype": dtype, "astype": "|u1"});
-        CategorizeCodec::from_configuration(Configuration::new(config.as_object().unwrap()), data_type)
+        CategorizeCodec::from_configuration(
+            Configuration::new(config.as_object().unwrap()),
+            data_type,
+        )
     }
 
     #[test]

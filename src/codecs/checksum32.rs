@@ -4,8 +4,8 @@
 //! checksums, after the data). All stored little endian; decoding checks the checksum and strips it.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
-use crate::error::CodecError;
 use super::configuration::{Bounded, Configuration, Location};
+use crate::error::CodecError;
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -45,14 +45,20 @@ pub const CODECS: &[CodecEntry] = &[
                 initval: initval.map_or(0, |Bounded(n)| n as u32),
             };
             let mut codec = Checksum32Codec::from_configuration(config, kind)?;
-            codec.prefix = prefix.unwrap_or_default().into_iter().map(|Bounded(b)| b as u8).collect();
+            codec.prefix = prefix
+                .unwrap_or_default()
+                .into_iter()
+                .map(|Bounded(b)| b as u8)
+                .collect();
             Ok(Codec::bytes_to_bytes(codec))
         },
     },
 ];
 
 fn numcodecs_checksum(config: Configuration, kind: Checksum) -> Result<Codec, String> {
-    Ok(Codec::bytes_to_bytes(Checksum32Codec::from_configuration(config, kind)?))
+    Ok(Codec::bytes_to_bytes(Checksum32Codec::from_configuration(
+        config, kind,
+    )?))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

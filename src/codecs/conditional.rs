@@ -12,7 +12,11 @@ use crate::error::CodecError;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["conditional"],
     kind: Kind::BytesToBytes,
-    build: |config, cx| Ok(Codec::bytes_to_bytes(ConditionalCodec::from_configuration(config, cx)?)),
+    build: |config, cx| {
+        Ok(Codec::bytes_to_bytes(ConditionalCodec::from_configuration(
+            config, cx,
+        )?))
+    },
 }];
 
 pub struct ConditionalCodec {
@@ -21,7 +25,10 @@ pub struct ConditionalCodec {
 }
 
 impl ConditionalCodec {
-    pub fn from_configuration(config: Configuration, cx: &BuildContext) -> Result<ConditionalCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        cx: &BuildContext,
+    ) -> Result<ConditionalCodec, String> {
         let codecs = config
             .codecs("codecs")?
             .iter()
@@ -34,10 +41,15 @@ impl ConditionalCodec {
                     codecs.len()
                 ))
             }
-            Some(bits) => usize::try_from(bits).map_err(|_| format!("\"header_bits\" {bits} is too large"))?,
+            Some(bits) => {
+                usize::try_from(bits).map_err(|_| format!("\"header_bits\" {bits} is too large"))?
+            }
             None => codecs.len().div_ceil(8) * 8,
         };
-        Ok(ConditionalCodec { codecs, header_bytes: header_bits / 8 })
+        Ok(ConditionalCodec {
+            codecs,
+            header_bytes: header_bits / 8,
+        })
     }
 
     /// The decoded size of each codec in a chunk with `applied` codecs whose whole decoded size is
@@ -54,7 +66,9 @@ impl ConditionalCodec {
             sizes.push(next);
             next = match (next, on) {
                 (_, false) => next,
-                (DecodedSize::Exact(n), true) => codec.encoded_size(n).map_or(cap, DecodedSize::Exact),
+                (DecodedSize::Exact(n), true) => {
+                    codec.encoded_size(n).map_or(cap, DecodedSize::Exact)
+                }
                 (DecodedSize::AtMost(_), true) => cap,
             };
         }
@@ -92,8 +106,14 @@ impl BytesToBytesCodec for ConditionalCodec {
             }
         }
         match decoded_size {
-            DecodedSize::Exact(n) if bytes.len() != n => Err(err(format!("decoded to {} bytes, expected {n}", bytes.len()))),
-            DecodedSize::AtMost(cap) if bytes.len() > cap => Err(err(format!("decoded to {} bytes, more than the {cap} allowed", bytes.len()))),
+            DecodedSize::Exact(n) if bytes.len() != n => Err(err(format!(
+                "decoded to {} bytes, expected {n}",
+                bytes.len()
+            ))),
+            DecodedSize::AtMost(cap) if bytes.len() > cap => Err(err(format!(
+                "decoded to {} bytes, more than the {cap} allowed",
+                bytes.len()
+            ))),
             _ => Ok(bytes),
         }
     }

@@ -3,17 +3,22 @@
 //! running sum in the array's type: wrapping for integers, as NumPy's `cumsum` does.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::{Configuration, NumpyDtype};
 use super::numeric;
 use crate::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `delta`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.delta"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(DeltaCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(DeltaCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 pub struct DeltaCodec {
@@ -31,11 +36,15 @@ impl DeltaCodec {
         }
         match config.optional::<NumpyDtype>("dtype")? {
             Some(NumpyDtype(dt)) if dt != data_type => {
-                return Err(format!("\"dtype\" {dt} is not the array's type {data_type}"))
+                return Err(format!(
+                    "\"dtype\" {dt} is not the array's type {data_type}"
+                ))
             }
             _ => {}
         }
-        let stored = config.optional::<NumpyDtype>("astype")?.map(|NumpyDtype(dt)| dt);
+        let stored = config
+            .optional::<NumpyDtype>("astype")?
+            .map(|NumpyDtype(dt)| dt);
         Ok(DeltaCodec { stored })
     }
 }

@@ -4,18 +4,22 @@
 //! array's type.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::{Configuration, NumpyDtype};
 use super::numeric::{self, Num};
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::{Configuration, NumpyDtype};
 
 /// numcodecs' `fixedscaleoffset`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.fixedscaleoffset"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(FixedScaleOffsetCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(
+            FixedScaleOffsetCodec::from_configuration(config, cx.data_type)?,
+        ))
+    },
 }];
 
 pub struct FixedScaleOffsetCodec {
@@ -38,7 +42,9 @@ impl FixedScaleOffsetCodec {
                 "\"scale\" must be a finite non-zero number, not {scale}"
             ));
         }
-        let stored = config.optional::<NumpyDtype>("astype")?.map(|NumpyDtype(dt)| dt);
+        let stored = config
+            .optional::<NumpyDtype>("astype")?
+            .map(|NumpyDtype(dt)| dt);
         Ok(FixedScaleOffsetCodec {
             scale,
             offset,

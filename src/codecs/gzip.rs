@@ -2,15 +2,19 @@
 //! tools do; each member's CRC-32 and size trailer is checked.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::configuration::{Bounded, Configuration};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
-use super::configuration::{Bounded, Configuration};
 
 /// `gzip`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["gzip", "numcodecs.gzip"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::bytes_to_bytes(GzipCodec::from_configuration(config)?)),
+    build: |config, _| {
+        Ok(Codec::bytes_to_bytes(GzipCodec::from_configuration(
+            config,
+        )?))
+    },
 }];
 
 pub struct GzipCodec;

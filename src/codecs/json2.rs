@@ -170,7 +170,10 @@ fn flatten(
         } else if text[item.start] == b'[' {
             flatten(text, &list_items_in(text, item.clone()), inner, out)?;
         } else {
-            let shown = String::from_utf8_lossy(&text[item.clone()]).chars().take(80).collect::<String>();
+            let shown = String::from_utf8_lossy(&text[item.clone()])
+                .chars()
+                .take(80)
+                .collect::<String>();
             return Err(format!("{shown} where a list of {} was expected", inner[0]));
         }
     }
@@ -198,9 +201,16 @@ mod tests {
 
     #[test]
     fn elements_come_out_in_c_order_as_json_text() {
-        let got = decode(r#"[[1, "a"], [[2, 3], {"k": null}], "|O", [2, 2]]"#, vec![2, 2]).unwrap();
+        let got = decode(
+            r#"[[1, "a"], [[2, 3], {"k": null}], "|O", [2, 2]]"#,
+            vec![2, 2],
+        )
+        .unwrap();
         // Floats keep their text (a parse and print would not always give it back).
-        assert_eq!(decode(r#"[1.0016547499330197, "|O", [1]]"#, vec![1]).unwrap(), ["1.0016547499330197"]);
+        assert_eq!(
+            decode(r#"[1.0016547499330197, "|O", [1]]"#, vec![1]).unwrap(),
+            ["1.0016547499330197"]
+        );
         assert_eq!(got, ["1", "\"a\"", "[2, 3]", "{\"k\": null}"]);
         assert_eq!(decode(r#"[7, "|O", []]"#, vec![]).unwrap(), ["7"]);
         // Python's NaN token, as metadata reads it.

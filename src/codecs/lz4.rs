@@ -2,9 +2,9 @@
 //! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::configuration::Configuration;
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
-use super::configuration::Configuration;
 
 /// numcodecs' `lz4`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {

@@ -11,7 +11,11 @@ use serde_json::Value;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.lzma"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::bytes_to_bytes(LzmaCodec::from_configuration(config)?)),
+    build: |config, _| {
+        Ok(Codec::bytes_to_bytes(LzmaCodec::from_configuration(
+            config,
+        )?))
+    },
 }];
 
 /// liblzma's id of the LZMA2 filter, the one filter lzma-rs decodes in XZ and raw streams.
@@ -53,9 +57,15 @@ impl LzmaCodec {
             0..=2 => return Err("filters other than LZMA2 (delta, BCJ) are not read".into()),
             3 if filters.as_ref().is_some_and(|f| f.len() == 1) && only_lzma2 => {}
             3 => return Err("a raw stream (format 3) is read with one LZMA2 filter only".into()),
-            _ => return Err(format!("\"format\" must be 0 to 3 (Python's lzma.FORMAT_*), not {format}")),
+            _ => {
+                return Err(format!(
+                    "\"format\" must be 0 to 3 (Python's lzma.FORMAT_*), not {format}"
+                ))
+            }
         }
-        Ok(LzmaCodec { format: format as u32 })
+        Ok(LzmaCodec {
+            format: format as u32,
+        })
     }
 }
 
@@ -65,14 +75,23 @@ impl BytesToBytesCodec for LzmaCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let out = extra::decode(self.name(), &[f64::from(self.format)], decoded_size.limit(), &encoded)
-            .map_err(|e| CodecError::new(self.name(), e))?;
+        let out = extra::decode(
+            self.name(),
+            &[f64::from(self.format)],
+            decoded_size.limit(),
+            &encoded,
+        )
+        .map_err(|e| CodecError::new(self.name(), e))?;
         exact(self.name(), out, decoded_size)
     }
 }
 
 /// `out`, where it has the size the pipeline expects.
-pub(crate) fn exact(codec: &'static str, out: Vec<u8>, size: DecodedSize) -> Result<Vec<u8>, CodecError> {
+pub(crate) fn exact(
+    codec: &'static str,
+    out: Vec<u8>,
+    size: DecodedSize,
+) -> Result<Vec<u8>, CodecError> {
     match size.exact() {
         Some(n) if n != out.len() => Err(CodecError::new(
             codec,
@@ -101,7 +120,10 @@ mod tests {
         assert!(build(json!({"format": 3, "filters": lzma2})).is_ok());
         for (config, why) in [
             (json!({"format": 3}), "one LZMA2 filter"),
-            (json!({"format": 1, "filters": [{"id": 3}, {"id": FILTER_LZMA2}]}), "delta, BCJ"),
+            (
+                json!({"format": 1, "filters": [{"id": 3}, {"id": FILTER_LZMA2}]}),
+                "delta, BCJ",
+            ),
             (json!({"format": 9}), "0 to 3"),
             (json!({"format": 1, "filters": lzma1}), "delta, BCJ"),
         ] {

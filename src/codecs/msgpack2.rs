@@ -180,7 +180,11 @@ impl<'a> Reader<'a> {
                     out.extend(&key);
                     out.push(b'"');
                 }
-                _ => return Err(format!("the map key at byte {at} is not a string or integer")),
+                _ => {
+                    return Err(format!(
+                        "the map key at byte {at} is not a string or integer"
+                    ))
+                }
             }
             out.push(b':');
             self.value(out, depth + 1)?;
@@ -254,7 +258,10 @@ mod tests {
         );
         // float32 NaN and a float64 infinity.
         assert_eq!(json(&[0xca, 0x7f, 0xc0, 0, 0]).unwrap(), "\"NaN\"");
-        assert_eq!(json(&[0xcb, 0xff, 0xf0, 0, 0, 0, 0, 0, 0]).unwrap(), "\"-Infinity\"");
+        assert_eq!(
+            json(&[0xcb, 0xff, 0xf0, 0, 0, 0, 0, 0, 0]).unwrap(),
+            "\"-Infinity\""
+        );
     }
 
     #[test]

@@ -16,7 +16,12 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["n5_default"],
     kind: Kind::ArrayToBytes,
     build: |config, cx| {
-        let inner = (cx.pipeline)(&config.codecs("codecs")?, cx.data_type, cx.fill_value, cx.ndim)?;
+        let inner = (cx.pipeline)(
+            &config.codecs("codecs")?,
+            cx.data_type,
+            cx.fill_value,
+            cx.ndim,
+        )?;
         let fill = cx.fill_value.item().unwrap_or_default().to_vec();
         Ok(Codec::array_to_bytes(N5DefaultCodec { inner, fill }))
     },
@@ -35,23 +40,43 @@ const MODE_DEFAULT: u16 = 0;
 impl N5DefaultCodec {
     /// The block's shape from its header, and where its data starts.
     fn header(encoded: &[u8], chunk: &[u64]) -> Result<(Vec<u64>, usize), String> {
-        let u16_at = |at: usize| encoded.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+        let u16_at = |at: usize| {
+            encoded
+                .get(at..at + 2)
+                .map(|b| u16::from_be_bytes([b[0], b[1]]))
+        };
         let (Some(mode), Some(ndim)) = (u16_at(0), u16_at(2)) else {
-            return Err(format!("{} bytes are too few for an N5 block header", encoded.len()));
+            return Err(format!(
+                "{} bytes are too few for an N5 block header",
+                encoded.len()
+            ));
         };
         if mode != MODE_DEFAULT {
-            return Err(format!("the block's mode is {mode} (1: varlength, 2: object), not N5's default mode (0)"));
+            return Err(format!(
+                "the block's mode is {mode} (1: varlength, 2: object), not N5's default mode (0)"
+            ));
         }
         if usize::from(ndim) != chunk.len() {
-            return Err(format!("the block has {ndim} dimensions, the array {}", chunk.len()));
+            return Err(format!(
+                "the block has {ndim} dimensions, the array {}",
+                chunk.len()
+            ));
         }
         let start = 4 + 4 * chunk.len();
         let Some(dims) = encoded.get(4..start) else {
-            return Err(format!("{} bytes are too few for a header of {ndim} dimensions", encoded.len()));
+            return Err(format!(
+                "{} bytes are too few for a header of {ndim} dimensions",
+                encoded.len()
+            ));
         };
-        let shape: Vec<u64> = dims.chunks_exact(4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]).into()).collect();
+        let shape: Vec<u64> = dims
+            .chunks_exact(4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]).into())
+            .collect();
         if shape.iter().zip(chunk).any(|(b, c)| b > c) {
-            return Err(format!("the block's shape {shape:?} is larger than the chunk's {chunk:?}"));
+            return Err(format!(
+                "the block's shape {shape:?} is larger than the chunk's {chunk:?}"
+            ));
         }
         Ok((shape, start))
     }
@@ -67,8 +92,12 @@ impl ArrayToBytesCodec for N5DefaultCodec {
     }
 
     fn decode(&self, mut encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let (shape, start) = Self::header(&encoded, &repr.shape).map_err(|e| CodecError::new(self.name(), e))?;
-        let block_repr = ChunkRepr { shape, data_type: repr.data_type };
+        let (shape, start) =
+            Self::header(&encoded, &repr.shape).map_err(|e| CodecError::new(self.name(), e))?;
+        let block_repr = ChunkRepr {
+            shape,
+            data_type: repr.data_type,
+        };
         let block = self.inner.decode(encoded.split_off(start), &block_repr)?;
         if block_repr.shape == repr.shape {
             return Ok(block);
@@ -76,17 +105,33 @@ impl ArrayToBytesCodec for N5DefaultCodec {
         // A cut block: at the chunk's origin, the fill value around it.
         let esize = repr.data_type.size();
         if Some(block.len()) != block_repr.num_bytes() {
-            return Err(CodecError::new(self.name(), format!("the block decoded to {} bytes, not its shape's", block.len())));
+            return Err(CodecError::new(
+                self.name(),
+                format!(
+                    "the block decoded to {} bytes, not its shape's",
+                    block.len()
+                ),
+            ));
         }
-        let size = repr.num_bytes().ok_or_else(|| CodecError::new(self.name(), "the chunk is too large"))?;
+        let size = repr
+            .num_bytes()
+            .ok_or_else(|| CodecError::new(self.name(), "the chunk is too large"))?;
         let mut out = try_zeroed(size).map_err(|e| CodecError::new(self.name(), e))?;
         let zeros = vec![0; repr.shape.len()];
         let ones = vec![1; repr.shape.len()];
-        let whole = Placement { shape: &repr.shape, start: &zeros, step: &ones };
+        let whole = Placement {
+            shape: &repr.shape,
+            start: &zeros,
+            step: &ones,
+        };
         if self.fill.len() == esize {
             fill_box(&self.fill, &mut out, &whole, &repr.shape);
         }
-        let from = Placement { shape: &block_repr.shape, start: &zeros, step: &ones };
+        let from = Placement {
+            shape: &block_repr.shape,
+            start: &zeros,
+            step: &ones,
+        };
         copy_box(&block, &from, &mut out, &whole, &block_repr.shape, esize);
         Ok(out)
     }

@@ -80,7 +80,10 @@ mod tests {
             data_type: DataType::Bool,
         };
         // numcodecs: PackBits().encode([True, False, False, True]) == [4, 144].
-        assert_eq!(PackBitsCodec.decode(vec![4, 144], &repr).unwrap(), [1, 0, 0, 1]);
+        assert_eq!(
+            PackBitsCodec.decode(vec![4, 144], &repr).unwrap(),
+            [1, 0, 0, 1]
+        );
         assert_eq!(PackBitsCodec.encoded_repr(&repr).shape, [2]);
         for bad in [vec![], vec![4], vec![3, 144], vec![4, 144, 0]] {
             assert!(PackBitsCodec.decode(bad.clone(), &repr).is_err(), "{bad:?}");

@@ -11,7 +11,12 @@ use crate::error::CodecError;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.pcodec"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| Ok(Codec::array_to_bytes(PcodecCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_bytes(PcodecCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 pub struct PcodecCodec {
@@ -20,7 +25,10 @@ pub struct PcodecCodec {
 }
 
 impl PcodecCodec {
-    pub fn from_configuration(config: Configuration, data_type: DataType) -> Result<PcodecCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        data_type: DataType,
+    ) -> Result<PcodecCodec, String> {
         // level, mode_spec, delta_spec, paging_spec...: how it was written; the stream says it.
         let _ = config;
         let number = match data_type {
@@ -35,7 +43,11 @@ impl PcodecCodec {
             DataType::Float16 => 9,
             DataType::Float32 => 10,
             DataType::Float64 => 11,
-            _ => return Err(format!("pcodec stores integers and floats, not {data_type}")),
+            _ => {
+                return Err(format!(
+                    "pcodec stores integers and floats, not {data_type}"
+                ))
+            }
         };
         Ok(PcodecCodec { number })
     }

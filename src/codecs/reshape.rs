@@ -12,7 +12,11 @@ use serde_json::Value;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["reshape"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(ReshapeCodec::from_configuration(config, cx.ndim)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(ReshapeCodec::from_configuration(
+            config, cx.ndim,
+        )?))
+    },
 }];
 
 /// More output axes than any array has: a bound on what a configuration can make us allocate.
@@ -118,7 +122,9 @@ impl ReshapeCodec {
             )
         };
         if let Some(rest) = out.iter_mut().find(|s| s.is_none()) {
-            let known = known.filter(|&k| k > 0 && total % k == 0).ok_or_else(mismatch)?;
+            let known = known
+                .filter(|&k| k > 0 && total % k == 0)
+                .ok_or_else(mismatch)?;
             *rest = Some(total / known);
         }
         let shape: Vec<u64> = out.into_iter().flatten().collect();
@@ -128,14 +134,15 @@ impl ReshapeCodec {
         // An axis given as input axes must line up with them: the axes before and after it
         // hold as many elements as the input axes before and after those.
         for (i, size) in self.shape.iter().enumerate() {
-            let AxisSize::Product(axes) = size else { continue };
+            let AxisSize::Product(axes) = size else {
+                continue;
+            };
             let (Some(&first), Some(&last)) = (axes.first(), axes.last()) else {
                 continue;
             };
             let before = input.get(..first).and_then(product);
             let after = input.get(last + 1..).and_then(product);
-            if product(&shape[..i]) != before || product(&shape[i + 1..]) != after
-            {
+            if product(&shape[..i]) != before || product(&shape[i + 1..]) != after {
                 return Err(format!(
                     "{}: output axis {i} does not line up with input axes {axes:?}",
                     mismatch()
@@ -242,7 +249,8 @@ mod tests {
             assert!(err.contains(why), "{shape}: {err}");
         }
         let config = json!({"shape": [-1], "order": "C"});
-        let err = ReshapeCodec::from_configuration(Configuration::new(config.as_object().unwrap()), 1);
+        let err =
+            ReshapeCodec::from_configuration(Configuration::new(config.as_object().unwrap()), 1);
         assert!(err.is_err());
     }
 }

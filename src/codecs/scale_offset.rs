@@ -16,7 +16,12 @@ use serde_json::Value;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["scale_offset"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(ScaleOffsetCodec::from_configuration(config, cx.data_type)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(ScaleOffsetCodec::from_configuration(
+            config,
+            cx.data_type,
+        )?))
+    },
 }];
 
 /// How the array's type does arithmetic.
@@ -25,7 +30,9 @@ enum Arithmetic {
     /// Integers of this range.
     Integer { min: i128, max: i128 },
     /// Floats: each result rounded to the type (`round`), `None` where it has no such value.
-    Float { round: fn(DataType, f64) -> Option<f64> },
+    Float {
+        round: fn(DataType, f64) -> Option<f64>,
+    },
 }
 
 pub struct ScaleOffsetCodec {
@@ -36,7 +43,10 @@ pub struct ScaleOffsetCodec {
 }
 
 impl ScaleOffsetCodec {
-    pub fn from_configuration(config: Configuration, data_type: DataType) -> Result<ScaleOffsetCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        data_type: DataType,
+    ) -> Result<ScaleOffsetCodec, String> {
         config.only(&["scale", "offset"])?;
         let arithmetic = arithmetic_of(data_type)
             .ok_or_else(|| format!("applies to integers and real floats, not {data_type}"))?;
@@ -45,8 +55,8 @@ impl ScaleOffsetCodec {
         let scalar = |key: &str, identity: i64| -> Result<Num, String> {
             let identity = Value::from(identity);
             let value = config.optional::<&Value>(key)?.unwrap_or(&identity);
-            let fill = FillValue::from_v3_json(value, data_type)
-                .map_err(|e| format!("\"{key}\": {e}"))?;
+            let fill =
+                FillValue::from_v3_json(value, data_type).map_err(|e| format!("\"{key}\": {e}"))?;
             Ok(element(data_type, fill.as_bytes(), 0))
         };
         let (scale, offset) = (scalar("scale", 1)?, scalar("offset", 0)?);
@@ -119,10 +129,13 @@ impl ArrayToArrayCodec for ScaleOffsetCodec {
         _encoded: DataType,
     ) -> Result<FillValue, String> {
         if fill.as_bytes().len() != decoded.size() {
-            return Err(format!("the fill value has {} bytes, not one {decoded}", fill.as_bytes().len()));
+            return Err(format!(
+                "the fill value has {} bytes, not one {decoded}",
+                fill.as_bytes().len()
+            ));
         }
         let x = element(decoded, fill.as_bytes(), 0);
-let encoded = self.encode_value(x).ok_or_else(|| {
+        let encoded = self.encode_value(x).ok_or_else(|| {
             let why = "has no encoded value ((x - offset) * scale)";
             format!("the fill value {} {why} in {decoded}", x)
         })?;
@@ -134,7 +147,11 @@ let encoded = self.encode_value(x).ok_or_else(|| {
     fn decode(&self, mut encoded: Vec<u8>, decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let size = self.data_type.size();
         if decoded.num_bytes() != Some(encoded.len()) {
-            let reason = format!("{} bytes do not make a chunk of shape {:?}", encoded.len(), decoded.shape);
+            let reason = format!(
+                "{} bytes do not make a chunk of shape {:?}",
+                encoded.len(),
+                decoded.shape
+            );
             return Err(CodecError::new("scale_offset", reason));
         }
         // Narrow floats of a byte have at most 256 values: each is decoded once, to its code.
@@ -154,10 +171,7 @@ let encoded = self.encode_value(x).ok_or_else(|| {
             let fail = || {
                 let reason = format!(
                     "element {i}: {} / {} + {} is not a value of {}",
-                    stored,
-                    self.scale,
-                    self.offset,
-                    self.data_type
+                    stored, self.scale, self.offset, self.data_type
                 );
                 CodecError::new("scale_offset", reason)
             };
@@ -236,30 +250,49 @@ mod tests {
     use serde_json::json;
 
     fn codec(config: Value, data_type: DataType) -> Result<ScaleOffsetCodec, String> {
-        ScaleOffsetCodec::from_configuration(Configuration::new(config.as_object().unwrap()), data_type)
+        ScaleOffsetCodec::from_configuration(
+            Configuration::new(config.as_object().unwrap()),
+            data_type,
+        )
     }
 
     fn repr(n: u64, data_type: DataType) -> ChunkRepr {
-        ChunkRepr { shape: vec![n], data_type }
+        ChunkRepr {
+            shape: vec![n],
+            data_type,
+        }
     }
 
     #[test]
     fn integers_divide_and_add_in_their_own_type() {
         let c = codec(json!({"offset": 1000}), DataType::UInt16).unwrap();
-        let stored: Vec<u8> = [0u16, 255, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let stored: Vec<u8> = [0u16, 255, 7]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
         let out = c.decode(stored, &repr(3, DataType::UInt16)).unwrap();
-        let values: Vec<u16> = out.chunks(2).map(|b| u16::from_ne_bytes([b[0], b[1]])).collect();
+        let values: Vec<u16> = out
+            .chunks(2)
+            .map(|b| u16::from_ne_bytes([b[0], b[1]]))
+            .collect();
         assert_eq!(values, [1000, 1255, 1007]);
         // 65000 + 1000 does not fit a uint16: an error, not a wrapped value.
-        let err = c.decode(65000u16.to_ne_bytes().to_vec(), &repr(1, DataType::UInt16)).unwrap_err();
-        assert!(err.to_string().contains("is not a value of uint16"), "{err}");
+        let err = c
+            .decode(65000u16.to_ne_bytes().to_vec(), &repr(1, DataType::UInt16))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("is not a value of uint16"),
+            "{err}"
+        );
         // int4 with scale -2 and offset 3: stored -3 is -3 / -2 + 3 = 4 (integer division
         // truncates), stored 2 is 2 / -2 + 3 = 2.
         let int4 = DataType::from_v3_name("int4").unwrap();
         let c = codec(json!({"scale": -2, "offset": 3}), int4).unwrap();
         let out = c.decode(vec![0b1101, 0b0010], &repr(2, int4)).unwrap();
         assert_eq!(out, [4, 2]);
-        let fill = c.encoded_fill(&FillValue::from_native_bytes(vec![5]), int4, int4).unwrap();
+        let fill = c
+            .encoded_fill(&FillValue::from_native_bytes(vec![5]), int4, int4)
+            .unwrap();
         assert_eq!(fill.as_bytes(), [0b1100]); // (5 - 3) * -2 = -4
     }
 
@@ -267,9 +300,15 @@ mod tests {
     fn floats_round_each_step_to_their_type() {
         // The registry's example: float32, offset 5, scale 0.1.
         let c = codec(json!({"offset": 5, "scale": 0.1}), DataType::Float32).unwrap();
-        let stored: Vec<u8> = [10.0f32, -0.5, f32::NAN].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let stored: Vec<u8> = [10.0f32, -0.5, f32::NAN]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
         let out = c.decode(stored, &repr(3, DataType::Float32)).unwrap();
-        let values: Vec<f32> = out.chunks(4).map(|b| f32::from_ne_bytes(b.try_into().unwrap())).collect();
+        let values: Vec<f32> = out
+            .chunks(4)
+            .map(|b| f32::from_ne_bytes(b.try_into().unwrap()))
+            .collect();
         assert_eq!(values[0], 10.0f32 / 0.1f32 + 5.0);
         assert_eq!(values[1], -0.5f32 / 0.1f32 + 5.0);
         assert!(values[2].is_nan());
@@ -278,7 +317,10 @@ mod tests {
         let c = codec(json!({"scale": 0.015625}), e4m3).unwrap();
         let err = c.decode(vec![0x7e], &repr(1, e4m3)).unwrap_err(); // 448 / 2^-6
         assert!(err.to_string().contains("element 0"), "{err}");
-        let out = codec(json!({"scale": 2, "offset": -1}), e4m3).unwrap().decode(vec![0x40], &repr(1, e4m3)).unwrap();
+        let out = codec(json!({"scale": 2, "offset": -1}), e4m3)
+            .unwrap()
+            .decode(vec![0x40], &repr(1, e4m3))
+            .unwrap();
         assert_eq!(out, [0x00]); // 0x40 is 2.0: 2 / 2 - 1 = 0
     }
 
@@ -286,7 +328,11 @@ mod tests {
     fn configurations_are_checked() {
         for (config, data_type, why) in [
             (json!({"scale": 0}), DataType::Int32, "must not be zero"),
-            (json!({"scale": 1, "mode": "x"}), DataType::Int32, "unknown configuration key"),
+            (
+                json!({"scale": 1, "mode": "x"}),
+                DataType::Int32,
+                "unknown configuration key",
+            ),
             (json!({"offset": "x"}), DataType::Float64, "\"offset\""),
             (json!({}), DataType::Bool, "applies to integers"),
             (json!({"offset": 1.5}), DataType::UInt8, "\"offset\""),

@@ -6,7 +6,10 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
-use super::codec::{ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind, PartialDecoder, ShardIndex};
+use super::codec::{
+    ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind,
+    PartialDecoder, ShardIndex,
+};
 use super::configuration::{Bounded, Configuration, Location};
 use crate::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
@@ -20,7 +23,11 @@ use std::ops::Range;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["sharding_indexed"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| Ok(Codec::array_to_bytes(ShardingCodec::from_configuration(config, cx)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_bytes(ShardingCodec::from_configuration(
+            config, cx,
+        )?))
+    },
 }];
 
 /// The largest shard index read (16 bytes per inner chunk: 4 million inner chunks per shard).

@@ -2,17 +2,22 @@
 //! regrouped by position, the same byte shuffle Blosc uses. Decoding unshuffles the whole buffer.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
+use super::configuration::{Bounded, Configuration};
 use crate::buffer::try_zeroed;
 use crate::codecs::codec::DecodedSize;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
-use super::configuration::{Bounded, Configuration};
 
 /// numcodecs' `shuffle`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.shuffle"],
     kind: Kind::BytesToBytes,
-    build: |config, cx| Ok(Codec::bytes_to_bytes(ShuffleCodec::from_configuration(config, cx.data_type.size())?)),
+    build: |config, cx| {
+        Ok(Codec::bytes_to_bytes(ShuffleCodec::from_configuration(
+            config,
+            cx.data_type.size(),
+        )?))
+    },
 }];
 
 pub struct ShuffleCodec {
@@ -25,10 +30,11 @@ impl ShuffleCodec {
         config: Configuration,
         default_size: usize,
     ) -> Result<ShuffleCodec, String> {
-        let element_size = match config.optional::<Bounded<1, { u32::MAX as i64 }>>("elementsize")? {
-            Some(Bounded(n)) => n as usize,
-            None => default_size,
-        };
+        let element_size =
+            match config.optional::<Bounded<1, { u32::MAX as i64 }>>("elementsize")? {
+                Some(Bounded(n)) => n as usize,
+                None => default_size,
+            };
         Ok(ShuffleCodec { element_size })
     }
 }

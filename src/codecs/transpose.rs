@@ -2,17 +2,21 @@
 //! elements back into C order of the decoded shape.
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::{Configuration, Field};
 use crate::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
-use super::configuration::{Configuration, Field};
 use serde_json::Value;
 
 /// `transpose`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["transpose"],
     kind: Kind::ArrayToArray,
-    build: |config, cx| Ok(Codec::array_to_array(TransposeCodec::from_configuration(config, cx.ndim)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_array(TransposeCodec::from_configuration(
+            config, cx.ndim,
+        )?))
+    },
 }];
 
 /// `order`: the axes in their stored order.
@@ -46,7 +50,10 @@ pub struct TransposeCodec {
 }
 
 impl TransposeCodec {
-    pub fn from_configuration(config: Configuration, ndim: usize) -> Result<TransposeCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        ndim: usize,
+    ) -> Result<TransposeCodec, String> {
         let order: Vec<usize> = match config.required::<AxisOrder>("order")? {
             AxisOrder::Axes(axes) => axes.into_iter().map(|i| i as usize).collect(),
             AxisOrder::C => (0..ndim).collect(),
@@ -83,7 +90,11 @@ impl ArrayToArrayCodec for TransposeCodec {
         ChunkRepr {
             // The order was checked against the array's axes; a chunk of other axes (none
             // reaches here) would get size 1 rather than a panic.
-            shape: self.order.iter().map(|&i| decoded.shape.get(i).copied().unwrap_or(1)).collect(),
+            shape: self
+                .order
+                .iter()
+                .map(|&i| decoded.shape.get(i).copied().unwrap_or(1))
+                .collect(),
             data_type: decoded.data_type,
         }
     }
@@ -153,7 +164,10 @@ mod tests {
     use serde_json::json;
 
     fn codec(order: Value, ndim: usize) -> Result<TransposeCodec, String> {
-        TransposeCodec::from_configuration(Configuration::new(json!({ "order": order }).as_object().unwrap()), ndim)
+        TransposeCodec::from_configuration(
+            Configuration::new(json!({ "order": order }).as_object().unwrap()),
+            ndim,
+        )
     }
 
     #[test]

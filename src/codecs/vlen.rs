@@ -4,22 +4,34 @@
 //! the array layer turns each element into an item of the result (see `variable::Items`).
 
 use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::configuration::Configuration;
 use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
-use super::configuration::Configuration;
 
 /// `vlen-utf8` and `vlen-bytes` (the same names in v3 and as numcodecs ids).
 pub const CODECS: &[CodecEntry] = &[
     CodecEntry {
         names: &["vlen-utf8"],
         kind: Kind::ArrayToBytes,
-        build: |config, cx| Ok(Codec::array_to_bytes(VlenCodec::from_configuration(config, cx.data_type, true)?)),
+        build: |config, cx| {
+            Ok(Codec::array_to_bytes(VlenCodec::from_configuration(
+                config,
+                cx.data_type,
+                true,
+            )?))
+        },
     },
     CodecEntry {
         names: &["vlen-bytes"],
         kind: Kind::ArrayToBytes,
-        build: |config, cx| Ok(Codec::array_to_bytes(VlenCodec::from_configuration(config, cx.data_type, false)?)),
+        build: |config, cx| {
+            Ok(Codec::array_to_bytes(VlenCodec::from_configuration(
+                config,
+                cx.data_type,
+                false,
+            )?))
+        },
     },
 ];
 
@@ -105,7 +117,12 @@ mod tests {
         assert!(item_ranges(&huge, u32::MAX as usize)
             .unwrap_err()
             .contains("cannot fit"));
-        let codec = VlenCodec::from_configuration(Configuration::new(&serde_json::Map::new()), DataType::String, true).unwrap();
+        let codec = VlenCodec::from_configuration(
+            Configuration::new(&serde_json::Map::new()),
+            DataType::String,
+            true,
+        )
+        .unwrap();
         let repr = ChunkRepr {
             shape: vec![1],
             data_type: DataType::String,

@@ -15,7 +15,13 @@ use crate::error::CodecError;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["zfp"],
     kind: Kind::ArrayToBytes,
-    build: |config, cx| Ok(Codec::array_to_bytes(ZfpCodec::from_configuration(config, cx.data_type, cx.ndim)?)),
+    build: |config, cx| {
+        Ok(Codec::array_to_bytes(ZfpCodec::from_configuration(
+            config,
+            cx.data_type,
+            cx.ndim,
+        )?))
+    },
 }];
 
 named! {
@@ -41,7 +47,11 @@ pub struct ZfpCodec {
 }
 
 impl ZfpCodec {
-    pub fn from_configuration(config: Configuration, data_type: DataType, ndim: usize) -> Result<ZfpCodec, String> {
+    pub fn from_configuration(
+        config: Configuration,
+        data_type: DataType,
+        ndim: usize,
+    ) -> Result<ZfpCodec, String> {
         // ZFP's int32 (1), int64 (2), float32 (3), float64 (4); the narrower and unsigned
         // integers promoted to them, as the second module's `zfp::Element` names them.
         let (number, element) = match data_type {
@@ -55,10 +65,16 @@ impl ZfpCodec {
             DataType::UInt64 => (2, 6),
             DataType::Float32 => (3, 0),
             DataType::Float64 => (4, 0),
-            _ => return Err(format!("ZFP stores integers and 32/64-bit floats, not {data_type}")),
+            _ => {
+                return Err(format!(
+                    "ZFP stores integers and 32/64-bit floats, not {data_type}"
+                ))
+            }
         };
         if ndim > 4 {
-            return Err(format!("ZFP stores chunks of up to 4 dimensions, not {ndim}"));
+            return Err(format!(
+                "ZFP stores chunks of up to 4 dimensions, not {ndim}"
+            ));
         }
         let (mode, keys): (f64, &[&str]) = match config.required::<Mode>("mode")? {
             Mode::FixedRate => (1.0, &["rate"]),
@@ -73,7 +89,12 @@ impl ZfpCodec {
             params.push(config.required::<f64>(key)?);
         }
         let with_header = config.optional::<bool>("write_header")?.unwrap_or(false);
-        Ok(ZfpCodec { number: number.into(), element: element.into(), with_header: with_header.into(), mode: params })
+        Ok(ZfpCodec {
+            number: number.into(),
+            element: element.into(),
+            with_header: with_header.into(),
+            mode: params,
+        })
     }
 
     /// The second module's parameters for a chunk of `shape`: nx is its fastest (last) axis; a
@@ -86,7 +107,12 @@ impl ZfpCodec {
         if shape.is_empty() {
             dims[0] = 1.0;
         }
-        [&[self.number, self.element, self.with_header][..], &dims, &self.mode].concat()
+        [
+            &[self.number, self.element, self.with_header][..],
+            &dims,
+            &self.mode,
+        ]
+        .concat()
     }
 }
 
@@ -109,20 +135,47 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn codec(config: serde_json::Value, data_type: DataType, ndim: usize) -> Result<ZfpCodec, String> {
-        ZfpCodec::from_configuration(Configuration::new(config.as_object().unwrap()), data_type, ndim)
+    fn codec(
+        config: serde_json::Value,
+        data_type: DataType,
+        ndim: usize,
+    ) -> Result<ZfpCodec, String> {
+        ZfpCodec::from_configuration(
+            Configuration::new(config.as_object().unwrap()),
+            data_type,
+            ndim,
+        )
     }
 
     #[test]
     fn configurations_are_read_and_checked() {
-        let rate = codec(json!({"mode": "fixed_rate", "rate": 8.5}), DataType::Float32, 2).unwrap();
-        assert_eq!(rate.params(&[3, 5]), vec![3.0, 0.0, 0.0, 5.0, 3.0, 0.0, 0.0, 1.0, 8.5]);
+        let rate = codec(
+            json!({"mode": "fixed_rate", "rate": 8.5}),
+            DataType::Float32,
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            rate.params(&[3, 5]),
+            vec![3.0, 0.0, 0.0, 5.0, 3.0, 0.0, 0.0, 1.0, 8.5]
+        );
         let expert = json!({"mode": "expert", "minbits": 1, "maxbits": 900, "maxprec": 20, "minexp": -30, "write_header": true});
         let params = codec(expert, DataType::UInt16, 0).unwrap().params(&[]);
-        assert_eq!(params, vec![1.0, 4.0, 1.0, 1.0, 0.0, 0.0, 0.0, 5.0, 1.0, 900.0, 20.0, -30.0]);
-        assert!(codec(json!({"mode": "fixed_rate"}), DataType::Float32, 1).unwrap_err().contains("rate"));
-        assert!(codec(json!({"mode": "lossy"}), DataType::Float32, 1).unwrap_err().contains("fixed_rate"));
-        assert!(codec(json!({"mode": "reversible"}), DataType::Float16, 1).unwrap_err().contains("float16"));
-        assert!(codec(json!({"mode": "reversible"}), DataType::Int8, 5).unwrap_err().contains("4 dimensions"));
+        assert_eq!(
+            params,
+            vec![1.0, 4.0, 1.0, 1.0, 0.0, 0.0, 0.0, 5.0, 1.0, 900.0, 20.0, -30.0]
+        );
+        assert!(codec(json!({"mode": "fixed_rate"}), DataType::Float32, 1)
+            .unwrap_err()
+            .contains("rate"));
+        assert!(codec(json!({"mode": "lossy"}), DataType::Float32, 1)
+            .unwrap_err()
+            .contains("fixed_rate"));
+        assert!(codec(json!({"mode": "reversible"}), DataType::Float16, 1)
+            .unwrap_err()
+            .contains("float16"));
+        assert!(codec(json!({"mode": "reversible"}), DataType::Int8, 5)
+            .unwrap_err()
+            .contains("4 dimensions"));
     }
 }

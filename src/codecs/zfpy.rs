@@ -13,7 +13,11 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.zfpy"],
     kind: Kind::ArrayToBytes,
     build: |config, cx| {
-        Ok(Codec::array_to_bytes(ZfpyCodec::from_configuration(config, cx.data_type, cx.ndim)?))
+        Ok(Codec::array_to_bytes(ZfpyCodec::from_configuration(
+            config,
+            cx.data_type,
+            cx.ndim,
+        )?))
     },
 }];
 
@@ -35,10 +39,16 @@ impl ZfpyCodec {
             DataType::Int64 => 2,
             DataType::Float32 => 3,
             DataType::Float64 => 4,
-            _ => return Err(format!("ZFP stores 32/64-bit integers and floats, not {data_type}")),
+            _ => {
+                return Err(format!(
+                    "ZFP stores 32/64-bit integers and floats, not {data_type}"
+                ))
+            }
         };
         if !(1..=4).contains(&ndim) {
-            return Err(format!("ZFP stores arrays of 1 to 4 dimensions, not {ndim}"));
+            return Err(format!(
+                "ZFP stores arrays of 1 to 4 dimensions, not {ndim}"
+            ));
         }
         Ok(ZfpyCodec { number })
     }

@@ -1,15 +1,19 @@
 //! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::configuration::{Bounded, Configuration};
 use crate::compression::inflate::{inflate_append, Wrapper};
 use crate::error::CodecError;
-use super::configuration::{Bounded, Configuration};
 
 /// numcodecs' `zlib`.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["numcodecs.zlib"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::bytes_to_bytes(ZlibCodec::from_configuration(config)?)),
+    build: |config, _| {
+        Ok(Codec::bytes_to_bytes(ZlibCodec::from_configuration(
+            config,
+        )?))
+    },
 }];
 
 pub struct ZlibCodec;

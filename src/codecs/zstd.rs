@@ -5,9 +5,9 @@
 //! refused. Output never exceeds the chunk's size.
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::configuration::Configuration;
 use crate::buffer::{try_grow, try_zeroed};
 use crate::error::CodecError;
-use super::configuration::Configuration;
 use std::cell::RefCell;
 use std::io::Read;
 use structured_zstd::decoding::errors::FrameDecoderError;
@@ -17,7 +17,11 @@ use structured_zstd::decoding::{BlockDecodingStrategy, ContentChecksum, FrameDec
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["zstd", "numcodecs.zstd"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::bytes_to_bytes(ZstdCodec::from_configuration(config)?)),
+    build: |config, _| {
+        Ok(Codec::bytes_to_bytes(ZstdCodec::from_configuration(
+            config,
+        )?))
+    },
 }];
 
 pub struct ZstdCodec;

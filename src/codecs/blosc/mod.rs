@@ -11,10 +11,10 @@ pub mod snappy;
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use crate::buffer::{try_grow, try_zeroed};
+use crate::codecs::configuration::{named, Bounded, Configuration, Field};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
-use crate::codecs::configuration::{named, Bounded, Configuration, Field};
 use serde_json::Value;
 use std::cell::RefCell;
 
@@ -22,7 +22,11 @@ use std::cell::RefCell;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["blosc", "numcodecs.blosc"],
     kind: Kind::BytesToBytes,
-    build: |config, _| Ok(Codec::bytes_to_bytes(BloscCodec::from_configuration(config)?)),
+    build: |config, _| {
+        Ok(Codec::bytes_to_bytes(BloscCodec::from_configuration(
+            config,
+        )?))
+    },
 }];
 
 const HEADER_LEN: usize = 16;
@@ -152,7 +156,11 @@ struct Shuffle;
 
 impl Field<'_> for Shuffle {
     fn expected() -> String {
-        format!("{} or {}", ShuffleName::expected(), Bounded::<-1, 2>::expected())
+        format!(
+            "{} or {}",
+            ShuffleName::expected(),
+            Bounded::<-1, 2>::expected()
+        )
     }
     fn read(value: &Value) -> Option<Shuffle> {
         let named = ShuffleName::read(value).is_some();
