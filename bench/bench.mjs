@@ -424,7 +424,7 @@ const budgetLines = SIZE_BUDGET.map(
 const sizeLines = [
   `| zarr-wasm (\`zarr_wasm_bg.wasm\`: every codec, metadata, selections, HTTP, Zarr Vectors) | ${kib(wasm.length)} | ${kib(gz(wasm))} |`,
   `| zarr-wasm without Zarr Vectors (\`--no-default-features\`) | ${kib(wasmCore.length)} | ${kib(gz(wasmCore))} |`,
-  `| zarr-wasm's second module (\`zarr_wasm_extra_bg.wasm\`: lzma, bz2, pcodec, zfpy; fetched only for arrays that use them) | ${kib(wasmExtra.length)} | ${kib(gz(wasmExtra))} |`,
+  `| zarr-wasm's second module (\`zarr_wasm_extra_bg.wasm\`: lzma, bz2, pcodec, zfpy and zfp; fetched only for arrays that use them) | ${kib(wasmExtra.length)} | ${kib(gz(wasmExtra))} |`,
   ...peerModules.map(
     (m) =>
       `| numcodecs.js ${numcodecsVersion} \`${m.f}\` (wasm inside: ${kib(m.wasm)}, gzipped ${kib(m.wasmGz)}) | ${kib(m.js)} | ${kib(m.jsGz)} |`,

@@ -66,7 +66,7 @@ fn targets() -> Vec<Target> {
         "tensorstore.zarr",
         "v2.zarr",
         "tensorstore_v2.zarr",
-        // The second module's codecs (lzma, bz2, pcodec), linked in; the registry's codecs.
+        // The second module's codecs (lzma, bz2, pcodec, ZFP), linked in; the registry's codecs.
         "extra.zarr",
         "extra_v2.zarr",
         "zarrs.zarr",
@@ -97,9 +97,10 @@ fn targets() -> Vec<Target> {
             let Ok(pipeline) = array_pipeline(&meta, "fuzz") else {
                 continue;
             };
+            // v3 chunks are under c/, unless keyed the v2 way (n5_default's N5 blocks).
             let chunk_path = match meta.zarr_format {
-                2 => first_chunk(&dir),
-                _ => first_chunk(&dir.join("c")),
+                3 if dir.join("c").is_dir() => first_chunk(&dir.join("c")),
+                _ => first_chunk(&dir),
             };
             let Some(chunk) = chunk_path.and_then(|p| std::fs::read(p).ok()) else {
                 continue;
@@ -153,7 +154,8 @@ fn first_chunk(dir: &std::path::Path) -> Option<std::path::PathBuf> {
         entries.sort();
         for p in entries {
             let name = p.file_name()?.to_string_lossy().into_owned();
-            if name.starts_with('.') || name == "zarr.json" {
+            // Metadata, not chunks (attributes.json: N5's, beside n5_default arrays).
+            if name.starts_with('.') || name == "zarr.json" || name == "attributes.json" {
                 continue;
             }
             if p.is_file() {

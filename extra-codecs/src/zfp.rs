@@ -44,6 +44,17 @@ impl Number {
 
 /// Decodes a zfpy stream of `count` numbers of type `number`, as native-endian bytes.
 pub fn decode_with_header(encoded: &[u8], number: Number, count: usize) -> Result<Vec<u8>, String> {
+    decode_with_header_of(encoded, number, count, None)
+}
+
+/// `decode_with_header`, the header's dimensions held to `dims` where the metadata gives them
+/// (the element count alone would let a stream of transposed dimensions through).
+fn decode_with_header_of(
+    encoded: &[u8],
+    number: Number,
+    count: usize,
+    dims: Option<[usize; 4]>,
+) -> Result<Vec<u8>, String> {
     let words = stream_words(encoded)?;
     let mut stream = ZfpBitStreamRef::from_words(&words);
     let header = stream
@@ -59,6 +70,12 @@ pub fn decode_with_header(encoded: &[u8], number: Number, count: usize) -> Resul
         ));
     }
     check_dims(field.dims, count, "the header's dimensions")?;
+    if dims.is_some_and(|dims| dims != field.dims) {
+        return Err(format!(
+            "the header's dimensions {:?} are not the chunk's {dims:?}",
+            field.dims
+        ));
+    }
     decode_field(&mut stream, number, &config, field.dims, count)
 }
 
@@ -66,8 +83,9 @@ pub fn decode_with_header(encoded: &[u8], number: Number, count: usize) -> Resul
 #[derive(Debug)]
 pub struct Headerless {
     number: Number,
-    /// The array's type, where ZFP stores it as a wider one (`Element::code`).
-    element: Element,
+    /// The array's type, where ZFP stores it as a wider one (`Element::from_code`; `None`: the
+    /// stored type itself).
+    element: Option<Element>,
     /// zarrs once wrote zfpy's header before the stream (`"write_header": true`, since removed
     /// from the registry): such a stream says its own dimensions and mode.
     with_header: bool,
@@ -77,10 +95,9 @@ pub struct Headerless {
 }
 
 /// Integer types ZFP stores as its int32 (8, 16 and 32 bits) or int64 (unsigned 64 bits), as the
-/// main module names them (`code`; 0: the stored type itself).
+/// main module names them (`from_code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Element {
-    Stored,
     I8,
     U8,
     I16,
@@ -99,10 +116,20 @@ const ELEMENTS: [Element; 6] = [
 ];
 
 impl Element {
-    fn from_code(code: u32) -> Result<Element, String> {
+    /// The element type the main module names by `code` (from 1); 0 names none.
+    fn from_code(code: u32) -> Result<Option<Element>, String> {
         match code {
-            0 => Ok(Element::Stored),
-            _ => crate::item_of(&ELEMENTS, code, "ZFP element type"),
+            0 => Ok(None),
+            _ => crate::item_of(&ELEMENTS, code, "ZFP element type").map(Some),
+        }
+    }
+
+    fn size(self) -> usize {
+        match self {
+            Element::I8 | Element::U8 => 1,
+            Element::I16 | Element::U16 => 2,
+            Element::U32 => 4,
+            Element::U64 => 8,
         }
     }
 
@@ -119,7 +146,7 @@ impl Element {
             Element::I16 => out.extend((narrow(15, -0x8000, 0x7fff) as i16).to_ne_bytes()),
             Element::U16 => out.extend((narrow(15, 0, 0xffff) as u16).to_ne_bytes()),
             Element::U32 => out.extend((v.max(0) as u32).to_ne_bytes()),
-            Element::U64 | Element::Stored => out.extend((v.max(0) as u64).to_ne_bytes()),
+            Element::U64 => out.extend((v.max(0) as u64).to_ne_bytes()),
         }
     }
 }
@@ -201,7 +228,7 @@ impl Headerless {
 pub fn decode_registry(encoded: &[u8], params: &[f64], count: usize) -> Result<Vec<u8>, String> {
     let what = Headerless::from_params(params)?;
     let stored = if what.with_header {
-        decode_with_header(encoded, what.number, count)?
+        decode_with_header_of(encoded, what.number, count, Some(what.dims))?
     } else {
         check_dims(what.dims, count, "the chunk's dimensions")?;
         let words = stream_words(encoded)?;
@@ -212,16 +239,18 @@ pub fn decode_registry(encoded: &[u8], params: &[f64], count: usize) -> Result<V
 }
 
 /// The array's values from the stored ones (see `Element::demote`).
-fn demote(element: Element, number: Number, stored: Vec<u8>) -> Result<Vec<u8>, String> {
+fn demote(element: Option<Element>, number: Number, stored: Vec<u8>) -> Result<Vec<u8>, String> {
+    let Some(element) = element else {
+        return Ok(stored);
+    };
     let (size, wide) = match (element, number) {
-        (Element::Stored, _) => return Ok(stored),
         (Element::U64, Number::I64) => (8, true),
         (Element::U64, _) => return Err("unsigned 64-bit values are stored as int64".into()),
         (_, Number::I32) => (4, false),
         _ => return Err("8- to 32-bit integers are stored as int32".into()),
     };
     let mut out = Vec::new();
-    out.try_reserve_exact(stored.len())
+    out.try_reserve_exact(stored.len() / size * element.size())
         .map_err(|_| "out of memory for the decoded chunk".to_string())?;
     for b in stored.chunks_exact(size) {
         let v = if wide {
@@ -303,20 +332,20 @@ mod tests {
     #[test]
     fn narrow_integers_are_demoted_as_the_registry_says() {
         let i8s = demote(
-            Element::I8,
+            Some(Element::I8),
             Number::I32,
             ints(&[-128 << 23, 5 << 23, i32::MAX]),
         )
         .unwrap();
         assert_eq!(i8s, vec![0x80, 5, 127]);
         let u8s = demote(
-            Element::U8,
+            Some(Element::U8),
             Number::I32,
             ints(&[-128 << 23, 0, (127 << 23) + 5]),
         )
         .unwrap();
         assert_eq!(u8s, vec![0, 0x80, 255]);
-        let u16s = demote(Element::U16, Number::I32, ints(&[i32::MIN, 3 << 15])).unwrap();
+        let u16s = demote(Some(Element::U16), Number::I32, ints(&[i32::MIN, 3 << 15])).unwrap();
         assert_eq!(
             u16s,
             [0u16, 0x8003]
@@ -324,7 +353,7 @@ mod tests {
                 .flat_map(|x| x.to_ne_bytes())
                 .collect::<Vec<u8>>()
         );
-        let u32s = demote(Element::U32, Number::I32, ints(&[-7, 9])).unwrap();
+        let u32s = demote(Some(Element::U32), Number::I32, ints(&[-7, 9])).unwrap();
         assert_eq!(
             u32s,
             [0u32, 9]
@@ -336,7 +365,7 @@ mod tests {
             .iter()
             .flat_map(|x| x.to_ne_bytes())
             .collect();
-        let u64s = demote(Element::U64, Number::I64, wide).unwrap();
+        let u64s = demote(Some(Element::U64), Number::I64, wide).unwrap();
         assert_eq!(
             u64s,
             [0u64, 1 << 40]
@@ -344,7 +373,7 @@ mod tests {
                 .flat_map(|x| x.to_ne_bytes())
                 .collect::<Vec<u8>>()
         );
-        assert!(demote(Element::I16, Number::F32, ints(&[1])).is_err());
+        assert!(demote(Some(Element::I16), Number::F32, ints(&[1])).is_err());
     }
 
     #[test]

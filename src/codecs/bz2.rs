@@ -4,7 +4,6 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use super::configuration::{Bounded, Configuration};
 use super::extra;
-use super::lzma::exact;
 use crate::error::CodecError;
 
 /// numcodecs' `bz2`.
@@ -32,6 +31,6 @@ impl BytesToBytesCodec for Bz2Codec {
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let out = extra::decode(self.name(), &[], decoded_size.limit(), &encoded)
             .map_err(|e| CodecError::new(self.name(), e))?;
-        exact(self.name(), out, decoded_size)
+        decoded_size.check_output(self.name(), out)
     }
 }

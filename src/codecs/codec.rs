@@ -106,6 +106,8 @@ pub trait BytesToBytesCodec {
     /// Decodes `encoded` to `decoded_size`: exactly, where the pipeline knows the size, else at
     /// most the cap; a decoder must not produce (or allocate for) more than that.
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError>;
+    /// Caps the sizes nothing fixes inside this codec (codecs holding codecs: conditional).
+    fn set_max_unknown_decoded(&mut self, _cap: usize) {}
     /// Decodes `encoded` to exactly `out.len()` bytes, into `out` (the result's place, where a
     /// chunk lands there unchanged). Decoders that can write into a given buffer say so; the
     /// others decode as usual and their result is copied.
@@ -142,6 +144,29 @@ impl DecodedSize {
     pub fn limit(self) -> usize {
         match self {
             DecodedSize::Exact(n) | DecodedSize::AtMost(n) => n,
+        }
+    }
+
+    /// `out`, where it has the size the pipeline expects (a decoder whose stream does not declare
+    /// its size checks what it produced).
+    pub(crate) fn check_output(
+        self,
+        codec: &'static str,
+        out: Vec<u8>,
+    ) -> Result<Vec<u8>, CodecError> {
+        match self {
+            DecodedSize::Exact(n) if n != out.len() => Err(CodecError::new(
+                codec,
+                format!("decoded to {} bytes, expected {n}", out.len()),
+            )),
+            DecodedSize::AtMost(cap) if out.len() > cap => Err(CodecError::new(
+                codec,
+                format!(
+                    "decoded to {} bytes, more than the {cap} allowed",
+                    out.len()
+                ),
+            )),
+            _ => Ok(out),
         }
     }
 

@@ -22,6 +22,9 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 pub struct ConditionalCodec {
     codecs: Vec<Box<dyn BytesToBytesCodec>>,
     header_bytes: usize,
+    /// The cap on sizes nothing fixes (`limits.maxDecodedChunkBytes`), for the steps between
+    /// the codecs where the chunk's own size is known but theirs is not.
+    max_unknown_decoded: usize,
 }
 
 impl ConditionalCodec {
@@ -49,16 +52,17 @@ impl ConditionalCodec {
         Ok(ConditionalCodec {
             codecs,
             header_bytes: header_bits / 8,
+            max_unknown_decoded: DecodedSize::from(None).limit(),
         })
     }
 
     /// The decoded size of each codec in a chunk with `applied` codecs whose whole decoded size is
     /// `size`: where each applied codec fixes its encoded size, known all the way; past one that
-    /// does not, held to the cap (the whole chunk's, or the default one).
+    /// does not, held to the cap (the whole chunk's, or the array's limit).
     fn sizes(&self, applied: &[bool], size: DecodedSize) -> Vec<DecodedSize> {
         let cap = match size {
             DecodedSize::AtMost(cap) => DecodedSize::AtMost(cap),
-            DecodedSize::Exact(_) => DecodedSize::from(None),
+            DecodedSize::Exact(_) => DecodedSize::AtMost(self.max_unknown_decoded),
         };
         let mut sizes = Vec::with_capacity(self.codecs.len());
         let mut next = size;
@@ -81,7 +85,11 @@ impl BytesToBytesCodec for ConditionalCodec {
         "conditional"
     }
 
-    fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
+    fn decode(
+        &self,
+        mut encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Vec<u8>, CodecError> {
         let err = |reason: String| CodecError::new(self.name(), reason);
         let Some(header) = encoded.get(..self.header_bytes) else {
             return Err(err(format!(
@@ -90,7 +98,7 @@ impl BytesToBytesCodec for ConditionalCodec {
                 self.header_bytes
             )));
         };
-        let bit = |i: usize| header[i / 8] >> (i % 8) & 1 == 1;
+        let bit = |i: usize| (header[i / 8] >> (i % 8)) & 1 == 1;
         if let Some(i) = (self.codecs.len()..self.header_bytes * 8).find(|&i| bit(i)) {
             return Err(err(format!(
                 "the header sets bit {i}, but only {} codecs are configured",
@@ -99,22 +107,20 @@ impl BytesToBytesCodec for ConditionalCodec {
         }
         let applied: Vec<bool> = (0..self.codecs.len()).map(bit).collect();
         let sizes = self.sizes(&applied, decoded_size);
-        let mut bytes = encoded[self.header_bytes..].to_vec();
+        encoded.drain(..self.header_bytes);
+        let mut bytes = encoded;
         for ((codec, size), on) in self.codecs.iter().zip(sizes).zip(applied).rev() {
             if on {
                 bytes = codec.decode(bytes, size)?;
             }
         }
-        match decoded_size {
-            DecodedSize::Exact(n) if bytes.len() != n => Err(err(format!(
-                "decoded to {} bytes, expected {n}",
-                bytes.len()
-            ))),
-            DecodedSize::AtMost(cap) if bytes.len() > cap => Err(err(format!(
-                "decoded to {} bytes, more than the {cap} allowed",
-                bytes.len()
-            ))),
-            _ => Ok(bytes),
+        decoded_size.check_output(self.name(), bytes)
+    }
+
+    fn set_max_unknown_decoded(&mut self, cap: usize) {
+        self.max_unknown_decoded = cap;
+        for codec in &mut self.codecs {
+            codec.set_max_unknown_decoded(cap);
         }
     }
 }

@@ -66,7 +66,7 @@ pub fn install_loader(loader: Rc<dyn ExtraLoader>) {
 /// installed yet, the installed loader gets one. Without a loader, the linked crate (or the
 /// error saying there is none) decodes.
 pub async fn prepare(metadata: &ArrayMetadata) -> Result<(), String> {
-    if !needed_by(metadata) || INSTALLED.with(|installed| installed.borrow().is_some()) {
+    if INSTALLED.with(|installed| installed.borrow().is_some()) || !needed_by(metadata) {
         return Ok(());
     }
     let Some(loader) = LOADER.with(|loader| loader.borrow().clone()) else {
@@ -113,7 +113,7 @@ fn linked(codec: &str, params: &[f64], limit: usize, encoded: &[u8]) -> Result<V
 
 #[cfg(not(feature = "extra-codecs"))]
 fn linked(_: &str, _: &[f64], _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
-    Err("its decoder is in zarr-wasm's second module, which was not loaded for this array (opening an array that needs it loads it)".into())
+    Err("its decoder is in zarr-wasm's second module, which is not here: the npm package loads it as an array that needs it opens; Rust builds link it with the `extra-codecs` feature, or install a loader (codecs::extra::install_loader)".into())
 }
 
 /// Whether an array's chunks need the second module: one of its codecs (or of a shard's inner

@@ -82,22 +82,7 @@ impl BytesToBytesCodec for LzmaCodec {
             &encoded,
         )
         .map_err(|e| CodecError::new(self.name(), e))?;
-        exact(self.name(), out, decoded_size)
-    }
-}
-
-/// `out`, where it has the size the pipeline expects.
-pub(crate) fn exact(
-    codec: &'static str,
-    out: Vec<u8>,
-    size: DecodedSize,
-) -> Result<Vec<u8>, CodecError> {
-    match size.exact() {
-        Some(n) if n != out.len() => Err(CodecError::new(
-            codec,
-            format!("decoded to {} bytes, expected {n}", out.len()),
-        )),
-        _ => Ok(out),
+        decoded_size.check_output(self.name(), out)
     }
 }
 

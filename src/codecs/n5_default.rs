@@ -4,7 +4,7 @@
 //! all big-endian); the codecs in the configuration (a full transpose, big-endian `bytes`, maybe a
 //! compressor) decode the rest in that shape. Writers pad edge blocks to the chunk shape
 //! (tensorstore, zarr-python 2) or cut them to the array (N5's Java writer): a smaller block is
-//! placed at the chunk's origin and the rest is the fill value.
+//! padded to its chunk with the fill value, from the chunk's origin.
 
 use super::codec::{ArrayToBytesCodec, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind};
 use crate::buffer::try_zeroed;
@@ -69,15 +69,10 @@ impl N5DefaultCodec {
                 encoded.len()
             ));
         };
-        let shape: Vec<u64> = dims
+        let shape = dims
             .chunks_exact(4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]).into())
             .collect();
-        if shape.iter().zip(chunk).any(|(b, c)| b > c) {
-            return Err(format!(
-                "the block's shape {shape:?} is larger than the chunk's {chunk:?}"
-            ));
-        }
         Ok((shape, start))
     }
 }
@@ -92,31 +87,39 @@ impl ArrayToBytesCodec for N5DefaultCodec {
     }
 
     fn decode(&self, mut encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
-        let (shape, start) =
-            Self::header(&encoded, &repr.shape).map_err(|e| CodecError::new(self.name(), e))?;
+        let err = |reason: String| CodecError::new(self.name(), reason);
+        let (shape, start) = Self::header(&encoded, &repr.shape).map_err(err)?;
         let block_repr = ChunkRepr {
             shape,
             data_type: repr.data_type,
         };
-        let block = self.inner.decode(encoded.split_off(start), &block_repr)?;
+        let (Some(block_size), Some(size)) = (block_repr.num_bytes(), repr.num_bytes()) else {
+            return Err(err(format!(
+                "the block's shape {:?} is too large",
+                block_repr.shape
+            )));
+        };
+        // A block larger than its chunk (a Zarr grid finer than the N5 blocks, which the
+        // registry's mapping never makes) is refused: its size would come from the header alone.
+        if block_repr.shape.iter().zip(&repr.shape).any(|(b, c)| b > c) {
+            return Err(err(format!(
+                "the block's shape {:?} is larger than the chunk's {:?}",
+                block_repr.shape, repr.shape
+            )));
+        }
+        encoded.drain(..start);
+        let block = self.inner.decode(encoded, &block_repr)?;
         if block_repr.shape == repr.shape {
             return Ok(block);
         }
-        // A cut block: at the chunk's origin, the fill value around it.
-        let esize = repr.data_type.size();
-        if Some(block.len()) != block_repr.num_bytes() {
-            return Err(CodecError::new(
-                self.name(),
-                format!(
-                    "the block decoded to {} bytes, not its shape's",
-                    block.len()
-                ),
-            ));
+        if block.len() != block_size {
+            return Err(err(format!(
+                "the block decoded to {} bytes, not its shape's {block_size}",
+                block.len()
+            )));
         }
-        let size = repr
-            .num_bytes()
-            .ok_or_else(|| CodecError::new(self.name(), "the chunk is too large"))?;
-        let mut out = try_zeroed(size).map_err(|e| CodecError::new(self.name(), e))?;
+        // A block cut at the array's edge: at the chunk's origin, the fill value around it.
+        let mut out = try_zeroed(size).map_err(err)?;
         let zeros = vec![0; repr.shape.len()];
         let ones = vec![1; repr.shape.len()];
         let whole = Placement {
@@ -124,6 +127,7 @@ impl ArrayToBytesCodec for N5DefaultCodec {
             start: &zeros,
             step: &ones,
         };
+        let esize = repr.data_type.size();
         if self.fill.len() == esize {
             fill_box(&self.fill, &mut out, &whole, &repr.shape);
         }

@@ -163,6 +163,9 @@ impl CodecPipeline {
     pub fn set_max_unknown_decoded(&mut self, cap: usize) {
         self.max_unknown_decoded = cap;
         self.array_to_bytes.set_max_unknown_decoded(cap);
+        for codec in &mut self.bytes_to_bytes {
+            codec.set_max_unknown_decoded(cap);
+        }
     }
 
     /// What a chunk of `repr` is before each array-to-array codec, and (last) what reaches the

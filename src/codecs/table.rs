@@ -1,7 +1,7 @@
 //! Building codecs and pipelines from metadata: each codec is found by its name in the codec
 //! table (`TABLE`, one entry list per codec file) and built from its configuration.
 
-use super::codec::{BuildContext, BytesToBytesCodec, ChunkDecoder, Codec};
+use super::codec::{BuildContext, BytesToBytesCodec, ChunkDecoder, Codec, Kind};
 use super::configuration::Configuration;
 use super::entry;
 use super::pipeline::{CodecPipeline, PipelineAssembler};
@@ -40,9 +40,10 @@ pub fn build_pipeline(
     ndim: usize,
     location: &str,
 ) -> Result<CodecPipeline> {
-    // Codecs that hold pipelines (sharding) build them the same way.
+    // Codecs that hold pipelines (sharding, n5_default) build them the same way; their errors
+    // are then given as the holding codec's.
     let inner = |codecs: &[Extension], data_type, fill_value: &FillValue, ndim| {
-        build_pipeline(codecs, data_type, fill_value, ndim, "sharding_indexed")
+        build_pipeline(codecs, data_type, fill_value, ndim, "its codecs")
             .map(|p| Box::new(p) as Box<dyn ChunkDecoder>)
             .map_err(|e| e.message)
     };
@@ -85,6 +86,9 @@ fn bytes_codec(
 ) -> std::result::Result<Box<dyn BytesToBytesCodec>, String> {
     let entry = entry(codec.registered_name())
         .ok_or_else(|| format!("codec \"{}\" is not supported", codec.name))?;
+    if entry.kind != Kind::BytesToBytes {
+        return Err(format!("\"{}\" is not a bytes-to-bytes codec", codec.name));
+    }
     match (entry.build)(Configuration::new(&codec.configuration), cx) {
         Ok(Codec::BytesToBytes(built)) => Ok(built),
         Ok(_) => Err(format!("\"{}\" is not a bytes-to-bytes codec", codec.name)),

@@ -86,7 +86,11 @@ impl ZfpCodec {
         // Their ranges are checked where they are used, in the second module.
         let mut params = vec![mode];
         for key in keys {
-            params.push(config.required::<f64>(key)?);
+            let value = config.required::<f64>(key)?;
+            if !matches!(*key, "rate" | "tolerance") && value.fract() != 0.0 {
+                return Err(format!("\"{key}\" must be a whole number, not {value}"));
+            }
+            params.push(value);
         }
         let with_header = config.optional::<bool>("write_header")?.unwrap_or(false);
         Ok(ZfpCodec {
@@ -177,5 +181,9 @@ mod tests {
         assert!(codec(json!({"mode": "reversible"}), DataType::Int8, 5)
             .unwrap_err()
             .contains("4 dimensions"));
+        let fractional = json!({"mode": "fixed_precision", "precision": 2.5});
+        assert!(codec(fractional, DataType::Int32, 1)
+            .unwrap_err()
+            .contains("whole number"));
     }
 }

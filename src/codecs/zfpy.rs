@@ -22,7 +22,7 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 }];
 
 pub struct ZfpyCodec {
-    /// The number type as the second module names it (`extra-codecs`' `zfpy::Number::code`).
+    /// The number type as the second module names it (`extra-codecs`' `zfp::Number`, from 1).
     number: u32,
 }
 

@@ -54,7 +54,7 @@ test("chromium: the page logged no errors of its own", () => {
   assert.deepEqual(unexpected, []);
 });
 
-test("chromium: the second module (lzma, bz2, pcodec) is fetched only when an array needs it, and once", async () => {
+test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
   await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
   const extraRequests = async () =>
