@@ -13,7 +13,7 @@ and `n5_default`: N5 datasets written by tensorstore 0.1.86's n5 driver, each gi
 edge blocks cut to the array's extent, as N5's Java writer stores them (no Python writer does).
 
 and `conditional` (no writer has it yet): its header by hand from the registry's text, the
-codecs it wraps applied by numcodecs 0.16.5 (Shuffle, GZip, Zstd), each chunk's header chosen as
+codecs it wraps applied by numcodecs 0.16.5 (Shuffle, Zstd) and Python's gzip, each chunk's header chosen as
 the registry's `compress_if_smaller` would (and a few fixed, to reach every combination).
 
 Run by `bash scripts/make_fixtures.sh registry` (the v3 venv).
@@ -67,6 +67,18 @@ def shard(chunks, inner_bytes):
     return body + b"".join(struct.pack("<QQ", o, n) for o, n in index)
 
 
+def padded_chunks(values, chunks, fill):
+    """Each chunk of `values` (C order): its grid coordinates, its region of the array, and the
+    chunk itself, padded with `fill` past the array's edge."""
+    shape = values.shape
+    grid = [(n + c - 1) // c for n, c in zip(shape, chunks)]
+    for coords in np.ndindex(*grid):
+        region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(coords, chunks, shape))
+        chunk = np.full(chunks, fill, values.dtype)
+        chunk[tuple(slice(0, r.stop - r.start) for r in region)] = values[region]
+        yield coords, region, chunk
+
+
 def array(name, dtype, shape, chunks, fill, scale, offset, values, compress=False, missing=(), inner=None):
     dtype = np.dtype(dtype)
     config = {k: v for k, v in (("scale", scale), ("offset", offset)) if v is not None}
@@ -90,14 +102,10 @@ def array(name, dtype, shape, chunks, fill, scale, offset, values, compress=Fals
     # stored padding of edge chunks and a shard's missing inner chunks decode to it.
     stored_fill = encode(np.array([fill], dtype), dtype, scale, offset)[0]
     expected = decode(stored, dtype, scale, offset)
-    grid = [(n + c - 1) // c for n, c in zip(shape, chunks)]
-    for coords in np.ndindex(*grid):
-        region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(coords, chunks, shape))
+    for coords, region, chunk in padded_chunks(stored, chunks, stored_fill):
         if coords in missing:
             expected[region] = fill
             continue
-        chunk = np.full(chunks, stored_fill, dtype)
-        chunk[tuple(slice(0, r.stop - r.start) for r in region)] = stored[region]
         if inner is None:
             raw = chunk.astype(dtype.newbyteorder("<")).tobytes()
             raw = gzip.compress(raw, mtime=0) if compress else raw
@@ -189,7 +197,9 @@ def conditional_arrays():
     rng = np.random.default_rng(20261126)  # its own: the arrays above keep their values
     makers = {
         "numcodecs.shuffle": lambda c: numcodecs.Shuffle(elementsize=c["elementsize"]),
-        "gzip": lambda c: numcodecs.GZip(level=c["level"]),
+        # Python's gzip with mtime 0, as numcodecs' GZip writes it but for the time stamp: the
+        # fixtures come out the same on every run.
+        "gzip": lambda c: type("GZip", (), {"encode": staticmethod(lambda raw: gzip.compress(raw, c["level"], mtime=0))}),
         "zstd": lambda c: numcodecs.Zstd(level=c["level"]),
     }
 
@@ -226,14 +236,10 @@ def conditional_arrays():
         (path / "zarr.json").write_text(json.dumps(meta, indent=1))
         expected = values.copy()
         masks = masks or {}
-        grid = [(n + c - 1) // c for n, c in zip(shape, chunks)]
-        for coords in np.ndindex(*grid):
-            region = tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(coords, chunks, shape))
+        for coords, region, chunk in padded_chunks(values, chunks, fill):
             if coords in missing:
                 expected[region] = fill
                 continue
-            chunk = np.full(chunks, fill, dtype)
-            chunk[tuple(slice(0, r.stop - r.start) for r in region)] = values[region]
 
             def encode(part, at):
                 raw = part.astype(dtype.newbyteorder("<")).tobytes()
@@ -255,7 +261,7 @@ def conditional_arrays():
             key.write_bytes(data)
         file = f"registry__{name.replace('/', '__')}.bin"
         (FIXTURES / "registry.expected" / file).write_bytes(expected.astype(dtype.newbyteorder("<")).tobytes())
-        return {"store": STORE, "path": name, "writer": WRITER.replace("by hand", "by hand, codecs by numcodecs 0.16.5"),
+        return {"store": STORE, "path": name, "writer": WRITER.replace("by hand", "by hand, codecs by numcodecs 0.16.5 and Python's gzip"),
                 "dtype": dtype.name, "shape": shape, "chunks": chunks, "fill_value": fill_json(fill),
                 "data": f"registry.expected/{file}", "attrs": {}, "dimension_names": None}
 
