@@ -146,8 +146,21 @@ def v2():
     write(root, store, "zfpy", smooth("<f4", (20, 20)), 2, chunks=(8, 8), compressors=numcodecs.ZFPY(tolerance=1e-2))
 
 
+def v3_sharded_bz2():
+    """bz2 inside shards, written after the rest with values of its own (the arrays above keep
+    theirs)."""
+    store = "extra.zarr"
+    root = zarr.open_group(FIXTURES / store, mode="a", zarr_format=3)
+    rng = np.random.default_rng(20261125)
+    values = (np.cumsum(rng.integers(-3, 4, 24 * 24)).reshape(24, 24) + 500).astype("uint16")
+    values[:6, 6:12] = 11  # an inner chunk of the fill value
+    write(root, store, "bz2/sharded", values, 3, fill=11, missing=(slice(12, 24), slice(12, 24)),
+          chunks=(6, 6), shards=(12, 12), compressors=[nc.BZ2(level=9)])
+
+
 if __name__ == "__main__":
     v3()
     v2()
+    v3_sharded_bz2()
     (FIXTURES / "extra.expected.json").write_text(json.dumps({"arrays": ENTRIES, "groups": []}, indent=1) + "\n")
     print(f"wrote {len(ENTRIES)} arrays")
