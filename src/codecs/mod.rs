@@ -45,6 +45,7 @@ codecs!(
     lzma,
     msgpack2,
     n5_default,
+    numcodecs_packbits,
     packbits,
     pcodec,
     reshape,

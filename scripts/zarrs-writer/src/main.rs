@@ -1,6 +1,6 @@
 //! Writes `tests/fixtures/zarrs.zarr`: arrays with the zarr-extensions registry's codecs that
 //! zarrs (the Rust Zarr library, pinned in Cargo.toml) writes and no Python writer does
-//! (`bitround` under its registry name, on integers too; `reshape`; `zfp`, whose feature builds
+//! (`bitround` under its registry name, on integers too; `reshape`; `packbits`; `zfp`, whose feature builds
 //! the ZFP C library: cmake and libclang, see make_fixtures.sh). Each array's metadata is
 //! given as the registry spells it; zarrs builds the array from it, encodes the data, writes its
 //! own `zarr.json`, and reads everything back for the expected values
@@ -81,6 +81,12 @@ macro_rules! to_le {
     })*};
 }
 to_le!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+impl ToLe for bool {
+    fn to_le(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self))
+    }
+}
 
 /// A v3 array's metadata with a regular grid and the default key encoding.
 fn metadata(shape: &[u64], chunks: &[u64], data_type: &str, fill: Value, codecs: Value) -> Value {
@@ -234,6 +240,38 @@ fn main() -> Result<(), Error> {
         }}])),
         field,
         Some(vec![16..30, 0..40]),
+    )?;
+
+    // packbits: sub-byte types (bool, int4, uint2), bits cut from wider types (shifted back,
+    // sign-extended), both padding counts, and inside a shard.
+    let pack = |config: Value| json!([{"name": "packbits", "configuration": config}]);
+    let flags: Vec<bool> = (0..50).map(|i| i % 3 == 0 || i % 7 == 1).collect();
+    w.array("packbits/bool_first_byte", metadata(&[50], &[16], "bool", json!(false), pack(json!({"padding_encoding": "first_byte"}))), flags, Some(vec![32..48]))?;
+    // No edge chunks: zarrs 0.23.14 reads the part of an edge chunk inside the array through its
+    // partial decoder, which leaves int4's upper bits unset (13 for -3); its whole-chunk decoder
+    // sign-extends as the registry says.
+    let int4s: Vec<i8> = (0..(12 * 8)).map(|i: i32| ((i * 5) % 16 - 8) as i8).collect();
+    w.array("packbits/int4", metadata(&[12, 8], &[4, 4], "int4", json!(-1), pack(json!({}))), int4s, None)?;
+    let twos: Vec<u8> = (0..33).map(|i: u32| (i * 3 % 4) as u8).collect();
+    w.array("packbits/uint2_last_byte", metadata(&[33], &[10], "uint2", json!(0), pack(json!({"padding_encoding": "last_byte"}))), twos, None)?;
+    let bytes: Vec<u8> = (0..64).map(|i: u32| (i * 37 % 256) as u8).collect();
+    w.array("packbits/uint8_bits_2_to_5", metadata(&[8, 8], &[8, 8], "uint8", json!(0), pack(json!({"first_bit": 2, "last_bit": 5}))), bytes, None)?;
+    // No edge chunk either: there zarrs' partial decoder also leaves the bits unshifted.
+    let shorts: Vec<i16> = (0..48).map(|i: i32| ((i - 24) * 97) as i16).collect();
+    w.array("packbits/int16_bits_4_to_11", metadata(&[48], &[16], "int16", json!(0), pack(json!({"first_bit": 4, "last_bit": 11, "padding_encoding": "last_byte"}))), shorts, None)?;
+    let halves: Vec<f32> = (0..30).map(|i| (i as f32 - 15.0) * 1.37).collect();
+    w.array("packbits/float32_upper_half", metadata(&[30], &[30], "float32", json!(0.0), pack(json!({"first_bit": 16}))), halves, None)?;
+    let nibbles: Vec<u8> = (0..256).map(|i: u32| (i * 7 % 16) as u8).collect();
+    w.array(
+        "packbits/sharded",
+        metadata(&[16, 16], &[8, 16], "uint8", json!(5), json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 4],
+            "codecs": [{"name": "packbits", "configuration": {"last_bit": 3}}],
+            "index_codecs": [le, {"name": "crc32c"}],
+            "index_location": "end"
+        }}])),
+        nibbles,
+        Some(vec![8..16, 0..16]),
     )?;
 
     let manifest = json!({"arrays": w.entries, "groups": []});
