@@ -1,0 +1,107 @@
+// The npm package as it would be published (pkg/, built by scripts/build.sh): what `npm pack` puts
+// in it, how its entry points resolve, and the two checkers package authors use, publint and
+// arethetypeswrong (pinned devDependencies), both clean.
+import { test } from "node:test";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { publint } from "publint";
+
+const repo = new URL("../../", import.meta.url).pathname;
+const pkgDir = `${repo}pkg`;
+const manifest = JSON.parse(readFileSync(`${pkgDir}/package.json`, "utf8"));
+
+/** The files `npm pack` would put in the tarball. */
+function packed() {
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--loglevel=error"], {
+    cwd: pkgDir,
+    encoding: "utf8",
+  });
+  return JSON.parse(out)[0].files.map((f) => f.path);
+}
+
+test("package: npm pack holds the modules, their glue and types, the licences and README, and nothing else", () => {
+  const files = packed();
+  const listed = new Set([...manifest.files, "package.json"]);
+  deepEqual(
+    files.filter((f) => !listed.has(f)),
+    [],
+    "only what package.json's files lists",
+  );
+  for (const needed of [
+    "index.js",
+    "index.d.ts",
+    "zarr_wasm.js",
+    "zarr_wasm_bg.wasm",
+    "zarr_wasm_extra.js",
+    "zarr_wasm_extra_bg.wasm",
+    "extra.js",
+    "worker.js",
+    "fs.js",
+    "LICENSE-MIT",
+    "LICENSE-APACHE",
+    "README.md",
+  ]) {
+    ok(files.includes(needed), `${needed} is packed`);
+  }
+  ok(
+    !files.some((f) => /\.(rs|toml|mjs|map|lock)$|^(src|tests|scripts|target)\//.test(f)),
+    "no sources, tests or build files",
+  );
+  // Every entry point's files, with types, are in it.
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    const paths = typeof target === "string" ? [target] : Object.values(target);
+    for (const path of paths) {
+      ok(files.includes(path.replace(/^\.\//, "")), `${entry}: ${path} is packed`);
+    }
+    ok(typeof target === "object" && target.types, `${entry} has types`);
+  }
+});
+
+test("package: its entry points resolve, by name, to pkg/ for import (Node) and each declares types", async () => {
+  for (const [entry, file] of [
+    ["zarr-wasm", "index.js"],
+    ["zarr-wasm/fs", "fs.js"],
+    ["zarr-wasm/worker", "worker.js"],
+    ["zarr-wasm/zarr_wasm_bg.wasm", "zarr_wasm_bg.wasm"],
+  ]) {
+    const url = import.meta.resolve(entry);
+    ok(url.endsWith(`/pkg/${file}`), `${entry} resolves to ${url}`);
+  }
+  const root = manifest.exports["."];
+  deepEqual(
+    ["types", "browser", "node", "import", "default"].map((c) => root[c]),
+    ["./index.d.ts", "./index.js", "./index.js", "./index.js", "./index.js"],
+    "the root's conditions",
+  );
+  for (const target of Object.values(manifest.exports)) {
+    ok(existsSync(`${pkgDir}/${target.types}`), `${target.types} exists`);
+  }
+  const { open } = await import("zarr-wasm");
+  equal(typeof open, "function", "the package imports by name");
+});
+
+test("package: publint finds nothing to report", async () => {
+  const { messages } = await publint({ pkgDir, level: "suggestion", strict: true });
+  deepEqual(
+    messages.map((m) => `${m.type} ${m.code} ${m.path?.join(".")}`),
+    [],
+    "publint's messages",
+  );
+});
+
+test("package: arethetypeswrong finds no problem for an ESM-only package", () => {
+  // The esm-only profile: the package is ESM ("type": "module"), so CommonJS `require` of it is
+  // not a goal; every other resolution mode (node16 ESM, bundler) must find types and code.
+  const attw = `${repo}node_modules/.bin/attw`;
+  const run = spawnSync(
+    attw,
+    ["--pack", pkgDir, "--profile", "esm-only", "--format", "table-flipped"],
+    {
+      encoding: "utf8",
+      cwd: repo,
+    },
+  );
+  equal(run.status, 0, `attw exited with ${run.status}:\n${run.stdout}\n${run.stderr}`);
+  ok(/No problems found|🟢/.test(run.stdout), run.stdout);
+});
