@@ -54,17 +54,27 @@ def decode(stored, dtype, scale, offset):
     return (stored / dtype.type(scale) + dtype.type(offset)).astype(dtype)
 
 
-def shard(chunks, inner_bytes):
-    """A shard of inner chunks in C order (None: missing), index at the end, no index codecs
-    but `bytes`."""
+def shard(chunk, inner, fill, encode):
+    """`chunk` as a shard of `inner`-shaped chunks in C order, each `encode(part, coords)`, index
+    at the end, no index codecs but `bytes`. Inner chunks whose values all equal `fill` are left
+    out, as writers do."""
     body, index = b"", []
-    for raw in inner_bytes:
-        if raw is None:
+    for ic in np.ndindex(*[c // i for c, i in zip(chunk.shape, inner)]):
+        part = chunk[tuple(slice(j * i, (j + 1) * i) for j, i in zip(ic, inner))]
+        if (part == fill).all():
             index.append((2**64 - 1, 2**64 - 1))
             continue
+        raw = encode(part, ic)
         index.append((len(body), len(raw)))
         body += raw
     return body + b"".join(struct.pack("<QQ", o, n) for o, n in index)
+
+
+def write_chunk(path, coords, data):
+    """A chunk's bytes under the default key encoding (`c/` and `/`-separated coordinates)."""
+    key = path / "c" / "/".join(map(str, coords))
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_bytes(data)
 
 
 def padded_chunks(values, chunks, fill):
@@ -110,16 +120,8 @@ def array(name, dtype, shape, chunks, fill, scale, offset, values, compress=Fals
             raw = chunk.astype(dtype.newbyteorder("<")).tobytes()
             raw = gzip.compress(raw, mtime=0) if compress else raw
         else:
-            cps = [c // i for c, i in zip(chunks, inner)]
-            parts = []
-            for ic in np.ndindex(*cps):
-                # Inner chunks whose values all equal the fill value are left out, as writers do.
-                part = chunk[tuple(slice(j * i, (j + 1) * i) for j, i in zip(ic, inner))]
-                parts.append(None if (part == stored_fill).all() else part.astype(dtype.newbyteorder("<")).tobytes())
-            raw = shard(cps, parts)
-        key = path / "c" / "/".join(map(str, coords))
-        key.parent.mkdir(parents=True, exist_ok=True)
-        key.write_bytes(raw)
+            raw = shard(chunk, inner, stored_fill, lambda part, _: part.astype(dtype.newbyteorder("<")).tobytes())
+        write_chunk(path, coords, raw)
     file = f"registry__{name.replace('/', '__')}.bin"
     (FIXTURES / "registry.expected").mkdir(exist_ok=True)
     (FIXTURES / "registry.expected" / file).write_bytes(expected.astype(dtype.newbyteorder("<")).tobytes())
@@ -250,15 +252,8 @@ def conditional_arrays():
             if inner is None:
                 data = encode(chunk, coords)
             else:
-                cps = [c // i for c, i in zip(chunks, inner)]
-                parts = []
-                for ic in np.ndindex(*cps):
-                    part = chunk[tuple(slice(j * i, (j + 1) * i) for j, i in zip(ic, inner))]
-                    parts.append(None if (part == fill).all() else encode(part, coords + ic))
-                data = shard(cps, parts)
-            key = path / "c" / "/".join(map(str, coords))
-            key.parent.mkdir(parents=True, exist_ok=True)
-            key.write_bytes(data)
+                data = shard(chunk, inner, fill, lambda part, ic: encode(part, coords + ic))
+            write_chunk(path, coords, data)
         file = f"registry__{name.replace('/', '__')}.bin"
         (FIXTURES / "registry.expected" / file).write_bytes(expected.astype(dtype.newbyteorder("<")).tobytes())
         return {"store": STORE, "path": name, "writer": WRITER.replace("by hand", "by hand, codecs by numcodecs 0.16.5 and Python's gzip"),

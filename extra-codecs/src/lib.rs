@@ -17,7 +17,7 @@ mod bindings;
 
 /// Decodes `encoded` with the codec named `codec` (its v3 name). `params` is what the codec's
 /// configuration and the chunk say about the stream (`lzma::Format::code`, `pcodec::Number::code`,
-/// `zfp::Headerless::from_params`), and `limit` the most bytes the result may have (bytes codecs)
+/// `zfp::RegistryStream::from_params`), and `limit` the most bytes the result may have (bytes codecs)
 /// or the exact element count (pcodec, zfpy, zfp). The error says what is wrong with the stream,
 /// without naming the codec.
 pub fn decode(

@@ -4,7 +4,7 @@
 //!   and dimensions, the compression mode) before the blocks; the header's dimensions must
 //!   describe the chunk, and never size an allocation;
 //! - the registry's `zfp`: no header; the number type, the dimensions and the mode come from the
-//!   array's metadata (`Headerless`).
+//!   array's metadata (`RegistryStream`).
 
 use crate::NativeBytes;
 use zfp_rs::{
@@ -81,7 +81,7 @@ fn decode_with_header_of(
 
 /// What the registry's `zfp` stream is, from the array's metadata and the chunk's shape.
 #[derive(Debug)]
-pub struct Headerless {
+pub struct RegistryStream {
     number: Number,
     /// The array's type, where ZFP stores it as a wider one (`Element::from_code`; `None`: the
     /// stored type itself).
@@ -161,11 +161,11 @@ const EXPERT: u32 = 5;
 /// Where the mode and its parameters start in the main module's parameters.
 const MODE_AT: usize = 7;
 
-impl Headerless {
+impl RegistryStream {
     /// From the parameters the main module sends: `[number, element, with_header, nx, ny, nz,
     /// nw, mode, ...]`, the mode (`FIXED_RATE`...) followed by the registry's parameters of it:
     /// rate; precision; tolerance; none; minbits, maxbits, maxprec, minexp.
-    pub fn from_params(params: &[f64]) -> Result<Headerless, String> {
+    pub fn from_params(params: &[f64]) -> Result<RegistryStream, String> {
         let number = Number::from_code(crate::code_param(params, 0)?)?;
         let element = Element::from_code(crate::code_param(params, 1)?)?;
         let with_header = crate::code_param(params, 2)? == 1;
@@ -214,7 +214,7 @@ impl Headerless {
             }
             mode => return Err(format!("unknown ZFP mode {mode}")),
         };
-        Ok(Headerless {
+        Ok(RegistryStream {
             number,
             element,
             with_header,
@@ -226,7 +226,7 @@ impl Headerless {
 
 /// Decodes a registry `zfp` stream of `count` numbers, as native-endian bytes of the array's type.
 pub fn decode_registry(encoded: &[u8], params: &[f64], count: usize) -> Result<Vec<u8>, String> {
-    let what = Headerless::from_params(params)?;
+    let what = RegistryStream::from_params(params)?;
     let stored = if what.with_header {
         decode_with_header_of(encoded, what.number, count, Some(what.dims))?
     } else {
@@ -380,8 +380,8 @@ mod tests {
     fn mode_parameters_are_checked() {
         // [number, element, with_header, nx, ny, nz, nw, mode, ...]
         let params = |mode: &[f64]| [&[3.0, 0.0, 0.0, 4.0, 0.0, 0.0, 0.0][..], mode].concat();
-        assert!(Headerless::from_params(&params(&[1.0, 8.0])).is_ok());
-        let err = |mode: &[f64]| Headerless::from_params(&params(mode)).unwrap_err();
+        assert!(RegistryStream::from_params(&params(&[1.0, 8.0])).is_ok());
+        let err = |mode: &[f64]| RegistryStream::from_params(&params(mode)).unwrap_err();
         assert!(err(&[1.0, -2.0]).contains("rate"), "{}", err(&[1.0, -2.0]));
         assert!(err(&[1.0]).contains("\"rate\" is missing"));
         assert!(err(&[2.0, -1.0]).contains("precision"));

@@ -37,7 +37,7 @@ named! {
 
 #[derive(Debug)]
 pub struct ZfpCodec {
-    /// What the second module needs (`extra-codecs`' `zfp::Headerless::from_params`): the ZFP
+    /// What the second module needs (`extra-codecs`' `zfp::RegistryStream::from_params`): the ZFP
     /// number type, the array's type where ZFP stores it wider, whether the stream starts with
     /// zfpy's header, then the chunk's dimensions (filled in per chunk) and the mode's parameters.
     number: f64,
