@@ -57,11 +57,33 @@ async function timeSplit(zw, read, runs) {
 }
 
 /**
+ * zarrita's array at `path` below `base` with `plugin`'s codecs (zarr-wasm/zarrita) in its
+ * registry while the array's codecs load (on its first read), so that the other zarrita reader
+ * keeps numcodecs.js's: the registry is put back after.
+ */
+async function zarritaWithPlugin(zarrita, plugin, base, path) {
+  const saved = new Map(zarrita.registry);
+  plugin.registerCodecs(zarrita.registry);
+  try {
+    const arr = await zarrita.open(zarrita.root(new zarrita.FetchStore(base)).resolve(path), {
+      kind: "array",
+    });
+    await zarrita.get(arr);
+    return arr;
+  } finally {
+    zarrita.registry.clear();
+    for (const [name, load] of saved) zarrita.registry.set(name, load);
+  }
+}
+
+/**
  * For each `[path, label]` of `codecs` below `base`: `{ path, label, bytes, ms, split }`, `ms` per
  * reader, `split` zarr-wasm's time split (`timeSplit`). `scalar`, where given, is the package
- * built without simd128 (scripts/build.sh --scalar), read as a third reader, "zarr-wasm scalar".
+ * built without simd128 (scripts/build.sh --scalar), read as a third reader, "zarr-wasm scalar";
+ * `plugin`, where given, is zarr-wasm/zarrita, and zarrita with it one more reader,
+ * "zarrita.js + zarr-wasm codecs".
  */
-export async function measureCodecs({ zw, zarrita, scalar, base, codecs, runs, warmup }) {
+export async function measureCodecs({ zw, zarrita, scalar, plugin, base, codecs, runs, warmup }) {
   const zarrWasm = (module) => async (path) => {
     const arr = await module.open(base, { path });
     return () => arr.get();
@@ -75,6 +97,14 @@ export async function measureCodecs({ zw, zarrita, scalar, base, codecs, runs, w
       });
       return () => zarrita.get(arr);
     },
+    ...(plugin
+      ? {
+          "zarrita.js + zarr-wasm codecs": async (path) => {
+            const arr = await zarritaWithPlugin(zarrita, plugin, base, path);
+            return () => zarrita.get(arr);
+          },
+        }
+      : {}),
   };
   const rows = [];
   for (const [path, label] of codecs) {

@@ -1,3 +1,7 @@
+/**
+ * Files on disk as a store (Node, Deno, Bun; not in browser bundles).
+ * @module zarr-wasm/fs
+ */
 import type { Store } from "./index.js";
 
 /** A store over the files below `dir` (Node, Deno, Bun): key "a/zarr.json" is the file dir/a/zarr.json. */

@@ -1,3 +1,15 @@
+/**
+ * A Zarr v3 and v2 reader in Rust, compiled to WebAssembly: `open` an array or group at a URL or
+ * in a store, then `get` typed arrays. The first `open` loads the module.
+ *
+ * ```js
+ * import { open, slice } from "zarr-wasm";
+ * const arr = await open("https://example.org/image.ome.zarr", { path: "0" });
+ * const { data, shape } = await arr.get([0, 0, slice(0, 512), slice(0, 512)]);
+ * ```
+ * @module zarr-wasm
+ */
+
 /** A selection along one dimension (see `slice`). */
 export interface Slice {
   start: number | null;
@@ -470,6 +482,33 @@ export interface ChunkPart<T extends Values = Values> extends Chunk<T> {
   /** Where the part starts in the whole selection's result. */
   origin: number[];
 }
+
+export interface BytesDecoderOptions {
+  /** The chunks' data type (a v3 name): numcodecs' shuffle takes its element size by default. */
+  dataType?: string;
+  /** The most bytes a chunk may decode to (default: `limits.maxDecodedChunkBytes`'s default). */
+  maxBytes?: number;
+}
+
+/** One bytes-to-bytes codec's decoder, for a pipeline of the caller's own. */
+export interface BytesDecoder {
+  readonly name: string;
+  /** Decodes one chunk's bytes; rejects with a CodecError naming the codec and `where`. */
+  decode(bytes: Uint8Array | ArrayBuffer, where?: string): Promise<Uint8Array>;
+  /** The encoded size of `decodedSize` bytes where the codec fixes it (checksums), else undefined. */
+  encodedSize(decodedSize: number): number | undefined;
+}
+
+/**
+ * A decoder of the bytes-to-bytes codec `codec` (its v3 metadata, e.g. `{ name: "zstd",
+ * configuration: { level: 3 } }`; zarr-wasm/zarrita's `codecNames` lists the names), for
+ * pipelines other than zarr-wasm's (zarrita.js's: see zarr-wasm/zarrita). Rejects with a
+ * MetadataError for a configuration it refuses, an UnsupportedError for a name it does not know.
+ */
+export function bytesDecoder(
+  codec: { name: string; configuration?: Record<string, unknown> },
+  options?: BytesDecoderOptions,
+): Promise<BytesDecoder>;
 
 /**
  * The module's memory: `wasmBytes` is the size of its WebAssembly memory (0 before the first

@@ -2,6 +2,7 @@
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
 // What each export does is documented once, in index.d.ts; comments here say how.
 import initWasm, {
+  WasmBytesCodec,
   WasmStore,
   __wbg_reset_state,
   __zarrOnTrap,
@@ -10,7 +11,9 @@ import initWasm, {
   heapBytes,
   timingsForBench,
   trapForTests,
+  useSecondModule,
 } from "./zarr_wasm.js";
+import { loadExtra } from "./extra.js";
 import { AbortError, ResetError, SelectionError, typed } from "./errors.js";
 import {
   PARTS_PER_WORKER,
@@ -431,6 +434,58 @@ export async function open(location, options = {}) {
       objects,
     );
   return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoders on their own, for pipelines of the caller's (zarr-wasm/zarrita registers them in
+// zarrita.js's codec registry).
+
+/** A bytes-to-bytes decoder built from a codec's v3 metadata (see index.d.ts). */
+export async function bytesDecoder(codec, options = {}) {
+  if (typeof codec?.name !== "string")
+    throw new TypeError("bytesDecoder's codec must be a { name, configuration } object");
+  options ??= {};
+  checkType(options.dataType, isString, "bytesDecoder option dataType", "a string");
+  const isSize = (n) => Number.isSafeInteger(n) && n > 0;
+  checkType(options.maxBytes, isSize, "bytesDecoder option maxBytes", "a positive integer");
+  const json = JSON.stringify(codec);
+  // The handle, and the instance it belongs to (a trap replaces the instance; a handle of the
+  // old one is built again in the new one).
+  const build = async () => {
+    const built = { generation, handle: new WasmBytesCodec(json, options.dataType ?? null) };
+    if (built.handle.secondModule) {
+      await loadExtra();
+      useSecondModule();
+    }
+    // What the codec adds to every chunk, where it fixes that (checksums), asked here so that
+    // encodedSize never calls into an instance a trap may have replaced.
+    built.added = built.handle.encodedSize(0);
+    return built;
+  };
+  await loadWasm();
+  let built = await call(build);
+  return {
+    name: codec.name,
+    encodedSize: (decodedSize) =>
+      built.added === undefined ? undefined : decodedSize + built.added,
+    decode(bytes, where = "a chunk") {
+      // Bytes as they are, whatever view they come in.
+      if (ArrayBuffer.isView(bytes))
+        bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      else if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+      else
+        throw new TypeError(
+          "bytesDecoder's decode takes a Uint8Array, another view or an ArrayBuffer",
+        );
+      return call(async () => {
+        if (built.generation !== generation) built = await build();
+        // A trap while the second module loaded: this call is rejected already; the handle is
+        // not called into.
+        if (built.generation !== generation) return undefined;
+        return built.handle.decode(bytes, options.maxBytes ?? 0, where);
+      });
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The main module never links the extra codecs: they are the second module, built below.
-out=pkg features=(--no-default-features --features vectors) target_dir=target/wasm
+out=pkg features=(--no-default-features --features bindings,vectors) target_dir=target/wasm
 case "${1:-}" in
-  --without-vectors) out=${2:?"--without-vectors needs an output directory"} features=(--no-default-features) ;;
+  --without-vectors) out=${2:?"--without-vectors needs an output directory"} features=(--no-default-features --features bindings) ;;
   # Its own target dir: other flags would otherwise rebuild every crate at each switch.
   --scalar) out=${2:?"--scalar needs an output directory"} target_dir=target/wasm-scalar
     export RUSTFLAGS="-C target-feature=-simd128" ;;

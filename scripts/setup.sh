@@ -4,7 +4,8 @@
 #      rustc-web with its std source (std is then built with -Zbuild-std);
 #   2. wasm-bindgen-cli of exactly the version Cargo.lock pins;
 #   3. Node.js >= 18 and the npm devDependencies;
-#   4. Chromium (Debian's) for the browser tests.
+#   4. Chromium (Debian's) for the browser tests, and its ChromeDriver with wasm-pack (pinned) for
+#      the Rust tests in the browser (tests/browser_bindings.rs).
 # It writes target/toolchain.env, which scripts/build.sh reads. A second run does nothing slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,5 +93,16 @@ fi
 if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
   log "installing Debian's chromium"
   apt_install chromium
+fi
+if ! command -v chromedriver >/dev/null; then
+  log "installing Debian's chromium-driver"
+  apt_install chromium-driver
+fi
+# wasm-pack runs tests/browser_bindings.rs in Chromium (tests/node/wasm-pack.test.mjs). It uses
+# the wasm-bindgen-cli above (same version) and the ChromeDriver here; it downloads nothing.
+WASM_PACK_VERSION=0.15.1
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  log "installing wasm-pack $WASM_PACK_VERSION; this takes a few minutes"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked >&2
 fi
 log "ready"

@@ -27,7 +27,8 @@ lint cargo fmt --all --check
 lint rustfmt --check --edition 2021 src/codecs/*.rs src/codecs/blosc/mod.rs
 lint cargo clippy --workspace --all-targets -- -D warnings
 lint cargo clippy --workspace --target wasm32-unknown-unknown -- -D warnings
-lint cargo clippy --target wasm32-unknown-unknown --no-default-features -- -D warnings
+# The npm package's module without Zarr Vectors and the second module's codecs.
+lint cargo clippy --target wasm32-unknown-unknown --no-default-features --features bindings -- -D warnings
 lint npx biome ci --colors=off
 echo "== native core tests (cargo test)"
 cargo test --workspace --all-targets 2>&1 | tee target/test-native.log

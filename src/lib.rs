@@ -3,7 +3,7 @@
 //!
 //! The modules, top to bottom; each uses only those below it:
 //!
-//! - `bindings`: the JavaScript API (wasm32 only).
+//! - `bindings`: the JavaScript API (wasm32 only, the `bindings` feature).
 //! - `vectors`: Zarr Vectors (ZVF) stores of points, lines and meshes, read through hierarchies.
 //! - `hierarchy`: opening nodes; groups and their children.
 //! - `array`: an opened array's reads, whole chunks and sharded ones.
@@ -13,8 +13,11 @@
 //! - `host`, `error`, `limits`, `buffer`, `lru`: the platform's clock and yield, errors, caps,
 //!   fallible allocation, a small cache.
 
-#[cfg(target_arch = "wasm32")]
-mod bindings;
+/// The JavaScript binding layer (wasm32 only). Public so that its browser tests
+/// (`tests/browser_bindings.rs`, run by `wasm-pack test`) reach it; JavaScript uses it through
+/// the npm package, Rust wasm apps use the core below it.
+#[cfg(all(target_arch = "wasm32", feature = "bindings"))]
+pub mod bindings;
 #[cfg(feature = "vectors")]
 pub mod vectors;
 

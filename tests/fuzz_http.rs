@@ -8,6 +8,7 @@
 //!
 //! `cargo test --test fuzz_http` runs a short round (FUZZ_ITERS, default 1500). Long runs:
 //! `FUZZ_ITERS=200000 FUZZ_SEED=7 cargo test --release --test fuzz_http -- --nocapture`.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -10,6 +10,7 @@
 //!
 //! `cargo test --test fuzz_metadata` runs a short round (FUZZ_ITERS, default 2000 of each). Long
 //! runs: `FUZZ_ITERS=200000 FUZZ_SEED=7 cargo test --release --test fuzz_metadata -- --nocapture`.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -5,6 +5,7 @@
 //! size; gzip streams of one and several members; every gzip and zlib chunk of the committed
 //! fixture stores; and mutated streams, where both decoders must agree on whether the stream is
 //! valid and, if it is, on every byte and on where it ends.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Partial reads of sharded arrays (tests/fixtures/codecs.zarr/sharding, written by zarr-python,
 //! and tensorstore.zarr): every selection matches the whole read, and the store sees only the
 //! requests a reader needs: the shard index once, then the inner chunks, nearby ones merged.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

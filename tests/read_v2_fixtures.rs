@@ -1,5 +1,6 @@
 //! Reads every Zarr v2 array that zarr-python 2 and tensorstore wrote into tests/fixtures and
 //! compares it with the values the writers recorded beside them; checks how v2 nodes are found.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Reads every array zarr-python wrote into tests/fixtures/v3.zarr and compares it with the values
 //! the writer recorded beside it.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

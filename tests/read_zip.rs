@@ -1,5 +1,6 @@
 //! Zarr hierarchies inside ZIP files written by zarr-python 2 and 3 (their ZipStore) and by
 //! Info-ZIP (ZIP64 records, deflated members), read through a store with range requests.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

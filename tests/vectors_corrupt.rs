@@ -1,6 +1,7 @@
 //! Zarr Vectors blobs no writer produces: corrupt link cells, fragment indexes and manifests,
 //! hostile runs and ranges, and Draco-compressed vertices, each a clear error, never a panic
 //! or a hang.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

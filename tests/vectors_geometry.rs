@@ -1,5 +1,6 @@
 //! A level's geometry in one read (links, meshes, skeletons, polylines, pyramids, objects and
 //! groups), compared with zarr-vectors' own reads of the fixtures.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The Zarr Vectors store API (`zarr_wasm::vectors::store`) on the fixtures: metadata, levels,
 //! chunks, boxes and objects; stores that are not ZVF; links without a listing; sharded copies.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

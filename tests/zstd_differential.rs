@@ -4,6 +4,7 @@
 //! skippable frames, several frames in one chunk, dictionary frames (refused, saying why), damaged
 //! frames, and every zstd chunk of the committed fixture stores. Each case decodes both into a
 //! buffer of the known size (the chunk path) and into a growing one (variable-length chunks).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

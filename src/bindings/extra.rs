@@ -59,6 +59,13 @@ pub(super) fn install() {
     install_loader(Rc::new(SecondModuleLoader));
 }
 
+/// Points the core at the second module once pkg/extra.js has loaded it outside an array's
+/// opening (codecs built on their own: `bytesDecoder` in index.js).
+#[wasm_bindgen(js_name = useSecondModule)]
+pub fn use_second_module() {
+    crate::codecs::extra::install(Rc::new(SecondModule));
+}
+
 /// A JS error's message.
 fn message(err: &JsValue) -> String {
     match err.dyn_ref::<js_sys::Error>() {

@@ -2,7 +2,10 @@
 //! types, core results into typed arrays and plain objects, and core errors into JS `Error`s.
 //! The npm package's `index.js` wraps these exports in the public API.
 
+mod codec;
 mod errors;
+// The second module's JS side, where its decoders are not linked in (the npm package's build).
+#[cfg(not(feature = "extra-codecs"))]
 mod extra;
 mod fetch;
 mod heap;
@@ -32,6 +35,8 @@ use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
 use typed::array_data_to_js;
 use wasm_bindgen::prelude::*;
 
+pub use fetch::FetchClient;
+
 #[global_allocator]
 static ALLOCATOR: heap::CountingAllocator = heap::CountingAllocator;
 
@@ -46,6 +51,7 @@ fn start() {
     // Panics are bugs (the core returns errors for bad input); if one happens, say where.
     console_error_panic_hook::set_once();
     crate::host::install(Rc::new(host::JsHost::new()));
+    #[cfg(not(feature = "extra-codecs"))]
     extra::install();
 }
 

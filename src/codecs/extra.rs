@@ -129,7 +129,8 @@ pub fn needed_by(metadata: &ArrayMetadata) -> bool {
     }
 }
 
-fn any_needs(codecs: &[Extension]) -> bool {
+/// Whether any of `codecs`, or a codec they hold (at any depth), is decoded by the second module.
+pub fn any_needs(codecs: &[Extension]) -> bool {
     codecs.iter().any(|codec| {
         NAMES.contains(&codec.registered_name())
             || codec.configuration.values().any(|value| match value {

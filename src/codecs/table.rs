@@ -96,10 +96,54 @@ fn bytes_codec(
     }
 }
 
+/// Builds the bytes-to-bytes codec `codec` on its own, outside any pipeline, for chunks of
+/// `data_type` (where known; it gives numcodecs' `shuffle` its default element size). This is for
+/// hosts that run their own pipelines and borrow zarr-wasm's decoders (zarrita.js's codec
+/// registry, through the bindings).
+pub fn standalone_bytes_codec(
+    codec: &Extension,
+    data_type: Option<DataType>,
+) -> std::result::Result<Box<dyn BytesToBytesCodec>, String> {
+    // The one bytes codec whose configuration the data type completes: without either, any
+    // element size taken would unshuffle into wrong bytes.
+    let shuffle_without_size = codec.registered_name() == "numcodecs.shuffle"
+        && !codec.configuration.contains_key("elementsize");
+    if shuffle_without_size && data_type.is_none_or(DataType::is_variable) {
+        return Err(
+            "\"elementsize\" is needed where the chunks' data type is not a fixed-size one".into(),
+        );
+    }
+    let data_type = data_type.unwrap_or(DataType::UInt8);
+    let fill_value = FillValue::from_native_bytes(vec![0; data_type.size()]);
+    // A bytes-to-bytes codec holds no pipelines; conditional holds bytes codecs only.
+    let no_pipelines = |_: &[Extension], _, _: &FillValue, _| {
+        Err("a codec built on its own holds no pipelines".to_string())
+    };
+    let cx = BuildContext {
+        data_type,
+        fill_value: &fill_value,
+        fill_problem: None,
+        ndim: 1,
+        pipeline: &no_pipelines,
+        bytes_codec,
+    };
+    bytes_codec(codec, &cx)
+}
+
+/// The v3 names of every bytes-to-bytes codec in the table (what a host may build on its own).
+pub fn bytes_codec_names() -> Vec<&'static str> {
+    super::TABLE
+        .iter()
+        .flat_map(|entries| entries.iter())
+        .filter(|entry| entry.kind == Kind::BytesToBytes)
+        .flat_map(|entry| entry.names.iter().copied())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codecs::codec::{Codec, Kind};
+    use crate::codecs::codec::{Codec, DecodedSize, Kind};
     use crate::codecs::TABLE;
     use serde_json::json;
 
@@ -157,5 +201,53 @@ mod tests {
             };
             assert_eq!(kind, entry.kind, "{name}");
         }
+    }
+
+    #[test]
+    fn codecs_built_on_their_own_decode_and_other_kinds_are_refused() {
+        let names = bytes_codec_names();
+        for name in [
+            "blosc",
+            "zstd",
+            "gzip",
+            "crc32c",
+            "numcodecs.lz4",
+            "numcodecs.bz2",
+        ] {
+            assert!(names.contains(&name), "{name}");
+        }
+        for name in ["bytes", "transpose", "sharding_indexed", "numcodecs.delta"] {
+            assert!(!names.contains(&name), "{name}");
+        }
+        let shuffle = Extension::parse(&json!({"name": "numcodecs.shuffle"})).unwrap();
+        let codec = standalone_bytes_codec(&shuffle, Some(DataType::UInt16)).unwrap();
+        let decoded = codec
+            .decode(vec![1, 3, 2, 4], DecodedSize::AtMost(1 << 20))
+            .unwrap();
+        assert_eq!(decoded, [1, 2, 3, 4], "element size 2 from the data type");
+        let transpose =
+            Extension::parse(&json!({"name": "transpose", "configuration": {"order": [0]}}))
+                .unwrap();
+        let err = standalone_bytes_codec(&shuffle, None).err().unwrap();
+        assert!(err.contains("\"elementsize\" is needed"), "{err}");
+        let err = standalone_bytes_codec(&transpose, None).err().unwrap();
+        assert!(err.contains("not a bytes-to-bytes codec"), "{err}");
+        let unknown = Extension::parse(&json!({"name": "nope"})).unwrap();
+        let err = standalone_bytes_codec(&unknown, None).err().unwrap();
+        assert!(err.contains("\"nope\" is not supported"), "{err}");
+    }
+
+    #[test]
+    fn the_zarrita_plug_in_registers_every_bytes_codec() {
+        // pkg/zarrita.js lists the names for zarrita's registry, which it fills before the
+        // module loads: the list must be the table's.
+        let source = include_str!("../../pkg/zarrita.js");
+        let start = source.find("codecNames = Object.freeze([").unwrap();
+        let list = &source[start..start + source[start..].find("]);").unwrap()];
+        let mut listed: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        let mut names = bytes_codec_names();
+        listed.sort();
+        names.sort();
+        assert_eq!(listed, names);
     }
 }

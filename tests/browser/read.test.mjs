@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startServer } from "../support/server.mjs";
-import { launchChromium, openPage } from "../support/browser.mjs";
+import { bundleZarrita, launchChromium, openPage } from "../support/browser.mjs";
 import { MANIFESTS, allCases } from "../cases/all.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -15,6 +15,7 @@ const names = allCases(manifests).map((c) => c.name);
 let server, browser, page, errors;
 
 before(async () => {
+  await bundleZarrita(repo);
   server = await startServer({ mounts: { "/": repo } });
   browser = await launchChromium();
   ({ page, errors } = await openPage(

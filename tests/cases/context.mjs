@@ -1,9 +1,12 @@
 // What a shared case gets: the library, where the fixtures are, and the test server's request log.
-// `stressReads`: how many reads the stress cases make (their CI size where not given).
-export function makeContext(zarr, origin, { stressReads } = {}) {
+// `stressReads`: how many reads the stress cases make (their CI size where not given);
+// `zarrita` and `plugin`: zarrita.js and zarr-wasm/zarrita, for zarrita.mjs.
+export function makeContext(zarr, origin, { stressReads, zarrita, plugin } = {}) {
   const base = `${origin}/tests/fixtures`;
   return {
     zarr,
+    zarrita,
+    plugin,
     origin,
     base,
     stressReads,

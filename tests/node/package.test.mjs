@@ -38,6 +38,8 @@ test("package: npm pack holds the modules, their glue and types, the licences an
     "extra.js",
     "worker.js",
     "fs.js",
+    "zarrita.js",
+    "zarrita.d.ts",
     "LICENSE-MIT",
     "LICENSE-APACHE",
     "README.md",
@@ -63,6 +65,7 @@ test("package: its entry points resolve, by name, to pkg/ for import (Node) and 
     ["zarr-wasm", "index.js"],
     ["zarr-wasm/fs", "fs.js"],
     ["zarr-wasm/worker", "worker.js"],
+    ["zarr-wasm/zarrita", "zarrita.js"],
     ["zarr-wasm/zarr_wasm_bg.wasm", "zarr_wasm_bg.wasm"],
   ]) {
     const url = import.meta.resolve(entry);

@@ -2,6 +2,8 @@
 import { after, before, test } from "node:test";
 import { readFileSync } from "node:fs";
 import * as zarr from "zarr-wasm";
+import * as plugin from "zarr-wasm/zarrita";
+import * as zarrita from "zarrita";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
 import { MANIFESTS, allCases } from "../cases/all.mjs";
@@ -17,6 +19,8 @@ before(async () => {
   server = await startServer({ mounts: { "/": repo } });
   ctx = makeContext(zarr, server.url, {
     stressReads: Number(process.env.STRESS_READS) || undefined,
+    zarrita,
+    plugin,
   });
 });
 after(() => server.close());

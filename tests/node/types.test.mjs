@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import * as zarr from "zarr-wasm";
+import * as plugin from "zarr-wasm/zarrita";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -42,10 +43,50 @@ test("types: a strict TypeScript consumer compiles against index.d.ts and runs a
   assert.ok(seen.storeReads >= 1);
   assert.equal(seen.groupKind, "group");
   assert.ok(seen.heapBytes > 0);
+  // zarr-wasm/zarrita, typed: zarrita with zarr-wasm's zstd, and zarr-wasm through zarrita's store.
+  const zstd = JSON.parse(
+    readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"),
+  ).arrays.find((a) => a.store === "codecs.zarr" && a.path === "zstd/level3");
+  const zbytes = readFileSync(`${repo}/tests/fixtures/${zstd.data}`);
+  const first = Array.from(
+    new Uint16Array(zbytes.buffer.slice(zbytes.byteOffset, zbytes.byteOffset + 10)),
+  );
+  assert.deepEqual(seen.registered, ["zstd"]);
+  assert.deepEqual(seen.throughZarritaStore, first);
+  assert.deepEqual(seen.gzipDecoded, [104, 105]);
+  assert.equal(seen.codecCount, 19);
 });
 
-test("types: index.d.ts declares exactly what index.js exports", () => {
-  const file = `${repo}/pkg/index.d.ts`;
+test("types: a strict TypeScript consumer of zarr-wasm/zarrita with zarrita's own types compiles and runs", async () => {
+  const tsc = spawnSync(
+    process.execPath,
+    [`${repo}/node_modules/typescript/bin/tsc`, "-p", `${repo}/tests/types/zarrita`],
+    { encoding: "utf8" },
+  );
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  const { consumeZarrita } = await import(`${repo}/target/types/zarrita/consumer.js`);
+  const seen = await consumeZarrita(`${server.url}/tests/fixtures`);
+  const zstd = JSON.parse(
+    readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"),
+  ).arrays.find((a) => a.store === "codecs.zarr" && a.path === "zstd/level3");
+  const bytes = readFileSync(`${repo}/tests/fixtures/${zstd.data}`);
+  const first = Array.from(
+    new Uint16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 10)),
+  );
+  assert.deepEqual(seen, { zarrita: first, zarrWasm: first });
+});
+
+for (const [name, module] of [
+  ["index", zarr],
+  ["zarrita", plugin],
+]) {
+  test(`types: ${name}.d.ts declares exactly what ${name}.js exports`, () => {
+    assert.deepEqual(declaredValues(`${repo}/pkg/${name}.d.ts`), Object.keys(module).sort());
+  });
+}
+
+/** The values (classes, functions, constants) a declaration file exports, sorted. */
+function declaredValues(file) {
   const program = ts.createProgram([file], { strict: true, noEmit: true });
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file));
@@ -59,6 +100,5 @@ test("types: index.d.ts declares exactly what index.js exports", () => {
     })
     .map((s) => s.name)
     .sort();
-  const exported = Object.keys(zarr).sort();
-  assert.deepEqual(declared, exported);
-});
+  return declared;
+}

@@ -51,3 +51,21 @@ export async function openPage(browser, url) {
   await page.goto(url);
   return { page, errors };
 }
+
+/**
+ * zarrita.js as one ES module for the test page (which loads modules without a bundler): esbuild
+ * bundles it into target/test-bundles/zarrita/, its numcodecs.js codecs in chunks of their own
+ * loaded as zarrita asks for them. The page maps the name "zarrita" to it.
+ */
+export async function bundleZarrita(repo) {
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    entryPoints: { zarrita: `${repo}/node_modules/zarrita/dist/src/index.js` },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    outdir: `${repo}/target/test-bundles/zarrita`,
+    logLevel: "warning",
+  });
+}

@@ -15,9 +15,11 @@ import {
   ZarrArray,
   ZarrError,
   memoryUsage,
+  bytesDecoder,
   open,
   slice,
 } from "zarr-wasm";
+import { codecNames, registerCodecs, zarritaStore } from "zarr-wasm/zarrita";
 
 export interface Seen {
   kind: "array";
@@ -30,6 +32,12 @@ export interface Seen {
   storeReads: number;
   groupKind: "group";
   heapBytes: number;
+  /** zarr-wasm/zarrita: the names registered in a Map. */
+  registered: string[];
+  /** codecs.zarr/zstd/level3's first row's first 5 values, by zarr-wasm from a zarrita-style Map. */
+  throughZarritaStore: number[];
+  gzipDecoded: number[];
+  codecCount: number;
 }
 
 /** Reads the v3 uint16 fixture below `base` (the test server's fixtures URL). */
@@ -72,7 +80,26 @@ export async function consume(base: string): Promise<Seen> {
   if (!(root instanceof Group)) throw new Error("the root is a group");
   const usage: { wasmBytes: number; heapBytes: number } = memoryUsage();
   node.free();
+  // zarr-wasm/zarrita's declarations (zarrita itself: zarrita.ts): a registry filled, and a
+  // zarrita-style store (keys with a leading "/") read by zarr-wasm.
+  const registry = registerCodecs(new Map<string, () => unknown>(), { names: ["zstd"] });
+  const zarritaKeys = new Map<string, Uint8Array>();
+  for (const key of ["zarr.json", "zstd/level3/zarr.json", "zstd/level3/c/0/0"]) {
+    const r = await fetch(`${base}/codecs.zarr/${key}`);
+    zarritaKeys.set(`/${key}`, new Uint8Array(await r.arrayBuffer()));
+  }
+  const viaStore = await open(zarritaStore(zarritaKeys), { path: "zstd/level3" });
+  if (!(viaStore instanceof ZarrArray)) throw new Error("expected an array");
+  const row = await viaStore.get([0, slice(0, 5)]);
+  const gzip = await bytesDecoder({ name: "gzip", configuration: { level: 1 } });
+  // "hi" gzipped by Python's gzip with time stamp 0.
+  const gz = [31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 203, 200, 4, 0, 172, 42, 147, 216, 2, 0, 0, 0];
+  const decoded: Uint8Array = await gzip.decode(new Uint8Array(gz));
   return {
+    registered: [...registry.keys()],
+    throughZarritaStore: Array.from(row.data as Uint16Array),
+    gzipDecoded: Array.from(decoded),
+    codecCount: codecNames.length,
     kind: node.kind,
     dtype: node.dtype,
     shape: whole.shape,
