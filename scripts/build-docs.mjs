@@ -1,15 +1,15 @@
 // The API reference (docs/api/): TypeDoc (pinned in package.json) over the package's declarations,
 // pkg/index.d.ts ("zarr-wasm"), pkg/zarrita.d.ts ("zarr-wasm/zarrita") and pkg/fs.d.ts
-// ("zarr-wasm/fs"). `node scripts/build-docs.mjs [outDir]`; tests/node/docs.test.mjs builds it
-// again, checks that docs/api is what the declarations give now, and checks its links.
+// ("zarr-wasm/fs"). `node scripts/build-docs.mjs [outDir]` (or `npm run docs`);
+// tests/node/docs.test.mjs builds it and checks every link in it.
 import { Application } from "typedoc";
 
 const repo = new URL("..", import.meta.url).pathname;
-const out = process.argv[2] ?? `${repo}/docs/api`;
+const out = process.argv[2] ?? `${repo}docs/api`;
 
 const app = await Application.bootstrap({
-  entryPoints: ["pkg/index.d.ts", "pkg/zarrita.d.ts", "pkg/fs.d.ts"],
-  tsconfig: `${repo}/docs/tsconfig.json`,
+  entryPoints: ["index.d.ts", "zarrita.d.ts", "fs.d.ts"].map((f) => `${repo}pkg/${f}`),
+  tsconfig: `${repo}docs/tsconfig.json`,
   name: "zarr-wasm",
   readme: "none",
   // No time stamps, no source links to a repository URL this project does not have yet: the

@@ -94,7 +94,7 @@ if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
   log "installing Debian's chromium"
   apt_install chromium
 fi
-if ! command -v chromedriver >/dev/null; then
+if [ ! -x /usr/bin/chromedriver ]; then
   log "installing Debian's chromium-driver"
   apt_install chromium-driver
 fi

@@ -13,11 +13,17 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use zarr_wasm::bindings::{FetchClient, WasmArray, WasmStore};
+use zarr_wasm::bindings::{FetchClient, WasmArray, WasmBytesCodec, WasmStore};
 use zarr_wasm::store::http::HttpStore;
 use zarr_wasm::store::{ByteRange, ReadableStore};
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+/// What the module's start function does (the runner calls no start function): the JS host, so
+/// that long reads give the browser's event loop its turns, as in the npm package.
+fn start() {
+    zarr_wasm::bindings::install();
+}
 
 /// The fixture server (tests/support/server.mjs), as the test that runs this suite started it.
 const SERVER: &str = env!("ZARR_WASM_TEST_SERVER");
@@ -94,6 +100,7 @@ async fn open_array(url: &str, path: &str) -> WasmArray {
 
 #[wasm_bindgen_test]
 async fn the_http_store_fetches_values_ranges_and_suffixes() {
+    start();
     let store = HttpStore::new(&fixtures("codecs.zarr"), FetchClient::default());
     let shard_key = "sharding/index_end/c/0/0";
     let whole = store.get(shard_key).await.unwrap().expect("the shard");
@@ -118,6 +125,7 @@ async fn the_http_store_fetches_values_ranges_and_suffixes() {
 
 #[wasm_bindgen_test]
 async fn an_array_reads_into_typed_arrays_through_the_js_objects() {
+    start();
     let arr = open_array(&fixtures("v3.zarr"), "dtypes/uint16").await;
     let info = arr.info().unwrap();
     let shape: Vec<f64> = Array::from(&get(&info, "shape"))
@@ -141,6 +149,7 @@ async fn an_array_reads_into_typed_arrays_through_the_js_objects() {
 
 #[wasm_bindgen_test]
 async fn one_element_of_a_shard_is_its_index_and_one_inner_chunk_by_range() {
+    start();
     let arr = open_array(&fixtures("codecs.zarr"), "sharding/index_end").await;
     clear_log().await;
     // [0, 0] selects one element: both axes are integers.
@@ -172,6 +181,7 @@ async fn one_element_of_a_shard_is_its_index_and_one_inner_chunk_by_range() {
 
 #[wasm_bindgen_test]
 async fn an_abort_signal_ends_its_read_with_an_abort_error() {
+    start();
     // The server answers this path's requests 3 s late.
     let arr = open_array(
         &format!("{SERVER}/__slow/3000/tests/fixtures/v3.zarr"),
@@ -194,11 +204,41 @@ async fn an_abort_signal_ends_its_read_with_an_abort_error() {
     assert!(
         elapsed < 2500.0,
         "the abort ended the read at once ({elapsed} ms)"
-    );
+    ); // The requests themselves were cancelled: the server sees their connections closed.
+    let mut seen = false;
+    for _ in 0..40 {
+        if chunk_request_aborted().await {
+            seen = true;
+            break;
+        }
+        sleep(50).await;
+    }
+    assert!(seen, "the server saw a chunk request aborted");
+}
+
+/// Whether the server's log has a chunk request whose connection the client closed.
+async fn chunk_request_aborted() -> bool {
+    let log: serde_json::Value =
+        serde_json::from_slice(&fetch_bytes(&format!("{SERVER}/__log")).await).unwrap();
+    log.as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["path"].as_str().unwrap_or("").contains("/c/") && r["aborted"] == true)
+}
+
+async fn sleep(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
 }
 
 #[wasm_bindgen_test]
 async fn failures_are_errors_named_by_kind() {
+    start();
     let store = WasmStore::fetch(fixtures("v3.zarr"), JsValue::UNDEFINED).unwrap();
     let missing = settle(store.open("no/such/array".into(), JsValue::UNDEFINED, JsValue::NULL))
         .await
@@ -212,4 +252,100 @@ async fn failures_are_errors_named_by_kind() {
         .await
         .expect_err("out of bounds");
     assert_eq!(get(&err, "name"), "SelectionError", "{err:?}");
+}
+
+#[wasm_bindgen_test]
+async fn a_codec_on_its_own_decodes_a_writers_chunk() {
+    start();
+    // codecs.zarr/zstd/level3's chunk (0, 0): 100 x 160 uint16 by zarr-python, zstd level 3.
+    let encoded = fetch_bytes(&fixtures("codecs.zarr/zstd/level3/c/0/0")).await;
+    let zstd = WasmBytesCodec::new(r#"{"name": "zstd", "configuration": {"level": 3}}"#, None)
+        .expect("zstd builds");
+    let decoded = zstd
+        .decode(encoded.clone(), 0.0, "c/0/0")
+        .expect("it decodes");
+    let whole = expected("codecs.zarr", "zstd/level3").await;
+    // The chunk's first row is the array's first 160 values.
+    assert_eq!(decoded.len(), 100 * 160 * 2);
+    assert_eq!(decoded[..320], whole[..320]);
+    let err = zstd
+        .decode(encoded[..encoded.len() / 2].to_vec(), 0.0, "c/0/0")
+        .expect_err("half a frame");
+    let message = get(&err, "message").as_string().unwrap();
+    assert_eq!(get(&err, "name"), "CodecError");
+    assert!(
+        message.contains("zstd") && message.contains("c/0/0"),
+        "{message}"
+    );
+    let unknown = WasmBytesCodec::new(r#"{"name": "snappy"}"#, None)
+        .err()
+        .unwrap();
+    assert_eq!(get(&unknown, "name"), "UnsupportedError");
+}
+
+#[wasm_bindgen_test]
+async fn a_store_written_in_js_is_read_with_its_ranges_and_progress() {
+    start();
+    // A JS object with get and getRange over fetch, as a user writes one; its calls are kept.
+    let make_store = js_sys::Function::new_with_args(
+        "base",
+        r#"
+        const calls = [];
+        const take = async (r) => (r.status === 404 ? undefined : new Uint8Array(await r.arrayBuffer()));
+        return {
+          calls,
+          get: (key, options) => (calls.push(["get", key]), fetch(`${base}/${key}`, { signal: options?.signal }).then(take)),
+          getRange: (key, range, options) => {
+            calls.push(["getRange", key]);
+            const header = range.suffixLength !== undefined
+              ? `bytes=-${range.suffixLength}`
+              : `bytes=${range.offset}-${range.offset + range.length - 1}`;
+            return fetch(`${base}/${key}`, { headers: { Range: header }, signal: options?.signal }).then(take);
+          },
+        };
+        "#,
+    );
+    let js_store = make_store
+        .call1(&JsValue::NULL, &fixtures("codecs.zarr").into())
+        .unwrap();
+    let store = WasmStore::js(js_store.clone(), "a JS store".into(), JsValue::UNDEFINED).unwrap();
+    let node = settle(store.open(
+        "sharding/index_end".into(),
+        JsValue::UNDEFINED,
+        JsValue::NULL,
+    ))
+    .await
+    .expect("open");
+    let arr = WasmArray::try_from_js_value(node).unwrap_or_else(|_| panic!("an array"));
+    let reports = Array::new();
+    let on_progress = {
+        let reports = reports.clone();
+        Closure::<dyn Fn(JsValue)>::new(move |p: JsValue| {
+            reports.push(&p);
+        })
+    };
+    let options = Object::new();
+    Reflect::set(&options, &"onProgress".into(), on_progress.as_ref()).unwrap();
+    let one_element = Array::of2(&0.into(), &0.into());
+    let result = settle(arr.get(one_element.into(), options.into()))
+        .await
+        .expect("the read");
+    let data: Uint16Array = get(&result, "data").dyn_into().unwrap();
+    let whole = expected("codecs.zarr", "sharding/index_end").await;
+    assert_eq!(data.get_index(0), u16::from_le_bytes([whole[0], whole[1]]));
+    let calls: Vec<String> = Array::from(&get(&js_store, "calls"))
+        .iter()
+        .map(|c| Array::from(&c).join(" ").into())
+        .collect();
+    let ranged = calls
+        .iter()
+        .filter(|c| c.starts_with("getRange sharding/index_end/c/"))
+        .count();
+    assert_eq!(
+        ranged, 2,
+        "the shard's index and one inner chunk by getRange: {calls:?}"
+    );
+    assert!(reports.length() > 0, "progress was reported");
+    let last = reports.get(reports.length() - 1);
+    assert_eq!(get(&last, "chunksDone"), get(&last, "chunksTotal"));
 }

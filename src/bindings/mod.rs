@@ -35,6 +35,7 @@ use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
 use typed::array_data_to_js;
 use wasm_bindgen::prelude::*;
 
+pub use codec::WasmBytesCodec;
 pub use fetch::FetchClient;
 
 #[global_allocator]
@@ -48,12 +49,25 @@ pub fn heap_bytes() -> f64 {
 
 #[wasm_bindgen(start)]
 fn start() {
+    install();
+}
+
+/// What the module does as it starts: a panic hook that says where, the JS host (the clock and
+/// the event loop's turns, `host`), and the way to the second module. Public for the browser
+/// tests (tests/browser_bindings.rs), whose runner does not call start functions.
+pub fn install() {
     // Panics are bugs (the core returns errors for bad input); if one happens, say where.
     console_error_panic_hook::set_once();
     crate::host::install(Rc::new(host::JsHost::new()));
     #[cfg(not(feature = "extra-codecs"))]
     extra::install();
 }
+
+/// Where the second module's decoders are linked in, there is no module to point the core at;
+/// pkg/index.js calls this all the same.
+#[cfg(feature = "extra-codecs")]
+#[wasm_bindgen(js_name = useSecondModule)]
+pub fn use_second_module() {}
 
 /// A store of the JS API, opened: reads of every node opened from it share it (an HTTP store's
 /// request limit and what it learnt of the server, a ZIP archive's directory).

@@ -5,7 +5,9 @@
 use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::ReadableStore;
 use zarr_wasm::{open, DimSelection, Node, Result};
@@ -54,14 +56,32 @@ pub async fn row_sum(store: Rc<dyn ReadableStore>, path: &str, row: u64) -> Resu
         .sum())
 }
 
-/// Runs a future that never waits on anything outside it (a store in memory) to its end.
+/// Runs a future that never waits on anything outside it (a store in memory) to its end. A
+/// future that waits on something else (a timer, a network store) would never be woken here: it
+/// panics rather than spin. An app with real I/O runs the core's futures on its executor
+/// (`wasm-bindgen-futures` in a browser).
 pub fn run_ready<F: Future>(future: F) -> F::Output {
+    let woken = Arc::new(Woken(AtomicBool::new(true)));
+    let waker = Waker::from(woken.clone());
+    let mut context = Context::from_waker(&waker);
     let mut future = pin!(future);
-    let mut context = Context::from_waker(Waker::noop());
     loop {
+        assert!(
+            woken.0.swap(false, Ordering::SeqCst),
+            "the future waits on something outside it"
+        );
         if let Poll::Ready(out) = future.as_mut().poll(&mut context) {
             return out;
         }
+    }
+}
+
+/// Whether the future asked to be polled again.
+struct Woken(AtomicBool);
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }
 
