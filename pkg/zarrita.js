@@ -35,21 +35,23 @@ export const codecNames = Object.freeze([
   "numcodecs.zstd",
 ]);
 
-// Types whose element size zarr-wasm may take as numcodecs' shuffle's default.
-const FIXED_SIZE = new Set([
-  "bool",
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "float16",
-  "float32",
-  "float64",
-]);
+// Bytes of an element of the fixed-size types: zarr-wasm takes these as numcodecs' shuffle's
+// default element size, and a chunk's size from them.
+const ITEM_SIZE = {
+  bool: 1,
+  int8: 1,
+  uint8: 1,
+  int16: 2,
+  uint16: 2,
+  float16: 2,
+  int32: 4,
+  uint32: 4,
+  float32: 4,
+  int64: 8,
+  uint64: 8,
+  float64: 8,
+};
+const isFixedSize = (dataType) => Object.hasOwn(ITEM_SIZE, dataType ?? "");
 
 /**
  * Makes `registry` (zarrita's `zarr.registry`) decode `options.names` (default: all) with
@@ -99,24 +101,11 @@ const ADDED_BYTES = new Map([
   ["numcodecs.shuffle", 0],
 ]);
 
-// Bytes of a typed array element, for the data types FIXED_SIZE lists.
-const ITEM_SIZE = {
-  bool: 1,
-  int8: 1,
-  uint8: 1,
-  int16: 2,
-  uint16: 2,
-  float16: 2,
-  int32: 4,
-  uint32: 4,
-  float32: 4,
-};
-
 /** The most bytes a chunk of `meta` may decode to: zarr-wasm's default, or more for larger chunks. */
 function decodedCap(meta, maxBytes) {
   if (maxBytes !== undefined) return maxBytes;
-  const size = ITEM_SIZE[meta?.dataType] ?? (FIXED_SIZE.has(meta?.dataType) ? 8 : undefined);
-  if (size === undefined || !Array.isArray(meta?.shape)) return undefined;
+  if (!isFixedSize(meta?.dataType) || !Array.isArray(meta?.shape)) return undefined;
+  const size = ITEM_SIZE[meta.dataType];
   // A chunk's bytes, and room for what compressors add to incompressible data.
   const bytes = meta.shape.reduce((a, b) => a * b, size);
   return bytes > DEFAULT_CAP ? bytes + Math.ceil(bytes / 64) + 65536 : undefined;
@@ -150,7 +139,7 @@ function codecClass(name, encoderLoader, maxBytes) {
     /** The decoder, built at the first decode; a failed build is tried again by the next. */
     #build() {
       const meta = this.#meta;
-      const dataType = FIXED_SIZE.has(meta?.dataType) ? meta.dataType : undefined;
+      const dataType = isFixedSize(meta?.dataType) ? meta.dataType : undefined;
       const decoder = bytesDecoder(
         { name, configuration: this.#configuration },
         { dataType, maxBytes: decodedCap(meta, maxBytes) },

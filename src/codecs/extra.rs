@@ -1,9 +1,10 @@
 //! The codecs whose decoders are too large for the npm package's main wasm module (numcodecs'
 //! `lzma`, `bz2`, `pcodec` and `zfpy`, the registry's `zfp`; measured in the README's "Download
 //! size"): they live in the crate `extra-codecs/`, which the npm package builds as a second
-//! module, loaded the first time an array needs one. The core reaches them through `decode` here: an installed decoder (the
-//! binding layer installs one that calls the second module), else the crate itself where it is
-//! linked in (the `extra-codecs` feature: Rust users, native tests).
+//! module, loaded the first time an array needs one. The core reaches them through `decode`
+//! here: an installed decoder (the binding layer installs one that calls the second module),
+//! else the crate itself where it is linked in (the `extra-codecs` feature: Rust users, native
+//! tests).
 
 use super::codec::ChunkRepr;
 use crate::error::CodecError;
