@@ -415,7 +415,7 @@ const wasmExtra = readFileSync(new URL("../pkg/zarr_wasm_extra_bg.wasm", import.
 // The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
 const SIZE_BUDGET = [
-  { what: "the whole module", bytes: gz(wasm), budget: 526 * 1024 },
+  { what: "the whole module", bytes: gz(wasm), budget: 550 * 1024 },
   { what: "without Zarr Vectors", bytes: gz(wasmCore), budget: 438 * 1024 },
   { what: "the second module (lzma, bz2, pcodec, ZFP)", bytes: gz(wasmExtra), budget: 168 * 1024 },
 ];

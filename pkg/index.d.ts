@@ -160,6 +160,18 @@ export interface FetchStoreOptions {
   maxObjectBytes?: number;
   /** What fetch does with redirects (default "follow", as browsers do; "error" refuses them). */
   redirect?: "follow" | "error" | "manual";
+  /**
+   * How the store lists a directory, which only Zarr Vectors' link arrays need (Zarr never does).
+   * "auto" (the default): the bucket's own listing where the URL's host is AWS S3
+   * (`<bucket>.s3.<region>.amazonaws.com`, `s3.<region>.amazonaws.com/<bucket>`) or Google Cloud
+   * Storage (`storage.googleapis.com/<bucket>`, `<bucket>.storage.googleapis.com`), else the
+   * server's directory index pages. `{ s3: bucketUrl }`: an S3-compatible bucket (MinIO, R2,
+   * Ceph) whose objects are at `bucketUrl`, listed with ListObjectsV2; `{ gcs: bucketUrl }`: a GCS
+   * bucket at `<endpoint>/<bucket>`, listed by the JSON API at `<endpoint>/storage/v1/b/<bucket>/o`.
+   * "index": index pages only; "none": never list. Where a listing is refused (403) or missing,
+   * the link arrays a read needs are asked for by name instead.
+   */
+  listing?: "auto" | "index" | "none" | { s3: string } | { gcs: string };
 }
 
 export class FetchStore {
@@ -627,10 +639,25 @@ export interface Vectors {
   /**
    * A level's geometry in one read: the vertices inside `bbox` (all without one) with their
    * attributes and object ids, and the links among them with theirs. Only the chunks that meet the
-   * box are read, concurrently. Links are found by listing `links/0`: consolidated metadata, a
-   * store's `list()`, or an HTTP server's directory index pages.
+   * box are read, concurrently. The link arrays are found by a listing of `links/0`
+   * (consolidated metadata, a store's `list()`, an HTTP server's index pages, an S3 or GCS
+   * bucket's listing: see FetchStoreOptions.listing), or, where the store cannot list, by asking
+   * for each array the chunks read could link through (one request each, a 404 for those not
+   * there; at most 4096 for one read, remembered for the next).
    */
   select(query?: VectorQuery & { level?: number }): Promise<VectorGeometry>;
+  /**
+   * The links from `level` to the level `delta` away (`links/+1`: each vertex's vertex at the
+   * next coarser level, as zarr-vectors' pyramid writes them; `links/-1`: the finer vertices each
+   * stands for), among the vertices `select` reads of each level with the same `bbox`: pairs of
+   * vertex numbers, this level's then the other's, in the order written. Links with an end
+   * outside the box are left out. Null where the level has no such links.
+   */
+  crossLinks(query: {
+    level?: number;
+    delta: number;
+    bbox?: [number[], number[]] | null;
+  }): Promise<{ width: 2; indices: Uint32Array } | null>;
   /** Object `id`'s vertices, in its manifest's order (a polyline's in its order), with attributes. */
   readObject(
     id: number,

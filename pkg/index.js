@@ -543,6 +543,21 @@ class Vectors {
     return (await this.level(level)).select({ bbox, attributes, linkAttributes, objectIds });
   }
 
+  /** The links from `level` to `level + delta` among what `select` reads of each (see index.d.ts). */
+  async crossLinks({ level = 0, delta, bbox } = {}) {
+    if (bbox === null) bbox = undefined;
+    if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {
+      throw new SelectionError(`bbox must be [min, max], not ${JSON.stringify(bbox)}`);
+    }
+    if (!Number.isInteger(delta) || delta === 0) {
+      throw new SelectionError(
+        `delta is a non-zero integer (+1: coarser, -1: finer), not ${delta}`,
+      );
+    }
+    const [from, to] = await Promise.all([this.level(level), this.level(level + delta)]);
+    return call(() => levelHandle(from).crossLinks(levelHandle(to), delta, bbox?.[0], bbox?.[1]));
+  }
+
   /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions, attributes }`. */
   async readObject(id, options = {}) {
     return (await this.level(options.level ?? 0)).readObject(id, options.attributes);

@@ -12,7 +12,8 @@ own reader reads back from them (the expected values), into tests/fixtures/vecto
     mesh.zarr        a triangulated height field whose faces cross chunks (winding matters),
                      raw encoding, a per-vertex attribute; uncompressed (vlen-bytes alone)
     pyramid.zarr     2-D points with object ids, groups of objects and an object attribute, and
-                     two coarser levels built by zarr-vectors' own pyramid; blosc compressed
+                     two coarser levels built by zarr-vectors' own pyramid, with the links between
+                     levels it writes (links/+1, links/-1); blosc compressed
     graph_sharded.zarr
                      graph.zarr with every spatial array rewritten by zarr-python as sharded
                      (sharding_indexed, 2 cells a side), as zarr-vectors packs cells for object
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import zarr_vectors as zv
 from zarr_vectors import Layout, Schema
-from zarr_vectors.core.arrays import read_object_attributes
+from zarr_vectors.core.arrays import read_chunk_vertices, read_links, read_object_attributes
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "vectors"
 
@@ -266,6 +267,25 @@ def write_pyramid():
     ds = zv.open(str(path), mode="r+")
     ds.build_pyramid(factors=[(2, 1), (2, 1)])
     zstd()
+    write_pyramid_expected(path)
+
+
+def cross_links(ds, level, delta):
+    """The links from `level` to `level + delta` (the pyramid's parents and children), in the order
+    zarr-vectors reads them, each as its two endpoints' positions."""
+    records = read_links(ds.level(level).store, delta=delta)
+    ndim = 2
+    vertices = {}
+
+    def position(at, chunk, vertex):
+        if (at, chunk) not in vertices:
+            vertices[(at, chunk)] = np.concatenate(read_chunk_vertices(ds.level(at).store, chunk, ndim=ndim))
+        return listed(vertices[(at, chunk)][vertex])
+
+    return [[position(level, c0, v0), position(level + delta, c1, v1)] for (c0, v0), (c1, v1) in records]
+
+
+def write_pyramid_expected(path):
     ds = zv.open(str(path))
     levels = []
     for level in ds.levels:
@@ -273,6 +293,7 @@ def write_pyramid():
             "whole": result(ds.read(level=level)),
             "objects": {str(i): result(ds.read(level=level, objects=[i])) for i in range(20)},
             "object_attributes": {"size": listed(read_object_attributes(ds.level(level).store, "size"))},
+            "cross_links": {f"{d:+d}": cross_links(ds, level, d) for d in (1, -1) if 0 <= level + d < len(ds.levels)},
         })
     groups = [listed(ds.groups.get(name).members) for name in ds.groups.names()]
     (OUT / "pyramid.expected.json").write_text(json.dumps({"levels": levels, "groups": groups}))

@@ -12,26 +12,7 @@ use std::rc::Rc;
 // ---- links, meshes, skeletons, pyramids, objects and groups (the geometry read) ----
 
 use zarr_wasm::store::ReadableStore;
-
-/// A store that cannot list (a plain HTTP server without index pages, say).
-struct Unlisted(DirStore);
-
-#[async_trait::async_trait(?Send)]
-impl ReadableStore for Unlisted {
-    async fn get(&self, key: &str) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
-        self.0.get(key).await
-    }
-    async fn get_range(
-        &self,
-        key: &str,
-        range: zarr_wasm::store::ByteRange,
-    ) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
-        self.0.get_range(key, range).await
-    }
-    fn locate(&self, key: &str) -> String {
-        self.0.locate(key)
-    }
-}
+use zarr_wasm::vectors::geometry::Query;
 
 /// The same through the store API (`zarr_wasm::vectors::store`): metadata, chunks, a box, objects.
 #[test]
@@ -216,19 +197,235 @@ fn stores_that_are_not_zvf_or_of_an_unknown_version_are_refused_clearly() {
     );
 }
 
+/// A store that cannot list and counts the link arrays asked for (`links/<delta>/<name>/zarr.json`).
+struct Unlisted {
+    inner: DirStore,
+    probes: std::cell::RefCell<Vec<String>>,
+}
+
+impl Unlisted {
+    fn fixture(name: &str) -> Rc<Unlisted> {
+        Rc::new(Unlisted {
+            inner: DirStore::fixtures(&format!("vectors/{name}.zarr")),
+            probes: Default::default(),
+        })
+    }
+
+    fn probes(&self) -> usize {
+        self.probes.borrow().len()
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for Unlisted {
+    async fn get(&self, key: &str) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        let parts: Vec<&str> = key.split('/').collect();
+        if parts.len() == 5 && parts[1] == "links" && parts[4] == "zarr.json" {
+            self.probes.borrow_mut().push(key.to_string());
+        }
+        self.inner.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        self.inner.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+}
+
+/// Links as they compare: every vertex number, and every link attribute's bytes.
+fn link_values(g: &zarr_wasm::vectors::geometry::Geometry) -> (Vec<u64>, Vec<(String, Vec<u8>)>) {
+    let links = g.links.as_ref().expect("links");
+    let attributes = links
+        .attributes
+        .iter()
+        .map(|(n, c)| (n.clone(), c.bytes.clone()))
+        .collect();
+    (links.vertices.clone(), attributes)
+}
+
+/// The offsets between chunks a canonical family of edges could store, counted the slow way:
+/// every ordered pair of chunks, kept where the offset is lexicographically non-negative.
+fn canonical_edge_offsets(chunks: &[Vec<i64>]) -> usize {
+    let mut offsets = std::collections::BTreeSet::new();
+    for a in chunks {
+        for b in chunks {
+            let o: Vec<i64> = b.iter().zip(a).map(|(b, a)| b - a).collect();
+            if o >= vec![0; o.len()] {
+                offsets.insert(o);
+            }
+        }
+    }
+    offsets.len()
+}
+
 #[test]
-fn links_need_a_listing_and_say_so_without_one() {
-    let level = level_of(
-        Rc::new(Unlisted(DirStore::fixtures("vectors/mesh.zarr"))),
-        0,
-    );
-    let err = block_on(level.select(&query(&[], &[])))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("cannot list") && err.contains("links/0"),
-        "{err}"
-    );
+fn without_a_listing_links_are_found_by_asking_for_the_arrays_a_read_can_need() {
+    // Every fixture with links, whole and in a box: the same links, in the same order, with the
+    // same attributes, as when the arrays are listed (index pages, a directory).
+    for (name, attributes) in [
+        ("graph", &["weight", "kind"][..]),
+        ("graph_sharded", &["weight"][..]),
+        ("skeleton", &[][..]),
+        ("mesh", &[][..]),
+        ("polylines", &[][..]),
+    ] {
+        let listed = fixture_level(name, 0);
+        let store = Unlisted::fixture(name);
+        let unlisted = level_of(store.clone(), 0);
+        let boxed = Query {
+            bbox: Some((vec![0.0; 3], vec![30.0; 3])),
+            ..query(&[], attributes)
+        };
+        for q in [query(&[], attributes), boxed] {
+            let mut q = q;
+            if name == "polylines" {
+                q.bbox = q.bbox.map(|(lo, hi)| (lo[..2].to_vec(), hi[..2].to_vec()));
+            }
+            let want = block_on(listed.select(&q)).unwrap();
+            let got = block_on(unlisted.select(&q)).unwrap();
+            assert_eq!(got.positions, want.positions, "{name}: vertices");
+            assert_eq!(
+                link_values(&got),
+                link_values(&want),
+                "{name} {:?}: links",
+                q.bbox
+            );
+            assert!(!link_values(&got).0.is_empty(), "{name}: links found");
+        }
+        // Asked once each: a second read asks for nothing new.
+        let asked = store.probes();
+        block_on(unlisted.select(&query(&[], attributes))).unwrap();
+        assert_eq!(store.probes(), asked, "{name}: nothing asked twice");
+    }
+    // The count is the offsets between the chunks read, however far apart: the graph links
+    // chunks three apart, where the 3^D neighbours alone would lose links.
+    let store = Unlisted::fixture("graph");
+    let level = level_of(store.clone(), 0);
+    block_on(level.select(&query(&[], &[]))).unwrap();
+    assert_eq!(store.probes(), canonical_edge_offsets(level.chunks()));
+    assert_eq!(store.probes(), 67);
+    assert!(store
+        .probes
+        .borrow()
+        .iter()
+        .any(|k| k == "0/links/0/+3.-1.0/zarr.json"));
+    // A box of one chunk asks only for that chunk's own array.
+    let store = Unlisted::fixture("graph");
+    let level = level_of(store.clone(), 0);
+    let one = level.chunks()[0].clone();
+    let lo: Vec<f64> = one.iter().map(|&k| k as f64 * 20.0 + 1.0).collect();
+    let hi: Vec<f64> = lo.iter().map(|v| v + 1.0).collect();
+    block_on(level.select(&Query {
+        bbox: Some((lo, hi)),
+        ..query(&[], &[])
+    }))
+    .unwrap();
+    assert_eq!(*store.probes.borrow(), ["0/links/0/0.0.0/zarr.json"]);
+}
+
+#[test]
+fn pyramid_levels_link_to_their_neighbours_as_zarr_vectors_reads_them() {
+    use zarr_wasm::vectors::store::open_vectors;
+    let want = expected("pyramid");
+    for listed in [true, false] {
+        let store: Rc<dyn ReadableStore> = match listed {
+            true => Rc::new(DirStore::fixtures("vectors/pyramid.zarr")),
+            false => Unlisted::fixture("pyramid"),
+        };
+        let zv = block_on(open_vectors(store, "")).unwrap();
+        for (index, level) in want["levels"].as_array().unwrap().iter().enumerate() {
+            for (delta, records) in level["cross_links"].as_object().unwrap() {
+                let delta: i64 = delta.parse().unwrap();
+                let other = (index as i64 + delta) as usize;
+                let pairs =
+                    block_on(level_at(&zv, index).cross_links(&level_at(&zv, other), delta, &None))
+                        .unwrap()
+                        .expect("cross-level links");
+                let here = positions(
+                    &block_on(level_at(&zv, index).select(&query(&[], &[]))).unwrap(),
+                    2,
+                );
+                let there = positions(
+                    &block_on(level_at(&zv, other).select(&query(&[], &[]))).unwrap(),
+                    2,
+                );
+                let got: Vec<String> = pairs
+                    .chunks(2)
+                    .map(|p| {
+                        format!(
+                            "{} -> {}",
+                            point(&here[p[0] as usize]),
+                            point(&there[p[1] as usize])
+                        )
+                    })
+                    .collect();
+                let theirs: Vec<String> = records
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| {
+                        let ends = rows_of(r);
+                        format!("{} -> {}", point(&ends[0]), point(&ends[1]))
+                    })
+                    .collect();
+                assert!(!theirs.is_empty());
+                assert_eq!(got, theirs, "level {index} to {delta:+} (listed: {listed})");
+                // In a box: the links whose both ends are inside, numbered as select numbers them.
+                let bbox = Some((vec![10.0, 20.0], vec![40.0, 50.0]));
+                let boxed = Query {
+                    bbox: bbox.clone(),
+                    ..query(&[], &[])
+                };
+                let here = positions(&block_on(level_at(&zv, index).select(&boxed)).unwrap(), 2);
+                let there = positions(&block_on(level_at(&zv, other).select(&boxed)).unwrap(), 2);
+                let pairs =
+                    block_on(level_at(&zv, index).cross_links(&level_at(&zv, other), delta, &bbox))
+                        .unwrap()
+                        .unwrap();
+                let got: Vec<String> = pairs
+                    .chunks(2)
+                    .map(|p| {
+                        format!(
+                            "{} -> {}",
+                            point(&here[p[0] as usize]),
+                            point(&there[p[1] as usize])
+                        )
+                    })
+                    .collect();
+                let theirs: Vec<String> = records
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(rows_of)
+                    .filter(|ends| in_box(&ends[0]) && in_box(&ends[1]))
+                    .map(|ends| format!("{} -> {}", point(&ends[0]), point(&ends[1])))
+                    .collect();
+                assert!(!theirs.is_empty() && theirs.len() < records.as_array().unwrap().len());
+                assert_eq!(got, theirs, "level {index} to {delta:+} in a box");
+            }
+        }
+        // Levels are told apart; a level's own links are select's.
+        let levels: Vec<_> = (0..3).map(|i| level_at(&zv, i)).collect();
+        assert!(block_on(levels[0].cross_links(&levels[2], 1, &None)).is_err());
+        assert!(block_on(levels[1].cross_links(&levels[1], 0, &None)).is_err());
+        assert!(block_on(levels[2].cross_links(&levels[0], -1, &None)).is_err());
+    }
+}
+
+fn in_box(p: &[f32]) -> bool {
+    (10.0..=40.0).contains(&p[0]) && (20.0..=50.0).contains(&p[1])
+}
+
+fn level_at(
+    zv: &zarr_wasm::vectors::store::VectorStore,
+    index: usize,
+) -> zarr_wasm::vectors::level::VectorLevel {
+    block_on(zv.level(index)).unwrap()
 }
 
 #[test]

@@ -11,6 +11,8 @@ use crate::hierarchy::node::OpenOptions;
 use crate::limits::Limits;
 use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
+#[cfg(feature = "vectors")]
+use crate::store::listing::Listing;
 use js_sys::{Array as JsArray, Function, Object, Reflect};
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
@@ -253,8 +255,8 @@ fn limits(value: &JsValue) -> Result<Limits, ZarrError> {
 }
 
 /// The FetchStore's options: `{ suffixRequests, treat403AsMissing, retries, maxRequests,
-/// mergeGap, indexCacheSize, headers, credentials, redirect, timeout, maxObjectBytes, fetch }`,
-/// all optional.
+/// mergeGap, indexCacheSize, headers, credentials, redirect, timeout, maxObjectBytes, fetch,
+/// listing }`, all optional.
 pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), ZarrError> {
     let o = Options::new(options, "FetchStore option ");
     let mut http = HttpOptions::default();
@@ -309,5 +311,40 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
         http.max_object_bytes = n as u64;
     }
     client.fetch = o.function("fetch")?;
+    // Only Zarr Vectors' link arrays are ever listed.
+    #[cfg(feature = "vectors")]
+    {
+        http.listing = o
+            .parsed(
+                "listing",
+                "\"auto\", \"index\", \"none\", { s3: bucket URL } or { gcs: bucket URL }",
+                listing,
+            )?
+            .flatten();
+    }
     Ok((http, client))
+}
+
+/// The `listing` option as a listing; Some(None) is "auto" (told by the URL's host).
+#[cfg(feature = "vectors")]
+fn listing(value: &JsValue) -> Option<Option<Listing>> {
+    if let Some(name) = value.as_string() {
+        return match name.as_str() {
+            "auto" => Some(None),
+            "index" => Some(Some(Listing::IndexPages)),
+            "none" => Some(Some(Listing::None)),
+            _ => None,
+        };
+    }
+    let url = |kind: &str| {
+        Reflect::get(value, &kind.into())
+            .ok()
+            .and_then(|u| u.as_string())
+            .filter(|u| u.contains("://"))
+    };
+    match (url("s3"), url("gcs")) {
+        (Some(bucket), None) => Some(Some(Listing::S3 { bucket })),
+        (None, Some(bucket)) => Some(Some(Listing::gcs(&bucket))),
+        _ => None,
+    }
 }

@@ -77,6 +77,19 @@ fn numbers_from(
         .collect()
 }
 
+/// Vertex numbers as JS indexes them (a Uint32Array's).
+fn indices(vertices: &[u64]) -> Result<Vec<u32>, JsValue> {
+    vertices
+        .iter()
+        .map(|&v| u32::try_from(v))
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            js_error(ZarrError::selection(
+                "more than 2^32 vertices: links cannot be indexed in JS",
+            ))
+        })
+}
+
 fn coords(value: &JsValue) -> Result<Vec<i64>, JsValue> {
     let ints = numbers_from(value, "chunk coordinates (integers)", |n| {
         n.fract() == 0.0 && n.abs() < 9.007_199_254_740_991e15
@@ -268,17 +281,7 @@ impl WasmVectorLevel {
                 )?;
             }
             if let Some(l) = &g.links {
-                let indices: Vec<u32> = l
-                    .vertices
-                    .iter()
-                    .map(|&v| u32::try_from(v))
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| {
-                        js_error(ZarrError::selection(
-                            "more than 2^32 vertices: links cannot be indexed in JS",
-                        ))
-                    })?;
-                let indices = js_sys::Uint32Array::from(indices.as_slice());
+                let indices = js_sys::Uint32Array::from(indices(&l.vertices)?.as_slice());
                 let links = Object::new();
                 set(&links, "width", l.width as f64)?;
                 set(&links, "indices", indices.clone())?;
@@ -290,6 +293,44 @@ impl WasmVectorLevel {
                 }
                 set(&obj, "linkAttributes", columns_to_js(&l.attributes)?)?;
             }
+            Ok(obj.into())
+        })
+    }
+
+    /// The links from this level to `other`, `delta` levels away, among the vertices `select`
+    /// reads of each with the box `[lo, hi]` (none: all): `{ width: 2, indices }` (pairs of
+    /// vertex numbers: this level's, the other's), or null where there are none.
+    #[wasm_bindgen(js_name = crossLinks)]
+    pub fn cross_links(
+        &self,
+        other: &WasmVectorLevel,
+        delta: f64,
+        lo: JsValue,
+        hi: JsValue,
+    ) -> js_sys::Promise {
+        let (level, other) = (self.inner.clone(), other.inner.clone());
+        let bbox = (|| -> Result<_, JsValue> {
+            Ok(match lo.is_undefined() {
+                true => None,
+                false => Some((floats(&lo, "bbox min")?, floats(&hi, "bbox max")?)),
+            })
+        })();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let bbox = bbox?;
+            let pairs = level
+                .cross_links(&other, delta as i64, &bbox)
+                .await
+                .map_err(js_error)?;
+            let Some(pairs) = pairs else {
+                return Ok(JsValue::NULL);
+            };
+            let obj = Object::new();
+            set(&obj, "width", 2.0)?;
+            set(
+                &obj,
+                "indices",
+                js_sys::Uint32Array::from(indices(&pairs)?.as_slice()),
+            )?;
             Ok(obj.into())
         })
     }

@@ -3,6 +3,8 @@
 //! layer implements with `fetch`.
 
 use super::limit::Limiter;
+#[cfg(feature = "vectors")]
+use super::listing::{self, Listing};
 use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
@@ -106,6 +108,10 @@ pub struct HttpOptions {
     pub idle_timeout_ms: u32,
     /// The largest value the store accepts whole: a larger body is refused as it arrives.
     pub max_object_bytes: u64,
+    /// How directories are listed; None: a bucket's listing where the URL's host says it is S3
+    /// or Google Cloud Storage, index pages otherwise (`Listing::detect`).
+    #[cfg(feature = "vectors")]
+    pub listing: Option<Listing>,
 }
 
 impl Default for HttpOptions {
@@ -119,6 +125,8 @@ impl Default for HttpOptions {
             hints: ReadHints::default(),
             idle_timeout_ms: 30_000,
             max_object_bytes: 1 << 30,
+            #[cfg(feature = "vectors")]
+            listing: None,
         }
     }
 }
@@ -141,6 +149,9 @@ struct Shared {
     /// The server answered a range request with the whole value: stop asking for ranges.
     ignores_ranges: Cell<bool>,
     limiter: Limiter,
+    /// How directories are listed.
+    #[cfg(feature = "vectors")]
+    listing: Listing,
 }
 
 impl<C: HttpClient> HttpStore<C> {
@@ -155,8 +166,14 @@ impl<C: HttpClient> HttpStore<C> {
             Some((p, q)) => (p, Some(q.to_string())),
             None => (url, None),
         };
+        let base = path.trim_end_matches('/').to_string();
         let shared = Shared {
-            base: path.trim_end_matches('/').to_string(),
+            #[cfg(feature = "vectors")]
+            listing: options
+                .listing
+                .clone()
+                .unwrap_or_else(|| Listing::detect(&base)),
+            base,
             query,
             limiter: Limiter::new(options.max_requests),
             options,
@@ -203,7 +220,16 @@ impl<C: HttpClient> HttpStore<C> {
         key: &str,
         range: Option<ByteRange>,
     ) -> Result<Option<HttpResponse>> {
-        let url = self.url(key);
+        self.send_url(method, self.url(key), range).await
+    }
+
+    /// `send` to any URL (a bucket's listing, say).
+    async fn send_url(
+        &self,
+        method: Method,
+        url: String,
+        range: Option<ByteRange>,
+    ) -> Result<Option<HttpResponse>> {
         let options = &self.shared.options;
         let partial = match range {
             Some(ByteRange::Span { length, .. }) => Some(length),
@@ -329,26 +355,79 @@ impl<C: HttpClient> HttpStore<C> {
     }
 }
 
+/// Listing a directory: only Zarr Vectors' link arrays are ever listed.
+#[cfg(feature = "vectors")]
+impl<C: HttpClient> HttpStore<C> {
+    /// The names directly below the directory `prefix` by the store's listing, or None where it
+    /// has none.
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let listed = match &self.shared.listing {
+            Listing::None => return Ok(None),
+            Listing::IndexPages => self.index_page(prefix).await,
+            bucket => self.bucket_listing(bucket, prefix).await,
+        };
+        match listed {
+            // Servers refuse to serve a "directory" or a listing (S3 answers 403 where listing is
+            // not public): no listing, not a failure.
+            Err(e) if matches!(e.status, Some(400 | 401 | 403 | 405)) => Ok(None),
+            other => other,
+        }
+    }
+
+    /// The names an index page of the directory `prefix` links to.
+    async fn index_page(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let key = format!("{}/", prefix.trim_matches('/'));
+        let page = self
+            .send(Method::Get, key.trim_start_matches('/'), None)
+            .await?;
+        Ok(page.and_then(|r| listing::index_page_names(&String::from_utf8_lossy(&r.body))))
+    }
+
+    /// The names below the directory `prefix` in a bucket's listing, page after page.
+    async fn bucket_listing(&self, bucket: &Listing, prefix: &str) -> Result<Option<Vec<String>>> {
+        let Some(key_prefix) = bucket.prefix_of(&self.shared.base, prefix) else {
+            return Ok(None);
+        };
+        let mut names = Vec::new();
+        let mut token: Option<String> = None;
+        for _ in 0..listing::MAX_PAGES {
+            let Some(url) = bucket.page_url(&key_prefix, token.as_deref()) else {
+                return Ok(None);
+            };
+            let Some(response) = self.send_url(Method::Get, url.clone(), None).await? else {
+                return Ok(None);
+            };
+            let page = bucket
+                .parse_page(&response.body, &key_prefix)
+                .map_err(|e| ZarrError::store(&url, e))?;
+            names.extend(page.names);
+            token = page.next;
+            if token.is_none() {
+                names.sort_unstable();
+                names.dedup();
+                return Ok(Some(names));
+            }
+        }
+        Err(ZarrError::store(
+            &self.url(prefix),
+            format!(
+                "the bucket's listing of this directory runs past {} pages",
+                listing::MAX_PAGES
+            ),
+        ))
+    }
+}
+
 #[async_trait(?Send)]
 impl<C: HttpClient> ReadableStore for HttpStore<C> {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.send(Method::Get, key, None).await?.map(|r| r.body))
     }
 
-    /// The server's index page of the directory (what nginx's autoindex, Apache and Python's
-    /// http.server give, and what fsspec lists HTTP directories by); `None` where it has none.
+    /// The directory's entries by the store's listing (`listing`): index pages, or a bucket's.
+    #[cfg(feature = "vectors")]
     async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
-        let key = format!("{}/", prefix.trim_matches('/'));
-        match self
-            .send(Method::Get, key.trim_start_matches('/'), None)
-            .await
-        {
-            Ok(Some(response)) => Ok(index_page_names(&String::from_utf8_lossy(&response.body))),
-            Ok(None) => Ok(None),
-            // Object stores refuse to serve a "directory" (S3 answers 403): no listing, not a failure.
-            Err(e) if matches!(e.status, Some(400 | 401 | 403 | 405)) => Ok(None),
-            Err(e) => Err(e),
-        }
+        self.list(prefix).await
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
@@ -475,60 +554,6 @@ fn percent_encode_path(key: &str, out: &mut String) {
     }
 }
 
-/// The names an HTML directory index links to, or `None` where the page links to none of its own
-/// entries. Only relative links to direct children count: not parents, queries, fragments, absolute
-/// paths or other sites (sorting links, say).
-fn index_page_names(page: &str) -> Option<Vec<String>> {
-    let mut names = Vec::new();
-    let mut rest = page;
-    while let Some(at) = rest.find("href=") {
-        rest = &rest[at + 5..];
-        let Some(quote) = rest.chars().next() else {
-            break;
-        };
-        if quote != '"' && quote != '\'' {
-            continue;
-        }
-        let Some(end) = rest[1..].find(quote) else {
-            break;
-        };
-        let link = &rest[1..1 + end];
-        rest = &rest[1 + end..];
-        let link = link.strip_prefix("./").unwrap_or(link);
-        if link.is_empty() || link.starts_with(['?', '#', '/', '.']) || link.contains(':') {
-            continue;
-        }
-        let name = link.strip_suffix('/').unwrap_or(link);
-        if name.is_empty() || name.contains('/') {
-            continue;
-        }
-        if let Some(name) = percent_decode(name) {
-            names.push(name);
-        }
-    }
-    names.sort_unstable();
-    names.dedup();
-    (!names.is_empty()).then_some(names)
-}
-
-/// `%xx` escapes decoded; `None` where they do not make UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,6 +602,83 @@ mod tests {
                 seen: RefCell::new(vec![]),
             },
         )
+    }
+
+    #[cfg(feature = "vectors")]
+    fn bucket_store(
+        listing: Listing,
+        answer: impl Fn(&HttpRequest) -> HttpResponse + 'static,
+    ) -> HttpStore<FakeClient> {
+        let options = HttpOptions {
+            listing: Some(listing),
+            ..HttpOptions::default()
+        };
+        HttpStore::with_options(
+            "http://h/b/v.zarr",
+            FakeClient {
+                answer: Box::new(answer),
+                seen: RefCell::new(vec![]),
+            },
+            options,
+        )
+    }
+
+    #[cfg(feature = "vectors")]
+    #[test]
+    fn bucket_listings_are_read_page_after_page_and_bounded() {
+        let ok = |body: String| HttpResponse {
+            status: 200,
+            body: body.into_bytes(),
+            ..Default::default()
+        };
+        // Two pages, then the end.
+        let s = bucket_store(Listing::gcs("http://h/b"), move |r| {
+            match r.url.contains("pageToken=") {
+                false => ok(r#"{"prefixes":["v.zarr/l/b/"],"nextPageToken":"t"}"#.into()),
+                true => ok(r#"{"items":[{"name":"v.zarr/l/a"}]}"#.into()),
+            }
+        });
+        assert_eq!(block_on(s.list_dir("l")).unwrap().unwrap(), ["a", "b"]);
+        let seen = s.client().seen.borrow();
+        assert!(seen[0]
+            .url
+            .starts_with("http://h/storage/v1/b/b/o?delimiter=%2F&prefix=v.zarr%2Fl%2F"));
+        assert!(seen[1].url.ends_with("&pageToken=t"));
+        drop(seen);
+        // A listing that never ends is refused, not read for ever.
+        let s = bucket_store(Listing::gcs("http://h/b"), move |_| {
+            ok(r#"{"nextPageToken":"again"}"#.into())
+        });
+        let err = block_on(s.list_dir("l")).unwrap_err().to_string();
+        assert!(err.contains("past 64 pages"), "{err}");
+        assert_eq!(s.client().seen.borrow().len(), listing::MAX_PAGES);
+        // A bucket that refuses to list, or is not there: no listing; a listing that is not one
+        // is an error naming its URL.
+        for status in [403, 404] {
+            let s = bucket_store(
+                Listing::S3 {
+                    bucket: "http://h/b".into(),
+                },
+                move |_| HttpResponse {
+                    status,
+                    ..Default::default()
+                },
+            );
+            assert_eq!(block_on(s.list_dir("l")).unwrap(), None);
+        }
+        let s = bucket_store(
+            Listing::S3 {
+                bucket: "http://h/b".into(),
+            },
+            move |_| ok("<html>".into()),
+        );
+        let err = block_on(s.list_dir("l")).unwrap_err().to_string();
+        assert!(
+            err.contains("http://h/b/?list-type=2") && err.contains("not an S3"),
+            "{err}"
+        );
+        let s = bucket_store(Listing::None, |_| unreachable!("nothing is sent"));
+        assert_eq!(block_on(s.list_dir("l")).unwrap(), None);
     }
 
     #[test]
@@ -935,25 +1037,5 @@ mod tests {
         assert_eq!(e.kind, crate::error::ErrorKind::Aborted);
         assert!(e.message.contains("http://h/s.zarr/k"), "{e}");
         assert_eq!(s.client.seen.borrow().len(), 1);
-    }
-
-    #[test]
-    fn index_pages_list_their_entries() {
-        // Python's http.server, nginx's autoindex (with its parent link) and Apache (sort links).
-        let python = r#"<ul><li><a href="%2B1.0.0/">+1.0.0/</a></li><li><a href="0.0.0/">0.0.0/</a></li><li><a href="zarr.json">zarr.json</a></li></ul>"#;
-        assert_eq!(
-            index_page_names(python).unwrap(),
-            ["+1.0.0", "0.0.0", "zarr.json"]
-        );
-        let nginx = r#"<h1>Index of /x/</h1><hr><pre><a href="../">../</a>
-<a href='c/'>c/</a>  23-Nov-2026 08:00  -</pre>"#;
-        assert_eq!(index_page_names(nginx).unwrap(), ["c"]);
-        let apache = r#"<a href="?C=N;O=D">Name</a><a href="/x/">Parent</a><a href="https://e.org/">e</a><a href="a%20b">a b</a>"#;
-        assert_eq!(index_page_names(apache).unwrap(), ["a b"]);
-        assert_eq!(index_page_names("<html>no links</html>"), None);
-        assert_eq!(
-            index_page_names("<a href=\"%zz\">broken</a><a href=\"unclosed"),
-            None
-        );
     }
 }

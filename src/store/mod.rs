@@ -5,6 +5,8 @@ pub mod cache;
 pub mod counting;
 pub mod http;
 pub mod limit;
+#[cfg(feature = "vectors")]
+pub mod listing;
 pub mod memory;
 pub mod single_flight;
 pub mod zip;

@@ -67,6 +67,20 @@ pub struct Links {
     pub attributes: Vec<(String, Column)>,
 }
 
+/// The vertices of the chunks read, numbered chunk after chunk, each chunk's in its fragments'
+/// order.
+struct Numbered {
+    parts: Vec<(Vec<i64>, ChunkVertices)>,
+    numberings: Vec<Numbering>,
+    /// Each chunk's first vertex number and vertex count.
+    starts: HashMap<Vec<i64>, (u64, u64)>,
+    /// Each fragment's first vertex number and length (a chunk without fragments is one).
+    spans: Vec<(u64, u64)>,
+    /// The vertices' rows, in their numbers' order.
+    positions: Vec<u8>,
+    rows: u64,
+}
+
 /// How a chunk's vertices are numbered: zarr-vectors numbers them in its fragments' order, which
 /// link rows index.
 enum Numbering {
@@ -156,12 +170,9 @@ fn filter_rows(bytes: &[u8], row: usize, keep: &[bool]) -> Vec<u8> {
 }
 
 impl VectorLevel {
-    /// Reads the geometry `query` asks for; the chunks' cells are fetched concurrently.
-    pub async fn select(&self, query: &Query) -> Result<Geometry> {
-        let chunks = match &query.bbox {
-            Some((lo, hi)) => self.chunks_in(lo, hi)?,
-            None => self.chunks().to_vec(),
-        };
+    /// Reads the vertices of `chunks` (concurrently) and numbers them. `linked`: links will index
+    /// them, so each chunk's fragments must name each of its rows once.
+    async fn read_numbered(&self, chunks: &[Vec<i64>], linked: bool) -> Result<Numbered> {
         let reads = try_join_all(chunks.iter().map(|c| boxed(self.read_chunk(c)))).await?;
         let parts: Vec<(Vec<i64>, ChunkVertices)> = chunks
             .iter()
@@ -170,15 +181,7 @@ impl VectorLevel {
             .filter_map(|(c, r)| Some((c, r?)))
             .collect();
         let numberings: Vec<Numbering> = parts.iter().map(|(_, r)| numbering(r)).collect();
-        let orders: Vec<Option<&[u64]>> = numberings.iter().map(Numbering::order).collect();
-
-        query
-            .link_attributes
-            .iter()
-            .try_for_each(|n| spatial::check_name(n))?;
-        let convention = self.convention;
-        let links_location = self.group.store().locate(&self.group.path().key("links/0"));
-        if convention.is_some() {
+        if linked {
             // Links index vertices in fragment order, which must then name each row once.
             let tangled = parts
                 .iter()
@@ -200,20 +203,12 @@ impl VectorLevel {
                 ));
             }
         }
-        if matches!(convention, Some(c) if c != Convention::Explicit)
-            && !query.link_attributes.is_empty()
-        {
-            return Err(ZarrError::unsupported(
-                &links_location,
-                "link attributes of links implied by the order of vertices (polylines, skeletons)",
-            ));
-        }
         // Vertex numbering: where each chunk starts, and each of its fragments' (start, length).
         let mut starts: HashMap<Vec<i64>, (u64, u64)> = HashMap::new();
         let mut spans = Vec::new();
         let mut positions = Vec::new();
         let mut rows = 0u64;
-        for ((chunk, read), order) in parts.iter().zip(orders.iter().copied()) {
+        for ((chunk, read), numbering) in parts.iter().zip(&numberings) {
             starts.insert(chunk.clone(), (rows, read.rows));
             if read.fragments.is_empty() {
                 spans.push((rows, read.rows));
@@ -223,9 +218,123 @@ impl VectorLevel {
                 spans.push((at, f.len()));
                 at += f.len();
             }
-            positions.extend(reorder(&read.bytes, self.row, order));
+            positions.extend(reorder(&read.bytes, self.row, numbering.order()));
             rows += read.rows;
         }
+        Ok(Numbered {
+            parts,
+            numberings,
+            starts,
+            spans,
+            positions,
+            rows,
+        })
+    }
+
+    /// The chunks a read of `bbox` (all without one) covers.
+    fn chunks_of(&self, bbox: &Option<(Vec<f64>, Vec<f64>)>) -> Result<Vec<Vec<i64>>> {
+        match bbox {
+            Some((lo, hi)) => self.chunks_in(lo, hi),
+            None => Ok(self.chunks().to_vec()),
+        }
+    }
+
+    /// How `select` with `bbox` numbers this level's vertices: each chunk's first number and
+    /// count as read, and each vertex's number once the box has cut (None: outside it).
+    async fn numbering_of(
+        &self,
+        bbox: &Option<(Vec<f64>, Vec<f64>)>,
+    ) -> Result<(HashMap<Vec<i64>, (u64, u64)>, Vec<Option<u64>>)> {
+        let read = self.read_numbered(&self.chunks_of(bbox)?, true).await?;
+        let keep = match bbox {
+            Some((lo, hi)) => self.inside(&read.positions, read.rows, lo, hi),
+            None => vec![true; read.rows as usize],
+        };
+        let mut next = 0;
+        let numbers = keep
+            .iter()
+            .map(|&k| {
+                k.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        Ok((read.starts, numbers))
+    }
+
+    /// The links from this level to `other`, the level `delta` away (+1: each vertex's vertex at
+    /// the next coarser level, as zarr-vectors' pyramid writes them; -1: the finer vertices each
+    /// stands for), among the vertices `select` reads of each level with `bbox`: pairs of (number
+    /// in this level's read, number in the other's), in the order written. None where there are
+    /// none. Links with an end the box cuts away are left out, as `select` leaves them out.
+    pub async fn cross_links(
+        &self,
+        other: &VectorLevel,
+        delta: i64,
+        bbox: &Option<(Vec<f64>, Vec<f64>)>,
+    ) -> Result<Option<Vec<u64>>> {
+        if delta == 0 || self.index as i64 + delta != other.index as i64 {
+            return Err(ZarrError::selection(format!(
+                "links from level {} to level {} are not {delta:+} levels away (and a level's own \
+                 links are select's)",
+                self.index, other.index
+            )));
+        }
+        let scales = (self.chunk_scale()?, other.chunk_scale()?);
+        let Some(family) = boxed(self.links_to(delta, scales)).await? else {
+            return Ok(None);
+        };
+        let ((sources, source_numbers), (targets, target_numbers)) =
+            futures_util::future::try_join(
+                boxed(self.numbering_of(bbox)),
+                boxed(other.numbering_of(bbox)),
+            )
+            .await?;
+        let links = boxed(self.read_links(&family, &sources, &targets, &[])).await?;
+        let number = |numbers: &[Option<u64>], v: u64| numbers.get(v as usize).copied().flatten();
+        Ok(Some(
+            links
+                .vertices
+                .chunks_exact(2)
+                .filter_map(|p| {
+                    Some([
+                        number(&source_numbers, p[0])?,
+                        number(&target_numbers, p[1])?,
+                    ])
+                })
+                .flatten()
+                .collect(),
+        ))
+    }
+
+    /// Reads the geometry `query` asks for; the chunks' cells are fetched concurrently.
+    pub async fn select(&self, query: &Query) -> Result<Geometry> {
+        let chunks = self.chunks_of(&query.bbox)?;
+        query
+            .link_attributes
+            .iter()
+            .try_for_each(|n| spatial::check_name(n))?;
+        let convention = self.convention;
+        let links_location = self.group.store().locate(&self.group.path().key("links/0"));
+        let read = self.read_numbered(&chunks, convention.is_some()).await?;
+        if matches!(convention, Some(c) if c != Convention::Explicit)
+            && !query.link_attributes.is_empty()
+        {
+            return Err(ZarrError::unsupported(
+                &links_location,
+                "link attributes of links implied by the order of vertices (polylines, skeletons)",
+            ));
+        }
+        let Numbered {
+            parts,
+            numberings,
+            starts,
+            spans,
+            positions,
+            rows,
+        } = read;
+        let orders: Vec<Option<&[u64]>> = numberings.iter().map(Numbering::order).collect();
 
         // Attributes, links and objects need only the vertices' numbering: fetched together.
         let (attributes, stored, object_ids) = futures_util::future::try_join3(
@@ -310,11 +419,11 @@ impl VectorLevel {
         names: &[String],
     ) -> Result<Option<Links>> {
         let family = match convention {
-            Some(_) => self.links().await?,
+            Some(_) => boxed(self.links()).await?,
             None => None,
         };
         match family {
-            Some(family) => Ok(Some(self.read_links(&family, starts, names).await?)),
+            Some(family) => Ok(Some(self.read_links(&family, starts, starts, names).await?)),
             None if names.is_empty() => Ok(None),
             None => Err(ZarrError::selection(format!(
                 "link attributes {names:?}: the level has no links"
@@ -322,21 +431,25 @@ impl VectorLevel {
         }
     }
 
-    /// Every link among the chunks in `starts`, in the writer's order, with `names`' attributes.
-    /// Every segment's cells (and their attributes' cells) are fetched at once.
+    /// Every link of `family` from the chunks in `sources` to those in `targets` (the same, within
+    /// a level), in the writer's order, with `names`' attributes; each chunk's (first vertex
+    /// number, vertex count). Every segment's cells (and their attributes' cells) are fetched at
+    /// once.
     async fn read_links(
         &self,
         family: &LinkFamily,
-        starts: &HashMap<Vec<i64>, (u64, u64)>,
+        sources: &HashMap<Vec<i64>, (u64, u64)>,
+        targets: &HashMap<Vec<i64>, (u64, u64)>,
         names: &[String],
     ) -> Result<Links> {
-        let reads = try_join_all(
-            family
-                .segments
-                .iter()
-                .map(|segment| boxed(self.fetch_segment(segment, starts, names))),
-        )
-        .await?;
+        let segments = family
+            .segments_between(&numbered_chunks(sources), &numbered_chunks(targets))
+            .await?;
+        let reads =
+            try_join_all(segments.iter().map(|segment| {
+                boxed(self.fetch_segment(family, segment, sources, targets, names))
+            }))
+            .await?;
         let mut vertices = Vec::new();
         let mut columns: Vec<Option<Column>> = vec![None; names.len()];
         for mut read in reads {
@@ -351,7 +464,7 @@ impl VectorLevel {
                 )
                 .and_then(|v| links::cell_links(&v, family.width, segment.perm))
                 .map_err(|e| links::cell_error(&at, e))?;
-                let ends = segment.endpoint_chunks(source).unwrap_or_default();
+                let ends = family.endpoint_chunks(segment, source).unwrap_or_default();
                 let kept: Vec<bool> = values
                     .iter()
                     .map(|link| !family.duplicate || links::is_first_copy(link, &ends))
@@ -363,6 +476,8 @@ impl VectorLevel {
                     .map(|(l, _)| l)
                 {
                     for &(end, vertex) in link {
+                        // The source is at this level; the other endpoints at the family's.
+                        let starts = if end == 0 { sources } else { targets };
                         let (start, count) = starts[&ends[end]];
                         if !(0..count as i64).contains(&vertex) {
                             return Err(links::cell_error(
@@ -429,12 +544,15 @@ impl VectorLevel {
         })
     }
 
-    /// The cells of `segment` whose links lie within the chunks of `starts` (in the order of their
-    /// keys' text, which is the writer's), and the same cells of the link attributes `names`.
+    /// The cells of `segment` whose links lead from chunks of `sources` to chunks of `targets`
+    /// (in the order of their keys' text, which is the writer's), and the same cells of the link
+    /// attributes `names`.
     async fn fetch_segment<'a>(
         &self,
+        family: &LinkFamily,
         segment: &'a LinkSegment,
-        starts: &HashMap<Vec<i64>, (u64, u64)>,
+        sources: &HashMap<Vec<i64>, (u64, u64)>,
+        targets: &HashMap<Vec<i64>, (u64, u64)>,
         names: &[String],
     ) -> Result<SegmentCells<'a>> {
         let mut sources: Vec<&Vec<i64>> = segment
@@ -442,9 +560,10 @@ impl VectorLevel {
             .nonempty
             .iter()
             .filter(|s| {
-                segment
-                    .endpoint_chunks(s)
-                    .is_some_and(|ends| ends.iter().all(|c| starts.contains_key(c)))
+                family.endpoint_chunks(segment, s).is_some_and(|ends| {
+                    sources.contains_key(&ends[0])
+                        && ends[1..].iter().all(|c| targets.contains_key(c))
+                })
             })
             .collect();
         let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
@@ -543,18 +662,23 @@ impl VectorLevel {
         Ok(out)
     }
 
-    /// Drops the vertices outside `[lo, hi]`, and the links that touch them.
-    fn keep_inside(&self, g: &mut Geometry, lo: &[f64], hi: &[f64]) {
+    /// Which of `rows` vertices lie within `[lo, hi]`.
+    fn inside(&self, positions: &[u8], rows: u64, lo: &[f64], hi: &[f64]) -> Vec<bool> {
         let n = self.ndim;
         let dtype = self.dtype();
-        let keep: Vec<bool> = (0..g.rows as usize)
+        (0..rows as usize)
             .map(|r| {
                 (0..n).all(|d| {
-                    let v = number(&g.positions, dtype, r * n + d);
+                    let v = number(positions, dtype, r * n + d);
                     v >= lo[d] && v <= hi[d]
                 })
             })
-            .collect();
+            .collect()
+    }
+
+    /// Drops the vertices outside `[lo, hi]`, and the links that touch them.
+    fn keep_inside(&self, g: &mut Geometry, lo: &[f64], hi: &[f64]) {
+        let keep = self.inside(&g.positions, g.rows, lo, hi);
         if keep.iter().all(|k| *k) {
             return;
         }
@@ -597,6 +721,11 @@ impl VectorLevel {
         }
         g.rows = next;
     }
+}
+
+/// The chunks of a numbering (what link arrays are asked for by, when probed).
+fn numbered_chunks(starts: &HashMap<Vec<i64>, (u64, u64)>) -> Vec<Vec<i64>> {
+    starts.keys().cloned().collect()
 }
 
 /// The stored links of an implicit convention: pairs, without attributes.

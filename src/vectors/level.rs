@@ -12,6 +12,7 @@ use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
 use crate::indexing::selection::DimSelection;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// How many times over an object may name its chunks' rows (see `VectorLevel::read_object`).
@@ -19,8 +20,12 @@ const REPEATS_ALLOWED: usize = 8;
 
 /// One level of a store.
 pub struct VectorLevel {
+    /// Its place among the store's levels, 0 the finest.
+    pub(super) index: usize,
     pub(super) ndim: usize,
     pub(super) chunk_shape: Vec<f64>,
+    /// The store's chunk shape, which a level's is a whole multiple of.
+    pub(super) store_chunk_shape: Vec<f64>,
     pub(super) vertices: SpatialArray,
     pub(super) dtype: DataType,
     /// Bytes a vertex row takes.
@@ -31,8 +36,8 @@ pub struct VectorLevel {
     pub(super) group: Group,
     /// Which links are stored, and which implied by the order of vertices (None: no links).
     pub(super) convention: Option<links::Convention>,
-    /// `links/0`, once opened (None inside: the level has no links).
-    pub(super) links: RefCell<Option<Option<Rc<LinkFamily>>>>,
+    /// `links/<delta>` by delta, once opened (None: the level has no such links).
+    pub(super) families: RefCell<HashMap<i64, Option<Rc<LinkFamily>>>>,
 }
 
 /// A spatial chunk's vertices: `rows` rows of `ndim` values of `dtype`, little-endian as stored, and
@@ -52,6 +57,38 @@ impl VectorLevel {
     /// This level's spatial chunk size (world units).
     pub fn chunk_shape(&self) -> &[f64] {
         &self.chunk_shape
+    }
+
+    /// Its place among the store's levels, 0 the finest.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// How many of the store's chunks a chunk of this level spans on each axis (whole numbers:
+    /// the writer coarsens chunks by whole factors).
+    pub fn chunk_scale(&self) -> Result<Vec<i64>> {
+        self.chunk_shape
+            .iter()
+            .zip(&self.store_chunk_shape)
+            .map(|(own, store)| {
+                let scale = own / store;
+                let whole = scale.round();
+                ((scale - whole).abs() <= 1e-9 * whole && (1.0..=1e9).contains(&whole))
+                    .then_some(whole as i64)
+            })
+            .collect::<Option<Vec<i64>>>()
+            .ok_or_else(|| {
+                ZarrError::metadata(
+                    &self
+                        .group
+                        .store()
+                        .locate(&self.group.path().key("zarr.json")),
+                    format!(
+                        "the level's chunk shape {:?} is not a whole multiple of the store's {:?}",
+                        self.chunk_shape, self.store_chunk_shape
+                    ),
+                )
+            })
     }
 
     /// How many objects the level indexes (0 without an object index).
@@ -95,13 +132,24 @@ impl VectorLevel {
 
     /// The level's links (`links/0`), or None where it has none.
     pub async fn links(&self) -> Result<Option<Rc<LinkFamily>>> {
-        if let Some(family) = self.links.borrow().clone() {
-            return Ok(family);
+        let ones = vec![1; self.ndim];
+        super::boxed(self.links_to(0, (ones.clone(), ones))).await
+    }
+
+    /// The links from this level to the level `delta` away (`links/<delta>`), whose chunk scales
+    /// (this level's, the other's) are `scales`; None where there are none. Opened once.
+    pub async fn links_to(
+        &self,
+        delta: i64,
+        scales: (Vec<i64>, Vec<i64>),
+    ) -> Result<Option<Rc<LinkFamily>>> {
+        if let Some(family) = self.families.borrow().get(&delta) {
+            return Ok(family.clone());
         }
-        let family = links::open_family(&self.group, self.ndim)
+        let family = links::open_family(&self.group, self.ndim, delta, scales)
             .await?
             .map(Rc::new);
-        *self.links.borrow_mut() = Some(family.clone());
+        self.families.borrow_mut().insert(delta, family.clone());
         Ok(family)
     }
 

@@ -12,6 +12,7 @@
 //! Cells of links within a chunk are the rows packed; other cells are a ragged blob: i64 K, then K
 //! i64 byte offsets of groups into the data after them (each group runs to the next or the end).
 
+use super::probe;
 use super::spatial::SpatialArray;
 use crate::array::Array;
 use crate::data_type::DataType;
@@ -19,7 +20,11 @@ use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
 use futures_util::future::try_join_all;
+use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// The widest link read: permutation codes of wider ones would not fit 64 bits (20! does).
 const MAX_WIDTH: usize = 20;
@@ -60,57 +65,176 @@ pub struct LinkFamily {
     /// Links across chunks are stored once per chunk they touch (the writer's `store: "duplicate"`),
     /// not once.
     pub duplicate: bool,
-    pub(super) segments: Vec<LinkSegment>,
+    /// Where the links lead: 0 within the level, +1 to the next coarser, -1 to the next finer.
+    pub delta: i64,
+    /// The chunk scales (whole multiples of the store's chunk shape) of this level and of the
+    /// level the links lead to: a link's offsets count from its source chunk's anchor there,
+    /// `floor(source * scale / target scale)`, as the writer places them.
+    scales: (Vec<i64>, Vec<i64>),
+    /// The family's group, which link arrays are opened from.
+    group: Group,
+    ndim: usize,
+    arrays: LinkArrays,
+}
+
+/// How a family's link arrays are known.
+enum LinkArrays {
+    /// Named by a listing (consolidated metadata, the store's): all of them.
+    Listed(Vec<Rc<LinkSegment>>),
+    /// The store cannot list: asked for by name as reads need them (`probe`); what was asked is
+    /// kept, None where there was no such array.
+    Probed(RefCell<BTreeMap<String, Option<Rc<LinkSegment>>>>),
 }
 
 pub(super) struct LinkSegment {
     /// The array's name below the family: the offsets segment.
     pub name: String,
-    /// Where endpoints 1.. lie, relative to the source chunk.
+    /// Where endpoints 1.. lie, relative to the source chunk's anchor.
     pub offsets: Vec<Vec<i64>>,
     /// Whether rows lead with a permutation code.
     pub perm: bool,
+    /// Links within one chunk of one level, whose cells are packed rows (the writer's
+    /// `delta == 0 and is_intra(offsets)`); other cells are ragged blobs.
+    intra: bool,
     pub dtype: DataType,
     pub cells: SpatialArray,
 }
 
 impl LinkSegment {
-    /// Within one chunk: cells are packed rows.
+    /// Within one chunk of one level: cells are packed rows.
     pub fn intra(&self) -> bool {
-        self.offsets.iter().flatten().all(|&c| c == 0)
+        self.intra
     }
 
     /// Values a stored row.
     pub fn columns(&self, width: usize) -> usize {
         width + usize::from(self.perm)
     }
+}
 
-    /// The chunks of a link filed at `source`, endpoint by endpoint (as stored).
-    pub fn endpoint_chunks(&self, source: &[i64]) -> Option<Vec<Vec<i64>>> {
+impl LinkFamily {
+    /// The chunk of `source` as seen from the level the links lead to (itself within a level).
+    pub fn anchor(&self, source: &[i64]) -> Option<Vec<i64>> {
+        let (from, to) = &self.scales;
+        source
+            .iter()
+            .zip(from.iter().zip(to))
+            .map(|(s, (f, t))| Some(s.checked_mul(*f)?.div_euclid(*t)))
+            .collect()
+    }
+
+    /// The chunks of a link of `segment` filed at `source`, endpoint by endpoint (as stored): the
+    /// source, then the others at the level the links lead to.
+    pub(super) fn endpoint_chunks(
+        &self,
+        segment: &LinkSegment,
+        source: &[i64],
+    ) -> Option<Vec<Vec<i64>>> {
+        let anchor = self.anchor(source)?;
         let mut out = vec![source.to_vec()];
-        for offset in &self.offsets {
+        for offset in &segment.offsets {
             out.push(
-                source
+                anchor
                     .iter()
                     .zip(offset)
-                    .map(|(s, o)| s.checked_add(*o))
+                    .map(|(a, o)| a.checked_add(*o))
                     .collect::<Option<Vec<_>>>()?,
             );
         }
         Some(out)
     }
+
+    /// The link arrays that can hold links from the chunks `sources` (of this level) to the
+    /// chunks `targets` (of the level the links lead to), by name. A listed family has them all;
+    /// otherwise those not asked for before are asked for now, concurrently, each missing one
+    /// costing one request (`probe`).
+    pub(super) async fn segments_between(
+        &self,
+        sources: &[Vec<i64>],
+        targets: &[Vec<i64>],
+    ) -> Result<Vec<Rc<LinkSegment>>> {
+        let seen = match &self.arrays {
+            LinkArrays::Listed(all) => return Ok(all.clone()),
+            LinkArrays::Probed(seen) => seen,
+        };
+        let anchors: Vec<Vec<i64>> = sources.iter().filter_map(|s| self.anchor(s)).collect();
+        // Stored once, endpoints sorted: only non-negative offsets (not across levels, where
+        // the source always leads).
+        let canonical = !self.directed && !self.duplicate && self.delta == 0;
+        let names = probe::candidates(self.width, canonical, &anchors, targets, probe::MAX_PROBES)
+            .map_err(|count| {
+                ZarrError::unsupported(
+                    &self.location(""),
+                    format!(
+                        "this store cannot list its link arrays, and the chunks read could link \
+                         through {count} or more of them, more than the {} asked for one by \
+                         one: serve directory index pages or a bucket listing, consolidate the \
+                         metadata, or read a smaller box",
+                        probe::MAX_PROBES
+                    ),
+                )
+            })?;
+        let unknown: Vec<String> = {
+            let seen = seen.borrow();
+            names
+                .iter()
+                .filter(|n| !seen.contains_key(*n))
+                .cloned()
+                .collect()
+        };
+        let found: Vec<(String, Option<Rc<LinkSegment>>)> =
+            stream::iter(unknown.into_iter().map(|name| async move {
+                let segment = self.open_segment(&name).await?;
+                Ok::<_, ZarrError>((name, segment))
+            }))
+            .buffer_unordered(PROBES_AT_ONCE)
+            .try_collect()
+            .await?;
+        let mut seen = seen.borrow_mut();
+        seen.extend(found);
+        Ok(names
+            .iter()
+            .filter_map(|n| seen.get(n).cloned().flatten())
+            .collect())
+    }
+
+    /// The link array `name`, or None where there is none (or it is no array).
+    async fn open_segment(&self, name: &str) -> Result<Option<Rc<LinkSegment>>> {
+        match self.group.open(name).await {
+            Ok(Node::Array(array)) => Ok(Some(Rc::new(segment(name.to_string(), array, self)?))),
+            Ok(Node::Group(_)) => Ok(None),
+            Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where `key` of the family's group is.
+    pub fn location(&self, key: &str) -> String {
+        self.group.store().locate(&self.group.path().key(key))
+    }
 }
 
-/// Opens `links/0` of the level group `level` (same-level links; other deltas link levels), or
-/// None where the level has none. Its arrays are found by listing: the consolidated metadata's, or
-/// the store's.
-pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily>> {
-    let group = match level.open("links/0").await {
+/// Link arrays asked for at once when probing: enough to fill a browser's connections to a host
+/// several times over, without thousands of requests started at one go.
+const PROBES_AT_ONCE: usize = 32;
+
+/// Opens `links/<delta>` of the level group `level` (0: links within the level; ±1: to the next
+/// coarser or finer level, whose chunk scale is `scales.1`), or None where the level has none.
+/// Its arrays are found by listing (the consolidated metadata's, or the store's); a store that
+/// cannot list has them asked for by name as reads need them.
+pub async fn open_family(
+    level: &Group,
+    ndim: usize,
+    delta: i64,
+    scales: (Vec<i64>, Vec<i64>),
+) -> Result<Option<LinkFamily>> {
+    let path = format!("links/{}", probe::delta_name(delta));
+    let group = match level.open(&path).await {
         Ok(Node::Group(g)) => g,
         Ok(Node::Array(a)) => {
             return Err(ZarrError::metadata(
                 &a.store().locate(&a.path().key("zarr.json")),
-                "links/0 must be a group of link arrays",
+                format!("{path} must be a group of link arrays"),
             ))
         }
         Err(e) if e.kind == ErrorKind::NotFound => return Ok(None),
@@ -132,6 +256,21 @@ pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily
             )));
         }
     }
+    if let Some(d) = attrs.get("level_delta") {
+        if d.as_i64() != Some(delta) {
+            return Err(bad(format!("\"level_delta\" is {d}, the group is {path}")));
+        }
+    }
+    if delta != 0 && width != 2 {
+        return Err(bad(format!(
+            "links between levels have 2 endpoints, these have {width}"
+        )));
+    }
+    if scales.0.len() != ndim || scales.1.len() != ndim || scales.1.iter().any(|s| *s <= 0) {
+        return Err(bad(format!(
+            "chunk scales {scales:?} for {ndim} dimensions"
+        )));
+    }
     let directed = attrs
         .get("directed")
         .and_then(Value::as_bool)
@@ -142,63 +281,48 @@ pub async fn open_family(level: &Group, ndim: usize) -> Result<Option<LinkFamily
         Some(other) => return Err(bad(format!("link store \"{other}\" is not known"))),
     };
     let names = match group.children() {
-        Some(children) => children.into_iter().map(|c| c.name).collect(),
-        None => group
-            .store()
-            .list_dir(group.path().as_str())
-            .await?
-            .ok_or_else(|| {
-                ZarrError::unsupported(
-                    &group.store().locate(&group.path().key("")),
-                    "the link arrays are named only by the store's directories, and this store \
-                     cannot list them: serve directory index pages, consolidate the metadata, or \
-                     give a store with list()",
-                )
-            })?,
+        Some(children) => Some(children.into_iter().map(|c| c.name).collect::<Vec<_>>()),
+        None => group.store().list_dir(group.path().as_str()).await?,
     };
-    // The arrays' metadata all at once: one round trip rather than one per array.
+    let mut family = LinkFamily {
+        width,
+        directed,
+        duplicate,
+        delta,
+        scales,
+        group,
+        ndim,
+        arrays: LinkArrays::Probed(RefCell::default()),
+    };
+    if let Some(names) = names {
+        family.arrays = LinkArrays::Listed(listed_segments(&family, names).await?);
+    }
+    Ok(Some(family))
+}
+
+/// The link arrays a listing names, their metadata all at once (one round trip rather than one
+/// per array), in the writer's reading order: by name (link attributes align with it).
+async fn listed_segments(family: &LinkFamily, names: Vec<String>) -> Result<Vec<Rc<LinkSegment>>> {
+    // A listing may name what is no node (a stray file, an index page's other links): skipped.
     let names: Vec<String> = names
         .into_iter()
         .filter(|n| n != "zarr.json" && !n.starts_with('.'))
         .collect();
-    // A listing may name what is no node (a stray file, an index page's other links): skipped.
-    let group = &group;
-    let nodes = try_join_all(names.iter().map(|n| {
-        super::boxed(async move {
-            match group.open(n).await {
-                Ok(node) => Ok(Some(node)),
-                Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(e),
-            }
-        })
-    }))
-    .await?;
-    let mut segments = Vec::new();
-    for (name, node) in names.into_iter().zip(nodes) {
-        let Some(Node::Array(array)) = node else {
-            continue;
-        };
-        segments.push(segment(name, array, ndim, width, directed, duplicate)?);
-    }
-    // The writer's reading order: segments by name, then cells by key (link attributes align with it).
+    let found = try_join_all(names.iter().map(|n| super::boxed(family.open_segment(n)))).await?;
+    let mut segments: Vec<Rc<LinkSegment>> = found.into_iter().flatten().collect();
     segments.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    Ok(Some(LinkFamily {
-        width,
-        directed,
-        duplicate,
-        segments,
-    }))
+    Ok(segments)
 }
 
 /// The link array `name` of a family whose links have `width` endpoints.
-fn segment(
-    name: String,
-    array: Array,
-    ndim: usize,
-    width: usize,
-    directed: bool,
-    duplicate: bool,
-) -> Result<LinkSegment> {
+fn segment(name: String, array: Array, family: &LinkFamily) -> Result<LinkSegment> {
+    let LinkFamily {
+        ndim,
+        width,
+        directed,
+        duplicate,
+        ..
+    } = *family;
     let cells = SpatialArray::new(array, ndim)?;
     let offsets = match cells.attrs().get("offsets") {
         Some(v) => serde_json::from_value::<Vec<Vec<i64>>>(v.clone()).ok(),
@@ -214,13 +338,13 @@ fn segment(
             ),
         )
     })?;
-    let intra = offsets.iter().flatten().all(|&c| c == 0);
+    let all_zero = offsets.iter().flatten().all(|&c| c == 0);
     // Written where the writer may have reordered the endpoints (its `links_has_perm`).
     let perm = match cells.attrs().get("has_perm") {
         Some(v) => v.as_bool().ok_or_else(|| {
             ZarrError::metadata(&cells.location, "\"has_perm\" must be true or false")
         })?,
-        None => !intra && (duplicate || !directed),
+        None => !all_zero && (duplicate || !directed),
     };
     let dtype = match cells.attrs().get("dtype") {
         None => DataType::Int64,
@@ -230,6 +354,7 @@ fn segment(
         name,
         offsets,
         perm,
+        intra: family.delta == 0 && all_zero,
         dtype,
         cells,
     })

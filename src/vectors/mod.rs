@@ -11,6 +11,7 @@ pub mod geometry;
 pub mod level;
 pub mod links;
 pub mod manifest;
+pub mod probe;
 pub mod spatial;
 pub mod store;
 

@@ -262,7 +262,9 @@ impl VectorStore {
             None => None,
         };
         Ok(VectorLevel {
+            index,
             ndim,
+            store_chunk_shape: self.meta.chunk_shape.clone(),
             chunk_shape,
             vertices,
             dtype,
@@ -274,7 +276,7 @@ impl VectorStore {
                 &self.meta.geometry_types,
                 self.meta.links_convention.as_deref(),
             ),
-            links: RefCell::new(None),
+            families: RefCell::default(),
         })
     }
 }

@@ -24,6 +24,25 @@ const linksAsPoints = (g, n) => {
 const theirLinks = (read, field) =>
   read[field].map((l) => l.map((v) => point(read.positions[v])).join(" | ")).sort();
 
+/** The link arrays a canonical family of triangles among `chunks` could have, by name. */
+function canonicalFaceArrays(chunks) {
+  const name = (o) => o.map((c) => (c > 0 ? `+${c}` : `${c}`)).join(".");
+  const compare = (a, b) => {
+    const i = a.findIndex((v, k) => v !== b[k]);
+    return i < 0 ? 0 : Math.sign(a[i] - b[i]);
+  };
+  const zero = chunks[0].map(() => 0);
+  const names = new Set();
+  for (const a of chunks)
+    for (const b of chunks)
+      for (const c of chunks) {
+        const o1 = b.map((v, i) => v - a[i]);
+        const o2 = c.map((v, i) => v - a[i]);
+        if (compare(o1, zero) >= 0 && compare(o2, o1) >= 0) names.add(`${name(o1)}_${name(o2)}`);
+      }
+  return names;
+}
+
 export const vectorCases = [
   {
     name: "vectors: a point cloud's metadata, chunks, box and objects read as zarr-vectors reads them",
@@ -405,19 +424,10 @@ export const vectorCases = [
     },
   },
   {
-    name: "vectors: links are found through any store that lists or gives its keys (MemoryStore, a Map); without either the error says so",
+    name: "vectors: links are found through any store that lists or gives its keys (MemoryStore, a Map, list()), and by asking for them where it does not",
     async run(ctx) {
       const want = await json(ctx, "vectors/mesh.expected.json");
-      // A server without directory index pages cannot list links/0.
-      const unlisted = await ctx.zarr.openVectors(
-        `${ctx.origin}/__nolist/tests/fixtures/vectors/mesh.zarr`,
-      );
-      await rejects(
-        unlisted.select(),
-        "UnsupportedError",
-        [/cannot list/, /links\/0/],
-        "no index pages",
-      );
+      const faces = theirLinks(want.whole, "faces");
       // In memory: a MemoryStore and a plain Map give their keys, the reader lists from them; a
       // store object may list for itself instead.
       const store = new ctx.zarr.MemoryStore();
@@ -433,21 +443,181 @@ export const vectorCases = [
           ),
         ],
       };
+      // A store that only gets: the link arrays are asked for by name.
+      const onlyGet = { get: (key) => store.get(key) };
       for (const [kind, s] of [
         ["MemoryStore", store],
         ["Map", new Map(store.map)],
         ["store with list()", listing],
+        ["store that only gets", onlyGet],
       ]) {
         const m = await (await ctx.zarr.openVectors(s)).select();
-        deepEqual(linksAsPoints(m, 3), theirLinks(want.whole, "faces"), `faces through a ${kind}`);
+        deepEqual(linksAsPoints(m, 3), faces, `faces through a ${kind}`);
       }
-      const onlyGet = { get: (key) => store.get(key) };
-      await rejects(
-        (await ctx.zarr.openVectors(onlyGet)).select(),
-        "UnsupportedError",
-        [/cannot list/, /links\/0/],
-        "a store that neither lists nor gives keys",
+    },
+  },
+  {
+    name: "vectors: links over HTTP through index pages, S3 and GCS bucket listings, or asked for one by one where nothing lists (request counts)",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/mesh.expected.json");
+      const faces = theirLinks(want.whole, "faces");
+      const fixture = "tests/fixtures/vectors/mesh.zarr";
+      // The link arrays on disk, and the ones a whole read could need, found the slow way: every
+      // source chunk with every pair of chunks, offsets non-negative and sorted (a canonical
+      // family of triangles stores each once, its endpoints sorted).
+      const arrays = new Set(
+        (await ctx.list("vectors/mesh.zarr"))
+          .map((k) => /^0\/links\/0\/([^/]+)\/zarr\.json$/.exec(k)?.[1])
+          .filter(Boolean),
       );
+      const chunks = (await (await ctx.zarr.openVectors(`${ctx.base}/vectors/mesh.zarr`)).level(0))
+        .chunks;
+      const candidates = canonicalFaceArrays(chunks);
+      ok(
+        [...arrays].every((a) => candidates.has(a)) && candidates.size > arrays.size,
+        `${candidates.size} candidates hold the ${arrays.size} arrays`,
+      );
+      const linkRequests = (log, root) => log.filter((e) => e.path.startsWith(`${root}/0/links/`));
+      const read = async (url, options, label) => {
+        await ctx.clearLog();
+        const zv = await ctx.zarr.openVectors(new ctx.zarr.FetchStore(url, options));
+        deepEqual(linksAsPoints(await zv.select(), 3), faces, `faces ${label}`);
+        const first = await ctx.requests();
+        // A second read asks for nothing it asked for before.
+        await ctx.clearLog();
+        deepEqual(linksAsPoints(await zv.select(), 3), faces, `faces ${label}, again`);
+        return { first, again: await ctx.requests() };
+      };
+      const arrayMetadata = (log, root) =>
+        linkRequests(log, root).filter((e) => /\/0\/links\/0\/[^/]+\/zarr\.json$/.test(e.path));
+      // Index pages: one listing, then each array's metadata.
+      {
+        const root = `/${fixture}`;
+        const { first, again } = await read(`${ctx.origin}${root}`, {}, "through index pages");
+        const pages = linkRequests(first, root).filter((e) => e.path.endsWith("/0/links/0/"));
+        equal(pages.length, 1, "one index page");
+        equal(arrayMetadata(first, root).length, arrays.size, "each array's metadata once");
+        equal(arrayMetadata(again, root).length, 0, "nothing asked again");
+      }
+      // S3: ListObjectsV2 pages of 8 (the test bucket's), no index page, no 404.
+      for (const [kind, bucket, listed] of [
+        ["s3", "/__s3/bucket", (e) => e.path === "/__s3/bucket/"],
+        ["gcs", "/__gcs/bucket", (e) => e.path === "/__gcs/storage/v1/b/bucket/o"],
+      ]) {
+        const root = `${bucket}/${fixture}`;
+        const { first } = await read(
+          `${ctx.origin}${root}`,
+          { listing: { [kind]: `${ctx.origin}${bucket}` } },
+          `through a ${kind} bucket's listing`,
+        );
+        // The family's entries: its arrays and its zarr.json.
+        equal(
+          first.filter(listed).length,
+          Math.ceil((arrays.size + 1) / 8),
+          `${kind}: listing pages`,
+        );
+        equal(
+          arrayMetadata(first, root).length,
+          arrays.size,
+          `${kind}: each array's metadata once`,
+        );
+        equal(
+          first.filter((e) => e.status === 404 || e.status === 403).length,
+          0,
+          `${kind}: no misses`,
+        );
+      }
+      // No listing (a server without index pages, a bucket that refuses to list): every
+      // candidate asked for, concurrently, the missing ones one 404 each.
+      for (const [label, root, options] of [
+        ["without index pages", `/__nolist/${fixture}`, {}],
+        [
+          "a bucket that refuses to list",
+          `/__s3/bucket/${fixture}`,
+          { listing: { s3: `${ctx.origin}/__status/403` } },
+        ],
+        ["told not to list", `/${fixture}`, { listing: "none" }],
+      ]) {
+        const { first, again } = await read(`${ctx.origin}${root}`, options, label);
+        const asked = arrayMetadata(first, root);
+        equal(asked.length, candidates.size, `${label}: each candidate asked for once`);
+        equal(
+          asked.filter((e) => e.status === 404).length,
+          candidates.size - arrays.size,
+          `${label}: a 404 for each array not there`,
+        );
+        ok(Math.max(...asked.map((e) => e.active)) > 1, `${label}: asked for concurrently`);
+        equal(arrayMetadata(again, root).length, 0, `${label}: nothing asked again`);
+      }
+      await rejects(
+        ctx.zarr.openVectors(
+          new ctx.zarr.FetchStore(`${ctx.base}/vectors/mesh.zarr`, { listing: "everything" }),
+        ),
+        "SelectionError",
+        [/listing must be/],
+        "an unknown listing",
+      );
+    },
+  },
+  {
+    name: "vectors: a pyramid's links between levels (links/+1, links/-1) read as zarr-vectors reads them, whole and in a box, listed or not",
+    async run(ctx) {
+      const want = await json(ctx, "vectors/pyramid.expected.json");
+      const box = [
+        [10, 20],
+        [40, 50],
+      ];
+      const inBox = (p) =>
+        p.every((v, d) => Math.fround(v) >= box[0][d] && Math.fround(v) <= box[1][d]);
+      for (const url of [
+        `${ctx.base}/vectors/pyramid.zarr`,
+        `${ctx.origin}/__nolist/tests/fixtures/vectors/pyramid.zarr`,
+      ]) {
+        const zv = await ctx.zarr.openVectors(url);
+        for (const [level, expected] of want.levels.entries()) {
+          for (const [name, records] of Object.entries(expected.cross_links)) {
+            const delta = Number(name);
+            for (const bbox of [undefined, box]) {
+              const here = (await zv.select({ level, bbox })).positions;
+              const there = (await zv.select({ level: level + delta, bbox })).positions;
+              const links = await zv.crossLinks({ level, delta, bbox });
+              equal(links.width, 2, "pairs");
+              const got = rowsOf(links.indices, 2).map(
+                ([a, b]) =>
+                  `${point(here.subarray(2 * a, 2 * a + 2))} -> ${point(there.subarray(2 * b, 2 * b + 2))}`,
+              );
+              const theirs = records
+                .filter(([a, b]) => !bbox || (inBox(a) && inBox(b)))
+                .map(([a, b]) => `${point(a)} -> ${point(b)}`);
+              ok(theirs.length > 0, "links to compare");
+              deepEqual(
+                got,
+                theirs,
+                `level ${level} to ${name}${bbox ? " in a box" : ""} (${url})`,
+              );
+            }
+          }
+        }
+        equal(await zv.crossLinks({ level: 0, delta: 2 }), null, "no links two levels up");
+        await rejects(
+          zv.crossLinks({ level: 0, delta: -1 }),
+          "SelectionError",
+          [],
+          "finer than the finest",
+        );
+        await rejects(
+          zv.crossLinks({ level: 1, delta: 0 }),
+          "SelectionError",
+          [/non-zero/],
+          "delta 0",
+        );
+        await rejects(
+          zv.crossLinks({ level: 2, delta: 1 }),
+          "SelectionError",
+          [/3 levels/],
+          "past the coarsest",
+        );
+      }
     },
   },
 ];

@@ -20,6 +20,8 @@
 //   request with a random quirk (3 in 10): an error status, a stall, a reset connection, a body
 //   cut short, the whole value for a range, a shifted or short Content-Range, an endless body,
 //   a lying length, a slow or trickling answer (the quirk is logged as `quirk`)
+//   /__s3/<bucket>/, /__gcs/<bucket>/ and /__gcs/storage/v1/b/<bucket>/o: the "/" mount as an S3
+//   or Google Cloud Storage bucket, with their listings and no directories (see bucketAnswer)
 import { createServer } from "node:http";
 import { createSecureServer } from "node:http2";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -63,6 +65,75 @@ function indexPage(path, entries) {
         `<li><a href="${encodeURIComponent(name.replace(/\/$/, "")) + (name.endsWith("/") ? "/" : "")}">${name}</a></li>`,
     );
   return `<!DOCTYPE HTML>\n<html lang="en">\n<head><meta charset="utf-8"><title>Directory listing for ${path}</title></head>\n<body>\n<h1>Directory listing for ${path}</h1>\n<hr>\n<ul>\n${items.join("\n")}\n</ul>\n<hr>\n</body>\n</html>\n`;
+}
+
+/** Entries a page of a bucket listing holds: few, so that a listing takes several pages. */
+const BUCKET_PAGE = 8;
+
+/**
+ * How a bucket answers `rest` (after /__s3 or /__gcs), its objects being the files of the "/"
+ * mount: `{ status, body, type }`, or `{ path }` of an object to serve as the mount serves it.
+ *   /__s3/<bucket>/?list-type=2&prefix=P&delimiter=/[&continuation-token=T]
+ *       S3's ListObjectsV2: the files (Contents) and directories (CommonPrefixes) directly below
+ *       the key prefix P, BUCKET_PAGE a page
+ *   /__gcs/storage/v1/b/<bucket>/o?prefix=P&delimiter=/[&pageToken=T]
+ *       GCS's JSON API objects.list: `items` and `prefixes`, BUCKET_PAGE a page
+ *   /__s3/<bucket>/<key>, /__gcs/<bucket>/<key>
+ *       the object; a "directory" (a key ending in "/") is 403 on S3 and 404 on GCS, as there
+ */
+async function bucketAnswer(kind, rest, params, roots) {
+  const root = roots.find(([prefix]) => prefix === "/")?.[1];
+  const listing =
+    (kind === "s3" && params.get("list-type") === "2" && /^\/[^/]+\/?$/.test(rest)) ||
+    (kind === "gcs" && /^\/storage\/v1\/b\/[^/]+\/o$/.test(rest));
+  if (!listing) {
+    const key = /^\/[^/]+(\/.*)?$/.exec(rest)?.[1] ?? "/";
+    if (key.endsWith("/")) return { status: kind === "s3" ? 403 : 404, body: "not an object" };
+    return { path: key };
+  }
+  const prefix = params.get("prefix") ?? "";
+  const token = params.get(kind === "s3" ? "continuation-token" : "pageToken");
+  const after = token ? Buffer.from(token, "base64url").toString() : "";
+  let keys = [];
+  const dir = normalize(join(root, prefix));
+  if (
+    root &&
+    (prefix === "" || prefix.endsWith("/")) &&
+    (dir === root || dir.startsWith(root + sep))
+  ) {
+    try {
+      const entries = await readdir(dir, { withFileTypes: true });
+      keys = entries.map((e) => `${prefix}${e.name}${e.isDirectory() ? "/" : ""}`).sort();
+    } catch {
+      // No such prefix: an empty listing.
+    }
+  }
+  const page = keys.filter((k) => k > after).slice(0, BUCKET_PAGE);
+  const more = keys.filter((k) => k > after).length > page.length;
+  const next = more ? Buffer.from(page.at(-1)).toString("base64url") : null;
+  const dirs = page.filter((k) => k.endsWith("/"));
+  const files = page.filter((k) => !k.endsWith("/"));
+  if (kind === "gcs") {
+    const body = {
+      kind: "storage#objects",
+      prefixes: dirs,
+      items: files.map((name) => ({ name })),
+    };
+    if (next) body.nextPageToken = next;
+    return { status: 200, body: JSON.stringify(body), type: "application/json" };
+  }
+  const xml = (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const body = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
+    `<Name>bucket</Name><Prefix>${xml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount>`,
+    `<MaxKeys>${BUCKET_PAGE}</MaxKeys><Delimiter>/</Delimiter><IsTruncated>${more}</IsTruncated>`,
+    next ? `<NextContinuationToken>${next}</NextContinuationToken>` : "",
+    ...files.map((k) => `<Contents><Key>${xml(k)}</Key><Size>0</Size></Contents>`),
+    ...dirs.map((k) => `<CommonPrefixes><Prefix>${xml(k)}</Prefix></CommonPrefixes>`),
+    "</ListBucketResult>",
+  ].join("");
+  return { status: 200, body, type: "application/xml" };
 }
 
 /**
@@ -182,6 +253,14 @@ export async function startServer({
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path.
+    // Object-store buckets over the "/" mount, which have no directories: see `bucketAnswer`.
+    const bucket = /^\/__(s3|gcs)(\/.*)$/.exec(path);
+    if (bucket) {
+      const answer = await bucketAnswer(bucket[1], bucket[2], url.searchParams, roots);
+      if (answer.type) res.setHeader("Content-Type", answer.type);
+      if (answer.status) return reply(answer.status, answer.body);
+      path = answer.path;
+    }
     const fuzz = /^\/__fuzz\/(\d+)(\/.*)$/.exec(path);
     let quirk = null;
     if (fuzz) {
