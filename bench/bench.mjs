@@ -18,6 +18,7 @@ import { launchChromium } from "../tests/support/browser.mjs";
 import { measureOffThread } from "./offthread.js";
 import { measureCodecs, median, serveFromMemory } from "./codecs.js";
 import { measureTiles, VIEW } from "./tiles.js";
+import { measureViv } from "./viv.js";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -259,6 +260,9 @@ for (const [protocol, tlsOptions] of [
   }
   viewerResults[protocol] = results;
 }
+
+// Viv's layer loading the sample through zarr-wasm/viv and through Viv's own loader (bench/viv.js).
+const vivResults = await measureViv(repo, VIEWER_RUNS);
 
 const fromMemory = await measure(`${MEMORY}/bench.zarr`, zwScalar);
 
@@ -533,6 +537,27 @@ const report = [
       return `| ${protocol} | ${name} | ${runs[0].tiles} | ${median(runs.map((r) => r.requests))} | ${(median(runs.map((r) => r.bytes)) / 1e6).toFixed(2)} MB | ${ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(ms, peer) : ""} |`;
     }),
   ),
+  "",
+  "## Viv",
+  "",
+  `Viv 0.21's MultiscaleImageLayer (deck.gl 9.2, WebGL by SwiftShader) in headless Chromium ${vivResults.version}, drawing`,
+  "`www/data/sample.ome.zarr` (2 x 2 x 1024 x 1024 uint16, 1024 x 1024 shards of 128 x 128 zstd chunks) at full resolution",
+  "through zarr-wasm/viv and through Viv's own loader (`loadOmeZarr`, zarrita 0.5.4): from a cold page, a 640 x 480 view",
+  "(30 tiles), then another view of 30 new tiles on the warm page; every pixel of each view is checked against the",
+  `sample's formula before it counts. The server adds 20 ms to every request; ${VIEWER_RUNS} cold pages per loader, alternating;`,
+  "medians. Requests and bytes are the server's counts for the image. Aborts: a pan away from tiles in flight (the",
+  "server adding 300 ms), and the requests the server saw closed.",
+  "",
+  "| loader | open | first view | requests (HEAD) | bytes | second view | requests | pan: tiles aborted, requests closed |",
+  "|---|---|---|---|---|---|---|---|",
+  ...vivResults.rows.map(
+    (r) =>
+      `| ${r.name} | ${r.openMs.toFixed(0)} ms | ${r.ms.toFixed(0)} ms | ${r.requests} (${r.heads}) | ${(r.bytes / 1024).toFixed(0)} KiB | ${r.warmMs.toFixed(0)} ms | ${r.warmRequests} | ${r.aborts.signalsAborted}, ${r.aborts.closed} |`,
+  ),
+  "",
+  `An app's download, gzip -9 (esbuild, minified): Viv's layers and deck.gl alone ${(vivResults.sizes.bare.initial / 1024).toFixed(1)} KiB;`,
+  `with zarr-wasm/viv ${(vivResults.sizes.ours.initial / 1024).toFixed(1)} KiB of JavaScript and the ${(vivResults.sizes.wasm / 1024).toFixed(1)} KiB module; with Viv's loader`,
+  `${(vivResults.sizes.viv.initial / 1024).toFixed(1)} KiB, and numcodecs.js' zstd (${(vivResults.sizes.viv.zstd / 1024).toFixed(1)} KiB) at the first zstd chunk.`,
   "",
   "## Off the main thread (worker pools)",
   "",

@@ -1,6 +1,6 @@
 // The API reference (docs/api/): TypeDoc (pinned in package.json) over the package's declarations,
-// pkg/index.d.ts ("zarr-wasm"), pkg/zarrita.d.ts ("zarr-wasm/zarrita") and pkg/fs.d.ts
-// ("zarr-wasm/fs"). `node scripts/build-docs.mjs [outDir]` (or `npm run docs`);
+// pkg/index.d.ts ("zarr-wasm"), pkg/zarrita.d.ts ("zarr-wasm/zarrita"), pkg/viv.d.ts
+// ("zarr-wasm/viv") and pkg/fs.d.ts ("zarr-wasm/fs"). `node scripts/build-docs.mjs [outDir]` (or `npm run docs`);
 // tests/node/docs.test.mjs builds it and checks every link in it.
 import { Application } from "typedoc";
 
@@ -8,7 +8,7 @@ const repo = new URL("..", import.meta.url).pathname;
 const out = process.argv[2] ?? `${repo}docs/api`;
 
 const app = await Application.bootstrap({
-  entryPoints: ["index.d.ts", "zarrita.d.ts", "fs.d.ts"].map((f) => `${repo}pkg/${f}`),
+  entryPoints: ["index.d.ts", "zarrita.d.ts", "viv.d.ts", "fs.d.ts"].map((f) => `${repo}pkg/${f}`),
   tsconfig: `${repo}docs/tsconfig.json`,
   name: "zarr-wasm",
   readme: "none",

@@ -18,6 +18,9 @@ own reader reads back from them (the expected values), into tests/fixtures/vecto
                      graph.zarr with every spatial array rewritten by zarr-python as sharded
                      (sharding_indexed, 2 cells a side), as zarr-vectors packs cells for object
                      stores (it does not for local paths); read back by zarr-vectors
+    mesh_consolidated.zarr
+                     mesh.zarr with its metadata consolidated by zarr-python (the root zarr.json
+                     lists every node: the link arrays need no listing); read back by zarr-vectors
     points_lzma.zarr points.zarr with every array rewritten by zarr-python with numcodecs' lzma
                      (decoded in zarr-wasm's second module); read back by zarr-vectors
     *.expected.json  for each store: the whole read and each object's read, from zarr-vectors
@@ -187,6 +190,17 @@ def write_sharded_copy(name, side=2):
         out[...] = values
 
 
+def write_consolidated_copy(name):
+    """`name`.zarr with its metadata consolidated by zarr-python into the root zarr.json
+    (`consolidated_metadata`), as a store meant for static hosting carries its listing."""
+    import zarr
+
+    src, dst = OUT / f"{name}.zarr", OUT / f"{name}_consolidated.zarr"
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    zarr.consolidate_metadata(str(dst))
+
+
 def write_lzma_copy(name):
     """`name`.zarr with every array rewritten by zarr-python with numcodecs' LZMA as compressor
     (same shapes, chunks, types, fill values and attributes)."""
@@ -312,5 +326,8 @@ if __name__ == "__main__":
     (OUT / "points_lzma.expected.json").write_text(json.dumps({"whole": result(lzma_copy.read())}))
     write_skeleton()
     write_mesh()
+    write_consolidated_copy("mesh")
+    consolidated = zv.open(str(OUT / "mesh_consolidated.zarr"))
+    (OUT / "mesh_consolidated.expected.json").write_text(json.dumps({"whole": result(consolidated.read(attributes=["height"]))}))
     write_pyramid()
     print(f"wrote {OUT}")

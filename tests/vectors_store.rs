@@ -332,6 +332,9 @@ fn without_a_listing_links_are_found_by_asking_for_the_arrays_a_read_can_need() 
 fn pyramid_levels_link_to_their_neighbours_as_zarr_vectors_reads_them() {
     use zarr_wasm::vectors::store::open_vectors;
     let want = expected("pyramid");
+    // A box cutting through the levels.
+    let (lo, hi) = (vec![10.0, 20.0], vec![40.0, 50.0]);
+    let in_box = |p: &[f32]| (0..2).all(|d| (lo[d]..=hi[d]).contains(&(p[d] as f64)));
     for listed in [true, false] {
         let store: Rc<dyn ReadableStore> = match listed {
             true => Rc::new(DirStore::fixtures("vectors/pyramid.zarr")),
@@ -341,72 +344,24 @@ fn pyramid_levels_link_to_their_neighbours_as_zarr_vectors_reads_them() {
         for (index, level) in want["levels"].as_array().unwrap().iter().enumerate() {
             for (delta, records) in level["cross_links"].as_object().unwrap() {
                 let delta: i64 = delta.parse().unwrap();
-                let other = (index as i64 + delta) as usize;
-                let pairs =
-                    block_on(level_at(&zv, index).cross_links(&level_at(&zv, other), delta, &None))
-                        .unwrap()
-                        .expect("cross-level links");
-                let here = positions(
-                    &block_on(level_at(&zv, index).select(&query(&[], &[]))).unwrap(),
-                    2,
-                );
-                let there = positions(
-                    &block_on(level_at(&zv, other).select(&query(&[], &[]))).unwrap(),
-                    2,
-                );
-                let got: Vec<String> = pairs
-                    .chunks(2)
-                    .map(|p| {
-                        format!(
-                            "{} -> {}",
-                            point(&here[p[0] as usize]),
-                            point(&there[p[1] as usize])
-                        )
-                    })
-                    .collect();
-                let theirs: Vec<String> = records
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| {
-                        let ends = rows_of(r);
-                        format!("{} -> {}", point(&ends[0]), point(&ends[1]))
-                    })
-                    .collect();
-                assert!(!theirs.is_empty());
-                assert_eq!(got, theirs, "level {index} to {delta:+} (listed: {listed})");
-                // In a box: the links whose both ends are inside, numbered as select numbers them.
-                let bbox = Some((vec![10.0, 20.0], vec![40.0, 50.0]));
-                let boxed = Query {
-                    bbox: bbox.clone(),
-                    ..query(&[], &[])
+                let records: Vec<Vec<Vec<f32>>> =
+                    records.as_array().unwrap().iter().map(rows_of).collect();
+                let theirs = |keep: &dyn Fn(&[f32]) -> bool| -> Vec<String> {
+                    records
+                        .iter()
+                        .filter(|ends| keep(&ends[0]) && keep(&ends[1]))
+                        .map(|ends| format!("{} -> {}", point(&ends[0]), point(&ends[1])))
+                        .collect()
                 };
-                let here = positions(&block_on(level_at(&zv, index).select(&boxed)).unwrap(), 2);
-                let there = positions(&block_on(level_at(&zv, other).select(&boxed)).unwrap(), 2);
-                let pairs =
-                    block_on(level_at(&zv, index).cross_links(&level_at(&zv, other), delta, &bbox))
-                        .unwrap()
-                        .unwrap();
-                let got: Vec<String> = pairs
-                    .chunks(2)
-                    .map(|p| {
-                        format!(
-                            "{} -> {}",
-                            point(&here[p[0] as usize]),
-                            point(&there[p[1] as usize])
-                        )
-                    })
-                    .collect();
-                let theirs: Vec<String> = records
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(rows_of)
-                    .filter(|ends| in_box(&ends[0]) && in_box(&ends[1]))
-                    .map(|ends| format!("{} -> {}", point(&ends[0]), point(&ends[1])))
-                    .collect();
-                assert!(!theirs.is_empty() && theirs.len() < records.as_array().unwrap().len());
-                assert_eq!(got, theirs, "level {index} to {delta:+} in a box");
+                let whole = theirs(&|_| true);
+                assert!(!whole.is_empty());
+                let got = cross_links_as_points(&zv, index, delta, None);
+                assert_eq!(got, whole, "level {index} to {delta:+} (listed: {listed})");
+                // In a box: the links whose both ends are inside, numbered as select numbers them.
+                let inside = theirs(&in_box);
+                assert!(!inside.is_empty() && inside.len() < whole.len());
+                let got = cross_links_as_points(&zv, index, delta, Some((lo.clone(), hi.clone())));
+                assert_eq!(got, inside, "level {index} to {delta:+} in a box");
             }
         }
         // Levels are told apart; a level's own links are select's.
@@ -417,8 +372,32 @@ fn pyramid_levels_link_to_their_neighbours_as_zarr_vectors_reads_them() {
     }
 }
 
-fn in_box(p: &[f32]) -> bool {
-    (10.0..=40.0).contains(&p[0]) && (20.0..=50.0).contains(&p[1])
+/// The links from level `index` to `index + delta` as "from -> to" positions, their numbers
+/// looked up in `select`'s reads of both levels with `bbox`.
+fn cross_links_as_points(
+    zv: &zarr_wasm::vectors::store::VectorStore,
+    index: usize,
+    delta: i64,
+    bbox: Option<(Vec<f64>, Vec<f64>)>,
+) -> Vec<String> {
+    let other = (index as i64 + delta) as usize;
+    let (from, to) = (level_at(zv, index), level_at(zv, other));
+    let q = Query {
+        bbox: bbox.clone(),
+        ..query(&[], &[])
+    };
+    let here = positions(&block_on(from.select(&q)).unwrap(), 2);
+    let there = positions(&block_on(to.select(&q)).unwrap(), 2);
+    let pairs = block_on(from.cross_links(&to, delta, &bbox))
+        .unwrap()
+        .expect("links between the levels");
+    pairs
+        .chunks(2)
+        .map(|p| {
+            let (a, b) = (&here[p[0] as usize], &there[p[1] as usize]);
+            format!("{} -> {}", point(a), point(b))
+        })
+        .collect()
 }
 
 fn level_at(

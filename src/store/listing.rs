@@ -341,40 +341,42 @@ mod tests {
         let s3 = |b: &str| Listing::S3 {
             bucket: b.to_string(),
         };
-        assert_eq!(
-            Listing::detect("https://my-data.s3.us-west-2.amazonaws.com/a/b.zarr"),
-            s3("https://my-data.s3.us-west-2.amazonaws.com")
-        );
-        assert_eq!(
-            Listing::detect("https://my.data.s3.amazonaws.com/x"),
-            s3("https://my.data.s3.amazonaws.com")
-        );
-        assert_eq!(
-            Listing::detect("https://s3.eu-central-1.amazonaws.com/bucket/x.zarr"),
-            s3("https://s3.eu-central-1.amazonaws.com/bucket")
-        );
-        assert_eq!(
-            Listing::detect("https://s3-stuff.s3.amazonaws.com/x"),
-            s3("https://s3-stuff.s3.amazonaws.com")
-        );
-        assert_eq!(
-            Listing::detect("https://s3-us-west-2.amazonaws.com/bucket/x"),
-            s3("https://s3-us-west-2.amazonaws.com/bucket")
-        );
-        assert_eq!(
-            Listing::detect("https://storage.googleapis.com/bucket/a/b.zarr"),
-            Listing::Gcs {
-                bucket: "https://storage.googleapis.com/bucket".into(),
-                api: "https://storage.googleapis.com/storage/v1/b/bucket/o".into()
-            }
-        );
-        assert_eq!(
-            Listing::detect("https://bucket.storage.googleapis.com/a"),
-            Listing::Gcs {
-                bucket: "https://bucket.storage.googleapis.com".into(),
-                api: "https://storage.googleapis.com/storage/v1/b/bucket/o".into()
-            }
-        );
+        let gcs = |b: &str, name: &str| Listing::Gcs {
+            bucket: b.to_string(),
+            api: format!("https://storage.googleapis.com/storage/v1/b/{name}/o"),
+        };
+        for (url, listing) in [
+            (
+                "https://my-data.s3.us-west-2.amazonaws.com/a/b.zarr",
+                s3("https://my-data.s3.us-west-2.amazonaws.com"),
+            ),
+            (
+                "https://my.data.s3.amazonaws.com/x",
+                s3("https://my.data.s3.amazonaws.com"),
+            ),
+            (
+                "https://s3.eu-central-1.amazonaws.com/bucket/x.zarr",
+                s3("https://s3.eu-central-1.amazonaws.com/bucket"),
+            ),
+            (
+                "https://s3-stuff.s3.amazonaws.com/x",
+                s3("https://s3-stuff.s3.amazonaws.com"),
+            ),
+            (
+                "https://s3-us-west-2.amazonaws.com/bucket/x",
+                s3("https://s3-us-west-2.amazonaws.com/bucket"),
+            ),
+            (
+                "https://storage.googleapis.com/bucket/a/b.zarr",
+                gcs("https://storage.googleapis.com/bucket", "bucket"),
+            ),
+            (
+                "https://bucket.storage.googleapis.com/a",
+                gcs("https://bucket.storage.googleapis.com", "bucket"),
+            ),
+        ] {
+            assert_eq!(Listing::detect(url), listing, "{url}");
+        }
         for other in [
             "http://127.0.0.1:8000/data.zarr",
             "https://example.org/s3/x",

@@ -1,7 +1,8 @@
 // Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
 // (tests/browser/read.test.mjs, page.html) register them. One file per subject:
 // read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, stores.mjs, api.mjs, workers.mjs,
-// vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js); fixtures.mjs holds what they compare against.
+// vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
+// as Viv's loader); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
@@ -13,6 +14,7 @@ import { shardedCases } from "./sharded.mjs";
 import { storeCases } from "./stores.mjs";
 import { stressCases } from "./stress.mjs";
 import { vectorCases } from "./vectors.mjs";
+import { vivCases } from "./viv.mjs";
 import { workerCases } from "./workers.mjs";
 import { zarritaCases } from "./zarrita.mjs";
 
@@ -44,6 +46,7 @@ export function allCases(manifests) {
     ...decodingCases(manifests),
     ...storeCases,
     ...zarritaCases(manifests),
+    ...vivCases,
     ...apiCases,
     ...workerCases(manifests, MANIFESTS),
     ...vectorCases,

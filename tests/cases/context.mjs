@@ -1,12 +1,14 @@
 // What a shared case gets: the library, where the fixtures are, and the test server's request log.
 // `stressReads`: how many reads the stress cases make (their CI size where not given);
-// `zarrita` and `plugin`: zarrita.js and zarr-wasm/zarrita, for zarrita.mjs.
-export function makeContext(zarr, origin, { stressReads, zarrita, plugin } = {}) {
+// `zarrita` and `plugin`: zarrita.js and zarr-wasm/zarrita, for zarrita.mjs; `viv`: zarr-wasm/viv,
+// for viv.mjs.
+export function makeContext(zarr, origin, { stressReads, zarrita, plugin, viv } = {}) {
   const base = `${origin}/tests/fixtures`;
   return {
     zarr,
     zarrita,
     plugin,
+    viv,
     origin,
     base,
     stressReads,

@@ -457,7 +457,7 @@ export const vectorCases = [
     },
   },
   {
-    name: "vectors: links over HTTP through index pages, S3 and GCS bucket listings, or asked for one by one where nothing lists (request counts)",
+    name: "vectors: links over HTTP through consolidated metadata, index pages, S3 and GCS bucket listings, or asked for one by one where nothing lists (request counts)",
     async run(ctx) {
       const want = await json(ctx, "vectors/mesh.expected.json");
       const faces = theirLinks(want.whole, "faces");
@@ -478,18 +478,38 @@ export const vectorCases = [
         `${candidates.size} candidates hold the ${arrays.size} arrays`,
       );
       const linkRequests = (log, root) => log.filter((e) => e.path.startsWith(`${root}/0/links/`));
-      const read = async (url, options, label) => {
+      const read = async (url, options, label, want = faces) => {
         await ctx.clearLog();
         const zv = await ctx.zarr.openVectors(new ctx.zarr.FetchStore(url, options));
-        deepEqual(linksAsPoints(await zv.select(), 3), faces, `faces ${label}`);
+        deepEqual(linksAsPoints(await zv.select(), 3), want, `faces ${label}`);
         const first = await ctx.requests();
         // A second read asks for nothing it asked for before.
         await ctx.clearLog();
-        deepEqual(linksAsPoints(await zv.select(), 3), faces, `faces ${label}, again`);
+        deepEqual(linksAsPoints(await zv.select(), 3), want, `faces ${label}, again`);
         return { first, again: await ctx.requests() };
       };
       const arrayMetadata = (log, root) =>
         linkRequests(log, root).filter((e) => /\/0\/links\/0\/[^/]+\/zarr\.json$/.test(e.path));
+      // Consolidated metadata (zarr-python's, in the root zarr.json): no request for links' metadata
+      // at all, even from a server without index pages.
+      {
+        const root = "/__nolist/tests/fixtures/vectors/mesh_consolidated.zarr";
+        const consolidated = await json(ctx, "vectors/mesh_consolidated.expected.json");
+        const { first } = await read(
+          `${ctx.origin}${root}`,
+          {},
+          "through consolidated metadata",
+          theirLinks(consolidated.whole, "faces"),
+        );
+        equal(
+          linkRequests(first, root).filter(
+            (e) => e.path.endsWith("zarr.json") || e.path.endsWith("/"),
+          ).length,
+          0,
+          "no listing and no link array's metadata asked for",
+        );
+        ok(linkRequests(first, root).length > 0, "the link cells are read");
+      }
       // Index pages: one listing, then each array's metadata.
       {
         const root = `/${fixture}`;

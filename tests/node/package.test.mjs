@@ -40,6 +40,8 @@ test("package: npm pack holds the modules, their glue and types, the licences an
     "fs.js",
     "zarrita.js",
     "zarrita.d.ts",
+    "viv.js",
+    "viv.d.ts",
     "LICENSE-MIT",
     "LICENSE-APACHE",
     "README.md",
@@ -66,6 +68,7 @@ test("package: its entry points resolve, by name, to pkg/ for import (Node) and 
     ["zarr-wasm/fs", "fs.js"],
     ["zarr-wasm/worker", "worker.js"],
     ["zarr-wasm/zarrita", "zarrita.js"],
+    ["zarr-wasm/viv", "viv.js"],
     ["zarr-wasm/zarr_wasm_bg.wasm", "zarr_wasm_bg.wasm"],
   ]) {
     const url = import.meta.resolve(entry);

@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import { readFileSync } from "node:fs";
 import * as zarr from "zarr-wasm";
 import * as plugin from "zarr-wasm/zarrita";
+import * as viv from "zarr-wasm/viv";
 import * as zarrita from "zarrita";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
@@ -21,6 +22,7 @@ before(async () => {
     stressReads: Number(process.env.STRESS_READS) || undefined,
     zarrita,
     plugin,
+    viv,
   });
 });
 after(() => server.close());

@@ -1,6 +1,7 @@
 // The package's declarations (pkg/index.d.ts) against its code: a typed consumer compiles with
-// `tsc --strict` and runs against the built package; and the names the d.ts exports are the
-// names index.js exports.
+// `tsc --strict` and runs against the built package (and consumers of zarr-wasm/zarrita and
+// zarr-wasm/viv with zarrita's and Viv's own types); and the names each d.ts exports are the
+// names its module exports.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -8,6 +9,7 @@ import { readFileSync } from "node:fs";
 import ts from "typescript";
 import * as zarr from "zarr-wasm";
 import * as plugin from "zarr-wasm/zarrita";
+import * as viv from "zarr-wasm/viv";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -63,6 +65,37 @@ test("types: a strict TypeScript consumer of zarr-wasm/zarrita with zarrita's ow
   assert.deepEqual(seen, { zarrita: first, zarrWasm: first });
 });
 
+test("types: a strict TypeScript consumer of zarr-wasm/viv with Viv's own types (@vivjs/types 0.21) compiles and runs: its PixelSources are Viv's", async () => {
+  const tsc = spawnSync(
+    process.execPath,
+    [`${repo}/node_modules/typescript/bin/tsc`, "-p", `${repo}/tests/types/viv`],
+    { encoding: "utf8" },
+  );
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  const { consumeViv } = await import(`${repo}/target/types/viv/consumer.js`);
+  const { sampleValue } = await import("../support/sample.mjs");
+  const seen = await consumeViv(`${server.url}/www/data/sample.ome.zarr`);
+  assert.deepEqual(seen.shapes, [
+    [2, 2, 1024, 1024],
+    [2, 2, 512, 512],
+    [2, 2, 256, 256],
+  ]);
+  assert.equal(seen.dtype, "Uint16");
+  assert.deepEqual(seen.labels, ["c", "z", "y", "x"]);
+  // Tile (1, 1) of level 0 starts at pixel (128, 128).
+  assert.deepEqual(
+    seen.firstValues,
+    [0, 1, 2].map((i) => sampleValue(1, 0, 128, 128 + i, 1024)),
+  );
+  assert.deepEqual(seen.widths, [128, 128, 128]);
+  assert.equal(seen.aborted, "__vivSignalAborted");
+  assert.deepEqual(seen.handMade, {
+    labels: ["channel", "plane", "y", "x"],
+    tileSize: 256,
+    height: 256,
+  });
+});
+
 /** codecs.zarr/zstd/level3's first 5 values, as zarr-python wrote them (its manifest's file). */
 function firstZstdValues() {
   const { arrays } = JSON.parse(readFileSync(`${repo}/tests/fixtures/v3.expected.json`, "utf8"));
@@ -74,6 +107,7 @@ function firstZstdValues() {
 for (const [name, module] of [
   ["index", zarr],
   ["zarrita", plugin],
+  ["viv", viv],
 ]) {
   test(`types: ${name}.d.ts declares exactly what ${name}.js exports`, () => {
     assert.deepEqual(declaredValues(`${repo}/pkg/${name}.d.ts`), Object.keys(module).sort());

@@ -1,5 +1,5 @@
 // Launches the system's Chromium (Debian's package; Playwright's own browser download is not used).
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 
@@ -68,4 +68,27 @@ export async function bundleZarrita(repo) {
     outdir: `${repo}/target/test-bundles/zarrita`,
     logLevel: "warning",
   });
+}
+
+/**
+ * The Viv test's page (tests/browser/viv-page.js: Viv's layers, deck.gl and zarr-wasm/viv, the
+ * package imported by its name) as esbuild bundles an app, into target/test-bundles/viv/, with
+ * the wasm module beside it (esbuild leaves `new URL("./zarr_wasm_bg.wasm", import.meta.url)` as
+ * it is). tests/browser/viv.html loads it. Resolves to esbuild's metafile.
+ */
+export async function bundleViv(repo) {
+  const esbuild = await import("esbuild");
+  const outdir = `${repo}/target/test-bundles/viv`;
+  const { metafile } = await esbuild.build({
+    entryPoints: { page: `${repo}/tests/browser/viv-page.js` },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    outdir,
+    metafile: true,
+    logLevel: "warning",
+  });
+  copyFileSync(`${repo}/pkg/zarr_wasm_bg.wasm`, `${outdir}/zarr_wasm_bg.wasm`);
+  return metafile;
 }
