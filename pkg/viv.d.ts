@@ -65,10 +65,12 @@ export interface PixelData {
 }
 
 /**
- * An index per label for the axes before y and x (`{ c: 1, z: 4 }`); a label left out is 0.
- * An unknown label, or an index that is not an integer within the axis, is a `SelectionError`.
+ * An index per label for the axes before y and x (`{ c: 1, z: 4 }`; a label left out is 0), or
+ * an index per axis (`[1, 4, 0, 0]`, as vizarr gives them; the entries for y and x are not
+ * read). An unknown label, or an index that is not an integer within its axis, is a
+ * `SelectionError`.
  */
-export type PixelSelection = { [label: string]: number };
+export type PixelSelection = { [label: string]: number } | readonly number[];
 
 /** What `getRaster` reads: a whole plane. */
 export interface RasterSelection {
@@ -88,7 +90,8 @@ export interface PhysicalSize {
   size: number;
   /**
    * As Viv's scale bar reads it: an SI symbol (`"µm"`, `"nm"`, `"m"`) for OME-NGFF's metre
-   * units (angstroms become nanometres); other units as written; `""` where the axis has none.
+   * units; angstroms become nanometres, inches, feet, yards, miles and parsecs metres. An axis
+   * without a unit (or with one Viv cannot read) has no size.
    */
   unit: string;
 }
@@ -125,8 +128,10 @@ export interface PixelSourceOptions {
  * One resolution level of an image as Viv reads it (`PixelSource` of `@vivjs/types`): its last
  * two axes are the image's rows and columns, the others are selected by label.
  *
- * Refused at construction: an array of fewer than two dimensions, or of a data type Viv does not
- * draw (see `VivDtype`): an `UnsupportedError` naming the array and its type.
+ * Refused at construction: an array of fewer than two dimensions, of a data type Viv does not
+ * draw (see `VivDtype`), or 3 or 4 pixels wide (Viv's layers would take it for interleaved RGB(A)
+ * samples): an `UnsupportedError` naming the array. Levels built one by one for one layer need
+ * level 0's `tileSize` each: Viv lays every level's tiles out by level 0's.
  */
 export declare class PixelSource {
   constructor(array: ZarrArray, options?: PixelSourceOptions);
@@ -150,16 +155,20 @@ export declare class PixelSource {
    */
   getTile(selection: TileSelection): Promise<PixelData>;
   /**
-   * What Viv's layers call with a tile's failure (a property, as they call it unbound). An
-   * abort, or a tile outside the level (Viv asks for those where a level is a pixel smaller than
-   * half the one above, as pyramids rounded down are), is ignored; any other error is logged
+   * What Viv's layers call with a tile's failure (a property, as they call it unbound). The
+   * tile's own abort (`SIGNAL_ABORTED`), or a tile outside the level (Viv asks for those where a
+   * level is a pixel smaller than half the one above, as pyramids rounded down are), is ignored;
+   * any other error, another read's abort among them, is logged
    * with `console.error`, as `deck.gl` does by default. Nothing is rethrown: `deck.gl` calls it
    * where a throw would be an unhandled rejection. Assign your own to report errors elsewhere.
    */
   onTileError: (error: unknown) => void;
 }
 
-/** Options of `openPixelSources`: `open`'s options (used where `source` is a location), and these. */
+/**
+ * Options of `openPixelSources`: `open`'s options (used where `source` is a location; `signal`
+ * also ends the wait for the levels' metadata, which goes on unread), and these.
+ */
 export interface PixelSourcesOptions extends OpenOptions {
   /** Labels for every level (see `PixelSourceOptions.labels`). Default: the multiscale's axes' names, else as there. */
   labels?: readonly string[];
@@ -188,8 +197,9 @@ export interface PixelSources {
  * x divided by 2^k (rounded either way) and the other axes whole, and draws all levels with one
  * data type: levels that differ are refused with an `UnsupportedError` saying which (open their
  * arrays and build `PixelSource`s for the ones to use). An image whose last axis has 3 or 4
- * pixels is refused too (an `UnsupportedError`): Viv's layers take such an axis for interleaved
- * RGB(A) samples, which this adapter does not read. A group without multiscales is a
+ * pixels at level 0 is refused too (an `UnsupportedError`): Viv's layers take such an axis for
+ * interleaved RGB(A) samples, which this adapter does not read; a coarser level that narrow ends the
+ * pyramid above it (Viv draws any number of levels). A group without multiscales is a
  * `MetadataError`.
  */
 export declare function openPixelSources(

@@ -107,6 +107,11 @@ export class PixelSource {
       throw new UnsupportedError(
         `Viv cannot draw ${what}: its data type is ${array.dtype}, and Viv draws only ${Object.keys(DTYPES).join(", ")}`,
       );
+    const last = array.shape[rank - 1];
+    if (last === 3 || last === 4)
+      throw new UnsupportedError(
+        `${what} is ${last} pixels wide (shape ${JSON.stringify(array.shape)}): Viv's layers take a last axis of 3 or 4 for interleaved RGB(A) samples, which zarr-wasm/viv does not read`,
+      );
     const { labels, tileSize, meta } = options ?? {};
     this.array = array;
     this.shape = [...array.shape];
@@ -130,12 +135,13 @@ export class PixelSource {
     this.#labelIndex = new Map(this.labels.slice(0, -2).map((label, i) => [label, i]));
     // A property, not a method: Viv hands it to deck.gl's tile layer unbound. Deck calls it for a
     // tile whose read rejected without deck having aborted it; what it throws would be an
-    // unhandled rejection, so nothing is rethrown. Aborts and tiles outside the level are
-    // expected and ignored; anything else is a real failure (a server error, a corrupt chunk, a
-    // bad selection) and is logged, as deck.gl's own default does.
+    // unhandled rejection, so nothing is rethrown. A tile's own abort and tiles outside the level
+    // are expected and ignored; anything else is a real failure (a server error, a corrupt
+    // chunk, a bad selection) and is logged, as deck.gl's own default does.
     this.onTileError = (error) => {
-      if (error === SIGNAL_ABORTED || error?.name === "AbortError" || outsideTiles.has(error))
-        return;
+      // A read's own abort is SIGNAL_ABORTED, which Viv's layer takes before this; an
+      // AbortError here is another read's abort reaching this one, and is logged.
+      if (error === SIGNAL_ABORTED || outsideTiles.has(error)) return;
       console.error(error);
     };
   }
@@ -175,16 +181,26 @@ export class PixelSource {
     return { data, width: shape[1], height: shape[0] };
   }
 
-  /** zarr-wasm's selection for a Viv selection: an index per label, y and x whole. */
+  /**
+   * zarr-wasm's selection for a Viv selection, y and x whole: an object of indexes by label
+   * (labels left out: 0), or an index per axis (vizarr's form, as Viv's own loader takes it; the
+   * entries for y and x are not read).
+   */
   #select(selection) {
     if (selection === undefined || selection === null) selection = {};
-    if (typeof selection !== "object" || Array.isArray(selection))
+    const rank = this.shape.length;
+    const labels = this.labels.slice(0, -2);
+    let entries;
+    if (Array.isArray(selection) && selection.length === rank)
+      entries = labels.map((label, axis) => [label, selection[axis]]);
+    else if (typeof selection === "object" && !Array.isArray(selection))
+      entries = Object.entries(selection);
+    else
       throw new TypeError(
-        `a Viv selection is an object of indexes by label (${this.labels.slice(0, -2).join(", ") || "none here"}), not ${JSON.stringify(selection)?.slice(0, 80)}`,
+        `a Viv selection is an object of indexes by label (${labels.join(", ") || "none here"}) or an index per axis (${rank}), not ${JSON.stringify(selection)?.slice(0, 80)}`,
       );
-    const sel = this.shape.map(() => null);
-    for (let i = 0; i < this.shape.length - 2; i++) sel[i] = 0;
-    for (const [label, index] of Object.entries(selection)) {
+    const sel = this.shape.map((_, axis) => (axis < rank - 2 ? 0 : null));
+    for (const [label, index] of entries) {
       const axis = this.#labelIndex.get(label);
       if (axis === undefined)
         throw new SelectionError(
@@ -192,7 +208,7 @@ export class PixelSource {
         );
       if (!Number.isInteger(index) || index < 0 || index >= this.shape[axis])
         throw new SelectionError(
-          `${label} = ${JSON.stringify(index)} is outside the array at ${nodeName(this.array)}: its ${label} axis has indexes 0 to ${this.shape[axis] - 1}`,
+          `${label} = ${JSON.stringify(index)} for the array at ${nodeName(this.array)}: an index along ${label} is an integer from 0 to ${this.shape[axis] - 1}`,
         );
       sel[axis] = index;
     }
@@ -215,7 +231,7 @@ export class PixelSource {
 // OME-Zarr multiscale images.
 
 // OME-NGFF's space units as the symbols Viv's scale bar reads ("µm": its SI prefix and "m");
-// angstroms become tenths of nanometres. Other units (inch, foot, yard, mile, parsec) are kept.
+// angstroms become tenths of nanometres, and the other units metres.
 const SI_PREFIX = {
   yotta: "Y",
   zetta: "Z",
@@ -239,11 +255,20 @@ const SI_PREFIX = {
   zepto: "z",
   yocto: "y",
 };
+// OME-NGFF's other length units, in metres (Viv's scale bar knows only SI prefixes of "m").
+const IN_METRES = {
+  inch: 0.0254,
+  foot: 0.3048,
+  yard: 0.9144,
+  mile: 1609.344,
+  parsec: 3.085677581491367e16,
+};
+/** A pixel's size along an axis in a unit Viv's scale bar reads, or null for an unknown unit. */
 function physicalSize(size, unit) {
   if (unit === "angstrom") return { size: size / 10, unit: "nm" };
-  const m = /^([a-z]*)meter$/.exec(unit ?? "");
-  if (m && m[1] in SI_PREFIX) return { size, unit: `${SI_PREFIX[m[1]]}m` };
-  return { size, unit: typeof unit === "string" ? unit : "" };
+  if (unit in IN_METRES) return { size: size * IN_METRES[unit], unit: "m" };
+  const m = /^([a-z]*)meter$/.exec(typeof unit === "string" ? unit : "");
+  return m && m[1] in SI_PREFIX ? { size, unit: `${SI_PREFIX[m[1]]}m` } : null;
 }
 
 /** A scale transformation's factors, where `transforms` (OME-NGFF coordinateTransformations) has one. */
@@ -268,7 +293,9 @@ function levelMeta(multiscale, dataset, labels) {
   axes.forEach((axis, i) => {
     const space =
       typeof axis === "object" ? axis?.type === "space" : ["x", "y", "z"].includes(axis);
-    if (space) physicalSizes[labels[i]] = physicalSize(own[i] * (common?.[i] ?? 1), axis?.unit);
+    // An axis without a unit Viv knows has no physical size (Viv would read "" as metres).
+    const size = space && physicalSize(own[i] * (common?.[i] ?? 1), axis?.unit);
+    if (size) physicalSizes[labels[i]] = size;
   });
   return Object.keys(physicalSizes).length ? { physicalSizes } : {};
 }
@@ -304,16 +331,27 @@ function checkLevels(arrays, paths, where) {
   });
 }
 
+/** Viv's layers take a level whose last axis has 3 or 4 pixels for interleaved RGB(A) samples. */
+const looksInterleaved = (array) => [3, 4].includes(array.shape[array.shape.length - 1]);
+
 /**
- * Viv's layers take an image whose last axis has 3 or 4 pixels for interleaved RGB(A) samples
- * (@vivjs/loaders' isInterleaved), and would draw this adapter's tiles of it wrongly.
+ * `promise`, or an AbortError as soon as `signal` aborts (group.open takes no signal: what it
+ * started goes on, unread).
  */
-function checkNotInterleaved(array, where) {
-  const last = array.shape[array.shape.length - 1];
-  if (array.shape.length >= 2 && (last === 3 || last === 4))
-    throw new UnsupportedError(
-      `${where} is ${last} pixels wide (shape ${JSON.stringify(array.shape)}): Viv's layers take a last axis of 3 or 4 for interleaved RGB(A) samples, which zarr-wasm/viv does not read`,
-    );
+async function untilAborted(promise, signal, what) {
+  if (!signal) return promise;
+  let stop;
+  const aborted = new Promise((_, reject) => {
+    stop = () => reject(new AbortError(`${what} was aborted (${signal.reason})`));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+  promise.catch(() => {}); // settled after an abort: nobody reads it
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
 }
 
 /**
@@ -326,10 +364,8 @@ export async function openPixelSources(source, options = {}) {
   const { labels, tileSize, ...openOptions } = options ?? {};
   const node =
     isArrayNode(source) || isGroupNode(source) ? source : await open(source, openOptions);
-  if (isArrayNode(node)) {
-    checkNotInterleaved(node, `the array at ${nodeName(node)}`);
+  if (isArrayNode(node))
     return { data: [new PixelSource(node, { labels, tileSize })], metadata: node.attrs };
-  }
 
   const where = `the group at ${nodeName(node)}`;
   const ome = omeAttributes(node);
@@ -343,19 +379,22 @@ export async function openPixelSources(source, options = {}) {
       throw new MetadataError(`${where}: multiscales dataset ${k} has no path`);
     return d.path;
   });
-  const nodes = await Promise.all(paths.map((path) => node.open(path)));
-  if (openOptions.signal?.aborted)
-    throw new AbortError(
-      `opening the levels of ${where} was aborted (${openOptions.signal.reason})`,
-    );
-  nodes.forEach((n, k) => {
+  const opened = await untilAborted(
+    Promise.all(paths.map((path) => node.open(path))),
+    openOptions.signal,
+    `opening the levels of ${where}`,
+  );
+  opened.forEach((n, k) => {
     if (!isArrayNode(n))
       throw new MetadataError(
         `${where}: multiscales dataset ${k} ("${paths[k]}") is a group, not an array`,
       );
   });
-  checkLevels(nodes, paths, where);
-  checkNotInterleaved(nodes[0], where);
+  checkLevels(opened, paths, where);
+  // Viv would draw a level 3 or 4 pixels wide as RGB(A): the pyramid stops above it (level 0 so
+  // wide is refused by its PixelSource).
+  const cut = opened.findIndex((array, k) => k > 0 && looksInterleaved(array));
+  const nodes = cut < 0 ? opened : opened.slice(0, cut);
   const rank = nodes[0].shape.length;
   const axisNames = Array.isArray(multiscale.axes)
     ? multiscale.axes.map((a) => (typeof a === "string" ? a : a?.name))

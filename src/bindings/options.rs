@@ -317,7 +317,7 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
         http.listing = o
             .parsed(
                 "listing",
-                "\"auto\", \"index\", \"none\", { s3: bucket URL } or { gcs: bucket URL }",
+                "\"auto\", \"index\", \"none\", { s3: bucket URL } or { gcs: bucket URL } (http or https; GCS's as <endpoint>/<bucket>)",
                 listing,
             )?
             .flatten();
@@ -340,11 +340,11 @@ fn listing(value: &JsValue) -> Option<Option<Listing>> {
         Reflect::get(value, &kind.into())
             .ok()
             .and_then(|u| u.as_string())
-            .filter(|u| u.contains("://"))
+            .filter(|u| u.starts_with("http://") || u.starts_with("https://"))
     };
     match (url("s3"), url("gcs")) {
         (Some(bucket), None) => Some(Some(Listing::S3 { bucket })),
-        (None, Some(bucket)) => Some(Some(Listing::gcs(&bucket))),
+        (None, Some(bucket)) => Listing::gcs(&bucket).map(Some),
         _ => None,
     }
 }

@@ -383,7 +383,9 @@ impl<C: HttpClient> HttpStore<C> {
         Ok(page.and_then(|r| listing::index_page_names(&String::from_utf8_lossy(&r.body))))
     }
 
-    /// The names below the directory `prefix` in a bucket's listing, page after page.
+    /// The names below the directory `prefix` in a bucket's listing, page after page. An answer
+    /// that is no listing (an S3 website endpoint's page, a proxy's), or one that runs past
+    /// `MAX_PAGES`, is no listing: the reader then asks for what it needs by name.
     async fn bucket_listing(&self, bucket: &Listing, prefix: &str) -> Result<Option<Vec<String>>> {
         let Some(key_prefix) = bucket.prefix_of(&self.shared.base, prefix) else {
             return Ok(None);
@@ -394,12 +396,12 @@ impl<C: HttpClient> HttpStore<C> {
             let Some(url) = bucket.page_url(&key_prefix, token.as_deref()) else {
                 return Ok(None);
             };
-            let Some(response) = self.send_url(Method::Get, url.clone(), None).await? else {
+            let Some(response) = self.send_url(Method::Get, url, None).await? else {
                 return Ok(None);
             };
-            let page = bucket
-                .parse_page(&response.body, &key_prefix)
-                .map_err(|e| ZarrError::store(&url, e))?;
+            let Ok(page) = bucket.parse_page(&response.body, &key_prefix) else {
+                return Ok(None);
+            };
             names.extend(page.names);
             token = page.next;
             if token.is_none() {
@@ -408,13 +410,7 @@ impl<C: HttpClient> HttpStore<C> {
                 return Ok(Some(names));
             }
         }
-        Err(ZarrError::store(
-            &self.url(prefix),
-            format!(
-                "the bucket's listing of this directory runs past {} pages",
-                listing::MAX_PAGES
-            ),
-        ))
+        Ok(None)
     }
 }
 
@@ -632,7 +628,7 @@ mod tests {
             ..Default::default()
         };
         // Two pages, then the end.
-        let s = bucket_store(Listing::gcs("http://h/b"), move |r| {
+        let s = bucket_store(Listing::gcs("http://h/b").unwrap(), move |r| {
             match r.url.contains("pageToken=") {
                 false => ok(r#"{"prefixes":["v.zarr/l/b/"],"nextPageToken":"t"}"#.into()),
                 true => ok(r#"{"items":[{"name":"v.zarr/l/a"}]}"#.into()),
@@ -645,38 +641,39 @@ mod tests {
             .starts_with("http://h/storage/v1/b/b/o?delimiter=%2F&prefix=v.zarr%2Fl%2F"));
         assert!(seen[1].url.ends_with("&pageToken=t"));
         drop(seen);
-        // A listing that never ends is refused, not read for ever.
-        let s = bucket_store(Listing::gcs("http://h/b"), move |_| {
+        // A listing that never ends is no listing (the reader asks by name), not read for ever.
+        let s = bucket_store(Listing::gcs("http://h/b").unwrap(), move |_| {
             ok(r#"{"nextPageToken":"again"}"#.into())
         });
-        let err = block_on(s.list_dir("l")).unwrap_err().to_string();
-        assert!(err.contains("past 64 pages"), "{err}");
+        assert_eq!(block_on(s.list_dir("l")).unwrap(), None);
         assert_eq!(s.client().seen.borrow().len(), listing::MAX_PAGES);
-        // A bucket that refuses to list, or is not there: no listing; a listing that is not one
-        // is an error naming its URL.
-        for status in [403, 404] {
+        // A bucket that refuses to list, or is not there, or answers with something else (a
+        // website endpoint's page): no listing.
+        for (status, body) in [(403, ""), (404, ""), (200, "<html>")] {
             let s = bucket_store(
                 Listing::S3 {
                     bucket: "http://h/b".into(),
                 },
                 move |_| HttpResponse {
                     status,
+                    body: body.as_bytes().to_vec(),
                     ..Default::default()
                 },
             );
             assert_eq!(block_on(s.list_dir("l")).unwrap(), None);
         }
+        // A server that cannot be reached is an error, naming the listing's URL.
         let s = bucket_store(
             Listing::S3 {
                 bucket: "http://h/b".into(),
             },
-            move |_| ok("<html>".into()),
+            move |_| HttpResponse {
+                status: 0,
+                ..Default::default()
+            },
         );
         let err = block_on(s.list_dir("l")).unwrap_err().to_string();
-        assert!(
-            err.contains("http://h/b/?list-type=2") && err.contains("not an S3"),
-            "{err}"
-        );
+        assert!(err.contains("http://h/b/?list-type=2"), "{err}");
         let s = bucket_store(Listing::None, |_| unreachable!("nothing is sent"));
         assert_eq!(block_on(s.list_dir("l")).unwrap(), None);
     }

@@ -50,7 +50,9 @@ impl Listing {
         // Virtual-hosted S3: <bucket>.s3[.-]<region>.amazonaws.com; path style: s3[.-]<region>...
         if let Some(front) = host.strip_suffix(".amazonaws.com") {
             let labels: Vec<&str> = front.split('.').collect();
-            let is_s3 = |l: &str| l == "s3" || l.starts_with("s3-");
+            // Not the website endpoints (s3-website-<region>), which serve pages, not listings.
+            let is_s3 =
+                |l: &str| l == "s3" || (l.starts_with("s3-") && !l.starts_with("s3-website"));
             if let Some(at) = labels.iter().rposition(|l| is_s3(l)) {
                 return match (at, first) {
                     (0, Some(bucket)) => Listing::S3 {
@@ -62,8 +64,8 @@ impl Listing {
             }
         }
         if host == "storage.googleapis.com" {
-            if let Some(bucket) = first {
-                return Listing::gcs(&format!("{origin}/{bucket}"));
+            if let Some(listing) = first.and_then(|b| Listing::gcs(&format!("{origin}/{b}"))) {
+                return listing;
             }
         }
         if let Some(bucket) = host.strip_suffix(".storage.googleapis.com") {
@@ -76,14 +78,21 @@ impl Listing {
     }
 
     /// The GCS bucket whose objects are at `bucket` (`<endpoint>/<name>`), listed by the JSON
-    /// API of the same endpoint (`<endpoint>/storage/v1/b/<name>/o`).
-    pub fn gcs(bucket: &str) -> Listing {
+    /// API of the same endpoint (`<endpoint>/storage/v1/b/<name>/o`); None where `bucket` is not
+    /// an http(s) URL with a path naming the bucket.
+    pub fn gcs(bucket: &str) -> Option<Listing> {
         let bucket = bucket.trim_end_matches('/');
-        let (endpoint, name) = bucket.rsplit_once('/').unwrap_or((bucket, ""));
-        Listing::Gcs {
+        let (_, rest) = bucket
+            .split_once("://")
+            .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))?;
+        let (endpoint, name) = bucket.rsplit_once('/')?;
+        if !rest.contains('/') || name.is_empty() {
+            return None;
+        }
+        Some(Listing::Gcs {
             bucket: bucket.to_string(),
             api: format!("{endpoint}/storage/v1/b/{name}/o"),
-        }
+        })
     }
 
     /// The URL of a listing's page of the objects below `prefix` (a key prefix in the bucket,
@@ -119,11 +128,13 @@ impl Listing {
             Listing::Gcs { .. } => parse_gcs(body)?,
             Listing::IndexPages | Listing::None => return Ok(Page::default()),
         };
+        // Keys below the prefix by their first component: a server that ignores the delimiter
+        // lists every key deeper down.
         let mut names: Vec<String> = keys
             .iter()
             .filter_map(|k| k.strip_prefix(prefix))
-            .map(|k| k.strip_suffix('/').unwrap_or(k))
-            .filter(|n| !n.is_empty() && !n.contains('/'))
+            .filter_map(|k| k.split('/').next())
+            .filter(|n| !n.is_empty())
             .map(String::from)
             .collect();
         names.sort_unstable();
@@ -381,6 +392,7 @@ mod tests {
             "http://127.0.0.1:8000/data.zarr",
             "https://example.org/s3/x",
             "https://ec2.amazonaws.com/x",
+            "https://b.s3-website-us-east-1.amazonaws.com/x",
             "not a url",
         ] {
             assert_eq!(Listing::detect(other), Listing::IndexPages, "{other}");
@@ -402,12 +414,21 @@ mod tests {
         );
         assert_eq!(s3.prefix_of("http://h/b", "").unwrap(), "");
         assert_eq!(s3.prefix_of("http://h/bc/x", "y"), None);
-        let gcs = Listing::gcs("http://h/root/bucket");
+        let gcs = Listing::gcs("http://h/root/bucket").unwrap();
         assert_eq!(
             gcs.page_url("a/", None).unwrap(),
             "http://h/root/storage/v1/b/bucket/o?delimiter=%2F&prefix=a%2F&fields=prefixes%2Citems(name)%2CnextPageToken"
         );
         assert_eq!(Listing::IndexPages.page_url("a/", None), None);
+        // A GCS bucket is named by the URL's path; no path, or not http(s), is no bucket.
+        for not_one in [
+            "https://storage.googleapis.com",
+            "https://h/",
+            "s3://b/c",
+            "b/c",
+        ] {
+            assert_eq!(Listing::gcs(not_one), None, "{not_one}");
+        }
     }
 
     #[test]
@@ -417,11 +438,13 @@ mod tests {
 <KeyCount>3</KeyCount><MaxKeys>1000</MaxKeys><Delimiter>/</Delimiter><IsTruncated>true</IsTruncated>
 <NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>
 <Contents><Key>s/links/0/zarr.json</Key><Size>9</Size></Contents>
+<Contents><Key>s/links/0/0.0.0/zarr.json</Key><Size>9</Size></Contents>
 <CommonPrefixes><Prefix>s/links/0/+1.0.-1/</Prefix></CommonPrefixes>
 <CommonPrefixes><Prefix>s/links/0/a&amp;b/</Prefix></CommonPrefixes></ListBucketResult>"#;
         let listing = Listing::S3 { bucket: "x".into() };
         let page = listing.parse_page(xml.as_bytes(), "s/links/0/").unwrap();
-        assert_eq!(page.names, ["+1.0.-1", "a&b", "zarr.json"]);
+        // A key deeper down (a server that ignored the delimiter) names its directory.
+        assert_eq!(page.names, ["+1.0.-1", "0.0.0", "a&b", "zarr.json"]);
         assert_eq!(
             page.next.as_deref(),
             Some("1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=")
@@ -450,18 +473,22 @@ mod tests {
     #[test]
     fn gcs_listings_give_items_and_prefixes() {
         let json = r#"{"prefixes":["s/links/0/0.0.0/","s/links/0/+1.0.0/"],"items":[{"name":"s/links/0/zarr.json"}],"nextPageToken":"CgV"}"#;
-        let page = Listing::gcs("h/b")
+        let page = Listing::gcs("http://h/b")
+            .unwrap()
             .parse_page(json.as_bytes(), "s/links/0/")
             .unwrap();
         assert_eq!(page.names, ["+1.0.0", "0.0.0", "zarr.json"]);
         assert_eq!(page.next.as_deref(), Some("CgV"));
-        assert!(Listing::gcs("h/b").parse_page(b"<html>", "").is_err());
+        assert!(Listing::gcs("http://h/b")
+            .unwrap()
+            .parse_page(b"<html>", "")
+            .is_err());
     }
 
     #[test]
     fn arbitrary_listings_never_panic() {
         let listing = Listing::S3 { bucket: "b".into() };
-        let gcs = Listing::gcs("h/b");
+        let gcs = Listing::gcs("http://h/b").unwrap();
         let seeds: [&[u8]; 2] = [
             b"<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>&#x41;</NextContinuationToken><Contents><Key>p/a</Key></Contents></ListBucketResult>",
             br#"{"prefixes":["p/a/"],"items":[{"name":"p/b"}],"nextPageToken":"x"}"#,

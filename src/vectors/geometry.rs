@@ -274,7 +274,7 @@ impl VectorLevel {
         delta: i64,
         bbox: &Option<(Vec<f64>, Vec<f64>)>,
     ) -> Result<Option<Vec<u64>>> {
-        if delta == 0 || self.index as i64 + delta != other.index as i64 {
+        if delta == 0 || other.index as i64 - self.index as i64 != delta {
             return Err(ZarrError::selection(format!(
                 "links from level {} to level {} are not {delta:+} levels away (and a level's own \
                  links are select's)",

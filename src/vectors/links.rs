@@ -19,11 +19,10 @@ use crate::data_type::DataType;
 use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
-use futures_util::future::try_join_all;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde_json::Value;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// The widest link read: permutation codes of wider ones would not fit 64 bits (20! does).
@@ -74,16 +73,11 @@ pub struct LinkFamily {
     /// The family's group, which link arrays are opened from.
     group: Group,
     ndim: usize,
-    arrays: LinkArrays,
-}
-
-/// How a family's link arrays are known.
-enum LinkArrays {
-    /// Named by a listing (consolidated metadata, the store's): all of them.
-    Listed(Vec<Rc<LinkSegment>>),
-    /// The store cannot list: asked for by name as reads need them (`probe`); what was asked is
-    /// kept, None where there was no such array.
-    Probed(RefCell<BTreeMap<String, Option<Rc<LinkSegment>>>>),
+    /// The names of the family's arrays, where a listing gave them; None: the store cannot list,
+    /// and the arrays a read could need are asked for by name (`probe`).
+    listed: Option<BTreeSet<String>>,
+    /// The arrays opened so far, by name (None: asked for, and not there).
+    opened: RefCell<BTreeMap<String, Option<Rc<LinkSegment>>>>,
 }
 
 pub(super) struct LinkSegment {
@@ -145,25 +139,27 @@ impl LinkFamily {
     }
 
     /// The link arrays that can hold links from the chunks `sources` (of this level) to the
-    /// chunks `targets` (of the level the links lead to), by name. A listed family has them all;
-    /// otherwise those not asked for before are asked for now, concurrently, each missing one
-    /// costing one request (`probe`).
+    /// chunks `targets` (of the level the links lead to), opened: those of the names the offsets
+    /// between them make (`probe`) that the listing has, or, without a listing, that are there
+    /// when asked for (concurrently, each missing one costing one request). Each is opened once.
     pub(super) async fn segments_between(
         &self,
         sources: &[Vec<i64>],
         targets: &[Vec<i64>],
     ) -> Result<Vec<Rc<LinkSegment>>> {
-        let seen = match &self.arrays {
-            LinkArrays::Listed(all) => return Ok(all.clone()),
-            LinkArrays::Probed(seen) => seen,
-        };
         let anchors: Vec<Vec<i64>> = sources.iter().filter_map(|s| self.anchor(s)).collect();
         // Stored once, endpoints sorted: only non-negative offsets (not across levels, where
         // the source always leads).
         let canonical = !self.directed && !self.duplicate && self.delta == 0;
-        let names = probe::candidates(self.width, canonical, &anchors, targets, probe::MAX_PROBES)
-            .map_err(|count| {
-                ZarrError::unsupported(
+        let candidates =
+            probe::candidates(self.width, canonical, &anchors, targets, probe::MAX_PROBES);
+        let names: BTreeSet<String> = match (candidates, &self.listed) {
+            (Ok(names), Some(listed)) => names.intersection(listed).cloned().collect(),
+            (Ok(names), None) => names,
+            // More than are worth computing: the listing names them all.
+            (Err(_), Some(listed)) => listed.clone(),
+            (Err(count), None) => {
+                return Err(ZarrError::unsupported(
                     &self.location(""),
                     format!(
                         "this store cannot list its link arrays, and the chunks read could link \
@@ -172,29 +168,31 @@ impl LinkFamily {
                          metadata, or read a smaller box",
                         probe::MAX_PROBES
                     ),
-                )
-            })?;
-        let unknown: Vec<String> = {
-            let seen = seen.borrow();
+                ))
+            }
+        };
+        let unopened: Vec<String> = {
+            let opened = self.opened.borrow();
             names
                 .iter()
-                .filter(|n| !seen.contains_key(*n))
+                .filter(|n| !opened.contains_key(*n))
                 .cloned()
                 .collect()
         };
         let found: Vec<(String, Option<Rc<LinkSegment>>)> =
-            stream::iter(unknown.into_iter().map(|name| async move {
+            stream::iter(unopened.into_iter().map(|name| async move {
                 let segment = self.open_segment(&name).await?;
                 Ok::<_, ZarrError>((name, segment))
             }))
-            .buffer_unordered(PROBES_AT_ONCE)
+            .buffer_unordered(OPENED_AT_ONCE)
             .try_collect()
             .await?;
-        let mut seen = seen.borrow_mut();
-        seen.extend(found);
+        let mut opened = self.opened.borrow_mut();
+        opened.extend(found);
+        // By name: the writer's reading order, which link attributes align with.
         Ok(names
             .iter()
-            .filter_map(|n| seen.get(n).cloned().flatten())
+            .filter_map(|n| opened.get(n).cloned().flatten())
             .collect())
     }
 
@@ -204,6 +202,10 @@ impl LinkFamily {
             Ok(Node::Array(array)) => Ok(Some(Rc::new(segment(name.to_string(), array, self)?))),
             Ok(Node::Group(_)) => Ok(None),
             Err(e) if e.kind == ErrorKind::NotFound => Ok(None),
+            // A bucket whose objects may not be listed answers 403 for keys that are not there
+            // (S3 without s3:ListBucket, CloudFront before it): asked for by name, such an array
+            // is missing. The family's own metadata was just read from beside it.
+            Err(e) if self.listed.is_none() && e.status == Some(403) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -214,14 +216,14 @@ impl LinkFamily {
     }
 }
 
-/// Link arrays asked for at once when probing: enough to fill a browser's connections to a host
-/// several times over, without thousands of requests started at one go.
-const PROBES_AT_ONCE: usize = 32;
+/// Link arrays opened at once: enough to fill a browser's connections to a host several times
+/// over, without thousands of requests started at one go.
+const OPENED_AT_ONCE: usize = 32;
 
 /// Opens `links/<delta>` of the level group `level` (0: links within the level; ±1: to the next
 /// coarser or finer level, whose chunk scale is `scales.1`), or None where the level has none.
-/// Its arrays are found by listing (the consolidated metadata's, or the store's); a store that
-/// cannot list has them asked for by name as reads need them.
+/// Its arrays' names come from a listing (the consolidated metadata's, or the store's) where
+/// there is one; reads open the arrays they need as they need them.
 pub async fn open_family(
     level: &Group,
     ndim: usize,
@@ -280,11 +282,26 @@ pub async fn open_family(
         Some("duplicate") => true,
         Some(other) => return Err(bad(format!("link store \"{other}\" is not known"))),
     };
-    let names = match group.children() {
+    let listed = match group.children() {
+        // Consolidated metadata: exactly the family's nodes.
         Some(children) => Some(children.into_iter().map(|c| c.name).collect::<Vec<_>>()),
-        None => group.store().list_dir(group.path().as_str()).await?,
+        // A listing of this directory names the zarr.json just read; one that does not is some
+        // other page (a site's fallback page, a bucket prefix that missed): no listing.
+        None => group
+            .store()
+            .list_dir(group.path().as_str())
+            .await?
+            .filter(|names| names.iter().any(|n| n == "zarr.json")),
     };
-    let mut family = LinkFamily {
+    // A listing may name what is no array (zarr.json, a stray file, an index page's other
+    // links): those are found not to be arrays when opened.
+    let listed = listed.map(|names| {
+        names
+            .into_iter()
+            .filter(|n| n != "zarr.json" && !n.starts_with('.'))
+            .collect()
+    });
+    Ok(Some(LinkFamily {
         width,
         directed,
         duplicate,
@@ -292,26 +309,9 @@ pub async fn open_family(
         scales,
         group,
         ndim,
-        arrays: LinkArrays::Probed(RefCell::default()),
-    };
-    if let Some(names) = names {
-        family.arrays = LinkArrays::Listed(listed_segments(&family, names).await?);
-    }
-    Ok(Some(family))
-}
-
-/// The link arrays a listing names, their metadata all at once (one round trip rather than one
-/// per array), in the writer's reading order: by name (link attributes align with it).
-async fn listed_segments(family: &LinkFamily, names: Vec<String>) -> Result<Vec<Rc<LinkSegment>>> {
-    // A listing may name what is no node (a stray file, an index page's other links): skipped.
-    let names: Vec<String> = names
-        .into_iter()
-        .filter(|n| n != "zarr.json" && !n.starts_with('.'))
-        .collect();
-    let found = try_join_all(names.iter().map(|n| super::boxed(family.open_segment(n)))).await?;
-    let mut segments: Vec<Rc<LinkSegment>> = found.into_iter().flatten().collect();
-    segments.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    Ok(segments)
+        listed,
+        opened: RefCell::default(),
+    }))
 }
 
 /// The link array `name` of a family whose links have `width` endpoints.
@@ -344,7 +344,8 @@ fn segment(name: String, array: Array, family: &LinkFamily) -> Result<LinkSegmen
         Some(v) => v.as_bool().ok_or_else(|| {
             ZarrError::metadata(&cells.location, "\"has_perm\" must be true or false")
         })?,
-        None => !all_zero && (duplicate || !directed),
+        // The writer's `links_has_perm`: never across levels or within a chunk.
+        None => family.delta == 0 && !all_zero && (duplicate || !directed),
     };
     let dtype = match cells.attrs().get("dtype") {
         None => DataType::Int64,

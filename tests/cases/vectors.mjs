@@ -518,6 +518,18 @@ export const vectorCases = [
         equal(pages.length, 1, "one index page");
         equal(arrayMetadata(first, root).length, arrays.size, "each array's metadata once");
         equal(arrayMetadata(again, root).length, 0, "nothing asked again");
+        // A box inside one chunk opens only the arrays its chunk can link through: its own.
+        await ctx.clearLog();
+        const zv = await ctx.zarr.openVectors(`${ctx.origin}${root}`);
+        // Mesh chunks are 15 x 15 x 10: a small box inside the first occupied one.
+        const lo = chunks[0].map((k, d) => k * [15, 15, 10][d] + 1);
+        const box = await zv.select({ bbox: [lo, lo.map((v) => v + 1)] });
+        deepEqual(box.chunks, [chunks[0]], "one chunk read");
+        deepEqual(
+          arrayMetadata(await ctx.requests(), root).map((e) => e.path.split("/").at(-2)),
+          ["0.0.0_0.0.0"],
+          "a box: only the array within its chunk opened",
+        );
       }
       // S3: ListObjectsV2 pages of 8 (the test bucket's), no index page, no 404.
       for (const [kind, bucket, listed] of [
@@ -548,26 +560,45 @@ export const vectorCases = [
         );
       }
       // No listing (a server without index pages, a bucket that refuses to list): every
-      // candidate asked for, concurrently, the missing ones one 404 each.
-      for (const [label, root, options] of [
-        ["without index pages", `/__nolist/${fixture}`, {}],
+      // candidate asked for, concurrently, the missing ones one miss each: a 404, or the 403 an
+      // S3 bucket gives a reader that may not list it.
+      for (const [label, root, options, miss] of [
+        ["without index pages", `/__nolist/${fixture}`, {}, 404],
         [
-          "a bucket that refuses to list",
+          "an S3 bucket that refuses to list (403)",
           `/__s3/bucket/${fixture}`,
           { listing: { s3: `${ctx.origin}/__status/403` } },
+          403,
         ],
-        ["told not to list", `/${fixture}`, { listing: "none" }],
+        ["told not to list", `/${fixture}`, { listing: "none" }, 404],
       ]) {
         const { first, again } = await read(`${ctx.origin}${root}`, options, label);
         const asked = arrayMetadata(first, root);
         equal(asked.length, candidates.size, `${label}: each candidate asked for once`);
         equal(
-          asked.filter((e) => e.status === 404).length,
+          asked.filter((e) => e.status === miss).length,
           candidates.size - arrays.size,
-          `${label}: a 404 for each array not there`,
+          `${label}: a ${miss} for each array not there`,
         );
         ok(Math.max(...asked.map((e) => e.active)) > 1, `${label}: asked for concurrently`);
         equal(arrayMetadata(again, root).length, 0, `${label}: nothing asked again`);
+      }
+      // A listing that is not of the directory (a site's fallback page for every path): the
+      // arrays are asked for by name, as without one.
+      {
+        const root = `/${fixture}`;
+        const fallback = async (request) => {
+          const url = new URL(request.url);
+          if (url.pathname.endsWith("/0/links/0/"))
+            return new Response('<a href="index.html">home</a><a href="about">about</a>');
+          return fetch(request);
+        };
+        const { first } = await read(
+          `${ctx.origin}${root}`,
+          { fetch: fallback, listing: "index" },
+          "with a fallback page for a listing",
+        );
+        equal(arrayMetadata(first, root).length, candidates.size, "fallback page: asked by name");
       }
       await rejects(
         ctx.zarr.openVectors(

@@ -256,7 +256,7 @@ export const vivCases = [
     },
   },
   {
-    name: "zarr-wasm/viv: clear errors for data types Viv does not draw, one-dimensional arrays, images Viv would take for RGB, bad labels and tile sizes, unknown labels, indexes and tiles outside the array, and a group that is no image; onTileError ignores aborts and tiles outside the level and logs the rest",
+    name: "zarr-wasm/viv: clear errors for data types Viv does not draw, one-dimensional arrays, images Viv would take for RGB, bad labels and tile sizes, unknown labels, indexes and tiles outside the array, and a group that is no image; onTileError ignores the tile's own abort and tiles outside the level and logs the rest",
     async run(ctx) {
       const { openPixelSources, PixelSource } = ctx.viv;
       const { open } = ctx.zarr;
@@ -317,17 +317,24 @@ export const vivCases = [
       await rejects(
         tile(0, 0, { z: 2 }),
         "SelectionError",
-        [/z = 2 is outside/, /indexes 0 to 1/],
+        [/z = 2 for the array at "0"/, /an integer from 0 to 1/],
         "an index past the axis",
       );
       for (const index of [-1, 0.5, "1", null])
         await rejects(
           tile(0, 0, { c: index }),
           "SelectionError",
-          [/c = .* is outside/],
+          [/c = .* for the array/, /an integer from 0 to 1/],
           `index ${JSON.stringify(index)}`,
         );
-      await rejects(tile(0, 0, [0, 0]), "TypeError", [/object of indexes by label/], "an array");
+      // vizarr's form, an index per axis (y and x not read), reads as the same by labels.
+      deepEqual(
+        Array.from((await tile(1, 2, [1, 1, 0, 0])).data),
+        Array.from((await tile(1, 2, { c: 1, z: 1 })).data),
+        "an index per axis",
+      );
+      await rejects(tile(0, 0, [0, 2, 0, 0]), "SelectionError", [/z = 2/], "per axis, past z");
+      await rejects(tile(0, 0, [0, 0]), "TypeError", [/an index per axis \(4\)/], "too few");
       const outside = [];
       for (const [x, y] of [
         [8, 0],
@@ -354,6 +361,7 @@ export const vivCases = [
       const storeError = new ctx.zarr.StoreError("HTTP 500 for a chunk");
       const logged = await consoleErrors(() => {
         for (const error of outside) level.onTileError(error);
+        // Another read's abort reaching this tile is no abort of its own: logged.
         level.onTileError(new ctx.zarr.AbortError("aborted"));
         const { onTileError } = level; // Viv calls it unbound
         onTileError(unknown);
@@ -361,10 +369,10 @@ export const vivCases = [
       });
       deepEqual(
         logged.map(([e]) => e.name),
-        ["SelectionError", "StoreError"],
-        "onTileError logged the unknown label and the store error, nothing else",
+        ["AbortError", "SelectionError", "StoreError"],
+        "onTileError logged the other read's abort, the unknown label and the store error, nothing else",
       );
-      equal(logged[0][0], unknown, "the error itself");
+      equal(logged[1][0], unknown, "the error itself");
 
       await rejects(
         openPixelSources(`${ctx.base}/v3.zarr`),
@@ -534,10 +542,15 @@ export const vivCases = [
           physicalSizes: {
             z: { size: 2, unit: "nm" },
             y: { size: 2, unit: "nm" },
-            x: { size: 2, unit: "" },
           },
         },
-        "level 2's pixel sizes: its scale times the multiscale's, in Viv's units",
+        "level 2's pixel sizes: its scale times the multiscale's, in Viv's units; none for x, which has no unit",
+      );
+      units.multiscales[0].axes[3] = { name: "x", type: "space", unit: "inch" };
+      deepEqual(
+        (await opened(units)).data[0].meta.physicalSizes.x,
+        { size: 0.5 * 0.0254, unit: "m" },
+        "inches in metres",
       );
 
       // Levels Viv cannot draw together.
@@ -577,6 +590,36 @@ export const vivCases = [
         "MetadataError",
         [/dataset 1 has no path/],
         "a dataset without a path",
+      );
+    },
+  },
+  {
+    name: "zarr-wasm/viv: a pyramid whose coarser levels are 3 or 4 pixels wide (Viv would draw them as RGB) ends above them",
+    async run(ctx) {
+      const { openPixelSources } = ctx.viv;
+      // Group and arrays as objects of the shape openPixelSources reads (only their metadata is).
+      const array = (side) => ({
+        kind: "array",
+        path: `level of ${side}`,
+        shape: [2, side, side],
+        dtype: "uint16",
+        chunks: [1, 8, 8],
+        get: async () => {
+          throw new Error("not read");
+        },
+      });
+      const sides = { 0: 16, 1: 8, 2: 4, 3: 2 };
+      const group = {
+        kind: "group",
+        path: "image",
+        attrs: { multiscales: [{ datasets: Object.keys(sides).map((path) => ({ path })) }] },
+        open: async (path) => array(sides[path]),
+      };
+      const { data } = await openPixelSources(group);
+      deepEqual(
+        data.map((s) => s.shape[2]),
+        [16, 8],
+        "the levels above the first one 4 pixels wide",
       );
     },
   },

@@ -79,18 +79,25 @@ const BUCKET_PAGE = 8;
  *   /__gcs/storage/v1/b/<bucket>/o?prefix=P&delimiter=/[&pageToken=T]
  *       GCS's JSON API objects.list: `items` and `prefixes`, BUCKET_PAGE a page
  *   /__s3/<bucket>/<key>, /__gcs/<bucket>/<key>
- *       the object; a "directory" (a key ending in "/") is 403 on S3 and 404 on GCS, as there
+ *       the object; a "directory" (a key ending in "/") or a key that is not there is 403 on S3
+ *       (as S3 answers readers that may not list) and 404 on GCS
  */
 async function bucketAnswer(kind, rest, params, roots) {
   const root = roots.find(([prefix]) => prefix === "/")?.[1];
   const listing =
     (kind === "s3" && params.get("list-type") === "2" && /^\/[^/]+\/?$/.test(rest)) ||
     (kind === "gcs" && /^\/storage\/v1\/b\/[^/]+\/o$/.test(rest));
+  // S3 answers 403 where GCS answers 404: for a "directory", and for any key that is not there
+  // (what S3 tells a reader that may not list the bucket).
+  const missing = { status: kind === "s3" ? 403 : 404, body: "no such object" };
   if (!listing) {
     const key = /^\/[^/]+(\/.*)?$/.exec(rest)?.[1] ?? "/";
-    if (key.endsWith("/")) return { status: kind === "s3" ? 403 : 404, body: "not an object" };
-    return { path: key };
+    if (key.endsWith("/") || !root) return missing;
+    const file = normalize(join(root, key));
+    const found = file.startsWith(root + sep) && (await stat(file).catch(() => null))?.isFile();
+    return found ? { path: key } : missing;
   }
+  if (!root) return missing;
   const prefix = params.get("prefix") ?? "";
   const token = params.get(kind === "s3" ? "continuation-token" : "pageToken");
   const after = token ? Buffer.from(token, "base64url").toString() : "";
