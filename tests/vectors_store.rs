@@ -329,6 +329,21 @@ fn without_a_listing_links_are_found_by_asking_for_the_arrays_a_read_can_need() 
 }
 
 #[test]
+fn a_listed_link_array_named_otherwise_is_read_by_its_offsets() {
+    // The mesh with its array within chunks renamed: its name no longer says its offsets, its
+    // attributes still do, and a listing names it.
+    let renamed = in_memory_as("mesh", |key| {
+        key.replace("0/links/0/0.0.0_0.0.0/", "0/links/0/within/")
+    });
+    let want = expected("mesh");
+    let g = block_on(level_of(Rc::new(renamed), 0).select(&query(&[], &[]))).unwrap();
+    assert_eq!(
+        links_as_points(&g, 3),
+        expected_links(&want["whole"], "faces")
+    );
+}
+
+#[test]
 fn pyramid_levels_link_to_their_neighbours_as_zarr_vectors_reads_them() {
     use zarr_wasm::vectors::store::open_vectors;
     let want = expected("pyramid");

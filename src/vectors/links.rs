@@ -154,7 +154,13 @@ impl LinkFamily {
         let candidates =
             probe::candidates(self.width, canonical, &anchors, targets, probe::MAX_PROBES);
         let names: BTreeSet<String> = match (candidates, &self.listed) {
-            (Ok(names), Some(listed)) => names.intersection(listed).cloned().collect(),
+            // Listed names not in the writer's form (an array named otherwise, its offsets in its
+            // attributes) cannot be told from their names: opened too.
+            (Ok(names), Some(listed)) => listed
+                .iter()
+                .filter(|n| names.contains(*n) || parse_segment(n, self.ndim).is_none())
+                .cloned()
+                .collect(),
             (Ok(names), None) => names,
             // More than are worth computing: the listing names them all.
             (Err(_), Some(listed)) => listed.clone(),

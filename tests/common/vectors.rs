@@ -182,11 +182,21 @@ pub fn query(attributes: &[&str], link_attributes: &[&str]) -> Query {
 
 /// A copy of a fixture in memory, so that cells can be replaced by hand-made ones.
 pub fn in_memory(name: &str) -> MemoryStore {
-    fn walk(dir: &std::path::Path, base: &std::path::Path, out: &mut MemoryStore) {
+    in_memory_as(name, |key| key)
+}
+
+/// The fixture store `name` in memory, each key as `rename` gives it.
+pub fn in_memory_as(name: &str, rename: impl Fn(String) -> String) -> MemoryStore {
+    fn walk(
+        dir: &std::path::Path,
+        base: &std::path::Path,
+        out: &mut MemoryStore,
+        rename: &dyn Fn(String) -> String,
+    ) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                walk(&path, base, out);
+                walk(&path, base, out, rename);
             } else {
                 let key = path
                     .strip_prefix(base)
@@ -194,13 +204,13 @@ pub fn in_memory(name: &str) -> MemoryStore {
                     .to_str()
                     .unwrap()
                     .to_string();
-                out.insert(key, std::fs::read(&path).unwrap());
+                out.insert(rename(key), std::fs::read(&path).unwrap());
             }
         }
     }
     let base = super::fixture_path(&format!("vectors/{name}.zarr"));
     let mut store = MemoryStore::new();
-    walk(&base, &base, &mut store);
+    walk(&base, &base, &mut store, &rename);
     store
 }
 
