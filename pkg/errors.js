@@ -28,6 +28,8 @@ export class AbortError extends ZarrError {}
  * were abandoned, and nodes opened before must be opened again.
  */
 export class ResetError extends ZarrError {}
+/** A worker pool could not run the call (a worker failed or could not start; the pool was terminated). */
+export class WorkerError extends ZarrError {}
 
 export const ERRORS = {
   NotFoundError,
@@ -38,6 +40,7 @@ export const ERRORS = {
   SelectionError,
   AbortError,
   ResetError,
+  WorkerError,
 };
 // Names set here, not taken from the classes: minifiers rename classes.
 for (const [name, Class] of Object.entries({ ZarrError, ...ERRORS })) {

@@ -273,6 +273,11 @@ export class AbortError extends ZarrError {}
  * nodes opened before must be opened again.
  */
 export class ResetError extends ZarrError {}
+/**
+ * A worker pool could not run the call: a worker could not start, failed or exited while the call
+ * was in it, or the pool was terminated. The pool starts new workers for the next call.
+ */
+export class WorkerError extends ZarrError {}
 
 /** Bounds on what reads may cost; every one has a default no real data meets. */
 export interface Limits {

@@ -136,7 +136,20 @@ export {
   SelectionError,
   AbortError,
   ResetError,
+  WorkerError,
 } from "./errors.js";
+
+/** Chunk coordinates for a message, whatever they are (BigInts, a Proxy that throws). */
+function showCoords(coords) {
+  try {
+    return (
+      JSON.stringify(coords, (_, v) => (typeof v === "bigint" ? `${v}n` : v))?.slice(0, 80) ??
+      String(coords)
+    );
+  } catch {
+    return "(coordinates that cannot be shown)";
+  }
+}
 
 /** Throws a TypeError unless `value` is undefined, null or of the kind `test` accepts. */
 function checkType(value, test, what, kind) {
@@ -288,8 +301,15 @@ export class ZarrArray extends Node {
       return Promise.reject(err);
     }
     options ??= {};
-    if (workersOf(this))
-      return readInWorkers(this, handle(this), selection ?? null, options, PARTS_PER_WORKER);
+    if (workersOf(this)) {
+      let node;
+      try {
+        node = handle(this); // a node of a replaced instance rejects, as every read does
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return readInWorkers(this, node, selection ?? null, options, PARTS_PER_WORKER);
+    }
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes, bits } = options;
     return call(() =>
       handle(this).get(selection ?? null, {
@@ -354,7 +374,7 @@ export class ZarrArray extends Node {
     try {
       checkCall(
         options,
-        `reading chunk ${JSON.stringify(coords)?.slice(0, 80)} of ${handles.get(this)?.where ?? this.path}`,
+        `reading chunk ${showCoords(coords)} of ${handles.get(this)?.where ?? this.path}`,
       );
     } catch (err) {
       return Promise.reject(err);

@@ -3,7 +3,7 @@
 // from the same stores; the main thread splits a read into boxes of whole chunks, hands them out,
 // and puts the parts in place as they arrive. Fetching, decoding and assembling each part happen in
 // a worker; the main thread only copies finished rows.
-import { AbortError, SelectionError, ZarrError, errorFromData } from "./errors.js";
+import { AbortError, SelectionError, WorkerError, errorFromData } from "./errors.js";
 
 // Reads in flight per worker: some decoding while others' requests are under way, and for many
 // small reads at once (a viewer's tiles) enough for their ranges to be merged. Measured with the
@@ -63,6 +63,15 @@ async function startWorker(url) {
   };
 }
 
+/** Pools with calls in flight: held, so that a pool is never collected while a call waits on it. */
+const busy = new Set();
+
+/** Stops the workers of pools dropped without terminate(). */
+const dropped = new FinalizationRegistry((crew) => {
+  for (const port of crew.ports) port.terminate();
+  crew.ports.clear();
+});
+
 /** How many cores the platform says it has (at least 1). */
 function cores() {
   return Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
@@ -88,6 +97,10 @@ export class WorkerPool {
     this.tasks = new Map(); // id -> task, queued or in flight
     this.storeObjects = new Map(); // store id -> { store, users }: stores workers read through the main thread
     this.terminated = false;
+    // The started workers' ports, apart from the pool: when a pool is dropped without
+    // terminate(), the registry stops them (nothing the workers hold keeps the pool alive).
+    this.crew = { ports: new Set() };
+    dropped.register(this, this.crew);
   }
 
   /** Stops every worker; reads in progress reject, and the pool cannot be used again. */
@@ -100,24 +113,35 @@ export class WorkerPool {
   stopAll(reason) {
     const tasks = [...this.tasks.values()];
     this.tasks.clear();
+    busy.delete(this);
     this.queue.length = 0;
-    for (const task of tasks) task.reject(new ZarrError(`${task.label}: ${reason}`));
+    for (const task of tasks) task.reject(new WorkerError(`${task.label}: ${reason}`));
     const started = this.started;
     this.started = null;
     this.workers = null;
+    const crew = this.crew;
     started?.then(
-      (workers) => workers.forEach((w) => w.port.terminate()),
+      (workers) =>
+        workers.forEach((w) => {
+          crew.ports.delete(w.port);
+          w.port.terminate();
+        }),
       () => {},
     );
   }
 
   start() {
     if (this.started) return this.started;
-    const starting = Array.from({ length: this.size }, async () => {
-      const worker = { port: await startWorker(this.url), running: new Set(), opened: new Set() };
+    // The workers' listeners reach the pool through a WeakRef: a running worker is a root, and
+    // a strong reference from it would keep a dropped pool, and its threads, for ever.
+    const pool = new WeakRef(this);
+    const { crew, url, size } = this;
+    const starting = Array.from({ length: size }, async () => {
+      const worker = { port: await startWorker(url), running: new Set(), opened: new Set() };
+      crew.ports.add(worker.port);
       worker.port.listen(
-        (message) => this.receive(worker, message),
-        (reason) => this.fail(worker, reason),
+        (message) => pool.deref()?.receive(worker, message),
+        (reason) => pool.deref()?.fail(worker, reason),
       );
       worker.port.unref();
       return worker;
@@ -146,7 +170,7 @@ export class WorkerPool {
    */
   run(node, message, { signal, onProgress, label = node.path } = {}) {
     if (this.terminated)
-      return Promise.reject(new ZarrError(`${label}: the worker pool was terminated`));
+      return Promise.reject(new WorkerError(`${label}: the worker pool was terminated`));
     if (signal?.aborted) return Promise.reject(aborted(signal, label));
     return new Promise((resolve, reject) => {
       const id = nextId++;
@@ -161,7 +185,7 @@ export class WorkerPool {
       const stop = () => {
         // The worker is told; its place is freed when it answers (it always does).
         if (task.worker) task.worker.port.post({ type: "abort", task: id });
-        else this.tasks.delete(id);
+        else if (this.tasks.delete(id) && this.tasks.size === 0) busy.delete(this);
         task.abandoned = true;
         reject(aborted(signal, label));
       };
@@ -175,6 +199,7 @@ export class WorkerPool {
       };
       signal?.addEventListener("abort", stop, { once: true });
       this.tasks.set(id, task);
+      busy.add(this);
       this.queue.push(task);
       this.start().then(
         () => this.pump(),
@@ -213,6 +238,7 @@ export class WorkerPool {
   /** Forgets a task, freeing its worker's place. */
   finish(task) {
     this.tasks.delete(task.id);
+    if (this.tasks.size === 0) busy.delete(this);
     const worker = task.worker;
     if (worker?.running.delete(task.id) && worker.running.size === 0) worker.port.unref();
     this.pump();

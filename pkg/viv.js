@@ -161,14 +161,12 @@ export class PixelSource {
     const [height, width] = this.shape.slice(-2);
     const size = this.tileSize;
     const [columns, rows] = [Math.ceil(width / size), Math.ceil(height / size)];
-    if (
-      !Number.isInteger(x) ||
-      !Number.isInteger(y) ||
-      x < 0 ||
-      y < 0 ||
-      x >= columns ||
-      y >= rows
-    ) {
+    if (!Number.isInteger(x) || !Number.isInteger(y)) {
+      throw new TypeError(
+        `getTile's x and y must be integers (a tile's column and row), not ${typeof x === "string" ? JSON.stringify(x) : String(x)} and ${typeof y === "string" ? JSON.stringify(y) : String(y)}`,
+      );
+    }
+    if (x < 0 || y < 0 || x >= columns || y >= rows) {
       const error = new SelectionError(
         `tile (x ${x}, y ${y}) is outside the array at ${nodeName(this.array)}: its ${width} x ${height} pixels make ${columns} x ${rows} tiles of ${size}`,
       );
@@ -266,9 +264,10 @@ const IN_METRES = {
 /** A pixel's size along an axis in a unit Viv's scale bar reads, or null for an unknown unit. */
 function physicalSize(size, unit) {
   if (unit === "angstrom") return { size: size / 10, unit: "nm" };
-  if (unit in IN_METRES) return { size: size * IN_METRES[unit], unit: "m" };
+  // Own properties only: "constructor" or "toString" are no units.
+  if (Object.hasOwn(IN_METRES, unit)) return { size: size * IN_METRES[unit], unit: "m" };
   const m = /^([a-z]*)meter$/.exec(typeof unit === "string" ? unit : "");
-  return m && m[1] in SI_PREFIX ? { size, unit: `${SI_PREFIX[m[1]]}m` } : null;
+  return m && Object.hasOwn(SI_PREFIX, m[1]) ? { size, unit: `${SI_PREFIX[m[1]]}m` } : null;
 }
 
 /** A scale transformation's factors, where `transforms` (OME-NGFF coordinateTransformations) has one. */

@@ -142,6 +142,7 @@ impl HttpClient for FuzzServer {
                     message: "connection reset by the fuzzer".into(),
                     retryable: true,
                     aborted: false,
+                    refused: false,
                 })
             }
             Quirk::WholeForRange => whole,

@@ -11,8 +11,12 @@ use futures_executor::block_on;
 use std::rc::Rc;
 // ---- links, meshes, skeletons, pyramids, objects and groups (the geometry read) ----
 
+use zarr_wasm::store::http::{HttpClient, HttpFailure, HttpOptions, HttpRequest, HttpResponse};
+use zarr_wasm::store::http::{HttpStore, Method};
+use zarr_wasm::store::listing::Listing;
 use zarr_wasm::store::ReadableStore;
 use zarr_wasm::vectors::geometry::Query;
+use zarr_wasm::vectors::links::MAX_OTHER_NAMED;
 
 /// The same through the store API (`zarr_wasm::vectors::store`): metadata, chunks, a box, objects.
 #[test]
@@ -450,4 +454,535 @@ fn a_sharded_copy_reads_as_zarr_vectors_reads_it() {
             &plain.links.as_ref().unwrap().attributes[0].1.bytes
         )
     );
+}
+
+// ---- hostile listings (issue 32): buckets and servers that list more, or other, than arrays ----
+
+/// How the fake server lists directories.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Lists {
+    /// An S3 bucket `b` at `http://h/b` (ListObjectsV2, 1000 entries a page).
+    S3,
+    /// A GCS bucket `b` at `http://h/b` (the JSON API, 1000 entries a page).
+    Gcs,
+    /// A static server at `http://h/` whose directory pages `page` gives.
+    Index,
+}
+
+/// A page for a directory of the store ("0/links/0/"), given the names really there; None: 404.
+type PageFn = Box<dyn Fn(&str, &[String]) -> Option<String>>;
+
+/// Serves the graph fixture at `http://h/b/graph.zarr` (buckets) or `http://h/graph.zarr` (a
+/// static server), listing `extra` keys (of the store, not there) beside the fixture's own, and
+/// records every request with its status.
+struct HostileServer {
+    root: std::path::PathBuf,
+    lists: Lists,
+    /// Keys below the store listed but not there.
+    extra: Vec<String>,
+    page: PageFn,
+    seen: std::cell::RefCell<Vec<(String, u16)>>,
+}
+
+impl HostileServer {
+    /// The store, and the fake server behind it.
+    fn store(lists: Lists, extra: Vec<String>, page: PageFn) -> Rc<HttpStore<HostileServer>> {
+        let server = HostileServer {
+            root: common::fixture_path("vectors/graph.zarr"),
+            lists,
+            extra,
+            page,
+            seen: Default::default(),
+        };
+        let (url, listing) = match lists {
+            Lists::S3 => (
+                "http://h/b/graph.zarr",
+                Listing::S3 {
+                    bucket: "http://h/b".into(),
+                },
+            ),
+            Lists::Gcs => ("http://h/b/graph.zarr", Listing::gcs("http://h/b").unwrap()),
+            Lists::Index => ("http://h/graph.zarr", Listing::IndexPages),
+        };
+        let options = HttpOptions {
+            listing: Some(listing),
+            retries: 0,
+            ..HttpOptions::default()
+        };
+        Rc::new(HttpStore::with_options(url, server, options))
+    }
+
+    /// Every key of the store: the fixture's files and the extra ones.
+    fn keys(&self) -> Vec<String> {
+        let mut files = Vec::new();
+        common::walk(&self.root, &mut files);
+        let mut keys: Vec<String> = files
+            .iter()
+            .map(|f| {
+                f.strip_prefix(&self.root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .chain(self.extra.iter().cloned())
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// The names directly below `prefix` (of the store, ending in "/"): files and directories.
+    fn names_below(&self, prefix: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .keys()
+            .iter()
+            .filter_map(|k| k.strip_prefix(prefix))
+            .filter_map(|rest| rest.split('/').next())
+            .map(String::from)
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// A bucket's page of the keys below `prefix` (the bucket's), from entry `from`.
+    fn bucket_page(&self, prefix: &str, from: usize) -> String {
+        let store_prefix = prefix.strip_prefix("graph.zarr/").unwrap_or("\u{0}");
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        for key in self.keys() {
+            let Some(rest) = key.strip_prefix(store_prefix) else {
+                continue;
+            };
+            match rest.split_once('/') {
+                Some((dir, _)) => dirs.push(format!("{prefix}{dir}/")),
+                None => files.push(format!("{prefix}{rest}")),
+            }
+        }
+        dirs.dedup();
+        let all: Vec<(bool, String)> = files
+            .into_iter()
+            .map(|f| (false, f))
+            .chain(dirs.into_iter().map(|d| (true, d)))
+            .collect();
+        let page: Vec<&(bool, String)> = all.iter().skip(from).take(1000).collect();
+        let next = (from + 1000 < all.len()).then(|| (from + 1000).to_string());
+        match self.lists {
+            Lists::S3 => {
+                let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;");
+                let mut xml = String::from("<?xml version=\"1.0\"?><ListBucketResult>");
+                for (dir, name) in &page {
+                    xml.push_str(&match dir {
+                        true => format!(
+                            "<CommonPrefixes><Prefix>{}</Prefix></CommonPrefixes>",
+                            escape(name)
+                        ),
+                        false => format!("<Contents><Key>{}</Key></Contents>", escape(name)),
+                    });
+                }
+                xml.push_str(&format!("<IsTruncated>{}</IsTruncated>", next.is_some()));
+                if let Some(token) = &next {
+                    xml.push_str(&format!(
+                        "<NextContinuationToken>{token}</NextContinuationToken>"
+                    ));
+                }
+                xml + "</ListBucketResult>"
+            }
+            _ => {
+                let prefixes: Vec<&str> = page
+                    .iter()
+                    .filter(|(d, _)| *d)
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                let items: Vec<serde_json::Value> = page
+                    .iter()
+                    .filter(|(d, _)| !*d)
+                    .map(|(_, n)| serde_json::json!({ "name": n }))
+                    .collect();
+                let mut answer = serde_json::json!({ "prefixes": prefixes, "items": items });
+                if let Some(token) = next {
+                    answer["nextPageToken"] = token.into();
+                }
+                answer.to_string()
+            }
+        }
+    }
+
+    /// The answer to `url`, and its status.
+    fn answer(&self, request: &HttpRequest) -> HttpResponse {
+        let not_found = HttpResponse {
+            status: 404,
+            ..HttpResponse::default()
+        };
+        let ok = |body: Vec<u8>| HttpResponse {
+            status: 200,
+            content_length: Some(body.len() as u64),
+            body,
+            ..HttpResponse::default()
+        };
+        let (path, query) = request
+            .url
+            .split_once('?')
+            .unwrap_or((request.url.as_str(), ""));
+        let param = |name: &str| {
+            query
+                .split('&')
+                .filter_map(|p| p.split_once('='))
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| decode(v))
+        };
+        // A bucket's listing.
+        if path == "http://h/b/" || path == "http://h/storage/v1/b/b/o" {
+            let token = param("continuation-token").or_else(|| param("pageToken"));
+            let from = token.map_or(0, |t| t.parse().unwrap());
+            let page = self.bucket_page(&param("prefix").unwrap(), from);
+            return ok(page.into_bytes());
+        }
+        let base = match self.lists {
+            Lists::Index => "http://h/graph.zarr/",
+            _ => "http://h/b/graph.zarr/",
+        };
+        let Some(key) = path.strip_prefix(base) else {
+            return not_found;
+        };
+        let key = decode(key);
+        if key.is_empty() || key.ends_with('/') {
+            if self.lists != Lists::Index {
+                return not_found;
+            }
+            let names = self.names_below(&key);
+            return match (self.page)(&key, &names) {
+                Some(page) => ok(page.into_bytes()),
+                None => not_found,
+            };
+        }
+        assert!(
+            !key.split('/')
+                .any(|s| s == ".." || s == "." || s.contains('\\')),
+            "asked for {key}"
+        );
+        let Ok(value) = std::fs::read(self.root.join(&key)) else {
+            return not_found;
+        };
+        let total = value.len() as u64;
+        match request.range.map(|r| r.resolve(total)) {
+            Some(r) if r.start < r.end => HttpResponse {
+                status: 206,
+                body: value[r.start as usize..r.end as usize].to_vec(),
+                content_range: Some(format!("bytes {}-{}/{total}", r.start, r.end - 1)),
+                content_length: Some(r.end - r.start),
+            },
+            _ => ok(if request.method == Method::Head {
+                Vec::new()
+            } else {
+                value
+            }),
+        }
+    }
+
+    /// The link arrays' metadata asked for (`0/links/0/<name>/zarr.json`), by name.
+    fn arrays_asked(&self) -> Vec<String> {
+        self.seen
+            .borrow()
+            .iter()
+            .filter_map(|(url, _)| {
+                let key = decode(url.split("graph.zarr/").nth(1)?);
+                let name = key.strip_prefix("0/links/0/")?.strip_suffix("/zarr.json")?;
+                Some(name.to_string())
+            })
+            .collect()
+    }
+
+    fn requests(&self) -> usize {
+        self.seen.borrow().len()
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl HttpClient for HostileServer {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        let answer = self.answer(&request);
+        self.seen
+            .borrow_mut()
+            .push((request.url.clone(), answer.status));
+        Ok(answer)
+    }
+    async fn sleep(&self, _ms: u32) {}
+}
+
+/// `%xx` escapes decoded.
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 3 <= b.len() {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// An index page as Python's http.server writes it: a link to each name (directories with "/").
+fn index_page(names: &[String]) -> String {
+    let mut page = String::from("<html><body><ul>");
+    for name in names {
+        let href: String = name
+            .bytes()
+            .map(|b| match b {
+                b'+' => "%2B".to_string(),
+                b => (b as char).to_string(),
+            })
+            .collect();
+        let slash = if name.contains("zarr.json") { "" } else { "/" };
+        page.push_str(&format!("<li><a href=\"{href}{slash}\">{name}</a></li>"));
+    }
+    page + "</ul></body></html>"
+}
+
+/// A box inside the graph's first chunk.
+fn one_chunk_box(level: &zarr_wasm::vectors::level::VectorLevel) -> Query {
+    let one = level.chunks()[0].clone();
+    let lo: Vec<f64> = one.iter().map(|&k| k as f64 * 20.0 + 1.0).collect();
+    let hi: Vec<f64> = lo.iter().map(|v| v + 1.0).collect();
+    Query {
+        bbox: Some((lo, hi)),
+        ..query(&[], &[])
+    }
+}
+
+/// The graph's links in the whole level, as read from the fixture's directory.
+fn graph_links(q: &Query) -> (Vec<u64>, Vec<(String, Vec<u8>)>) {
+    link_values(&block_on(fixture_level("graph", 0).select(q)).unwrap())
+}
+
+#[test]
+fn a_bucket_listing_of_thousands_of_arrays_named_otherwise_is_refused_not_opened_one_by_one() {
+    let strays = |n: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| format!("0/links/0/s{i:05}/zarr.json"))
+            .collect()
+    };
+    for lists in [Lists::S3, Lists::Gcs] {
+        // 20,000: a read of one chunk would open each. Refused once the listing is read: its
+        // pages (1000 names each) and the metadata, no array asked for.
+        let store = HostileServer::store(lists, strays(20_000), Box::new(|_, _| None));
+        let level = level_of(store.clone(), 0);
+        let err = block_on(level.select(&one_chunk_box(&level)))
+            .err()
+            .unwrap();
+        let server = store.client();
+        let message = err.to_string();
+        assert_eq!(
+            err.kind,
+            zarr_wasm::error::ErrorKind::Unsupported,
+            "{message}"
+        );
+        for part in [
+            "http://h/b/graph.zarr/0/links/0/",
+            "names 20000 entries",
+            &format!("at most {MAX_OTHER_NAMED}"),
+        ] {
+            assert!(message.contains(part), "{lists:?}: {message}");
+        }
+        assert!(server.arrays_asked().is_empty(), "{lists:?}");
+        assert!(
+            server.requests() < 40,
+            "{lists:?}: {} requests",
+            server.requests()
+        );
+        // Up to the bound, each is opened once (not there: 404), with only the writer's array
+        // the chunk can link through; the links are the fixture's.
+        for (count, box_read) in [(40, true), (MAX_OTHER_NAMED, false)] {
+            let store = HostileServer::store(lists, strays(count), Box::new(|_, _| None));
+            let level = level_of(store.clone(), 0);
+            let q = match box_read {
+                true => one_chunk_box(&level),
+                false => query(&[], &[]),
+            };
+            let got = block_on(level.select(&q)).unwrap();
+            assert_eq!(link_values(&got), graph_links(&q), "{lists:?} {count}");
+            let asked = store.client().arrays_asked();
+            assert_eq!(
+                asked.iter().filter(|n| n.starts_with('s')).count(),
+                count,
+                "{lists:?}: each stray once"
+            );
+            if box_read {
+                assert_eq!(asked.len(), count + 1, "{lists:?}: {asked:?}");
+                assert!(asked.contains(&"0.0.0".to_string()));
+            }
+        }
+        // One past it is refused.
+        let store = HostileServer::store(lists, strays(MAX_OTHER_NAMED + 1), Box::new(|_, _| None));
+        let level = level_of(store.clone(), 0);
+        let err = block_on(level.select(&one_chunk_box(&level)))
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string()
+                .contains(&format!("names {} entries", MAX_OTHER_NAMED + 1)),
+            "{err}"
+        );
+        assert!(store.client().arrays_asked().is_empty());
+    }
+}
+
+/// A site's page (a single-page app's) that links to zarr.json among its own links.
+const FALLBACK: &str = r#"<!doctype html><html><head><link rel="stylesheet" href="/app.css"></head>
+<body><nav><a href="index.html">Home</a><a href="about">About</a><a href="zarr.json">Our schema</a>
+<a href="https://example.org/">Elsewhere</a></nav><div id="app"></div></body></html>"#;
+
+#[test]
+fn a_fallback_page_for_the_links_directory_is_no_listing() {
+    let whole = query(&[], &[]);
+    let want = graph_links(&whole);
+    assert_eq!(want.0.len(), 2 * 60, "the graph's 60 edges");
+    // The arrays a whole read can need, asked by name without a listing.
+    let probed = {
+        let store = Unlisted::fixture("graph");
+        block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+        store.probes()
+    };
+    let fallback = |page: &'static str| -> PageFn { Box::new(move |_, _| Some(page.to_string())) };
+    let links_dir_only = |page: &'static str| -> PageFn {
+        Box::new(move |dir, _| (dir == "0/links/0/").then(|| page.to_string()))
+    };
+    let only_zarr_json = r#"<a href="zarr.json">zarr.json</a>"#;
+    for (label, page, site_links_opened) in [
+        // The same page for every directory: told by the parent's, nothing of it opened.
+        ("every directory", fallback(FALLBACK), false),
+        // A page for this directory only: its links are opened, none is an array.
+        ("the links directory", links_dir_only(FALLBACK), true),
+        // A page naming only zarr.json names no array: no evidence of a listing.
+        ("only zarr.json", fallback(only_zarr_json), false),
+        (
+            "only zarr.json, here",
+            links_dir_only(only_zarr_json),
+            false,
+        ),
+    ] {
+        let store = HostileServer::store(Lists::Index, vec![], page);
+        let got = block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+        assert_eq!(link_values(&got), want, "{label}: every edge");
+        let asked = store.client().arrays_asked();
+        let site: Vec<&String> = asked
+            .iter()
+            .filter(|n| *n == "about" || *n == "index.html")
+            .collect();
+        assert_eq!(site.len(), if site_links_opened { 2 } else { 0 }, "{label}");
+        // Asked by name, each candidate once.
+        assert_eq!(asked.len() - site.len(), probed, "{label}: {asked:?}");
+    }
+    // Real index pages are a listing: only the arrays there are opened, none missing.
+    let store = HostileServer::store(
+        Lists::Index,
+        vec![],
+        Box::new(|_, names| Some(index_page(names))),
+    );
+    let got = block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+    assert_eq!(link_values(&got), want, "index pages");
+    let server = store.client();
+    let arrays = std::fs::read_dir(common::fixture_path("vectors/graph.zarr/0/links/0"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count();
+    assert_eq!(server.arrays_asked().len(), arrays);
+    assert!(server
+        .seen
+        .borrow()
+        .iter()
+        .all(|(url, status)| *status != 404 || !url.contains("/links/0/")));
+    assert!(arrays < probed);
+}
+
+#[test]
+fn listed_names_that_are_no_single_entry_of_the_directory_are_skipped() {
+    let whole = query(&[], &[]);
+    let want = graph_links(&whole);
+    // An index page of the links directory with links that decode to ways out of it.
+    let hostile = r#"<a href="a%2F..%2F..%2F..%2Fx/">x</a><a href="%2E%2E/">up</a>
+<a href="a%5Cb/">b</a><a href="..%2F..%2Fzarr.json">z</a><a href="%00/">nul</a><a href="%2e/">dot</a>"#;
+    let store = HostileServer::store(
+        Lists::Index,
+        vec![],
+        Box::new(move |dir, names| {
+            let page = index_page(names);
+            Some(match dir {
+                "0/links/0/" => page + hostile,
+                _ => page,
+            })
+        }),
+    );
+    let got = block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+    assert_eq!(link_values(&got), want, "index pages");
+    assert!(store
+        .client()
+        .arrays_asked()
+        .iter()
+        .all(|n| !n.contains(['/', '\\', '\u{0}']) && n != ".." && n != "."));
+    // A bucket with keys whose names below the directory are "..", "." or hold a backslash.
+    for lists in [Lists::S3, Lists::Gcs] {
+        let extra = [
+            "0/links/0/../../../x/zarr.json",
+            "0/links/0/./y/zarr.json",
+            "0/links/0/a\\b/zarr.json",
+        ];
+        let store = HostileServer::store(
+            lists,
+            extra.iter().map(|k| k.to_string()).collect(),
+            Box::new(|_, _| None),
+        );
+        let got = block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+        assert_eq!(link_values(&got), want, "{lists:?}");
+    }
+    // Any store's listing (a JavaScript store's, say): the reader leaves such names out itself.
+    let store = Rc::new(HostileLister {
+        inner: DirStore::fixtures("vectors/graph.zarr"),
+        asked: Default::default(),
+    });
+    let got = block_on(level_of(store.clone(), 0).select(&whole)).unwrap();
+    assert_eq!(link_values(&got), want, "a store's own listing");
+    assert!(store.asked.borrow().iter().all(|k| !k.contains("..")
+        && !k.contains('\\')
+        && !k.contains("//")
+        && !k.contains('\u{0}')
+        && !k.contains("/./")));
+}
+
+/// The fixture directory, with hostile names added to every listing, recording the keys asked.
+struct HostileLister {
+    inner: DirStore,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for HostileLister {
+    async fn get(&self, key: &str) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        self.asked.borrow_mut().push(key.to_string());
+        self.inner.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::error::Result<Option<Vec<u8>>> {
+        self.asked.borrow_mut().push(key.to_string());
+        self.inner.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+    async fn list_dir(&self, prefix: &str) -> zarr_wasm::error::Result<Option<Vec<String>>> {
+        let mut names = self.inner.list_dir(prefix).await?;
+        if let Some(names) = &mut names {
+            for bad in ["a/../../../x", "..", ".", "", "a\\b", "a\u{0}b", "/etc"] {
+                names.push(bad.to_string());
+            }
+        }
+        Ok(names)
+    }
 }

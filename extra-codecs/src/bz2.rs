@@ -8,15 +8,36 @@ use bzip2::{Decompress, Status};
 /// than the limit.
 const STEP: usize = 1 << 20;
 
+/// The most streams, the last aside, that may decode to less than `SMALL_STREAM` bytes each.
+/// No writer makes them (Python's `bz2` writes one stream, pbzip2 one per 900 KB block); each
+/// costs a decoder's setup (its block-size buffer, up to 3.6 MB) whatever it holds, so that a
+/// megabyte of empty ones (14 bytes each) would keep the decoder busy for seconds producing
+/// nothing.
+pub const MAX_SMALL_STREAMS: usize = 16;
+
+/// A stream that decodes to less than this is small (see `MAX_SMALL_STREAMS`).
+pub const SMALL_STREAM: usize = 4096;
+
 /// Decodes `encoded` to at most `max` bytes.
 pub fn decode(encoded: &[u8], max: usize) -> Result<Vec<u8>, String> {
     let mut out: Vec<u8> = Vec::new();
     let mut rest = encoded;
+    let mut small = 0;
     loop {
+        let before = out.len();
         let used = decode_stream(rest, max, &mut out)?;
         rest = &rest[used..];
         if rest.is_empty() {
             return Ok(out);
+        }
+        if out.len() - before < SMALL_STREAM {
+            small += 1;
+            if small > MAX_SMALL_STREAMS {
+                return Err(format!(
+                    "more than {MAX_SMALL_STREAMS} bzip2 streams decode to nothing or next to nothing (less than {SMALL_STREAM} bytes each; the last one read ends at byte {}): no bzip2 writer makes those, and their number would make decoding take long for no data",
+                    encoded.len() - rest.len()
+                ));
+            }
         }
     }
 }
@@ -86,5 +107,35 @@ mod tests {
         assert!(decode(&one[..one.len() - 10], a.len()).is_err());
         assert!(decode(b"BZh9garbage", 100).is_err());
         assert!(decode(b"", 100).is_err());
+    }
+
+    #[test]
+    fn many_streams_of_next_to_nothing_are_refused_and_streams_of_data_read() {
+        let empty = compress(b"");
+        assert_eq!(empty.len(), 14);
+        let err = decode(&empty.repeat(75_000), 1 << 28).unwrap_err();
+        assert!(
+            err.contains("more than 16 bzip2 streams decode to nothing"),
+            "{err}"
+        );
+        // Streams of a byte each cost as much to set up: refused too.
+        let tiny = compress(b"x").repeat(1000);
+        assert!(decode(&tiny, 1 << 28).is_err());
+        // 16 small ones among streams of data, and a small last one, are read.
+        let block: Vec<u8> = (0..10_000u32).map(|i| (i * 31 % 251) as u8).collect();
+        let mut stream = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..40 {
+            if i % 5 == 0 {
+                stream.extend(&empty);
+                stream.extend(compress(b"small"));
+                expected.extend(b"small");
+            }
+            stream.extend(compress(&block));
+            expected.extend(&block);
+        }
+        stream.extend(compress(b"end"));
+        expected.extend(b"end");
+        assert_eq!(decode(&stream, expected.len()).unwrap(), expected);
     }
 }

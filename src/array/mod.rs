@@ -231,15 +231,16 @@ impl Array {
     pub fn chunk_regions(&self, selection: &[DimSelection]) -> Result<Vec<ChunkRegion>> {
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
         let grid = &self.metadata.chunk_grid;
-        let projections = chunk_projections(grid, &ranges).map_err(|e| self.in_this_array(e))?;
         // The list is built whole: a selection over millions of chunks is refused, not allocated.
-        if projections.total() > MAX_CHUNK_REGIONS {
+        // Counted first, without listing any chunk: the projections below list each axis's
+        // chunks, which for an axis of 2^40 chunks would be 2^40 entries.
+        if count_chunks(grid, &ranges, MAX_CHUNK_REGIONS).is_none() {
             let reason = format!(
-                "the selection touches {} chunks, more than {MAX_CHUNK_REGIONS} to list one by one",
-                projections.total()
+                "the selection touches more than {MAX_CHUNK_REGIONS} chunks, too many to list one by one"
             );
             return Err(self.in_this_array(ZarrError::selection(reason)));
         }
+        let projections = chunk_projections(grid, &ranges).map_err(|e| self.in_this_array(e))?;
         Ok(projections
             .map(|p| {
                 let origin = grid.chunk_origin(&p.coords);

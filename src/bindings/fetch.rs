@@ -98,6 +98,7 @@ impl FetchClient {
                 message: "aborted".into(),
                 retryable: false,
                 aborted: true,
+                refused: false,
             }),
             Either::Right((Either::Right(_), _)) => Err(HttpFailure {
                 message: format!(
@@ -105,6 +106,7 @@ impl FetchClient {
                 ),
                 retryable: true,
                 aborted: false,
+                refused: false,
             }),
         }
     }
@@ -119,14 +121,17 @@ impl FetchClient {
         limit: u64,
         timeout_ms: u32,
     ) -> Result<Vec<u8>, HttpFailure> {
-        let too_large = |size: String| {
-            HttpFailure {
-            message: format!(
-                "the response body is {size}, more than the {limit} bytes asked for or allowed (FetchStore option maxObjectBytes for whole values); refused"
-            ),
+        let too_large = |size: String| HttpFailure {
+            message: if response.status() == 206 {
+                format!(
+                    "the partial answer is {size}, more than the {limit} bytes asked for; refused"
+                )
+            } else {
+                format!("the response body is {size}, more than the {limit} bytes allowed (FetchStore option maxObjectBytes); refused")
+            },
             retryable: false,
             aborted: false,
-        }
+            refused: false,
         };
         if let Some(n) = content_length.filter(|&n| n > limit) {
             return Err(too_large(format!("{n} bytes by its Content-Length")));
@@ -142,12 +147,16 @@ impl FetchClient {
             .unchecked_into::<js_sys::Function>();
         let mut body: Vec<u8> = Vec::new();
         if let Some(n) = content_length {
-            // Bounded by `limit` above; a failed reservation is an error, not a trap.
+            // Bounded by `limit` above, and by what a first reservation may take on a server's
+            // word: a body that really is larger grows as it arrives. A failed reservation is an
+            // error, not a trap.
+            let n = n.min(FIRST_RESERVATION);
             body.try_reserve_exact(n as usize)
                 .map_err(|_| HttpFailure {
                     message: format!("cannot allocate {n} bytes for the response body"),
                     retryable: false,
                     aborted: false,
+                    refused: false,
                 })?;
         }
         loop {
@@ -170,39 +179,126 @@ impl FetchClient {
                     message: format!("the response body gave {v:?}, not bytes"),
                     retryable: false,
                     aborted: false,
+                    refused: false,
                 })?;
             let start = body.len();
             let end = start as u64 + chunk.length() as u64;
             if end > limit {
                 return Err(too_large(format!("more than {}", end - 1)));
             }
-            // Grown by doubling, but never past the limit: the allocator is not asked for more.
-            let wanted = (body.capacity() as u64 * 2).clamp(end, limit) as usize;
-            body.try_reserve_exact(wanted - start)
-                .map_err(|_| HttpFailure {
-                    message: format!("cannot allocate {end} bytes for the response body"),
-                    retryable: false,
-                    aborted: false,
-                })?;
+            // Grown only when the part does not fit, to twice the size (amortised copies), but
+            // never past the limit. A body whose Content-Length was given fits its reservation
+            // and never grows here; one without grows at most to twice what it holds.
+            if end > body.capacity() as u64 {
+                let wanted = (body.capacity() as u64).saturating_mul(2).clamp(end, limit);
+                body.try_reserve_exact(wanted as usize - start)
+                    .map_err(|_| HttpFailure {
+                        message: format!("cannot allocate {wanted} bytes for the response body"),
+                        retryable: false,
+                        aborted: false,
+                        refused: false,
+                    })?;
+            }
             body.resize(end as usize, 0);
             chunk.copy_to(&mut body[start..]);
         }
     }
 }
 
-/// A failure with no response: retried, unless it is the caller's own abort.
+/// The most a body's Content-Length reserves before any of it has arrived.
+const FIRST_RESERVATION: u64 = 64 << 20;
+
+/// A failure with no response: retried, unless it is the caller's own abort or a refusal that
+/// another try cannot change (`refusal`).
 fn failure(err: JsValue) -> HttpFailure {
     let aborted = js_sys::Reflect::get(&err, &"name".into())
         .ok()
         .and_then(|n| n.as_string())
         .as_deref()
         == Some("AbortError");
+    let refused = !aborted && refusal(&err);
     HttpFailure {
         message: describe(err),
-        retryable: !aborted,
+        retryable: !aborted && !refused,
         aborted,
+        refused,
     }
 }
+
+/// Whether `fetch` rejected with a refusal rather than a failure on the way: the connection
+/// refused or the host unknown (Node names the cause's code), a URL fetch cannot use, or, in a
+/// browser, the TypeError that stands for both a CORS refusal and an unreachable server. A
+/// connection reset, a timeout or a body cut short are failures on the way, worth another try.
+fn refusal(err: &JsValue) -> bool {
+    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &k.into()).ok();
+    let cause = get(err, "cause").filter(|c| c.is_object());
+    let code = cause
+        .as_ref()
+        .and_then(|c| get(c, "code"))
+        .and_then(|c| c.as_string());
+    match (code.as_deref(), &cause) {
+        (
+            Some(
+                "ECONNREFUSED"
+                | "ENOTFOUND"
+                | "EAI_NONAME"
+                | "ERR_INVALID_URL"
+                | "ERR_INVALID_PROTOCOL"
+                | "UND_ERR_INVALID_ARG"
+                | "EACCES",
+            ),
+            _,
+        ) => true,
+        (Some(_), _) => false,
+        // Node without a code: "not implemented... yet..." (a file: URL), an invalid URL.
+        (None, Some(c)) => get(c, "message")
+            .and_then(|m| m.as_string())
+            .is_some_and(|m| {
+                ["not implemented", "Invalid URL", "bad port"]
+                    .iter()
+                    .any(|refusal| m.contains(refusal))
+            }),
+        // A browser's TypeError ("Failed to fetch", "NetworkError when attempting to fetch
+        // resource", "Load failed"), or a URL the Request constructor refused.
+        (None, None) => {
+            get(err, "name").and_then(|n| n.as_string()).as_deref() == Some("TypeError")
+        }
+    }
+}
+
+/// Why `url` cannot be fetched at all, where that is known before trying: `fetch` reads only
+/// http(s), data and blob URLs, and resolves a relative URL only against a page.
+fn unusable_url(url: &str) -> Option<String> {
+    let scheme = url
+        .split_once(':')
+        .map(|(s, _)| s.to_ascii_lowercase())
+        .filter(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
+    match scheme.as_deref() {
+        Some("http" | "https" | "data" | "blob") => None,
+        Some("file") => Some(format!(
+            "{url}: fetch cannot read file: URLs; in Node, open a directory with FileStore from \"zarr-wasm/fs\""
+        )),
+        Some(other) => Some(format!("{url}: fetch cannot read {other}: URLs (http and https only)")),
+        None if js_sys::Reflect::get(&js_sys::global(), &"document".into())
+            .is_ok_and(|d| d.is_undefined()) && !is_worker() =>
+        {
+            Some(format!(
+                "\"{url}\" is a relative URL, and there is no page to resolve it against here: give an absolute URL (http://...), or in Node a FileStore from \"zarr-wasm/fs\" for a local directory"
+            ))
+        }
+        None => None,
+    }
+}
+
+/// Whether this is a worker (it has `importScripts`), whose location resolves relative URLs.
+fn is_worker() -> bool {
+    js_sys::Reflect::get(&js_sys::global(), &"importScripts".into()).is_ok_and(|f| f.is_function())
+}
+
 fn describe(err: JsValue) -> String {
     if let Some(e) = err.dyn_ref::<js_sys::Error>() {
         let cause = js_sys::Reflect::get(e, &"cause".into())
@@ -263,6 +359,14 @@ impl HttpClient for FetchClient {
             completed: false,
         };
         init.set_signal(Some(&controller.controller.signal()));
+        if let Some(why) = unusable_url(&request.url) {
+            return Err(HttpFailure {
+                message: why,
+                retryable: false,
+                aborted: false,
+                refused: true,
+            });
+        }
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
         let promise = self.call_fetch(&req).map_err(failure)?;
         let timeout = request.idle_timeout_ms;
@@ -274,15 +378,27 @@ impl HttpClient for FetchClient {
                 message: format!("the fetch function resolved to {v:?}, not a Response"),
                 retryable: false,
                 aborted: false,
+                refused: false,
             })?;
         let header = |name: &str| response.headers().get(name).map_err(failure);
         let content_range = header("Content-Range")?;
         let content_length = header("Content-Length")?.and_then(|v| v.trim().parse().ok());
         let status = response.status();
-        // Read the body even of an error response, so the connection is released.
+        // Read the body even of an error response, so the connection is released; but not a
+        // partial answer longer than the range asked for (a server that misread it): the store
+        // decides from the headers, and the request is aborted as this returns.
+        let limit = request.max_body.for_status(status);
+        let misread = status == 206 && content_length.is_some_and(|n| n > limit);
         let body = match request.method {
+            Method::Get if misread => {
+                return Ok(HttpResponse {
+                    status,
+                    body: Vec::new(),
+                    content_range,
+                    content_length,
+                })
+            }
             Method::Get => {
-                let limit = request.max_body.for_status(status);
                 self.read_body(&response, content_length, limit, timeout)
                     .await?
             }

@@ -8,6 +8,7 @@ mod errors;
 #[cfg(not(feature = "extra-codecs"))]
 mod extra;
 mod fetch;
+mod guarded;
 mod heap;
 mod host;
 mod info;

@@ -13,7 +13,7 @@ use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
 #[cfg(feature = "vectors")]
 use crate::store::listing::Listing;
-use js_sys::{Array as JsArray, Function, Object, Reflect};
+use js_sys::{Function, Object, Reflect};
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -100,7 +100,9 @@ impl<'a> Options<'a> {
     }
 
     fn function(&self, name: &str) -> Result<Option<Function>, ZarrError> {
-        self.parsed(name, "a function", |v| v.dyn_ref::<Function>().cloned())
+        self.parsed(name, "a function", |v| {
+            v.is_function().then(|| v.clone().unchecked_into())
+        })
     }
 
     /// One of `choices` by its name (`expected` lists them for the error).
@@ -118,19 +120,22 @@ impl<'a> Options<'a> {
 
     /// An object's own properties as (name, value) pairs.
     fn entries(&self, name: &str) -> Result<Option<Vec<(String, JsValue)>>, ZarrError> {
-        self.parsed(name, "an object", |v| Some(entries(v.dyn_ref::<Object>()?)))
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        if !value.is_object() {
+            return Err(self.error(format!("{name} must be an object")));
+        }
+        entries(&value)
+            .map(Some)
+            .map_err(|e| self.error(format!("{name}: {e}")))
     }
 }
 
-/// An object's own enumerable properties as (name, value) pairs.
-fn entries(object: &Object) -> Vec<(String, JsValue)> {
-    Object::entries(object)
-        .iter()
-        .map(|entry| {
-            let pair: JsArray = entry.unchecked_into();
-            (pair.get(0).as_string().unwrap_or_default(), pair.get(1))
-        })
-        .collect()
+/// An object's own enumerable properties as (name, value) pairs: at most a few hundred, since no
+/// options object has more.
+fn entries(object: &JsValue) -> Result<Vec<(String, JsValue)>, String> {
+    super::guarded::entries(object, 256)
 }
 
 /// `get()`'s options.
@@ -209,7 +214,12 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
         open.zarr_format = Some(match v.as_f64() {
             Some(2.0) => 2,
             Some(3.0) => 3,
-            _ => return Err(o.error(format!("zarrFormat must be 2 or 3, not {v:?}"))),
+            _ => {
+                return Err(o.error(format!(
+                    "zarrFormat must be 2 or 3, not {}",
+                    super::guarded::show(&v)
+                )))
+            }
         });
     }
     open.consolidated = o.bool("consolidated")?;
@@ -224,11 +234,11 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
 /// limit must not be silently ignored.
 fn limits(value: &JsValue) -> Result<Limits, ZarrError> {
     let o = Options::new(value, "open option limits: ");
-    let object = value
-        .dyn_ref::<Object>()
-        .ok_or_else(|| o.error("must be an object"))?;
+    if !value.is_object() {
+        return Err(o.error("must be an object"));
+    }
     let mut limits = Limits::default();
-    for (name, value) in entries(object) {
+    for (name, value) in entries(value).map_err(|e| o.error(e))? {
         // A limit given as undefined is the default; null is not a number of anything.
         if value.is_undefined() {
             continue;

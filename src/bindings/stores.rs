@@ -5,6 +5,7 @@
 
 use super::errors::js_error;
 use super::fetch::FetchClient;
+use super::guarded;
 use super::signal::SignalWatch;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
@@ -12,7 +13,7 @@ use crate::store::http::HttpStore;
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Object, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -175,7 +176,8 @@ impl JsStore {
     fn method(&self, method: &str) -> Option<Function> {
         Reflect::get(&self.store, &method.into())
             .ok()
-            .and_then(|f| f.dyn_into().ok())
+            .filter(JsValue::is_function)
+            .map(JsCast::unchecked_into)
     }
 
     /// The names directly below `prefix` among the keys of `store.keys()`, where there is one.
@@ -189,7 +191,10 @@ impl JsStore {
         let not_keys = || {
             ZarrError::store(
                 &self.locate(prefix),
-                format!("store.keys() gave {keys:?}, not an iterable of string keys"),
+                format!(
+                    "store.keys() gave {}, not an iterable of string keys",
+                    guarded::show(&keys)
+                ),
             )
         };
         let iter = js_sys::try_iter(&keys)
@@ -248,14 +253,15 @@ impl JsStore {
         let Some(value) = self.invoke(&f, key, args).await? else {
             return Ok(None);
         };
-        let bytes = if let Some(b) = value.dyn_ref::<Uint8Array>() {
-            b.clone()
-        } else if value.is_instance_of::<js_sys::ArrayBuffer>() {
-            Uint8Array::new(&value)
-        } else {
+        // Read through the module's own view of it: a Proxy of a Uint8Array or a subclass whose
+        // `length` throws is not bytes, and cannot throw through the module (see `guarded`).
+        let Some(bytes) = guarded::bytes(&value) else {
             return Err(ZarrError::store(
                 &location(),
-                format!("store.{method} resolved to {value:?}, not a Uint8Array or undefined"),
+                format!(
+                    "store.{method} resolved to {}, not a Uint8Array, an ArrayBuffer or undefined",
+                    guarded::show(&value)
+                ),
             ));
         };
         let mut out = crate::buffer::try_zeroed(bytes.length() as usize)
@@ -272,16 +278,36 @@ impl JsStore {
         if self.cancelled() || name.as_deref() == Some("AbortError") {
             return ZarrError::aborted(location);
         }
-        let message = err
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| format!("{err:?}"));
+        let message = Reflect::get(&err, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+            .unwrap_or_else(|| format!("it failed with {}", guarded::show(&err)));
         ZarrError::new(
             ErrorKind::Store,
             format!("cannot read {location}: {message}"),
         )
     }
 }
+
+/// Whether `len` bytes are more than `range` can hold (a value's end may make them fewer).
+fn range_overrun(range: ByteRange, len: u64) -> bool {
+    match range {
+        ByteRange::Span { length, .. } => len > length,
+        ByteRange::Suffix(n) => len > n,
+        ByteRange::From(_) => false,
+    }
+}
+
+fn describe_range(range: ByteRange) -> String {
+    match range {
+        ByteRange::Span { offset, length } => format!("the {length} bytes from offset {offset}"),
+        ByteRange::Suffix(n) => format!("the last {n} bytes"),
+        ByteRange::From(offset) => format!("the bytes from offset {offset}"),
+    }
+}
+
+/// The most names a store's `list` may give for one prefix.
+const MAX_LISTED: usize = 1 << 20;
 
 /// A byte range as stores of the JS API take it: `{ offset, length }` or `{ suffixLength }`.
 fn range_to_js(range: ByteRange) -> JsValue {
@@ -309,13 +335,24 @@ impl ReadableStore for JsStore {
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
         let has_range = self.method("getRange").is_some();
         if has_range {
-            return self
+            let bytes = self
                 .call(
                     "getRange",
                     key,
                     &[key.into(), range_to_js(range), self.options()],
                 )
-                .await;
+                .await?;
+            return match bytes {
+                Some(b) if range_overrun(range, b.len() as u64) => Err(ZarrError::store(
+                    &self.locate(key),
+                    format!(
+                        "store.getRange gave {} bytes for {}",
+                        b.len(),
+                        describe_range(range)
+                    ),
+                )),
+                other => Ok(other),
+            };
         }
         // A store that only gives whole values: cut the range from them.
         Ok(self.get(key).await?.map(|v| range.cut(&v).to_vec()))
@@ -333,15 +370,22 @@ impl ReadableStore for JsStore {
         let Some(value) = self.invoke(&f, prefix, &args).await? else {
             return Ok(None);
         };
-        let names = value
-            .dyn_ref::<js_sys::Array>()
-            .and_then(|a| a.iter().map(|n| n.as_string()).collect::<Option<Vec<_>>>())
-            .ok_or_else(|| {
-                ZarrError::store(
-                    &location,
-                    format!("store.list resolved to {value:?}, not a list of names"),
-                )
-            })?;
+        let not_names = || {
+            ZarrError::store(
+                &location,
+                format!(
+                    "store.list resolved to {}, not a list of names",
+                    guarded::show(&value)
+                ),
+            )
+        };
+        let names = guarded::elements(&value, MAX_LISTED)
+            .map_err(|e| ZarrError::store(&location, format!("store.list's answer: {e}")))?
+            .ok_or_else(not_names)?
+            .iter()
+            .map(JsValue::as_string)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(not_names)?;
         Ok(Some(names))
     }
 

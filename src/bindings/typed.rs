@@ -242,38 +242,32 @@ pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsVal
         }
     };
     let length = data.bytes.len() / size;
-    // An instance of the type by its prototype chain (a subclass, such as Node's Buffer for
-    // Uint8Array, is one too).
-    let prototype = Reflect::get(&js_sys::global(), &name.into())
-        .and_then(|c| Reflect::get(&c, &"prototype".into()))
-        .unwrap_or(JsValue::NULL);
-    let mut is_type = false;
-    let mut current = out
-        .dyn_ref::<Object>()
-        .map_or(JsValue::NULL, |o| Object::get_prototype_of(o).into());
-    while let Some(o) = current.dyn_ref::<Object>().filter(|_| !current.is_null()) {
-        if current == prototype {
-            is_type = true;
-            break;
-        }
-        current = Object::get_prototype_of(o).into();
-    }
-    let out_length = Reflect::get(out, &"length".into())
-        .ok()
-        .and_then(|l| l.as_f64());
-    if !is_type || out_length != Some(length as f64) {
-        return Err(bad(format!("must be a {name} of length {length}")));
-    }
+    // A typed array of the type by its internal slots (a subclass, such as Node's Buffer for
+    // Uint8Array, is one too; a Proxy of one, or an object inheriting its prototype, is not), read
+    // without running the caller's getters (see `guarded`).
+    let parts = super::guarded::typed_array(out)
+        .filter(|p| p.kind == name && p.length as usize == length)
+        .filter(|p| widened.is_some() || p.byte_length as usize == data.bytes.len())
+        .ok_or_else(|| bad(format!("must be a {name} of length {length}")))?;
+    // The bytes go through a view of the module's own over the caller's buffer.
+    let target = Uint8Array::new_with_byte_offset_and_length(
+        parts.buffer.unchecked_ref(),
+        parts.byte_offset,
+        parts.byte_length,
+    );
     if widened.is_some() {
-        let set_fn: js_sys::Function = Reflect::get(out, &"set".into())?.dyn_into()?;
-        set_fn.call1(out, &widen(data.data_type, &data.bytes)?)?;
+        let values = widen(data.data_type, &data.bytes)?;
+        let values = super::guarded::typed_array(&values).ok_or("widened values")?;
+        target.set(
+            &Uint8Array::new_with_byte_offset_and_length(
+                values.buffer.unchecked_ref(),
+                values.byte_offset,
+                values.byte_length,
+            ),
+            0,
+        );
     } else {
-        let buffer: js_sys::ArrayBuffer = Reflect::get(out, &"buffer".into())?.dyn_into()?;
-        let offset = Reflect::get(out, &"byteOffset".into())?
-            .as_f64()
-            .unwrap_or(0.0) as u32;
-        Uint8Array::new_with_byte_offset_and_length(&buffer, offset, data.bytes.len() as u32)
-            .copy_from(&data.bytes);
+        target.copy_from(&data.bytes);
     }
     with_shape(out.clone(), &data.shape)
 }

@@ -2,6 +2,7 @@
 //! fragments as plain objects) and objects.
 
 use super::errors::js_error;
+use super::guarded;
 use super::js::{json, set};
 use super::typed::values_to_js;
 use crate::error::ZarrError;
@@ -68,14 +69,20 @@ fn numbers_from(
 ) -> Result<Vec<f64>, JsValue> {
     let bad = || {
         js_error(ZarrError::selection(format!(
-            "{what} must be a list of numbers, not {value:?}"
+            "{what} must be a list of numbers, not {}",
+            guarded::show(value)
         )))
     };
-    let list = value.dyn_ref::<JsArray>().ok_or_else(bad)?;
+    let list = guarded::elements(value, MAX_LIST)
+        .map_err(|e| js_error(ZarrError::selection(format!("{what}: {e}"))))?
+        .ok_or_else(bad)?;
     list.iter()
         .map(|v| v.as_f64().filter(|n| ok(*n)).ok_or_else(bad))
         .collect()
 }
+
+/// The most entries a list of numbers or names from JS may have (coordinates, attribute names).
+const MAX_LIST: usize = 4096;
 
 /// Vertex numbers as JS indexes them (a Uint32Array's).
 fn indices(vertices: &[u64]) -> Result<Vec<u32>, JsValue> {
@@ -106,14 +113,19 @@ fn names(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
-    value
-        .dyn_ref::<JsArray>()
-        .and_then(|a| a.iter().map(|v| v.as_string()).collect::<Option<Vec<_>>>())
-        .ok_or_else(|| {
-            js_error(ZarrError::selection(format!(
-                "{what} must be a list of names, not {value:?}"
-            )))
-        })
+    let bad = || {
+        js_error(ZarrError::selection(format!(
+            "{what} must be a list of names, not {}",
+            guarded::show(value)
+        )))
+    };
+    guarded::elements(value, MAX_LIST)
+        .map_err(|e| js_error(ZarrError::selection(format!("{what}: {e}"))))?
+        .ok_or_else(bad)?
+        .iter()
+        .map(JsValue::as_string)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(bad)
 }
 
 /// `{ name: { values, width } }`.

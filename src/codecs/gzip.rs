@@ -3,8 +3,9 @@
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use super::configuration::{Bounded, Configuration};
-use crate::compression::inflate::{inflate_append, Wrapper};
+use crate::compression::inflate::{inflate_at, Wrapper};
 use crate::error::CodecError;
+use miniz_oxide::inflate::core::DecompressorOxide;
 
 /// `gzip`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -72,22 +73,42 @@ fn header_len(data: &[u8]) -> Result<usize, String> {
     Ok(pos)
 }
 
+/// The most members, the last aside, that may decode to less than `SMALL_MEMBER` bytes each.
+/// No writer makes more than one (the empty end marker of BGZF files, whose other members hold
+/// 64 KiB); thousands of them (20 bytes each when empty) would keep the decoder busy for seconds
+/// producing nothing, as each member costs a decoder's setup whatever it holds.
+pub const MAX_SMALL_MEMBERS: usize = 16;
+
+/// A member that decodes to less than this is small (see `MAX_SMALL_MEMBERS`).
+pub const SMALL_MEMBER: usize = 4096;
+
 /// Decodes a whole gzip stream (one or more members), producing at most `limit` bytes.
 pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    // One decoder for every member, and the room made for the output kept from one member to
+    // the next (`inflate_at`): `filled` is where the output ends.
+    let mut state = Box::<DecompressorOxide>::default();
     let mut out = Vec::new();
-    let mut pos = 0usize;
+    let (mut pos, mut filled, mut small) = (0usize, 0usize, 0usize);
     loop {
         let member = &data[pos..];
         let body = header_len(member)?;
-        let member_start = out.len();
-        let used = inflate_append(&member[body..], &mut out, limit, Wrapper::Raw)?;
+        let member_start = filled;
+        let (used, end) = inflate_at(
+            &member[body..],
+            &mut out,
+            filled,
+            limit,
+            Wrapper::Raw,
+            &mut state,
+        )?;
+        filled = end;
         let trailer_at = body + used;
         let trailer = member
             .get(trailer_at..trailer_at + 8)
             .ok_or_else(|| "gzip trailer (CRC-32 and size) is missing".to_string())?;
         let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
         let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-        let produced = &out[member_start..];
+        let produced = &out[member_start..filled];
         if produced.len() as u32 != size {
             return Err(format!(
                 "gzip size mismatch: trailer says {size} bytes, decoded {}",
@@ -103,7 +124,16 @@ pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         pos += trailer_at + 8;
         // Zero bytes after the last member are padding (tape-era writers); gzip tools skip them.
         if data[pos..].iter().all(|&b| b == 0) {
+            out.truncate(filled);
             return Ok(out);
+        }
+        if produced.len() < SMALL_MEMBER {
+            small += 1;
+            if small > MAX_SMALL_MEMBERS {
+                return Err(format!(
+                    "more than {MAX_SMALL_MEMBERS} gzip members decode to nothing or next to nothing (less than {SMALL_MEMBER} bytes each; the last one read ends at byte {pos}): no gzip writer makes those, and their number would make decoding take long for no data"
+                ));
+            }
         }
     }
 }

@@ -6,10 +6,11 @@
 //! reads them (the strings "NaN", "Infinity"), and the document is bounded as metadata is.
 
 use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use crate::data_type::variable::element_count;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::metadata::json;
-use serde_json::Value;
+use serde::de::IgnoredAny;
 use std::ops::Range;
 
 /// numcodecs' `json2`, the object codec of v2 object arrays.
@@ -38,146 +39,334 @@ impl ArrayToBytesCodec for Json2Codec {
     }
 }
 
+/// The deepest nesting of lists and objects read, as the metadata reader (serde_json) allows.
+const MAX_DEPTH: usize = 128;
+
 /// An object chunk of `shape` written as numcodecs' JSON list (elements nested per dimension,
 /// then dtype and shape) in the variable-length layout, each element as its JSON text. Shared
 /// with `msgpack2`, whose documents are turned into this JSON first.
+///
+/// The document is walked once, each list checked against the shape as it is read: a list
+/// longer than the shape allows is refused there, before the rest is looked at, and nothing is
+/// built but the result (whose size follows the document's). The elements are passed on as the
+/// text they are written as (checked by serde_json, which allocates nothing for it), because a
+/// float parsed and printed again is not always the same float.
 pub fn object_chunk(encoded: &[u8], shape: &[u64]) -> Result<Vec<u8>, String> {
-    // Parsed as metadata is (bounded, Python's non-finite tokens quoted) to check it; the
-    // elements are then passed on as the text they are written as, because a float parsed and
-    // printed again is not always the same float.
-    let document = json::parse(encoded, "the chunk")
-        .map_err(|e| e.message.trim_start_matches("the chunk: ").to_string())?;
-    let Value::Array(list) = &document else {
-        return Err("the chunk is not a JSON list".into());
-    };
-    let n = list.len();
-    let (Some(dtype), Some(written)) = (n.checked_sub(2).map(|i| &list[i]), list.last()) else {
-        return Err("the chunk's list does not end with a dtype and a shape".into());
-    };
-    if dtype != "|O" {
-        return Err(format!("the chunk's dtype is {dtype}, not \"|O\""));
-    }
-    let sizes: Option<Vec<u64>> = written
-        .as_array()
-        .and_then(|dims| dims.iter().map(Value::as_u64).collect());
-    if sizes.as_deref() != Some(shape) {
+    let count = element_count(shape)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("a chunk of shape {shape:?} has more elements than a chunk may"))?;
+    if shape.len() >= MAX_DEPTH {
         return Err(format!(
-            "the chunk says its shape is {written}, it should be {shape:?}"
+            "a chunk of {} dimensions nests its lists deeper than {MAX_DEPTH}",
+            shape.len()
         ));
     }
-    let quoted = json::quote_non_finite(encoded);
-    let text = quoted.as_deref().unwrap_or(encoded);
-    let mut items = list_items(text);
-    items.truncate(n - 2);
-    let mut elements = Vec::new();
-    match shape.len() {
-        // A zero-dimensional chunk: its one element, alone in the list.
-        0 => elements.extend(items.first().cloned()),
-        _ => flatten(text, &items, shape, &mut elements)?,
+    match Walk::chunk(encoded, shape, count) {
+        Ok(out) => Ok(out),
+        // Python's NaN and Infinity tokens are read as the metadata reader reads them (quoted),
+        // and the elements are then the quoted text.
+        Err(Fault::Syntax(strict)) => match json::quote_non_finite(encoded) {
+            Some(quoted) => Walk::chunk(&quoted, shape, count).map_err(Fault::into_message),
+            None => Err(strict),
+        },
+        Err(Fault::Chunk(message)) => Err(message),
     }
-    let mut out = Vec::new();
-    out.extend((elements.len() as u32).to_le_bytes());
-    for element in elements {
-        let len = u32::try_from(element.len())
-            .map_err(|_| "an element's JSON text is over 4 GiB".to_string())?;
-        out.extend(len.to_le_bytes());
-        out.extend(&text[element]);
-    }
-    Ok(out)
 }
 
-/// Where the items of the JSON list `text[range]` (valid JSON, checked before) lie.
-fn list_items_in(text: &[u8], range: Range<usize>) -> Vec<Range<usize>> {
-    let mut items = Vec::new();
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    let mut start = None;
-    for i in range {
-        let b = text[i];
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
+/// Why a document is not a chunk: it is not JSON (where quoting Python's non-finite tokens may
+/// help), or it is but does not hold a chunk of the shape.
+enum Fault {
+    Syntax(String),
+    Chunk(String),
+}
+
+impl Fault {
+    fn into_message(self) -> String {
+        match self {
+            Fault::Syntax(m) | Fault::Chunk(m) => m,
+        }
+    }
+}
+
+/// A walk through a JSON chunk, writing its elements out in the variable-length layout.
+struct Walk<'a> {
+    text: &'a [u8],
+    at: usize,
+    out: Vec<u8>,
+}
+
+impl<'a> Walk<'a> {
+    /// Reads the whole document `text` as a chunk of `shape` (`count` elements).
+    fn chunk(text: &'a [u8], shape: &[u64], count: u32) -> Result<Vec<u8>, Fault> {
+        let mut walk = Walk {
+            text,
+            at: 0,
+            out: Vec::new(),
+        };
+        walk.out.extend(count.to_le_bytes());
+        if walk.peek() != Some(b'[') {
+            // Said as serde_json says it where the document is not JSON at all.
+            return Err(match serde_json::from_slice::<IgnoredAny>(text) {
+                Err(e) => Fault::Syntax(format!("not valid JSON ({e})")),
+                Ok(_) => Fault::Chunk("the chunk is not a JSON list".into()),
+            });
+        }
+        walk.at += 1;
+        // A zero-dimensional chunk's list holds its one element; the others nest one list per
+        // dimension. Then come the dtype and the shape.
+        let (len, inner) = shape.split_first().map_or((1, &[][..]), |(&l, i)| (l, i));
+        let items = len.saturating_add(2);
+        let short = |found: u64| {
+            Fault::Chunk(format!(
+                "the chunk's list has {found} items, where a chunk of shape {shape:?} has {len} elements then its dtype and shape"
+            ))
+        };
+        for i in 0..len {
+            if !walk.item(i == 0)? {
+                return Err(short(i));
+            }
+            walk.subtree(inner, 1)?;
+        }
+        let mut last = [0..0, 0..0];
+        for (i, range) in last.iter_mut().enumerate() {
+            let k = len + i as u64;
+            if !walk.item(k == 0)? {
+                return Err(short(k));
+            }
+            *range = walk.value(1)?;
+        }
+        if walk.item(false)? {
+            return Err(Fault::Chunk(format!(
+                "the chunk's list has more than {items} items, where a chunk of shape {shape:?} has {len} elements then its dtype and shape"
+            )));
+        }
+        walk.ws();
+        if walk.at != text.len() {
+            return Err(walk.syntax("trailing characters"));
+        }
+        let [dtype, written] = last;
+        let dtype_text = &text[dtype];
+        let is_object = dtype_text.len() <= 64
+            && serde_json::from_slice::<String>(dtype_text).is_ok_and(|d| d == "|O");
+        if !is_object {
+            return Err(Fault::Chunk(format!(
+                "the chunk's dtype is {}, not \"|O\"",
+                shown(dtype_text)
+            )));
+        }
+        if walk.dims(written.clone(), shape.len()).as_deref() != Some(shape) {
+            return Err(Fault::Chunk(format!(
+                "the chunk says its shape is {}, it should be {shape:?}",
+                shown(&text[written])
+            )));
+        }
+        Ok(walk.out)
+    }
+
+    /// Skips JSON whitespace.
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte that is not whitespace.
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.text.get(self.at).copied()
+    }
+
+    fn syntax(&self, what: &str) -> Fault {
+        Fault::Syntax(format!("not valid JSON ({what} at byte {})", self.at))
+    }
+
+    /// Whether a list (its `[` read) has another item: for the `first`, that the list does not
+    /// end at once; after that, a comma rather than the closing bracket.
+    fn item(&mut self, first: bool) -> Result<bool, Fault> {
+        match self.peek() {
+            Some(b']') => {
+                self.at += 1;
+                Ok(false)
+            }
+            Some(_) if first => Ok(true),
+            Some(b',') => {
+                self.at += 1;
+                Ok(true)
+            }
+            Some(_) => Err(self.syntax("expected ',' or ']'")),
+            None => Err(self.syntax("EOF while parsing a list")),
+        }
+    }
+
+    /// The part of the chunk an item of a list at `depth` holds: lists nested one per entry of
+    /// `shape`, each as long as its entry, then the elements, written out.
+    fn subtree(&mut self, shape: &[u64], depth: usize) -> Result<(), Fault> {
+        let Some((&len, inner)) = shape.split_first() else {
+            let range = self.value(depth)?;
+            let len = u32::try_from(range.len())
+                .map_err(|_| Fault::Chunk("an element's JSON text is over 4 GiB".to_string()))?;
+            self.out.extend(len.to_le_bytes());
+            self.out.extend(&self.text[range]);
+            return Ok(());
+        };
+        if self.peek() != Some(b'[') {
+            let range = self.value(depth)?;
+            return Err(Fault::Chunk(format!(
+                "{} where a list of {len} was expected",
+                shown(&self.text[range])
+            )));
+        }
+        self.at += 1;
+        for i in 0..len {
+            if !self.item(i == 0)? {
+                return Err(Fault::Chunk(format!(
+                    "a list of {i} where the chunk's shape has {len}"
+                )));
+            }
+            self.subtree(inner, depth + 1)?;
+        }
+        if self.item(len == 0)? {
+            return Err(Fault::Chunk(format!(
+                "a list of more than {len} where the chunk's shape has {len}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Reads one JSON value inside `depth` lists, checked by serde_json: where it lies.
+    fn value(&mut self, depth: usize) -> Result<Range<usize>, Fault> {
+        self.ws();
+        let (text, start) = (self.text, self.at);
+        let mut end = start;
+        match text.get(start) {
+            None => return Err(self.syntax("EOF while parsing a value")),
+            Some(b'[' | b'{') => {
+                let mut nested = 0usize;
+                let mut strings = Strings::default();
+                loop {
+                    let Some(&b) = text.get(end) else {
+                        self.at = end;
+                        return Err(self.syntax("EOF while parsing a list or object"));
+                    };
+                    end += 1;
+                    if !strings.outside(b) {
+                        continue;
+                    }
+                    match b {
+                        b'[' | b'{' => {
+                            nested += 1;
+                            if depth + nested > MAX_DEPTH {
+                                return Err(Fault::Chunk(format!(
+                                    "lists and objects nested deeper than {MAX_DEPTH}"
+                                )));
+                            }
+                        }
+                        b']' | b'}' => {
+                            nested -= 1;
+                            if nested == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some(b'"') => {
+                let mut strings = Strings::default();
+                loop {
+                    let Some(&b) = text.get(end) else {
+                        self.at = end;
+                        return Err(self.syntax("EOF while parsing a string"));
+                    };
+                    end += 1;
+                    // The closing quote: outside again.
+                    if strings.outside(b) && end > start + 1 {
+                        break;
+                    }
+                }
+            }
+            Some(_) => {
+                while !matches!(
+                    text.get(end),
+                    None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                ) {
+                    end += 1;
+                }
+                if end == start {
+                    return Err(self.syntax("expected value"));
+                }
+            }
+        }
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(&text[start..end]) {
+            return Err(Fault::Syntax(format!(
+                "not valid JSON (the value at byte {start}: {e})"
+            )));
+        }
+        self.at = end;
+        Ok(start..end)
+    }
+
+    /// The list of at most `ndim` integers at `range` (a value already read), or `None`.
+    fn dims(&self, range: Range<usize>, ndim: usize) -> Option<Vec<u64>> {
+        let mut walk = Walk {
+            text: &self.text[..range.end],
+            at: range.start,
+            out: Vec::new(),
+        };
+        if walk.peek() != Some(b'[') {
+            return None;
+        }
+        walk.at += 1;
+        let mut dims = Vec::new();
+        while walk.item(dims.is_empty()).ok()? {
+            if dims.len() == ndim {
+                return None;
+            }
+            let item = walk.value(2).ok()?;
+            dims.push(serde_json::from_slice::<u64>(&walk.text[item]).ok()?);
+        }
+        Some(dims)
+    }
+}
+
+/// Where a scan of a JSON text is: inside a string (and after a backslash) or not.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Takes the next byte; true when it lies outside strings and is not an opening quote.
+    fn outside(&mut self, b: u8) -> bool {
+        if self.inside {
+            match (self.escaped, b) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => {
+                    self.inside = false;
+                    return true;
+                }
                 _ => {}
             }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth == 1 {
-                    start = Some(i + 1);
-                    continue;
-                }
-            }
-            b']' | b'}' => depth -= 1,
-            _ => {}
-        }
-        let ends_item = depth == 1 && b == b',' || depth == 0 && b == b']';
-        if ends_item {
-            if let Some(s) = start.take() {
-                let item = trim(text, s..i);
-                if !item.is_empty() {
-                    items.push(item);
-                }
-            }
-            start = Some(i + 1);
-            if depth == 0 {
-                break;
-            }
-        }
-    }
-    items
-}
-
-/// The items of the whole text, a JSON list.
-fn list_items(text: &[u8]) -> Vec<Range<usize>> {
-    list_items_in(text, 0..text.len())
-}
-
-/// `range` without the JSON whitespace around it.
-fn trim(text: &[u8], mut range: Range<usize>) -> Range<usize> {
-    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-    while range.start < range.end && space(text[range.start]) {
-        range.start += 1;
-    }
-    while range.end > range.start && space(text[range.end - 1]) {
-        range.end -= 1;
-    }
-    range
-}
-
-/// The elements of the lists at `items` (nested one list per dimension of `shape`), in C order.
-fn flatten(
-    text: &[u8],
-    items: &[Range<usize>],
-    shape: &[u64],
-    out: &mut Vec<Range<usize>>,
-) -> Result<(), String> {
-    let Some((&len, inner)) = shape.split_first() else {
-        return Ok(());
-    };
-    if items.len() as u64 != len {
-        return Err(format!(
-            "a list of {} where the chunk's shape has {len}",
-            items.len()
-        ));
-    }
-    for item in items {
-        if inner.is_empty() {
-            out.push(item.clone());
-        } else if text[item.start] == b'[' {
-            flatten(text, &list_items_in(text, item.clone()), inner, out)?;
+            false
         } else {
-            let shown = String::from_utf8_lossy(&text[item.clone()])
-                .chars()
-                .take(80)
-                .collect::<String>();
-            return Err(format!("{shown} where a list of {} was expected", inner[0]));
+            self.inside = b == b'"';
+            !self.inside
         }
     }
-    Ok(())
+}
+
+/// Up to 80 characters of a JSON text, for messages.
+fn shown(text: &[u8]) -> String {
+    let mut shown: String = String::from_utf8_lossy(&text[..text.len().min(320)])
+        .chars()
+        .take(80)
+        .collect();
+    if shown.len() < text.len() {
+        shown.push_str("...");
+    }
+    shown
 }
 
 #[cfg(test)]

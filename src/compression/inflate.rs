@@ -21,12 +21,32 @@ pub fn inflate_append(
     wrapper: Wrapper,
 ) -> Result<usize, String> {
     let start = out.len();
+    let mut state = Box::<DecompressorOxide>::default();
+    let (used, end) = inflate_at(input, out, start, limit, wrapper, &mut state)?;
+    out.truncate(end);
+    Ok(used)
+}
+
+/// Inflates one stream from the start of `input` into `out` from `start` on, with `state` (reset
+/// first: one decoder serves a gzip file's members in turn). `out` beyond `start` is room already
+/// made (zeros, or what an earlier call left there): it is used before any more is made, and more
+/// is made only as the output needs it, so that streams in a row do work in proportion to what
+/// they decode, not to the room. `out` never grows past `limit` bytes (and one of headroom), and
+/// is not shortened: returns how many input bytes the stream used and where its output ends.
+pub fn inflate_at(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    start: usize,
+    limit: usize,
+    wrapper: Wrapper,
+    state: &mut DecompressorOxide,
+) -> Result<(usize, usize), String> {
     let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
     if wrapper == Wrapper::Zlib {
         flags |=
             inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER | inflate_flags::TINFL_FLAG_COMPUTE_ADLER32;
     }
-    let mut state = Box::<DecompressorOxide>::default();
+    state.init();
     // One byte of headroom past the limit tells "exactly at the limit" from "more than allowed".
     let cap = limit.saturating_add(1);
     let first = start
@@ -35,13 +55,8 @@ pub fn inflate_append(
     try_grow(out, first)?;
     let (mut in_pos, mut out_pos) = (0usize, 0usize);
     loop {
-        let (status, used_in, used_out) = decompress(
-            &mut state,
-            &input[in_pos..],
-            &mut out[start..],
-            out_pos,
-            flags,
-        );
+        let (status, used_in, used_out) =
+            decompress(state, &input[in_pos..], &mut out[start..], out_pos, flags);
         in_pos += used_in;
         out_pos += used_out;
         match status {
@@ -49,8 +64,7 @@ pub fn inflate_append(
                 if start + out_pos > limit {
                     return Err(format!("decoded data is larger than {limit} bytes"));
                 }
-                out.truncate(start + out_pos);
-                return Ok(in_pos);
+                return Ok((in_pos, start + out_pos));
             }
             TINFLStatus::HasMoreOutput => {
                 if out.len() >= cap {

@@ -8,7 +8,7 @@ use super::listing::{self, Listing};
 use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{Result, ZarrError};
 use async_trait::async_trait;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,10 @@ pub struct HttpFailure {
     pub retryable: bool,
     /// The caller's `AbortSignal` stopped the request.
     pub aborted: bool,
+    /// Refused before any answer, in a way another try cannot change: a URL fetch cannot use, a
+    /// refused connection, an unknown host, a CORS failure. A request with a Range header that is
+    /// refused so is sent once more without it (a CORS server may not allow the header).
+    pub refused: bool,
 }
 
 #[async_trait(?Send)]
@@ -131,6 +135,62 @@ impl Default for HttpOptions {
     }
 }
 
+/// What the store learnt of a server, kept per origin for the life of the page: every store
+/// opened on the origin (`open(url)` makes one per call) starts from it instead of failing or
+/// spending a request to learn it again.
+#[derive(Default)]
+pub struct ServerFacts {
+    /// The server refused or misread a suffix range: use HEAD + range from then on.
+    pub suffix_refused: Cell<bool>,
+    /// The server answered a range request with the whole value, or refused a request only for
+    /// its Range header (a CORS server that does not allow it): ask for whole values.
+    pub ignores_ranges: Cell<bool>,
+}
+
+/// The most origins remembered; past it the oldest facts are forgotten (they are relearnt).
+const MAX_ORIGINS: usize = 256;
+
+thread_local! {
+    static ORIGINS: RefCell<Vec<(String, Rc<ServerFacts>)>> = const { RefCell::new(Vec::new()) };
+}
+
+impl ServerFacts {
+    /// The facts of the origin of `url` (scheme, host and port), shared.
+    fn of_origin(url: &str) -> Rc<ServerFacts> {
+        let origin = origin_of(url).to_string();
+        ORIGINS.with(|origins| {
+            let mut origins = origins.borrow_mut();
+            if let Some((_, facts)) = origins.iter().find(|(o, _)| *o == origin) {
+                return facts.clone();
+            }
+            if origins.len() == MAX_ORIGINS {
+                origins.remove(0);
+            }
+            let facts = Rc::new(ServerFacts::default());
+            origins.push((origin, facts.clone()));
+            facts
+        })
+    }
+}
+
+/// Forgets what was learnt of every origin: for tests that play several servers at one origin.
+#[cfg(test)]
+fn forget_origins() {
+    ORIGINS.with(|origins| origins.borrow_mut().clear());
+}
+
+/// `scheme://host:port` of a URL (the whole string if it has no `//`).
+fn origin_of(url: &str) -> &str {
+    let Some(scheme_end) = url.find("://") else {
+        return url;
+    };
+    let after = scheme_end + 3;
+    let host_end = url[after..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after + i);
+    &url[..host_end]
+}
+
 pub struct HttpStore<C> {
     shared: Rc<Shared>,
     client: C,
@@ -144,10 +204,8 @@ struct Shared {
     /// The query of the base URL (e.g. a signature), appended to every key's URL.
     query: Option<String>,
     options: HttpOptions,
-    /// The server refused a suffix range once: use HEAD + range from then on.
-    suffix_refused: Cell<bool>,
-    /// The server answered a range request with the whole value: stop asking for ranges.
-    ignores_ranges: Cell<bool>,
+    /// What was learnt of the server at this origin, shared with every store of the origin.
+    facts: Rc<ServerFacts>,
     limiter: Limiter,
     /// How directories are listed.
     #[cfg(feature = "vectors")]
@@ -177,8 +235,7 @@ impl<C: HttpClient> HttpStore<C> {
             query,
             limiter: Limiter::new(options.max_requests),
             options,
-            suffix_refused: Cell::new(false),
-            ignores_ranges: Cell::new(false),
+            facts: ServerFacts::of_origin(url),
         };
         HttpStore {
             shared: Rc::new(shared),
@@ -266,6 +323,17 @@ impl<C: HttpClient> HttpStore<C> {
                 self.client.send(request.clone()).await
             };
             match response {
+                Ok(mut r)
+                    if r.status == 206
+                        && r.body.len() as u64 > request.max_body.for_status(206) =>
+                {
+                    // More than the range asked for: the server misread it (Vite's dev server
+                    // answers `bytes=-N` with the first N + 1 bytes). Its body is of no use; the
+                    // caller sees the headers and says what was wrong, or asks again otherwise.
+                    // Clients leave such a body unread.
+                    r.body = Vec::new();
+                    return Ok(Some(r));
+                }
                 Ok(r) if matches!(r.status, 200..=299) || (r.status == 416 && range.is_some()) => {
                     // Clients refuse oversize bodies as they stream; this holds any client to it.
                     let limit = request.max_body.for_status(r.status);
@@ -284,12 +352,51 @@ impl<C: HttpClient> HttpStore<C> {
                 Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}
                 Ok(r) => return Err(ZarrError::http_status(&url, r.status, tries())),
                 Err(f) if f.aborted => return Err(ZarrError::aborted(&url)),
+                Err(f) if f.refused && range.is_some() && method == Method::Get => {
+                    return self.send_without_range(request, f).await;
+                }
                 Err(f) if !last && f.retryable => {}
                 Err(f) => return Err(ZarrError::store(&url, format!("{}{}", f.message, tries()))),
             }
             self.client.sleep(delay).await;
             delay = delay.saturating_mul(2);
             attempt += 1;
+        }
+    }
+
+    /// `request` sent once more without its Range header, after `refused` said it got no answer
+    /// at all: a server across origins whose CORS answer does not allow the header refuses every
+    /// ranged request, and serves the whole value. If that works, whole values are asked for from
+    /// then on, at every store of this origin; if not, the first refusal is the error.
+    async fn send_without_range(
+        &self,
+        request: HttpRequest,
+        refused: HttpFailure,
+    ) -> Result<Option<HttpResponse>> {
+        let url = request.url.clone();
+        let plain = HttpRequest {
+            range: None,
+            max_body: BodyLimit {
+                partial: None,
+                whole: request.max_body.whole,
+            },
+            ..request
+        };
+        let response = {
+            let _permit = self.shared.limiter.acquire().await;
+            self.client.send(plain.clone()).await
+        };
+        match response {
+            Ok(r)
+                if matches!(r.status, 200..=299) && r.body.len() as u64 <= plain.max_body.whole =>
+            {
+                self.shared.facts.ignores_ranges.set(true);
+                Ok(Some(r))
+            }
+            Ok(r) if self.shared.options.missing_statuses.contains(&r.status) => Ok(None),
+            Ok(r) => Err(ZarrError::http_status(&url, r.status, String::new())),
+            Err(f) if f.aborted => Err(ZarrError::aborted(&url)),
+            Err(_) => Err(ZarrError::store(&url, refused.message)),
         }
     }
 
@@ -325,7 +432,7 @@ impl<C: HttpClient> HttpStore<C> {
 
     /// A range other than a suffix, checked.
     async fn get_span(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        if self.shared.ignores_ranges.get() {
+        if self.shared.facts.ignores_ranges.get() {
             return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
@@ -348,7 +455,7 @@ impl<C: HttpClient> HttpStore<C> {
             // A server may ignore Range and send the whole value: legal HTTP, so cut the range
             // out, and stop asking for ranges it will not honour.
             _ => {
-                self.shared.ignores_ranges.set(true);
+                self.shared.facts.ignores_ranges.set(true);
                 Ok(range.cut(&response.body).to_vec())
             }
         }
@@ -437,21 +544,47 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         let ByteRange::Suffix(n) = range else {
             return self.get_span(key, range).await;
         };
-        if !self.shared.options.suffix_requests || self.shared.suffix_refused.get() {
+        if !self.shared.options.suffix_requests || self.shared.facts.suffix_refused.get() {
             return self.get_suffix_via_head(key, n).await;
         }
-        if self.shared.ignores_ranges.get() {
+        if self.shared.facts.ignores_ranges.get() {
             return self.get_cut(key, range).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
             return Ok(None);
         };
+        if let Some(total) = misread_suffix(&response, n) {
+            // The server answered with another range than the end (Vite's dev server gives the
+            // first n + 1 bytes): ask for the end by its offsets, known from the total it gave,
+            // and never send it a suffix range again.
+            self.shared.facts.suffix_refused.set(true);
+            let length = n.min(total);
+            if length == 0 {
+                return Ok(Some(Vec::new()));
+            }
+            return self
+                .get_span(
+                    key,
+                    ByteRange::Span {
+                        offset: total - length,
+                        length,
+                    },
+                )
+                .await
+                .map(|b| b.or(Some(Vec::new())));
+        }
+        if response.status == 206 && response.content_range.is_none() && response.body.is_empty() {
+            // Too long an answer, without a Content-Range to say what it was (a browser hides the
+            // header unless the server exposes it): locate the end with HEAD instead.
+            self.shared.facts.suffix_refused.set(true);
+            return self.get_suffix_via_head(key, n).await;
+        }
         if response.status == 416 {
             // Servers without suffix ranges refuse them (a value shorter than `n` is still 206,
             // but an empty one is 416 everywhere): use HEAD, and remember it unless it was that.
             let tail = self.get_suffix_via_head(key, n).await?;
             if tail.as_ref().is_some_and(|t| !t.is_empty()) {
-                self.shared.suffix_refused.set(true);
+                self.shared.facts.suffix_refused.set(true);
             }
             return Ok(tail);
         }
@@ -476,10 +609,22 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
 
     fn hints(&self) -> ReadHints {
         ReadHints {
-            whole_values: self.shared.ignores_ranges.get(),
+            whole_values: self.shared.facts.ignores_ranges.get(),
             ..self.shared.options.hints
         }
     }
+}
+
+/// The value's total length, where a 206 answer to a suffix range of `n` bytes says it is
+/// another range than the last `n` bytes (a server that reads `bytes=-N` as `bytes=0-N`).
+fn misread_suffix(response: &HttpResponse, n: u64) -> Option<u64> {
+    if response.status != 206 {
+        return None;
+    }
+    let (start, end, total) = parse_content_range(response.content_range.as_deref()?)?;
+    let total = total?;
+    let expected_start = total - n.min(total);
+    (start != expected_start || end + 1 != total).then_some(total)
 }
 
 /// Checks that a 206 response holds the range that was asked for.
@@ -575,6 +720,15 @@ mod tests {
                     message: "AbortError".into(),
                     retryable: false,
                     aborted: true,
+                    refused: false,
+                });
+            }
+            if response.status == 2 {
+                return Err(HttpFailure {
+                    message: "TypeError: Failed to fetch".into(),
+                    retryable: false,
+                    aborted: false,
+                    refused: true,
                 });
             }
             if response.status == 0 {
@@ -582,6 +736,7 @@ mod tests {
                     message: "connection reset".into(),
                     retryable: true,
                     aborted: false,
+                    refused: false,
                 });
             }
             Ok(response)
@@ -746,6 +901,8 @@ mod tests {
             .unwrap(),
             Some(vec![10, 11])
         );
+        // Another server at the same origin from here on.
+        forget_origins();
 
         let partial = |_: &HttpRequest| HttpResponse {
             status: 206,
@@ -770,7 +927,10 @@ mod tests {
         ))
         .unwrap_err();
         assert!(err.message.contains("not the range asked for"), "{err}");
+        // A suffix answered with another range: asked again by offsets, which this server also
+        // answers wrongly.
         assert!(block_on(store(partial).get_range("k", ByteRange::Suffix(2))).is_err());
+        forget_origins();
         let tail = |_: &HttpRequest| HttpResponse {
             status: 206,
             body: vec![1, 2],
@@ -849,6 +1009,116 @@ mod tests {
                 ..Default::default()
             },
         }
+    }
+
+    #[test]
+    fn a_suffix_range_read_as_a_range_from_the_start_is_asked_again_by_offsets() {
+        // Vite's dev server answers `bytes=-N` with `bytes 0-N/TOTAL`, N + 1 bytes.
+        let value: Vec<u8> = (0..100).collect();
+        let s = with(HttpOptions::default(), move |r| match r.range {
+            Some(ByteRange::Suffix(n)) => HttpResponse {
+                status: 206,
+                content_range: Some(format!("bytes 0-{n}/{}", value.len())),
+                body: value[..=n as usize].to_vec(),
+                ..Default::default()
+            },
+            _ => no_suffix_server(value.clone(), true)(r),
+        });
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+            Some(vec![96, 97, 98, 99])
+        );
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(2))).unwrap(),
+            Some(vec![98, 99])
+        );
+        let seen: Vec<_> = s
+            .client
+            .seen
+            .borrow()
+            .iter()
+            .map(|r| (r.method, r.range))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (Method::Get, Some(ByteRange::Suffix(4))),
+                (
+                    Method::Get,
+                    Some(ByteRange::Span {
+                        offset: 96,
+                        length: 4
+                    })
+                ),
+                // Remembered: no second suffix range.
+                (Method::Head, None),
+                (
+                    Method::Get,
+                    Some(ByteRange::Span {
+                        offset: 98,
+                        length: 2
+                    })
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_request_refused_for_its_range_header_is_sent_without_it_and_remembered_per_origin() {
+        // A CORS server that does not allow the Range header: every ranged request is refused
+        // before any answer; plain ones are served.
+        let value: Vec<u8> = (0..50).collect();
+        let server = move |r: &HttpRequest| match r.range {
+            Some(_) => HttpResponse {
+                status: 2,
+                ..Default::default()
+            },
+            None => HttpResponse {
+                status: 200,
+                body: value.clone(),
+                ..Default::default()
+            },
+        };
+        let s = with(HttpOptions::default(), server.clone());
+        let span = ByteRange::Span {
+            offset: 10,
+            length: 3,
+        };
+        assert_eq!(
+            block_on(s.get_range("k", span)).unwrap(),
+            Some(vec![10, 11, 12])
+        );
+        assert_eq!(
+            s.client.seen.borrow().len(),
+            2,
+            "one refused, one plain: no retries"
+        );
+        // Another store of the same origin (open(url) makes one per call) knows it already.
+        let again = with(HttpOptions::default(), server);
+        assert_eq!(
+            block_on(again.get_range("other", span)).unwrap(),
+            Some(vec![10, 11, 12])
+        );
+        let seen: Vec<_> = again.client.seen.borrow().iter().map(|r| r.range).collect();
+        assert_eq!(seen, vec![None]);
+    }
+
+    #[test]
+    fn a_refusal_without_a_range_is_reported_at_once_not_retried() {
+        let s = with(HttpOptions::default(), |_| HttpResponse {
+            status: 2,
+            ..Default::default()
+        });
+        let e = block_on(s.get("zarr.json")).unwrap_err();
+        assert!(e.message.contains("Failed to fetch"), "{}", e.message);
+        assert_eq!(s.client.seen.borrow().len(), 1);
+    }
+
+    #[test]
+    fn origins_are_scheme_host_and_port() {
+        assert_eq!(origin_of("https://h:8080/a/b?x"), "https://h:8080");
+        assert_eq!(origin_of("http://h"), "http://h");
+        assert_eq!(origin_of("http://h?q"), "http://h");
     }
 
     #[test]

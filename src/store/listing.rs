@@ -129,12 +129,13 @@ impl Listing {
             Listing::IndexPages | Listing::None => return Ok(Page::default()),
         };
         // Keys below the prefix by their first component: a server that ignores the delimiter
-        // lists every key deeper down.
+        // lists every key deeper down. Names that are no entry of a directory ("..", a
+        // backslash) are left out, not followed.
         let mut names: Vec<String> = keys
             .iter()
             .filter_map(|k| k.strip_prefix(prefix))
             .filter_map(|k| k.split('/').next())
-            .filter(|n| !n.is_empty())
+            .filter(|n| is_entry_name(n))
             .map(String::from)
             .collect();
         names.sort_unstable();
@@ -165,9 +166,22 @@ impl Listing {
     }
 }
 
+/// Whether `name` (percent-decoded) can be an entry of a directory: one path segment that is
+/// not "." or "..", without slashes, backslashes or control characters. A listing is read from
+/// a server; a name such as "a%2F..%2F..%2Fx" is no entry to open but a way out of the directory,
+/// and is left out of the listing rather than followed (or failing the read).
+pub fn is_entry_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
+}
+
 /// The names an HTML directory index links to, or `None` where the page links to none of its own
 /// entries. Only relative links to direct children count: not parents, queries, fragments, absolute
-/// paths or other sites (sorting links, say).
+/// paths or other sites (sorting links, say), nor links whose decoded name is no single entry
+/// (`is_entry_name`).
 pub fn index_page_names(page: &str) -> Option<Vec<String>> {
     let mut names = Vec::new();
     let mut rest = page;
@@ -192,7 +206,8 @@ pub fn index_page_names(page: &str) -> Option<Vec<String>> {
         if name.is_empty() || name.contains('/') {
             continue;
         }
-        if let Some(name) = percent_decode(name) {
+        // Checked once decoded: "a%2F..%2Fx" is no entry of this directory.
+        if let Some(name) = percent_decode(name).filter(|n| is_entry_name(n)) {
             names.push(name);
         }
     }
@@ -524,6 +539,33 @@ mod tests {
         assert_eq!(
             index_page_names("<a href=\"%zz\">broken</a><a href=\"unclosed"),
             None
+        );
+    }
+
+    #[test]
+    fn names_that_are_no_single_entry_are_left_out() {
+        for bad in [
+            "", ".", "..", "a/b", "a\\b", "..\\x", "a\u{0}b", "a\nb", "\u{7f}",
+        ] {
+            assert!(!is_entry_name(bad), "{bad:?}");
+        }
+        for good in ["0.0.0", "+1.0.-1_0.+2.0", "self", "a b", "...", "a..b", "é"] {
+            assert!(is_entry_name(good), "{good:?}");
+        }
+        // Escapes that decode to a way out of the directory, or to control characters.
+        let page = r#"<a href="a%2F..%2F..%2F..%2Fx">x</a><a href="%2E%2E/">up</a><a href="a%5Cb">b</a>
+<a href="%0A">nl</a><a href="%2e">dot</a><a href="0.0.0/">0.0.0/</a><a href="zarr.json">z</a>"#;
+        assert_eq!(index_page_names(page).unwrap(), ["0.0.0", "zarr.json"]);
+        assert_eq!(index_page_names(r#"<a href="a%2F..%2Fx">x</a>"#), None);
+        // A bucket's keys: "..", "." or a backslash below the prefix are no entries either.
+        let xml = "<ListBucketResult><Contents><Key>p/../x</Key></Contents>\
+<Contents><Key>p/./y</Key></Contents><Contents><Key>p/a\\b</Key></Contents>\
+<Contents><Key>p/a&#10;b</Key></Contents><Contents><Key>p/0.0/zarr.json</Key></Contents>\
+</ListBucketResult>";
+        let listing = Listing::S3 { bucket: "b".into() };
+        assert_eq!(
+            listing.parse_page(xml.as_bytes(), "p/").unwrap().names,
+            ["0.0"]
         );
     }
 }

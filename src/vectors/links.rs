@@ -19,6 +19,7 @@ use crate::data_type::DataType;
 use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
+use crate::store::listing::is_entry_name;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -155,7 +156,8 @@ impl LinkFamily {
             probe::candidates(self.width, canonical, &anchors, targets, probe::MAX_PROBES);
         let names: BTreeSet<String> = match (candidates, &self.listed) {
             // Listed names not in the writer's form (an array named otherwise, its offsets in its
-            // attributes) cannot be told from their names: opened too.
+            // attributes) cannot be told from their names: opened too (a store's listing names at
+            // most `MAX_OTHER_NAMED` of them, `store_listing`).
             (Ok(names), Some(listed)) => listed
                 .iter()
                 .filter(|n| names.contains(*n) || parse_segment(n, self.ndim).is_none())
@@ -185,14 +187,7 @@ impl LinkFamily {
                 .cloned()
                 .collect()
         };
-        let found: Vec<(String, Option<Rc<LinkSegment>>)> =
-            stream::iter(unopened.into_iter().map(|name| async move {
-                let segment = self.open_segment(&name).await?;
-                Ok::<_, ZarrError>((name, segment))
-            }))
-            .buffer_unordered(OPENED_AT_ONCE)
-            .try_collect()
-            .await?;
+        let found = self.open_all(unopened).await?;
         let mut opened = self.opened.borrow_mut();
         opened.extend(found);
         // By name: the writer's reading order, which link attributes align with.
@@ -288,26 +283,7 @@ pub async fn open_family(
         Some("duplicate") => true,
         Some(other) => return Err(bad(format!("link store \"{other}\" is not known"))),
     };
-    let listed = match group.children() {
-        // Consolidated metadata: exactly the family's nodes.
-        Some(children) => Some(children.into_iter().map(|c| c.name).collect::<Vec<_>>()),
-        // A listing of this directory names the zarr.json just read; one that does not is some
-        // other page (a site's fallback page, a bucket prefix that missed): no listing.
-        None => group
-            .store()
-            .list_dir(group.path().as_str())
-            .await?
-            .filter(|names| names.iter().any(|n| n == "zarr.json")),
-    };
-    // A listing may name what is no array (zarr.json, a stray file, an index page's other
-    // links): those are found not to be arrays when opened.
-    let listed = listed.map(|names| {
-        names
-            .into_iter()
-            .filter(|n| n != "zarr.json" && !n.starts_with('.'))
-            .collect()
-    });
-    Ok(Some(LinkFamily {
+    let mut family = LinkFamily {
         width,
         directed,
         duplicate,
@@ -315,9 +291,125 @@ pub async fn open_family(
         scales,
         group,
         ndim,
-        listed,
+        listed: None,
         opened: RefCell::default(),
-    }))
+    };
+    family.listed = match family.group.children() {
+        // Consolidated metadata: exactly the family's nodes, opened without a request each.
+        Some(children) => Some(entries(children.into_iter().map(|c| c.name))),
+        None => family.store_listing().await?,
+    };
+    Ok(Some(family))
+}
+
+/// The most entries of a store's listing of a family that are not named as the writer names link
+/// arrays. A name in the writer's form says the array's offsets, so a read opens only the arrays
+/// its chunks can link through; any other name says nothing, and the array must be opened to be
+/// known (its offsets are in its attributes), whatever the read. zarr-vectors names every array by
+/// its offsets, so such names are the exception: an array renamed by hand, another writer's. But
+/// a listing is what a server or bucket holds below the directory, not what was written: stray
+/// objects, a copy's leftovers or a hostile listing of thousands of names would make a read of
+/// one chunk send a request for each. Past this bound (eight rounds of `OPENED_AT_ONCE`) the
+/// family is refused, with the count and the way out, rather than read with some arrays skipped:
+/// a skipped array may hold links, and a read that drops them without a word looks complete.
+/// Consolidated metadata is not bounded: its arrays open without requests.
+pub const MAX_OTHER_NAMED: usize = 256;
+
+/// A listing's names that can be link arrays: single entries of the directory (not "..", not a
+/// way out of it: `listing::is_entry_name`), neither the family's zarr.json nor hidden files.
+fn entries(names: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+    names
+        .into_iter()
+        .filter(|n| is_entry_name(n) && n != "zarr.json" && !n.starts_with('.'))
+        .collect()
+}
+
+impl LinkFamily {
+    /// The family's arrays by the store's listing of its directory, or None where the store has
+    /// none, or answers with something that is no listing of it: then arrays are asked for by
+    /// name (`probe`), which is complete for every read.
+    ///
+    /// What a store answers for a directory is checked before it is trusted, for a site may answer
+    /// every path with the same page (a single-page app's fallback), and a page that links to
+    /// nothing of the family's would lose every link without a word. A listing of the directory
+    /// names the zarr.json just read beside it. One that names an array in the writer's form for
+    /// this family (offsets of its dimensions, one per further endpoint) is the directory's.
+    /// Otherwise it gives no evidence: it is no listing where it names nothing else, or is the
+    /// very page the parent directory gets (the same answer for every directory), or names
+    /// nothing that opens as an array (a page of a site's links).
+    async fn store_listing(&self) -> Result<Option<BTreeSet<String>>> {
+        let store = self.group.store();
+        let dir = self.group.path().as_str();
+        let Some(mut names) = store.list_dir(dir).await? else {
+            return Ok(None);
+        };
+        // One that does not name zarr.json is some other page (a bucket prefix that missed).
+        if !names.iter().any(|n| n == "zarr.json") {
+            return Ok(None);
+        }
+        let listed = entries(names.iter().cloned());
+        let others: Vec<String> = listed
+            .iter()
+            .filter(|n| parse_segment(n, self.ndim).is_none())
+            .cloned()
+            .collect();
+        let own_form = listed.iter().any(|n| {
+            parse_segment(n, self.ndim).is_some_and(|offsets| offsets.len() + 1 == self.width)
+        });
+        if own_form {
+            self.bound_others(others.len())?;
+            return Ok(Some(listed));
+        }
+        if others.is_empty() {
+            return Ok(None);
+        }
+        let parent = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
+        if let Some(mut theirs) = store.list_dir(parent).await? {
+            names.sort_unstable();
+            names.dedup();
+            theirs.sort_unstable();
+            theirs.dedup();
+            if theirs == names {
+                return Ok(None);
+            }
+        }
+        self.bound_others(others.len())?;
+        // Opened now rather than by the first read (which would open them all the same), and
+        // remembered: the listing stands if one of them is an array.
+        let found = self.open_all(others).await?;
+        let any = found.iter().any(|(_, segment)| segment.is_some());
+        self.opened.borrow_mut().extend(found);
+        Ok(any.then_some(listed))
+    }
+
+    /// Refuses a listing that names more than `MAX_OTHER_NAMED` entries not in the writer's form.
+    fn bound_others(&self, count: usize) -> Result<()> {
+        if count <= MAX_OTHER_NAMED {
+            return Ok(());
+        }
+        Err(ZarrError::unsupported(
+            &self.location(""),
+            format!(
+                "the store's listing of this directory names {count} entries that are not \
+                 named as zarr-vectors names link arrays (by their offsets, \"+1.0.-1\"); each \
+                 would have to be opened to learn whether it is a link array, and this reader \
+                 opens at most {MAX_OTHER_NAMED}: remove what is not a link array from the \
+                 directory, name the arrays by their offsets, or consolidate the metadata"
+            ),
+        ))
+    }
+
+    /// Opens the link arrays `names`, a bounded number at once: each with what it is (None: not
+    /// there, or no array).
+    async fn open_all(&self, names: Vec<String>) -> Result<Vec<(String, Option<Rc<LinkSegment>>)>> {
+        stream::iter(names.into_iter().map(|name| async move {
+            let segment = self.open_segment(&name).await?;
+            Ok::<_, ZarrError>((name, segment))
+        }))
+        .buffer_unordered(OPENED_AT_ONCE)
+        .try_collect()
+        .await
+    }
 }
 
 /// The link array `name` of a family whose links have `width` endpoints.

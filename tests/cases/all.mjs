@@ -6,6 +6,7 @@
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
+import { hostileValueCases } from "./hostile_values.mjs";
 import { httpCases } from "./http.mjs";
 import { readCases } from "./read.mjs";
 import { v2Cases } from "./read_v2.mjs";
@@ -51,6 +52,7 @@ export function allCases(manifests) {
     ...workerCases(manifests, MANIFESTS),
     ...vectorCases,
     ...safetyCases,
+    ...hostileValueCases,
     ...stressCases,
   ];
 }

@@ -8,6 +8,7 @@
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
 //   GET /__active            how many requests are in progress
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
+//   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
 //   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__flaky/<n>/ before a path: servers
 //                            with quirks (see below); the log records an X-Token request header as
 //                            `token`
@@ -226,10 +227,26 @@ export async function startServer({
     });
     log.push(entry);
     let trickleMs = 0;
+    let partBytes = 0;
     const reply = (status, body = "") => {
       entry.status = status;
       entry.bytes = req.method === "HEAD" ? 0 : body.length;
       res.statusCode = status;
+      if (partBytes && req.method !== "HEAD") {
+        // The body in writes of `partBytes`, each sent on its own before the next: the client
+        // sees parts of that size (or what its network stack gathers of them).
+        body = Buffer.from(body);
+        res.flushHeaders();
+        let at = 0;
+        const next = () => {
+          if (res.destroyed) return;
+          if (at >= body.length) return res.end();
+          const part = body.subarray(at, at + partBytes);
+          at += partBytes;
+          res.write(part, () => setImmediate(next));
+        };
+        return next();
+      }
       if (!trickleMs || req.method === "HEAD")
         return res.end(req.method === "HEAD" ? undefined : body);
       // 1 KiB every `trickleMs`: slow, but never idle for long.
@@ -320,6 +337,11 @@ export async function startServer({
     if (hostile?.[2]) {
       trickleMs = Number(hostile[2]);
       path = hostile[3];
+    }
+    const parts = /^\/__parts\/(\d+)(\/.*)$/.exec(path);
+    if (parts) {
+      partBytes = Math.max(1, Number(parts[1]));
+      path = parts[2];
     }
     const mode = /^\/__(nosuffix|norange|nolength|nolist|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {

@@ -1,0 +1,202 @@
+// Reads at the sizes real data has: chunks of 1, 2, 4 and 16 MiB and shards of 64 MiB, about
+// 230 MB in all, written by zarr-python with numcodecs' C codecs at test time
+// (scripts/make_scale_data.py, into target/scale-data/), read over the real HTTP server byte for
+// byte, in Node (tests/node/scale.test.mjs) and headless Chromium (tests/browser/scale.test.mjs),
+// each in a process or page of its own so that the module's memory is this file's alone. Also: the
+// same reads with bodies that arrive in 1-byte, 1 KiB and 64 KiB writes, and a stress run of
+// mixed real-size reads with random aborts on the main thread and through workers.
+import { equal, ok } from "../support/check.mjs";
+import { mulberry32 } from "../support/random.mjs";
+
+const MiB = 1 << 20;
+/** What a read may cost in wasm memory beyond 3x its result: the module, its tables, a chunk. */
+const MARGIN = 96 * MiB;
+
+/** The element at row i, column j of the last two axes (scripts/make_scale_data.py's formula). */
+export function scaleValue(dtype, i, j) {
+  const g = (Math.imul(i, 2654435761 | 0) ^ Math.imul(j, 2246822519 | 0)) >>> 0;
+  const h = Math.imul(g ^ (g >>> 13), 3266489917 | 0) >>> 0;
+  if (dtype === "uint8") return h >>> 24;
+  if (dtype === "uint16") return h >>> 16;
+  return Math.fround((h >>> 8) / 16);
+}
+
+/** Checks every element of a read of rows [y0, y0 + h) and columns [x0, x0 + w). */
+function checkBlock(data, dtype, y0, x0, h, w, what) {
+  equal(data.length, h * w, `${what}: elements`);
+  for (let i = 0; i < h; i++) {
+    const row = i * w;
+    for (let j = 0; j < w; j++) {
+      const want = scaleValue(dtype, y0 + i, x0 + j);
+      if (data[row + j] !== want)
+        throw new Error(`${what}: element (${y0 + i}, ${x0 + j}) is ${data[row + j]}, not ${want}`);
+    }
+  }
+}
+
+const ARRAYS = {
+  small: { path: "small.zarr", dtype: "uint16", rows: 64, cols: 64 },
+  chunks_1mib: { path: "chunks_1mib.zarr", dtype: "uint8", rows: 8, cols: MiB },
+  ome: { path: "ome.zarr/0", dtype: "uint16", rows: 4096, cols: 4096, lead: 3 },
+  chunks_4mib: { path: "chunks_4mib.zarr", dtype: "float32", rows: 4096, cols: 2048 },
+  chunks_16mib: { path: "chunks_16mib.zarr", dtype: "uint8", rows: 8192, cols: 4096 },
+  sharded: { path: "sharded_64mib.zarr", dtype: "uint16", rows: 8192, cols: 8192 },
+};
+const itemSize = { uint8: 1, uint16: 2, float32: 4 };
+
+/** A selection of rows and columns of `a`, with its leading axes at 0. */
+function box(zarr, a, y, x, h, w) {
+  return [...Array(a.lead ?? 0).fill(0), zarr.slice(y, y + h), zarr.slice(x, x + w)];
+}
+
+function wholeReadCase(key) {
+  const a = ARRAYS[key];
+  const bytes = a.rows * a.cols * itemSize[a.dtype];
+  return {
+    name: `scale: ${a.path} (${a.dtype}, ${bytes / MiB} MiB) read whole over HTTP, byte for byte, wasm memory within 3x the result`,
+    async run(ctx) {
+      const { open, memoryUsage } = ctx.zarr;
+      const arr = await open(`${ctx.scaleBase}/${a.path}`);
+      const { data } = await arr.get(null);
+      checkBlock(data, a.dtype, 0, 0, a.rows, a.cols, a.path);
+      const wasm = memoryUsage().wasmBytes;
+      // Memory is a high-water mark: every read so far in this process or page is at most as
+      // large as this one (the cases run smallest first).
+      ok(
+        wasm <= 3 * bytes + MARGIN,
+        `wasm memory is ${(wasm / MiB).toFixed(0)} MiB after reading ${bytes / MiB} MiB (at most 3x + ${MARGIN / MiB} MiB)`,
+      );
+      arr.free();
+    },
+  };
+}
+
+const tileCase = {
+  name: "scale: a 1024 x 1024 tile of a 64 MiB shard reads its index and one inner chunk by range, not the shard",
+  async run(ctx) {
+    const { open, slice } = ctx.zarr;
+    const a = ARRAYS.sharded;
+    const arr = await open(`${ctx.scaleBase}/${a.path}`);
+    await ctx.clearLog();
+    const { data } = await arr.get([slice(5120, 6144), slice(3072, 4096)]);
+    checkBlock(data, a.dtype, 5120, 3072, 1024, 1024, "tile");
+    const shard = (await ctx.requests()).filter((r) => r.path.endsWith("/c/1/0"));
+    ok(
+      shard.every((r) => r.range !== null),
+      `every request for the shard is a range: ${JSON.stringify(shard)}`,
+    );
+    const received = shard.reduce((n, r) => n + r.bytes, 0);
+    ok(
+      received < 3 * MiB,
+      `read ${received} bytes of the 64 MiB shard for one 2 MiB inner chunk and the index`,
+    );
+    arr.free();
+  },
+};
+
+function partsCase(partBytes, key, rows) {
+  const a = ARRAYS[key];
+  return {
+    name: `scale: bodies in ${partBytes}-byte writes: ${rows} rows of ${a.path} exact`,
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const base = ctx.scaleBase.replace(ctx.origin, `${ctx.origin}/__parts/${partBytes}`);
+      const arr = await open(`${base}/${a.path}`);
+      const { data } = await arr.get(box(ctx.zarr, a, 0, 0, rows, a.cols));
+      checkBlock(data, a.dtype, 0, 0, rows, a.cols, a.path);
+      arr.free();
+    },
+  };
+}
+
+/** Settles within `ms`, or rejects saying that `what` hung. */
+function within(promise, ms, what) {
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`hung: ${what} did not settle in ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+function stressCase(workers) {
+  return {
+    name: `scale: stress: mixed real-size reads with random aborts (${workers ? "2 workers" : "main thread"})`,
+    async run(ctx) {
+      const { open, memoryUsage, WorkerPool } = ctx.zarr;
+      const pool = workers ? new WorkerPool(2) : undefined;
+      const next = mulberry32(workers ? 7 : 3);
+      const opened = {};
+      for (const key of ["ome", "chunks_4mib", "chunks_16mib", "sharded"])
+        opened[key] = await open(`${ctx.scaleBase}/${ARRAYS[key].path}`, { workers: pool });
+      const keys = Object.keys(opened);
+      const reads = ctx.scaleStressReads ?? 40;
+      const counts = { reads, aborted: 0, exact: 0, wrong: 0, failed: 0, hangs: 0 };
+      const before = memoryUsage().wasmBytes;
+      let peak = before;
+      const one = async () => {
+        const key = keys[Math.floor(next() * keys.length)];
+        const a = ARRAYS[key];
+        // From one tile to a block of several chunks (up to 2048 x 2048).
+        const h = Math.min(a.rows, 256 + Math.floor(next() * 1792));
+        const w = Math.min(a.cols, 256 + Math.floor(next() * 1792));
+        const y = Math.floor(next() * (a.rows - h + 1));
+        const x = Math.floor(next() * (a.cols - w + 1));
+        const controller = new AbortController();
+        const abortAt = next() < 0.4 ? next() * 150 : null;
+        if (abortAt !== null) setTimeout(() => controller.abort("left the view"), abortAt);
+        try {
+          const { data } = await within(
+            opened[key].get(box(ctx.zarr, a, y, x, h, w), { signal: controller.signal }),
+            60000,
+            `a read of ${key}`,
+          );
+          try {
+            checkBlock(data, a.dtype, y, x, h, w, key);
+            counts.exact++;
+          } catch (err) {
+            counts.wrong++;
+            console.log(`wrong: ${err.message}`);
+          }
+        } catch (err) {
+          if (/^hung/.test(err.message)) counts.hangs++;
+          else if (err.name === "AbortError" && controller.signal.aborted) counts.aborted++;
+          else {
+            counts.failed++;
+            console.log(`failed: ${err.name}: ${err.message}`);
+          }
+        }
+        peak = Math.max(peak, memoryUsage().wasmBytes);
+      };
+      // Four at a time, as a viewer's tiles come.
+      const lanes = Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < reads; i += 4) await one();
+      });
+      await Promise.all(lanes);
+      const after = memoryUsage().wasmBytes;
+      console.log(
+        `scale stress (${workers ? "2 workers" : "main thread"}): ${JSON.stringify({ ...counts, wasmBefore: before, wasmPeak: peak, wasmAfter: after })}`,
+      );
+      equal(counts.wrong, 0, "reads with wrong values");
+      equal(counts.hangs, 0, "reads that hung");
+      equal(counts.failed, 0, "reads that failed otherwise");
+      equal(counts.exact + counts.aborted, reads, "every read exact or aborted");
+      for (const arr of Object.values(opened)) arr.free();
+      pool?.terminate();
+    },
+  };
+}
+
+export const scaleCases = [
+  // Smallest result first: wasm memory is a high-water mark (see wholeReadCase).
+  wholeReadCase("chunks_1mib"),
+  partsCase(1, "small", 64),
+  partsCase(1024, "ome", 1024),
+  partsCase(65536, "ome", 2048),
+  wholeReadCase("ome"),
+  wholeReadCase("chunks_4mib"),
+  wholeReadCase("chunks_16mib"),
+  tileCase,
+  wholeReadCase("sharded"),
+  stressCase(false),
+  stressCase(true),
+];
