@@ -9,6 +9,8 @@ bash scripts/build.sh || exit 1
 # The same module without simd128, whose scalar kernels tests/node/scalar.test.mjs checks.
 bash scripts/build.sh --scalar target/scalar-pkg || exit 1
 node scripts/build-www.mjs || exit 1
+# The scale tests' arrays (about 230 MB), written by zarr-python at test time; skipped when there.
+bash scripts/make_scale_data.sh || exit 1
 export PATH="$HOME/.cargo/bin:$PATH"
 
 mkdir -p target
