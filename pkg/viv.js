@@ -161,12 +161,19 @@ export class PixelSource {
     const [height, width] = this.shape.slice(-2);
     const size = this.tileSize;
     const [columns, rows] = [Math.ceil(width / size), Math.ceil(height / size)];
-    if (!Number.isInteger(x) || !Number.isInteger(y)) {
+    if (typeof x !== "number" || typeof y !== "number") {
       throw new TypeError(
-        `getTile's x and y must be integers (a tile's column and row), not ${typeof x === "string" ? JSON.stringify(x) : String(x)} and ${typeof y === "string" ? JSON.stringify(y) : String(y)}`,
+        `getTile's x and y must be numbers (a tile's column and row), not ${typeof x === "string" ? JSON.stringify(x) : String(x)} and ${typeof y === "string" ? JSON.stringify(y) : String(y)}`,
       );
     }
-    if (x < 0 || y < 0 || x >= columns || y >= rows) {
+    if (
+      !Number.isInteger(x) ||
+      !Number.isInteger(y) ||
+      x < 0 ||
+      y < 0 ||
+      x >= columns ||
+      y >= rows
+    ) {
       const error = new SelectionError(
         `tile (x ${x}, y ${y}) is outside the array at ${nodeName(this.array)}: its ${width} x ${height} pixels make ${columns} x ${rows} tiles of ${size}`,
       );

@@ -135,9 +135,10 @@ impl Default for HttpOptions {
     }
 }
 
-/// What the store learnt of a server, kept per origin for the life of the page: every store
-/// opened on the origin (`open(url)` makes one per call) starts from it instead of failing or
-/// spending a request to learn it again.
+/// What the store learnt of a server, kept per store location (the base URL) for the life of the
+/// page: every store opened at it (`open(url)` makes one per call) starts from it instead of
+/// failing or spending a request to learn it again. Not per origin: one origin may serve paths
+/// of different behaviour (a proxy in front of some, a dev server's own files beside them).
 #[derive(Default)]
 pub struct ServerFacts {
     /// The server refused or misread a suffix range: use HEAD + range from then on.
@@ -147,7 +148,7 @@ pub struct ServerFacts {
     pub ignores_ranges: Cell<bool>,
 }
 
-/// The most origins remembered; past it the oldest facts are forgotten (they are relearnt).
+/// The most locations remembered; past it the oldest facts are forgotten (they are relearnt).
 const MAX_ORIGINS: usize = 256;
 
 thread_local! {
@@ -155,9 +156,9 @@ thread_local! {
 }
 
 impl ServerFacts {
-    /// The facts of the origin of `url` (scheme, host and port), shared.
-    fn of_origin(url: &str) -> Rc<ServerFacts> {
-        let origin = origin_of(url).to_string();
+    /// The facts of the store at `base`, shared.
+    fn of_location(base: &str) -> Rc<ServerFacts> {
+        let origin = base.to_string();
         ORIGINS.with(|origins| {
             let mut origins = origins.borrow_mut();
             if let Some((_, facts)) = origins.iter().find(|(o, _)| *o == origin) {
@@ -173,22 +174,10 @@ impl ServerFacts {
     }
 }
 
-/// Forgets what was learnt of every origin: for tests that play several servers at one origin.
+/// Forgets what was learnt of every location: for tests that play several servers at one.
 #[cfg(test)]
 fn forget_origins() {
     ORIGINS.with(|origins| origins.borrow_mut().clear());
-}
-
-/// `scheme://host:port` of a URL (the whole string if it has no `//`).
-fn origin_of(url: &str) -> &str {
-    let Some(scheme_end) = url.find("://") else {
-        return url;
-    };
-    let after = scheme_end + 3;
-    let host_end = url[after..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| after + i);
-    &url[..host_end]
 }
 
 pub struct HttpStore<C> {
@@ -204,7 +193,7 @@ struct Shared {
     /// The query of the base URL (e.g. a signature), appended to every key's URL.
     query: Option<String>,
     options: HttpOptions,
-    /// What was learnt of the server at this origin, shared with every store of the origin.
+    /// What was learnt of the server at this location, shared with every store of it.
     facts: Rc<ServerFacts>,
     limiter: Limiter,
     /// How directories are listed.
@@ -235,7 +224,7 @@ impl<C: HttpClient> HttpStore<C> {
             query,
             limiter: Limiter::new(options.max_requests),
             options,
-            facts: ServerFacts::of_origin(url),
+            facts: ServerFacts::of_location(path.trim_end_matches('/')),
         };
         HttpStore {
             shared: Rc::new(shared),
@@ -901,7 +890,7 @@ mod tests {
             .unwrap(),
             Some(vec![10, 11])
         );
-        // Another server at the same origin from here on.
+        // Another server at the same location from here on.
         forget_origins();
 
         let partial = |_: &HttpRequest| HttpResponse {
@@ -1064,7 +1053,7 @@ mod tests {
     }
 
     #[test]
-    fn a_request_refused_for_its_range_header_is_sent_without_it_and_remembered_per_origin() {
+    fn a_request_refused_for_its_range_header_is_sent_without_it_and_remembered_at_its_location() {
         // A CORS server that does not allow the Range header: every ranged request is refused
         // before any answer; plain ones are served.
         let value: Vec<u8> = (0..50).collect();
@@ -1093,7 +1082,7 @@ mod tests {
             2,
             "one refused, one plain: no retries"
         );
-        // Another store of the same origin (open(url) makes one per call) knows it already.
+        // Another store at the same location (open(url) makes one per call) knows it already.
         let again = with(HttpOptions::default(), server);
         assert_eq!(
             block_on(again.get_range("other", span)).unwrap(),
@@ -1112,13 +1101,6 @@ mod tests {
         let e = block_on(s.get("zarr.json")).unwrap_err();
         assert!(e.message.contains("Failed to fetch"), "{}", e.message);
         assert_eq!(s.client.seen.borrow().len(), 1);
-    }
-
-    #[test]
-    fn origins_are_scheme_host_and_port() {
-        assert_eq!(origin_of("https://h:8080/a/b?x"), "https://h:8080");
-        assert_eq!(origin_of("http://h"), "http://h");
-        assert_eq!(origin_of("http://h?q"), "http://h");
     }
 
     #[test]

@@ -403,11 +403,11 @@ const cases = [
       setTimeout(() => pool.terminate(), 50);
       await rejects(
         reading,
-        "ZarrError",
+        "WorkerError",
         [/terminated/, /many_chunks/],
         "a read when its pool is terminated",
       );
-      await rejects(arr.get(), "ZarrError", [/terminated/], "and reads after");
+      await rejects(arr.get(), "WorkerError", [/terminated/], "and reads after");
     },
   },
 ];
