@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::counting::{CountingAllocator, CURRENT, PEAK};
+use common::counting::{serial, CountingAllocator, CURRENT, PEAK};
 
 use common::{iterations, Rng};
 use std::sync::atomic::Ordering;
@@ -26,13 +26,6 @@ use zarr_wasm::metadata::{v2, ArrayMetadata};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// The tests of this binary run one at a time so that the allocation peak is theirs alone.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Runs `f` and returns its result with the most memory it held at once beyond what was held
 /// before.

@@ -9,11 +9,11 @@
 
 mod common;
 
-use common::counting::{peak_of, CountingAllocator};
+use common::counting::{peak_of, serial, CountingAllocator};
+use common::open_array;
 
 use futures_executor::block_on;
 use serde_json::{json, Value};
-use std::rc::Rc;
 use zarr_wasm::codecs::bz2::Bz2Codec;
 use zarr_wasm::codecs::codec::{ArrayToBytesCodec, BytesToBytesCodec};
 use zarr_wasm::codecs::gzip::GzipCodec;
@@ -22,20 +22,12 @@ use zarr_wasm::codecs::msgpack2::MsgPack2Codec;
 use zarr_wasm::codecs::{ChunkRepr, DecodedSize};
 use zarr_wasm::data_type::variable::item_ranges;
 use zarr_wasm::data_type::DataType;
-use zarr_wasm::hierarchy::node::{open_with, OpenOptions};
 use zarr_wasm::limits::Limits;
 use zarr_wasm::store::memory::MemoryStore;
-use zarr_wasm::{Array, ErrorKind, Node};
+use zarr_wasm::{Array, ErrorKind};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// The tests of this binary run one at a time so that the allocation peak is theirs alone.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A v2 object array of one chunk of `len` elements, stored as `chunk` with the object codec
 /// `filter` (json2, msgpack2) and `compressor`.
@@ -53,14 +45,7 @@ fn object_array(
     let mut store = MemoryStore::new();
     store.insert(".zarray", serde_json::to_vec(&meta).unwrap());
     store.insert("0", chunk);
-    let options = OpenOptions {
-        limits,
-        ..OpenOptions::default()
-    };
-    match block_on(open_with(Rc::new(store), "", options)).unwrap() {
-        Node::Array(a) => a,
-        Node::Group(_) => panic!("a group"),
-    }
+    open_array(store, limits)
 }
 
 /// The elements of a decoded object chunk (variable-length layout), as text.

@@ -7,6 +7,7 @@
 mod common;
 
 use common::counting::{peak_of, CountingAllocator};
+use common::open_array;
 
 use futures_executor::block_on;
 use miniz_oxide::deflate::compress_to_vec;
@@ -18,7 +19,7 @@ use zarr_wasm::limits::Limits;
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::zip::ZipStore;
 use zarr_wasm::store::ReadableStore;
-use zarr_wasm::{Array, ErrorKind, Node};
+use zarr_wasm::ErrorKind;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -62,17 +63,6 @@ fn string_array(chunk: Vec<u8>) -> MemoryStore {
     store.insert("zarr.json", serde_json::to_vec(&meta).unwrap());
     store.insert("c/0", chunk);
     store
-}
-
-fn open_array(store: MemoryStore, limits: Limits) -> Array {
-    let options = OpenOptions {
-        limits,
-        ..OpenOptions::default()
-    };
-    match block_on(open_with(Rc::new(store), "", options)).unwrap() {
-        Node::Array(a) => a,
-        Node::Group(_) => panic!("a group"),
-    }
 }
 
 #[test]

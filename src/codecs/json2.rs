@@ -242,7 +242,7 @@ impl<'a> Walk<'a> {
             None => return Err(self.syntax("EOF while parsing a value")),
             Some(b'[' | b'{') => {
                 let mut nested = 0usize;
-                let mut strings = Strings::default();
+                let mut strings = json::Strings::default();
                 loop {
                     let Some(&b) = text.get(end) else {
                         self.at = end;
@@ -272,15 +272,16 @@ impl<'a> Walk<'a> {
                 }
             }
             Some(b'"') => {
-                let mut strings = Strings::default();
+                let mut strings = json::Strings::default();
                 loop {
                     let Some(&b) = text.get(end) else {
                         self.at = end;
                         return Err(self.syntax("EOF while parsing a string"));
                     };
                     end += 1;
+                    strings.outside(b);
                     // The closing quote: outside again.
-                    if strings.outside(b) && end > start + 1 {
+                    if !strings.in_string() {
                         break;
                     }
                 }
@@ -326,34 +327,6 @@ impl<'a> Walk<'a> {
             dims.push(serde_json::from_slice::<u64>(&walk.text[item]).ok()?);
         }
         Some(dims)
-    }
-}
-
-/// Where a scan of a JSON text is: inside a string (and after a backslash) or not.
-#[derive(Default)]
-struct Strings {
-    inside: bool,
-    escaped: bool,
-}
-
-impl Strings {
-    /// Takes the next byte; true when it lies outside strings and is not an opening quote.
-    fn outside(&mut self, b: u8) -> bool {
-        if self.inside {
-            match (self.escaped, b) {
-                (true, _) => self.escaped = false,
-                (false, b'\\') => self.escaped = true,
-                (false, b'"') => {
-                    self.inside = false;
-                    return true;
-                }
-                _ => {}
-            }
-            false
-        } else {
-            self.inside = b == b'"';
-            !self.inside
-        }
     }
 }
 

@@ -29,16 +29,23 @@ pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
         .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
 }
 
-/// Where a scan of a JSON text is: inside a string (and after a backslash) or not.
+/// Where a scan of a JSON text is: inside a string (and after a backslash) or not. Shared with
+/// numcodecs' json2, which walks object chunks without parsing them whole.
 #[derive(Default)]
-struct Strings {
+pub struct Strings {
     inside: bool,
     escaped: bool,
 }
 
 impl Strings {
+    /// Whether the bytes taken so far end inside a string (its opening quote taken, not its
+    /// closing one).
+    pub fn in_string(&self) -> bool {
+        self.inside
+    }
+
     /// Takes the next byte; true when it lies outside strings and is not a quote.
-    fn outside(&mut self, b: u8) -> bool {
+    pub fn outside(&mut self, b: u8) -> bool {
         if self.inside {
             match (self.escaped, b) {
                 (true, _) => self.escaped = false,

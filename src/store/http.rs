@@ -149,26 +149,25 @@ pub struct ServerFacts {
 }
 
 /// The most locations remembered; past it the oldest facts are forgotten (they are relearnt).
-const MAX_ORIGINS: usize = 256;
+const MAX_LOCATIONS: usize = 256;
 
 thread_local! {
-    static ORIGINS: RefCell<Vec<(String, Rc<ServerFacts>)>> = const { RefCell::new(Vec::new()) };
+    static LOCATIONS: RefCell<Vec<(String, Rc<ServerFacts>)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl ServerFacts {
     /// The facts of the store at `base`, shared.
     fn of_location(base: &str) -> Rc<ServerFacts> {
-        let origin = base.to_string();
-        ORIGINS.with(|origins| {
-            let mut origins = origins.borrow_mut();
-            if let Some((_, facts)) = origins.iter().find(|(o, _)| *o == origin) {
+        LOCATIONS.with(|locations| {
+            let mut locations = locations.borrow_mut();
+            if let Some((_, facts)) = locations.iter().find(|(at, _)| at == base) {
                 return facts.clone();
             }
-            if origins.len() == MAX_ORIGINS {
-                origins.remove(0);
+            if locations.len() == MAX_LOCATIONS {
+                locations.remove(0);
             }
             let facts = Rc::new(ServerFacts::default());
-            origins.push((origin, facts.clone()));
+            locations.push((base.to_string(), facts.clone()));
             facts
         })
     }
@@ -176,8 +175,8 @@ impl ServerFacts {
 
 /// Forgets what was learnt of every location: for tests that play several servers at one.
 #[cfg(test)]
-fn forget_origins() {
-    ORIGINS.with(|origins| origins.borrow_mut().clear());
+fn forget_locations() {
+    LOCATIONS.with(|locations| locations.borrow_mut().clear());
 }
 
 pub struct HttpStore<C> {
@@ -356,7 +355,7 @@ impl<C: HttpClient> HttpStore<C> {
     /// `request` sent once more without its Range header, after `refused` said it got no answer
     /// at all: a server across origins whose CORS answer does not allow the header refuses every
     /// ranged request, and serves the whole value. If that works, whole values are asked for from
-    /// then on, at every store of this origin; if not, the first refusal is the error.
+    /// then on, at every store of this location; if not, the first refusal is the error.
     async fn send_without_range(
         &self,
         request: HttpRequest,
@@ -891,7 +890,7 @@ mod tests {
             Some(vec![10, 11])
         );
         // Another server at the same location from here on.
-        forget_origins();
+        forget_locations();
 
         let partial = |_: &HttpRequest| HttpResponse {
             status: 206,
@@ -919,7 +918,7 @@ mod tests {
         // A suffix answered with another range: asked again by offsets, which this server also
         // answers wrongly.
         assert!(block_on(store(partial).get_range("k", ByteRange::Suffix(2))).is_err());
-        forget_origins();
+        forget_locations();
         let tail = |_: &HttpRequest| HttpResponse {
             status: 206,
             body: vec![1, 2],
@@ -1000,6 +999,16 @@ mod tests {
         }
     }
 
+    /// What the store asked its server, in order: each request's method and range.
+    fn asked(s: &HttpStore<FakeClient>) -> Vec<(Method, Option<ByteRange>)> {
+        s.client
+            .seen
+            .borrow()
+            .iter()
+            .map(|r| (r.method, r.range))
+            .collect()
+    }
+
     #[test]
     fn a_suffix_range_read_as_a_range_from_the_start_is_asked_again_by_offsets() {
         // Vite's dev server answers `bytes=-N` with `bytes 0-N/TOTAL`, N + 1 bytes.
@@ -1021,13 +1030,7 @@ mod tests {
             block_on(s.get_range("k", ByteRange::Suffix(2))).unwrap(),
             Some(vec![98, 99])
         );
-        let seen: Vec<_> = s
-            .client
-            .seen
-            .borrow()
-            .iter()
-            .map(|r| (r.method, r.range))
-            .collect();
+        let seen = asked(&s);
         assert_eq!(
             seen,
             vec![
@@ -1117,13 +1120,7 @@ mod tests {
             block_on(s.get_range("k", ByteRange::Suffix(2))).unwrap(),
             Some(vec![98, 99])
         );
-        let seen: Vec<_> = s
-            .client
-            .seen
-            .borrow()
-            .iter()
-            .map(|r| (r.method, r.range))
-            .collect();
+        let seen = asked(&s);
         assert_eq!(
             seen,
             vec![

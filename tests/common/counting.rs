@@ -54,3 +54,11 @@ pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let out = f();
     (out, peak_since(base))
 }
+
+/// Tests that measure a peak run one at a time, so that the peak is theirs alone: each holds
+/// this guard while it measures.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -12,8 +12,11 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use zarr_wasm::data_type::variable::item_ranges;
 use zarr_wasm::data_type::{narrow, DataType};
+use zarr_wasm::hierarchy::node::{open_with, OpenOptions};
+use zarr_wasm::limits::Limits;
+use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::{ByteRange, ReadableStore};
-use zarr_wasm::{open, Node, Result};
+use zarr_wasm::{open, Array, Node, Result};
 
 pub struct DirStore {
     root: PathBuf,
@@ -199,4 +202,16 @@ pub fn check_manifest(name: &str) -> usize {
         );
     }
     arrays.len()
+}
+
+/// The array at the root of `store`, opened with `limits`.
+pub fn open_array(store: MemoryStore, limits: Limits) -> Array {
+    let options = OpenOptions {
+        limits,
+        ..OpenOptions::default()
+    };
+    match block_on(open_with(Rc::new(store), "", options)).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    }
 }
