@@ -186,11 +186,16 @@ impl FetchClient {
             if end > limit {
                 return Err(too_large(format!("more than {}", end - 1)));
             }
-            // Grown only when the part does not fit, to twice the size (amortised copies), but
-            // never past the limit. A body whose Content-Length was given fits its reservation
-            // and never grows here; one without grows at most to twice what it holds.
+            // Grown only when the part does not fit, never past the limit: to the Content-Length
+            // once the body has outgrown the first reservation (64 MiB have come, so the length
+            // is believed: a 64.1 MiB shard takes 64.1 MiB, not 128), else to twice the size
+            // (amortised copies; a body without a length grows at most to twice what it holds).
             if end > body.capacity() as u64 {
-                let wanted = (body.capacity() as u64).saturating_mul(2).clamp(end, limit);
+                let wanted = match content_length {
+                    Some(n) if end <= n => n,
+                    _ => (body.capacity() as u64).saturating_mul(2),
+                }
+                .clamp(end, limit);
                 body.try_reserve_exact(wanted as usize - start)
                     .map_err(|_| HttpFailure {
                         message: format!("cannot allocate {wanted} bytes for the response body"),
