@@ -25,7 +25,7 @@ export class SelectionError extends ZarrError {}
 export class AbortError extends ZarrError {}
 /**
  * The WebAssembly module failed (a trap) and was replaced by a fresh instance: the calls in flight
- * were abandoned, and nodes opened before must be opened again.
+ * were abandoned; nodes opened before open themselves again on their next read.
  */
 export class ResetError extends ZarrError {}
 /** A worker pool could not run the call (a worker failed or could not start; the pool was terminated). */
@@ -68,6 +68,10 @@ export function errorToData(err) {
 
 /** The error a worker posted, as an instance of its class; others (a TypeError...) become ZarrErrors naming `label`. */
 export function errorFromData({ name, message, status }, label) {
+  // The worker's own instance failed and was replaced; this thread's instance is untouched, so a
+  // ResetError here would tell the caller something false.
+  if (name === "ResetError")
+    return new WorkerError(`${label ?? "a worker"}: in the worker: ${message}`, { status });
   const Class = ERRORS[name] ?? (name === "ZarrError" ? ZarrError : null);
   return Class
     ? new Class(message, { status })

@@ -10,10 +10,21 @@ let glue = null; // the second module's glue, once its instance is ready
 /** Loads the second module once; a failed load is tried again by the next array that needs it. */
 export function loadExtra() {
   loading ??= (async () => {
+    const glueUrl = new URL("./zarr_wasm_extra.js", import.meta.url);
     const url = new URL("./zarr_wasm_extra_bg.wasm", import.meta.url);
+    // The file that failed is named: its glue (JavaScript) is imported first, then the wasm.
+    const failed = (file, err) =>
+      new Error(
+        `zarr-wasm could not load ${file} of its second module, which decodes lzma, bz2, pcodec and ZFP chunks (copy it next to index.js where a bundler left it out): ${err?.message ?? err}`,
+        { cause: err },
+      );
     let module;
     try {
       module = await import("./zarr_wasm_extra.js");
+    } catch (err) {
+      throw failed(`the glue ${glueUrl}`, err);
+    }
+    try {
       if (url.protocol === "file:" && globalThis.process?.versions?.node) {
         // Node: fetch() cannot read file: URLs (see loadWasm in index.js).
         const nodeFs = "node:fs/promises";
@@ -23,10 +34,7 @@ export function loadExtra() {
         await module.default({ module_or_path: url });
       }
     } catch (err) {
-      throw new Error(
-        `zarr-wasm could not load its second module (${url}), which decodes lzma, bz2, pcodec and ZFP chunks: ${err?.message ?? err}`,
-        { cause: err },
-      );
+      throw failed(`the WebAssembly ${url}`, err);
     }
     glue = module;
   })().catch((err) => {

@@ -269,8 +269,9 @@ export class SelectionError extends ZarrError {}
 /** The call's AbortSignal was aborted. */
 export class AbortError extends ZarrError {}
 /**
- * The module failed (a trap) and was replaced by a fresh instance: the call was abandoned, and
- * nodes opened before must be opened again.
+ * The module failed (a trap) and was replaced by a fresh instance: the call was abandoned. Nodes
+ * opened before open themselves again in the new instance (their next read waits for that);
+ * `chunkExtent()` and `chunksIn()`, which cannot wait, throw this error until they have.
  */
 export class ResetError extends ZarrError {}
 /**
@@ -529,10 +530,21 @@ export function bytesDecoder(
 
 /**
  * The module's memory: `wasmBytes` is the size of its WebAssembly memory (0 before the first
- * open()); it grows to the largest read's needs and is reused, never shrinking. `heapBytes` is
- * the part of it in use now (allocated and not freed).
+ * open()); it grows to the largest read's needs and is reused. `heapBytes` is the part of it in
+ * use now (allocated and not freed). WebAssembly memory cannot shrink: once the module has been
+ * idle for 2 s with 128 MiB or more of memory, three quarters of it free, the instance is replaced
+ * by a fresh one (see `releaseMemory`).
  */
 export function memoryUsage(): { wasmBytes: number; heapBytes: number };
+
+/**
+ * Gives the module's memory back now: replaces its instance by a fresh one, unless a call is in
+ * flight (then returns false and does nothing). Nodes and Zarr Vectors stores opened before stay
+ * usable: each opens itself again in the new instance (a metadata request; reads wait for it),
+ * and chunk caches start empty. Done on its own once the module is idle after a large read; call
+ * it where a page knows better, for example when it is hidden.
+ */
+export function releaseMemory(): boolean;
 
 /**
  * Opens a node of a hierarchy at a URL or in a store. Rejects with a ZarrError subclass

@@ -66,8 +66,8 @@ export function memoryUsage() {
 // Surviving a trap. A trap (an allocation failure, a bug) leaves the instance unusable, and one
 // inside an async read would leave its promise pending for ever. The glue reports every failed
 // call into the instance (scripts/guard-glue.mjs); then the calls in flight reject with a
-// ResetError, the next call starts a fresh instance, and nodes opened before say they must be
-// opened again.
+// ResetError and the next call starts a fresh instance. Nodes opened before open themselves again
+// in it (see Revivable below).
 
 let generation = 0; // instances replaced so far
 let resetPending = false;
@@ -84,7 +84,7 @@ function onTrap(err) {
     if (resetPending) __wbg_reset_state();
   });
   const reset = new ResetError(
-    `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned, and nodes opened before must be opened again`,
+    `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned; nodes opened before open themselves again on their next read`,
     { cause: err },
   );
   const rejects = [...inFlight];
@@ -97,10 +97,64 @@ function call(f) {
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
     resetPending = false; // the glue starts the fresh instance on this call
-    (async () => f())()
-      .then(resolve, (err) => reject(typed(err)))
-      .finally(() => inFlight.delete(reject));
+    // Out of the set before the caller's code resumes: the caller may ask for the memory back.
+    const settled = () => {
+      inFlight.delete(reject);
+      if (inFlight.size === 0) whenIdle();
+    };
+    (async () => f())().then(
+      (value) => {
+        settled();
+        resolve(value);
+      },
+      (err) => {
+        settled();
+        reject(typed(err));
+      },
+    );
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Giving memory back. WebAssembly memory grows and never shrinks: after a large read the
+// instance keeps its high-water mark for the life of the page. Once nothing has been asked of the
+// module for a while and most of its memory is free, the instance is replaced by a fresh one
+// (instantiating the compiled module again takes a few milliseconds); the nodes open themselves
+// again in it, as after a trap.
+
+const MiB = 1 << 20;
+/** Memory worth giving back: below this, keeping the instance costs less than its caches are worth. */
+const GIVE_BACK_ABOVE = 128 * MiB;
+/** How long the module must have been idle: a viewer between bursts of tiles is not idle for long. */
+const IDLE_MS = 2000;
+let idleTimer = null;
+
+function whenIdle() {
+  if (idleTimer !== null) clearTimeout(idleTimer);
+  idleTimer = null;
+  if (!wasm || !worthGivingBack()) return;
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    releaseMemory();
+  }, IDLE_MS);
+  idleTimer.unref?.(); // Node: a timer of ours must not keep the process alive
+}
+
+/** Whether the instance holds much memory, most of it free (not the chunk caches' or nodes'). */
+function worthGivingBack() {
+  const { wasmBytes, heapBytes: used } = memoryUsage();
+  return wasmBytes >= GIVE_BACK_ABOVE && used * 4 <= wasmBytes;
+}
+
+/** Gives the module's memory back now, unless a call is in flight (see index.d.ts). */
+export function releaseMemory() {
+  if (!wasm || inFlight.size > 0 || resetPending) return false;
+  if (idleTimer !== null) clearTimeout(idleTimer);
+  idleTimer = null;
+  generation++;
+  __wbg_reset_state();
+  reviveAll();
+  return true;
 }
 
 /** For `npm run bench` (see index.d.ts). */
@@ -226,8 +280,9 @@ async function openStore(location, signal) {
     else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
-      handle = openStore(location.source).then((inner) =>
-        inner.zip(location.key, location.options, null),
+      // Through call(): a directory read in flight settles even if the instance is replaced.
+      handle = call(async () =>
+        (await openStore(location.source)).zip(location.key, location.options, null),
       );
     }
     handle.generation = generation;
@@ -247,39 +302,143 @@ function releaseStore(location, store) {
   if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) store.free();
 }
 
-// The wasm handle behind each node; kept out of the objects so they show only their metadata.
-// Handles are freed by a FinalizationRegistry (wasm-bindgen --weak-refs) once a node is collected.
+// ---------------------------------------------------------------------------------------------
+// Handles that outlive their instance. A node's wasm handle belongs to the instance that opened
+// it; when that instance is replaced (a trap, or memory given back) the node opens itself again in
+// the new one: reads wait for that, and the nodes alive are reopened at once, so that the
+// synchronous calls (chunkExtent) find them ready in the time of a metadata request.
+
+class Revivable {
+  /** `make()` resolves to the handle in the current instance; `handle` is the one made already. */
+  constructor(handle, make, where) {
+    this.handle = handle;
+    this.generation = generation;
+    this.make = make;
+    this.where = where;
+    this.reviving = null;
+  }
+
+  /** The handle, if it belongs to the current instance; a ResetError while it is made again. */
+  current(what) {
+    if (this.generation !== generation) {
+      this.live().catch(() => {}); // started here; the caller's next read sees a failure
+      throw new ResetError(
+        `${what} is being opened again in a fresh instance of the WebAssembly module (its memory was given back, or it failed): try again once a read of it resolves`,
+      );
+    }
+    return this.handle;
+  }
+
+  /** The handle in the current instance, made again there if the instance was replaced. */
+  async live() {
+    while (this.generation !== generation) {
+      if (!this.reviving) {
+        const target = generation;
+        this.reviving = this.make()
+          .then((handle) => {
+            if (target !== generation) return; // replaced again meanwhile: made once more
+            this.handle = handle;
+            this.generation = target;
+          })
+          .finally(() => {
+            this.reviving = null;
+          });
+      }
+      await this.reviving;
+    }
+    return this.handle;
+  }
+}
+
+// The handles behind nodes and Zarr Vectors stores, kept out of the objects so they show only
+// their metadata. Handles are freed by a FinalizationRegistry (wasm-bindgen --weak-refs) once a
+// node is collected.
 const handles = new WeakMap();
+// The objects alive with a handle, for reopening them all when the instance is replaced.
+const alive = new Set();
+const forget = new FinalizationRegistry((ref) => alive.delete(ref));
+
+/** Gives `owner` the handle `revivable`, reopened with the instance from now on. */
+function keep(owner, revivable) {
+  const ref = new WeakRef(owner);
+  handles.set(owner, { revivable, ref });
+  alive.add(ref);
+  forget.register(owner, ref, owner);
+}
+
+/** Forgets `owner`'s handle, freeing it now where it belongs to the current instance. */
+function drop(owner) {
+  const entry = handles.get(owner);
+  if (!entry) return;
+  if (entry.revivable.generation === generation) entry.revivable.handle.free();
+  handles.delete(owner);
+  alive.delete(entry.ref);
+  forget.unregister(owner);
+}
+
+/** Starts reopening every object alive in the current instance (after it was replaced). */
+function reviveAll() {
+  for (const ref of alive) {
+    const owner = ref.deref();
+    if (owner)
+      handles
+        .get(owner)
+        ?.revivable.live()
+        .catch(() => {}); // its next call sees a failure
+  }
+}
 
 class Node {
   /** `where` names the node in messages (its store's URL or label, and its path). */
-  constructor(handle, where) {
-    handles.set(this, { handle, generation, where });
+  constructor(handle, where, reopen) {
+    keep(this, new Revivable(handle, reopen, where));
     Object.assign(this, handle.info());
   }
 
   /** Releases the node's memory in the module now (see index.d.ts). */
   free() {
-    const entry = handles.get(this);
-    if (entry?.generation === generation) entry.handle.free();
-    handles.delete(this);
+    drop(this);
     dropFromWorkers(this);
   }
 }
 if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
 
-/** The wasm handle of a node that has not been freed. */
-function handle(node) {
-  const entry = handles.get(node);
-  if (!entry) throw new SelectionError(`the ${node.kind} at "${node.path}" was freed`);
-  if (entry.generation !== generation) throw staleError(`the ${node.kind} at "${node.path}"`);
-  return entry.handle;
+/** The entry of a node or store that has not been freed. */
+function entryOf(owner) {
+  const entry = handles.get(owner);
+  if (!entry)
+    throw new SelectionError(`the ${owner.kind ?? "node"} at "${owner.path ?? ""}" was freed`);
+  return entry.revivable;
 }
 
-function staleError(what) {
-  return new ResetError(
-    `${what} was opened before the WebAssembly module failed and was reset: open it again`,
-  );
+/** The wasm handle of a node, for a synchronous call (see Revivable.current). */
+function handle(node) {
+  return entryOf(node).current(`the ${node.kind} at "${node.path}"`);
+}
+
+/**
+ * The wasm handle of a node in the current instance: the handle itself where it is current (so
+ * that a call started before a free() uses it before the free()), else a promise of it, opened
+ * again there. A freed node's is a rejected promise.
+ */
+function liveHandle(node) {
+  try {
+    const entry = entryOf(node);
+    return entry.generation === generation ? entry.handle : entry.live();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** `f(handle)` with the node's live handle: at once where it is current. */
+function withHandle(node, f) {
+  const handle = liveHandle(node);
+  return handle instanceof Promise ? handle.then(f) : f(handle);
+}
+
+/** Where a node is, for messages. */
+function whereOf(node) {
+  return handles.get(node)?.revivable.where ?? node.path;
 }
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
@@ -287,7 +446,7 @@ export class ZarrArray extends Node {
   /** Reads a selection (see index.d.ts). */
   get(selection, options = {}) {
     try {
-      checkCall(options, `reading ${handles.get(this)?.where ?? this.path}`);
+      checkCall(options, `reading ${whereOf(this)}`);
       checkType(
         options?.onProgress,
         (f) => typeof f === "function",
@@ -302,25 +461,21 @@ export class ZarrArray extends Node {
     }
     options ??= {};
     if (workersOf(this)) {
-      let node;
-      try {
-        node = handle(this); // a node of a replaced instance rejects, as every read does
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return readInWorkers(this, node, selection ?? null, options, PARTS_PER_WORKER);
+      return readInWorkers(this, liveHandle(this), selection ?? null, options, PARTS_PER_WORKER);
     }
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes, bits } = options;
     return call(() =>
-      handle(this).get(selection ?? null, {
-        signal,
-        concurrency,
-        onProgress,
-        out,
-        maxChunks,
-        maxBytes,
-        bits,
-      }),
+      withHandle(this, (h) =>
+        h.get(selection ?? null, {
+          signal,
+          concurrency,
+          onProgress,
+          out,
+          maxChunks,
+          maxBytes,
+          bits,
+        }),
+      ),
     );
   }
 
@@ -334,9 +489,10 @@ export class ZarrArray extends Node {
     }
     if (options.signal?.aborted)
       throw new AbortError(`the signal was aborted before iterating ${this.path}`);
+    const node = await liveHandle(this);
     const regions = (() => {
       try {
-        return handle(this).chunkRegions(selection ?? null);
+        return node.chunkRegions(selection ?? null);
       } catch (err) {
         throw typed(err);
       }
@@ -347,7 +503,7 @@ export class ZarrArray extends Node {
     const read = (r) => {
       // With workers, each chunk is one worker's: its region is not split further.
       const part = workersOf(this)
-        ? readInWorkers(this, handle(this), r.selection, { signal: stop.signal }, 0)
+        ? readInWorkers(this, liveHandle(this), r.selection, { signal: stop.signal }, 0)
         : this.get(r.selection, { signal: stop.signal });
       const p = part.then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
       p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
@@ -372,23 +528,13 @@ export class ZarrArray extends Node {
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
     try {
-      checkCall(
-        options,
-        `reading chunk ${showCoords(coords)} of ${handles.get(this)?.where ?? this.path}`,
-      );
+      checkCall(options, `reading chunk ${showCoords(coords)} of ${whereOf(this)}`);
     } catch (err) {
       return Promise.reject(err);
     }
     options ??= {};
-    if (workersOf(this)) {
-      try {
-        handle(this).chunkExtent(coords); // coordinates checked here, before a worker is asked
-      } catch (err) {
-        return Promise.reject(typed(err));
-      }
-      return readChunkInWorkers(this, coords, options.signal);
-    }
-    return call(() => handle(this).getChunk(coords, options.signal ?? null));
+    if (workersOf(this)) return readChunkInWorkers(this, liveHandle(this), coords, options.signal);
+    return call(() => withHandle(this, (h) => h.getChunk(coords, options.signal ?? null)));
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
@@ -406,17 +552,18 @@ export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
     checkType(path, isString, "a path", "a string");
-    const node = wrap(
-      await call(() => handle(this).open(String(path ?? ""))),
-      `${handles.get(this)?.where}/${path}`,
-    );
+    const reopen = () => withHandle(this, (h) => h.open(String(path ?? "")));
+    const node = wrap(await call(reopen), `${whereOf(this)}/${path}`, () => call(reopen));
     shareWorkers(this, node);
     return node;
   }
 }
 
-function wrap(handle, where) {
-  return handle.info().kind === "array" ? new ZarrArray(handle, where) : new Group(handle, where);
+/** The node for `handle`; `reopen()` opens it again in a fresh instance of the module. */
+function wrap(handle, where, reopen) {
+  return handle.info().kind === "array"
+    ? new ZarrArray(handle, where, reopen)
+    : new Group(handle, where, reopen);
 }
 
 /** Opens the array or group at `options.path` of a hierarchy, Zarr v3 or v2 (see index.d.ts). */
@@ -430,21 +577,18 @@ export async function open(location, options = {}) {
   const pool = workerPool(options.workers);
   const objects = new Map(); // the store objects workers read through this thread
   const storeDesc = pool ? describeStore(location, objects) : null;
-  const node = await call(async () => {
+  const openIn = async (signal) => {
     const store = await openStore(location, signal);
     try {
-      return wrap(
-        await store.open(
-          options.path ?? "",
-          { zarrFormat, consolidated, chunkCacheSize, limits },
-          signal ?? null,
-        ),
-        where(location, options.path),
-      );
+      const nodeOptions = { zarrFormat, consolidated, chunkCacheSize, limits };
+      return await store.open(options.path ?? "", nodeOptions, signal ?? null);
     } finally {
       releaseStore(location, store);
     }
-  });
+  };
+  const node = wrap(await call(() => openIn(signal)), where(location, options.path), () =>
+    call(() => openIn(null)),
+  );
   if (pool)
     readThrough(
       node,
@@ -511,42 +655,44 @@ export async function bytesDecoder(codec, options = {}) {
 // ---------------------------------------------------------------------------------------------
 // Zarr Vectors (ZVF): geometry chunked in space, as zarr-vectors 0.9 writes it.
 
-const vectorHandles = new WeakMap();
-
 /** Opens the Zarr Vectors store at `options.path` of `location` (see index.d.ts). */
 export async function openVectors(location, options = {}) {
   checkCall(options, `opening ${where(location, options?.path)}`);
   options ??= {};
   checkType(options.path, isString, "openVectors option path", "a string");
   await loadWasm();
-  return call(async () => {
-    const store = await openStore(location, options.signal);
+  const openIn = async (signal) => {
+    const store = await openStore(location, signal);
     try {
-      return new Vectors(await store.vectors(options.path ?? ""));
+      return await store.vectors(options.path ?? "");
     } finally {
       releaseStore(location, store);
     }
-  });
+  };
+  const handle = await call(() => openIn(options.signal));
+  return new Vectors(handle, where(location, options.path), () => call(() => openIn(null)));
 }
 
 class Vectors {
-  constructor(handle) {
-    vectorHandles.set(this, { handle, levels: new Map(), generation });
+  constructor(handle, where, reopen) {
+    keep(this, new Revivable(handle, reopen, where));
+    this.#levels = new Map();
     Object.assign(this, handle.info());
   }
+  #levels;
 
   /** Level `index` (0, the finest, by default): `{ dtype, chunks, readChunk, chunksIn, readObject }`. */
   level(index = 0) {
-    const { handle, levels, generation: opened } = vectorHandles.get(this);
-    if (opened !== generation) return Promise.reject(staleError("the Zarr Vectors store"));
     if (!Number.isInteger(index) || index < 0)
       return Promise.reject(new SelectionError(`a level is a non-negative integer, not ${index}`));
-    if (!levels.has(index)) {
-      const opening = call(async () => new VectorLevel(await handle.level(index)));
-      opening.catch(() => levels.delete(index));
-      levels.set(index, opening);
+    if (!this.#levels.has(index)) {
+      const reopen = () => withHandle(this, (h) => h.level(index));
+      const where = `level ${index} of ${whereOf(this)}`;
+      const opening = call(reopen).then((h) => new VectorLevel(h, where, () => call(reopen)));
+      opening.catch(() => this.#levels.delete(index));
+      this.#levels.set(index, opening);
     }
-    return levels.get(index);
+    return this.#levels.get(index);
   }
 
   /** One spatial chunk (see index.d.ts). */
@@ -575,7 +721,11 @@ class Vectors {
       );
     }
     const [from, to] = await Promise.all([this.level(level), this.level(level + delta)]);
-    return call(() => levelHandle(from).crossLinks(levelHandle(to), delta, bbox?.[0], bbox?.[1]));
+    // Both handles first (a level opened again after a reset), then one synchronous call.
+    return call(async () => {
+      const [f, t] = await Promise.all([liveHandle(from), liveHandle(to)]);
+      return f.crossLinks(t, delta, bbox?.[0], bbox?.[1]);
+    });
   }
 
   /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions, attributes }`. */
@@ -599,50 +749,38 @@ class Vectors {
   }
 }
 
-/** A Zarr Vectors level's wasm handle, unless the module has been reset since it was opened. */
-function levelHandle(level) {
-  const entry = vectorHandles.get(level);
-  if (entry.generation !== generation)
-    throw staleError(`level ${level.path ?? ""} of a Zarr Vectors store`);
-  return entry.handle;
-}
-
 class VectorLevel {
-  constructor(handle) {
-    vectorHandles.set(this, { handle, generation });
+  constructor(handle, where, reopen) {
+    keep(this, new Revivable(handle, reopen, where));
     Object.assign(this, handle.info());
   }
   readChunk(chunk, attributes = []) {
-    return call(() => levelHandle(this).readChunk(chunk, attributes));
+    return call(() => withHandle(this, (h) => h.readChunk(chunk, attributes)));
   }
   chunksIn(lo, hi) {
     try {
-      return levelHandle(this).chunksIn(lo, hi);
+      return entryOf(this).current(whereOf(this)).chunksIn(lo, hi);
     } catch (err) {
       throw typed(err);
     }
   }
   readObject(id, attributes = []) {
-    return call(() => levelHandle(this).readObject(id, attributes));
+    return call(() => withHandle(this, (h) => h.readObject(id, attributes)));
   }
   select({ bbox, attributes, linkAttributes, objectIds = false } = {}) {
     return call(() =>
-      levelHandle(this).select(
-        bbox?.[0],
-        bbox?.[1],
-        attributes,
-        linkAttributes,
-        Boolean(objectIds),
+      withHandle(this, (h) =>
+        h.select(bbox?.[0], bbox?.[1], attributes, linkAttributes, Boolean(objectIds)),
       ),
     );
   }
   objectAttribute(name) {
-    return call(() => levelHandle(this).objectAttribute(String(name)));
+    return call(() => withHandle(this, (h) => h.objectAttribute(String(name))));
   }
   groupCount() {
-    return call(() => levelHandle(this).groupCount());
+    return call(() => withHandle(this, (h) => h.groupCount()));
   }
   readGroup(id) {
-    return call(() => levelHandle(this).readGroup(id));
+    return call(() => withHandle(this, (h) => h.readGroup(id)));
   }
 }

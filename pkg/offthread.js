@@ -72,15 +72,22 @@ export function dropFromWorkers(node) {
 }
 
 /** `arr.getChunk` through the workers. */
-export function readChunkInWorkers(arr, coords, signal) {
+export function readChunkInWorkers(arr, arrHandle, coords, signal) {
   const workers = pooled.get(arr);
-  return inWorkers(workers, () =>
-    workers.pool.run(
+  if (arrHandle instanceof Promise) arrHandle.catch(() => {}); // awaited below, unless the read fails first
+  return inWorkers(workers, async () => {
+    try {
+      const handle = arrHandle instanceof Promise ? await arrHandle : arrHandle;
+      handle.chunkExtent(coords); // coordinates checked here, before a worker is asked
+    } catch (err) {
+      throw typed(err);
+    }
+    return workers.pool.run(
       workers.node,
       { type: "chunk", coords: [...coords] },
       { signal, label: workers.label },
-    ),
-  );
+    );
+  });
 }
 
 /** Drops a node from the workers (freed, or garbage-collected). */
@@ -175,7 +182,16 @@ function proxiedStores(desc) {
  * chunks, each read by a worker and put in place here as it arrives.
  */
 export async function readInWorkers(arr, arrHandle, selection, options, partsPerWorker) {
+  // Counted among the node's reads at once: a free() from now on waits for this read.
   const workers = pooled.get(arr);
+  if (arrHandle instanceof Promise) arrHandle.catch(() => {}); // awaited below, unless the read fails first
+  return inWorkers(workers, () =>
+    readSplit(workers, arrHandle, selection, options, partsPerWorker),
+  );
+}
+
+/** A read split into parts for the workers; `arrHandle` resolves to the node's wasm handle. */
+async function readSplit(workers, arrHandle, selection, options, partsPerWorker) {
   const { pool, node, label } = workers;
   const { signal, concurrency, onProgress: given, out, bits } = options;
   // The option types were checked by the caller (index.js's checkCall), the values are the
@@ -191,7 +207,9 @@ export async function readInWorkers(arr, arrHandle, selection, options, partsPer
   if (signal?.aborted) throw new AbortError(`reading ${label} was aborted before it started`);
   let plan;
   try {
-    plan = arrHandle.partition(selection, pool.size * partsPerWorker, pool.size, {
+    // At once where the handle is current: a free() after this read started must not come first.
+    const handle = arrHandle instanceof Promise ? await arrHandle : arrHandle;
+    plan = handle.partition(selection, pool.size * partsPerWorker, pool.size, {
       maxChunks: options.maxChunks,
       maxBytes: options.maxBytes,
     });
@@ -224,22 +242,20 @@ export async function readInWorkers(arr, arrHandle, selection, options, partsPer
     });
   };
   const counts = { done, bytes, requests };
-  return inWorkers(workers, () =>
-    readParts({
-      pool,
-      node,
-      label,
-      plan,
-      parts,
-      signal,
-      concurrency,
-      onProgress,
-      out,
-      bits,
-      counts,
-      report,
-    }),
-  );
+  return readParts({
+    pool,
+    node,
+    label,
+    plan,
+    parts,
+    signal,
+    concurrency,
+    onProgress,
+    out,
+    bits,
+    counts,
+    report,
+  });
 }
 
 /** The parts of a split read, each by a worker, put in place as they arrive. */

@@ -109,6 +109,13 @@ export class WorkerPool {
     this.stopAll("the worker pool was terminated");
   }
 
+  /** Forces a trap in each started worker's module after `ms` milliseconds (for tests). */
+  __trapForTests(ms = 0) {
+    this.started?.then((workers) => {
+      for (const w of workers) w.port.post({ type: "trap", ms });
+    });
+  }
+
   /** Rejects every task with `reason` and stops the workers; the next read starts new ones. */
   stopAll(reason) {
     const tasks = [...this.tasks.values()];

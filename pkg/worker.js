@@ -1,7 +1,7 @@
 // The worker of a WorkerPool (pool.js): its own instance of the module, opening the nodes the main
 // thread names and reading the parts it is given. Results go back with their buffers transferred,
 // not copied.
-import { open, FetchStore, ZipStore } from "./index.js";
+import { open, FetchStore, ZipStore, __trapForTests } from "./index.js";
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
 
@@ -106,15 +106,9 @@ async function read(message) {
               ? (progress) => port.post({ type: "progress", task: message.task, progress })
               : undefined,
           });
-    let value;
-    try {
-      value = await run(await nodeFor(message.node));
-    } catch (err) {
-      // The node was opened by an instance of the module that failed since (a trap): open it again.
-      if (!(err?.name === "ResetError" && /opened before/.test(err.message))) throw err;
-      nodes.delete(message.node);
-      value = await run(await nodeFor(message.node));
-    }
+    // A node opened before the instance was replaced (a trap, memory given back) opens itself
+    // again; a read that trapped is not tried again: it would trap again.
+    const value = await run(await nodeFor(message.node));
     port.post({ type: "result", task: message.task, value }, [...buffersOf(value.data)]);
   } catch (err) {
     port.post({ type: "error", task: message.task, error: errorToData(err) });
@@ -142,6 +136,9 @@ port.listen((message) => {
           },
         });
       } else read(message);
+      break;
+    case "trap": // WorkerPool.__trapForTests
+      __trapForTests(message.ms).catch(() => {});
       break;
     case "abort":
       reads.get(message.task)?.abort("the read was aborted on the main thread");

@@ -285,14 +285,14 @@ fn unusable_url(url: &str) -> Option<String> {
     match scheme.as_deref() {
         Some("http" | "https" | "data" | "blob") => None,
         Some("file") => Some(format!(
-            "{url}: fetch cannot read file: URLs; in Node, open a directory with FileStore from \"zarr-wasm/fs\""
+            "{url}: fetch cannot read file: URLs; in Node, open a directory with FileSystemStore from \"zarr-wasm/fs\""
         )),
         Some(other) => Some(format!("{url}: fetch cannot read {other}: URLs (http and https only)")),
         None if js_sys::Reflect::get(&js_sys::global(), &"document".into())
             .is_ok_and(|d| d.is_undefined()) && !is_worker() =>
         {
             Some(format!(
-                "\"{url}\" is a relative URL, and there is no page to resolve it against here: give an absolute URL (http://...), or in Node a FileStore from \"zarr-wasm/fs\" for a local directory"
+                "\"{url}\" is a relative URL, and there is no page to resolve it against here: give an absolute URL (http://...), or in Node a FileSystemStore from \"zarr-wasm/fs\" for a local directory"
             ))
         }
         None => None,

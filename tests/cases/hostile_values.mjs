@@ -152,7 +152,7 @@ export const hostileValueCases = [
       );
       arr.free();
 
-      // A node read through workers, opened before a reset: get() rejects like every call.
+      // A node read through workers, opened before a reset: get() opens it again and reads.
       const pooled = await open(`${ctx.base}/v3.zarr/dtypes/uint16`, { workers: 2 });
       await rejects(ctx.zarr.__trapForTests(0), "ResetError", [/reset/], "the trap");
       let reading;
@@ -161,7 +161,9 @@ export const hostileValueCases = [
       } catch (err) {
         throw new Error(`get() threw synchronously after a reset: ${err.name}: ${err.message}`);
       }
-      await rejects(reading, "ResetError", [/open it again/], "a pooled node after a reset");
+      const { data } = await reading;
+      equal(data.length, pooled.shape[0] * pooled.shape[1], "a pooled node reads after a reset");
+      pooled.free();
     },
   },
   {
@@ -174,7 +176,7 @@ export const hostileValueCases = [
         await rejects(
           open("file:///tmp/x.zarr"),
           "StoreError",
-          [/file: URLs/, /FileStore/],
+          [/file: URLs/, /FileSystemStore/],
           "file:",
         );
         await rejects(open("data/x.zarr"), "StoreError", [/relative URL/], "a relative URL");

@@ -2,7 +2,96 @@
 // with 5xx, forbidding with 403; request limits, headers, a custom fetch, and aborts.
 import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
 
+/** A fetch that records, for each request, whether it had a Range header and whether it was refused. */
+function recordingFetch() {
+  const seen = [];
+  const fetchOf = async (request) => {
+    const entry = { range: request.headers.get("Range"), refused: false };
+    seen.push(entry);
+    try {
+      return await fetch(request);
+    } catch (err) {
+      entry.refused = true;
+      throw err;
+    }
+  };
+  return { seen, fetch: fetchOf };
+}
+
 export const httpCases = [
+  {
+    name: "a CORS server that does not allow Range: whole values once ranged requests are refused twice, remembered for its location (another origin in Chromium; Node has no CORS and reads by range)",
+    async run(ctx) {
+      const { open, FetchStore } = ctx.zarr;
+      const inBrowser = typeof document !== "undefined";
+      // Another origin for the page: the same server by another name.
+      const origin = inBrowser ? ctx.origin.replace("127.0.0.1", "localhost") : ctx.origin;
+      ok(origin !== ctx.origin || !inBrowser, `another origin: ${origin}`);
+      const location = `${origin}/__corsnorange/tests/fixtures/codecs.zarr`;
+      const expected = async (path) =>
+        (await (await open(`${ctx.base}/codecs.zarr`, { path })).get()).data;
+      const same = (got, want, what) => {
+        equal(got.length, want.length, `${what}: elements`);
+        ok(
+          got.every((v, i) => v === want[i]),
+          `${what}: every element as zarr-python wrote it`,
+        );
+      };
+
+      const first = recordingFetch();
+      const arr = await open(new FetchStore(location, { fetch: first.fetch }), {
+        path: "sharding/index_end",
+      });
+      // Single elements: an inner chunk each, read by range where ranges work.
+      const points = [
+        [40, 45],
+        [3, 3],
+        [49, 59],
+      ];
+      const reads = async (node, path) => {
+        const want = await expected(path);
+        for (const [y, x] of points)
+          equal((await node.get([y, x])).data[0], want[y * 60 + x], `${path} at ${y}, ${x}`);
+      };
+      await reads(arr, "sharding/index_end");
+      const ranged = first.seen.filter((r) => r.range);
+      const refused = first.seen.filter((r) => r.refused);
+      if (inBrowser) {
+        equal(
+          refused.length,
+          2,
+          `ranged requests refused before the fallback: ${JSON.stringify(first.seen)}`,
+        );
+        ok(
+          refused.every((r) => r.range),
+          "only ranged requests were refused",
+        );
+        equal(ranged.length, 2, "no ranged request after the fallback");
+      } else {
+        equal(refused.length, 0, "nothing refused in Node");
+        ok(ranged.length > 0, "Node reads the shards by range");
+      }
+
+      // Another store of the same location knows already: no ranged request at all.
+      const second = recordingFetch();
+      const other = await open(new FetchStore(location, { fetch: second.fetch }), {
+        path: "sharding/index_start",
+      });
+      await reads(other, "sharding/index_start");
+      same((await other.get()).data, await expected("sharding/index_start"), "the second, whole");
+      if (inBrowser)
+        deepEqual(
+          second.seen.filter((r) => r.range || r.refused),
+          [],
+          "no ranged or refused request at a location known to refuse them",
+        );
+      else
+        ok(
+          second.seen.some((r) => r.range),
+          "Node reads the second by range too",
+        );
+    },
+  },
   {
     name: "a server without suffix ranges: HEAD + range once it refuses, remembered; or chosen up front",
     async run(ctx) {

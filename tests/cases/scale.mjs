@@ -186,6 +186,44 @@ function stressCase(workers) {
   };
 }
 
+/** Memory given back after a large read, once idle; the nodes opened before read on. */
+const giveBackCase = {
+  name: "scale: after a 128 MiB read the module gives its memory back once idle, and nodes opened before read on exactly",
+  async run(ctx) {
+    const { open, memoryUsage, releaseMemory, slice } = ctx.zarr;
+    const a = ARRAYS.sharded;
+    const arr = await open(`${ctx.scaleBase}/${a.path}`);
+    const tile = await open(`${ctx.scaleBase}/${ARRAYS.ome.path}`);
+    const { data } = await arr.get(null);
+    checkBlock(data, a.dtype, 0, 0, a.rows, a.cols, a.path);
+    const peak = memoryUsage().wasmBytes;
+    ok(peak >= 256 * MiB, `the read's peak is large (${(peak / MiB).toFixed(0)} MiB)`);
+    // Nothing is given back while a call is in flight.
+    const reading = tile.get(box(ctx.zarr, ARRAYS.ome, 0, 0, 256, 256));
+    equal(releaseMemory(), false, "releaseMemory() with a read in flight");
+    await reading;
+    // On its own, after 2 s idle: wait up to 8 s (a loaded machine delays timers).
+    const t0 = performance.now();
+    while (memoryUsage().wasmBytes >= peak && performance.now() - t0 < 8000)
+      await new Promise((r) => setTimeout(r, 100));
+    const after = memoryUsage().wasmBytes;
+    console.log(
+      `scale give-back: ${(peak / MiB).toFixed(0)} MiB -> ${(after / MiB).toFixed(1)} MiB after ${(performance.now() - t0).toFixed(0)} ms idle`,
+    );
+    ok(after <= 16 * MiB, `wasm memory is ${(after / MiB).toFixed(1)} MiB once idle (at most 16)`);
+    // The nodes opened before open themselves again in the fresh instance.
+    const part = await arr.get([slice(5000, 5300), slice(7000, 7400)]);
+    checkBlock(part.data, a.dtype, 5000, 7000, 300, 400, "a read after the give-back");
+    const extent = { origin: [arr.chunks[0], 0], shape: arr.chunks };
+    equal(JSON.stringify(arr.chunkExtent([1, 0])), JSON.stringify(extent), "chunkExtent after");
+    const t = await tile.get(box(ctx.zarr, ARRAYS.ome, 1000, 1000, 100, 100));
+    checkBlock(t.data, ARRAYS.ome.dtype, 1000, 1000, 100, 100, "another node after the give-back");
+    ok(memoryUsage().wasmBytes <= 64 * MiB, "small reads keep the fresh instance small");
+    arr.free();
+    tile.free();
+  },
+};
+
 export const scaleCases = [
   // Smallest result first: wasm memory is a high-water mark (see wholeReadCase).
   wholeReadCase("chunks_1mib"),
@@ -197,6 +235,7 @@ export const scaleCases = [
   wholeReadCase("chunks_16mib"),
   tileCase,
   wholeReadCase("sharded"),
+  giveBackCase,
   stressCase(false),
   stressCase(true),
 ];

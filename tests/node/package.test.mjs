@@ -111,3 +111,38 @@ test("package: arethetypeswrong finds no problem for an ESM-only package", () =>
   equal(run.status, 0, `attw exited with ${run.status}:\n${run.stdout}\n${run.stderr}`);
   ok(/No problems found|🟢/.test(run.stdout), run.stdout);
 });
+
+test("package: a second-module file left out of a deployment is named in the error, glue or wasm", async () => {
+  const { cpSync, mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  for (const missing of ["zarr_wasm_extra.js", "zarr_wasm_extra_bg.wasm"]) {
+    const dir = mkdtempSync(`${tmpdir()}/zarr-wasm-pkg-`);
+    try {
+      cpSync(pkgDir, dir, { recursive: true });
+      rmSync(`${dir}/${missing}`);
+      // A process of its own: each copy of the package is a module instance of its own.
+      const script = `
+        const zarr = await import(${JSON.stringify(`${dir}/index.js`)});
+        const { FileSystemStore } = await import(${JSON.stringify(`${dir}/fs.js`)});
+        const store = new FileSystemStore(${JSON.stringify(`${repo}tests/fixtures/extra.zarr`)});
+        try {
+          await zarr.open(store, { path: "lzma/xz" });
+          console.log("opened");
+        } catch (err) {
+          console.log(err.name + ": " + err.message);
+        }`;
+      const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+      });
+      const said = out.stdout.trim();
+      ok(said.includes(`${missing}`), `the error names ${missing}: ${said}`);
+      ok(/StoreError/.test(said) && /second module/.test(said), `a StoreError: ${said}`);
+      ok(
+        missing.endsWith(".js") ? /the glue/.test(said) : /the WebAssembly/.test(said),
+        `says which kind of file: ${said}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});

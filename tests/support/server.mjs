@@ -9,7 +9,7 @@
 //   GET /__active            how many requests are in progress
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
-//   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__flaky/<n>/ before a path: servers
+//   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
 //                            with quirks (see below); the log records an X-Token request header as
 //                            `token`
 //   GET <dir>/               a directory without index.html: an index page of its entries, as
@@ -196,7 +196,11 @@ export async function startServer({
   const handle = async (req, res) => {
     const url = new URL(req.url, "http://x");
     res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Allow-Headers", "Range, X-Token");
+    // /__corsnorange/: a CORS server whose preflight answer does not allow the Range header (as
+    // many CDN and bucket CORS rules are written): a browser refuses a ranged request to it from
+    // another origin before it is sent.
+    const allowRange = !url.pathname.startsWith("/__corsnorange/");
+    res.setHeader("Access-Control-Allow-Headers", allowRange ? "Range, X-Token" : "X-Token");
     res.setHeader("Access-Control-Expose-Headers", "Content-Range, Content-Length, Accept-Ranges");
     if (url.pathname === "/__log") {
       res.setHeader("Content-Type", "application/json");
@@ -276,7 +280,8 @@ export async function startServer({
     //   /__norange/   ignores Range and always answers 200 with the whole body;
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
     //   /__nolist/    has no directory index pages (404);
-    //   /__flaky/N/   answers 503 to the first N requests for each path.
+    //   /__flaky/N/   answers 503 to the first N requests for each path;
+    //   /__corsnorange/ serves as usual, but its CORS preflights do not allow Range (see above).
     // Object-store buckets over the "/" mount, which have no directories: see `bucketAnswer`.
     const bucket = /^\/__(s3|gcs)(\/.*)$/.exec(path);
     if (bucket) {
@@ -343,7 +348,9 @@ export async function startServer({
       partBytes = Math.max(1, Number(parts[1]));
       path = parts[2];
     }
-    const mode = /^\/__(nosuffix|norange|nolength|nolist|flaky\/(\d+))(\/.*)$/.exec(path);
+    const mode = /^\/__(nosuffix|norange|nolength|nolist|corsnorange|flaky\/(\d+))(\/.*)$/.exec(
+      path,
+    );
     if (mode) {
       path = mode[3];
       if (mode[2] !== undefined) {
