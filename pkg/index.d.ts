@@ -538,6 +538,14 @@ export function bytesDecoder(
 export function memoryUsage(): { wasmBytes: number; heapBytes: number };
 
 /**
+ * Downloads, compiles and starts the WebAssembly module now. A page does not need to call it: the
+ * download starts as zarr-wasm is imported, and the first `open()` waits for it. Call it to start
+ * sooner (before the page's other imports and work), or to learn early that the module cannot be
+ * loaded: rejects with a `ZarrError` naming the file's URL.
+ */
+export function preload(): Promise<void>;
+
+/**
  * Gives the module's memory back now: replaces its instance by a fresh one, unless a call is in
  * flight (then returns false and does nothing). Nodes and Zarr Vectors stores opened before stay
  * usable: each opens itself again in the new instance (a metadata request; reads wait for it),

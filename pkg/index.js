@@ -14,6 +14,7 @@ import initWasm, {
   useSecondModule,
 } from "./zarr_wasm.js";
 import { loadExtra } from "./extra.js";
+import { compiledModule } from "./load.js";
 import { AbortError, ResetError, SelectionError, typed } from "./errors.js";
 import {
   PARTS_PER_WORKER,
@@ -36,17 +37,7 @@ let wasm = null; // true once loaded
 
 function loadWasm() {
   loading ??= (async () => {
-    const url = new URL("./zarr_wasm_bg.wasm", import.meta.url);
-    if (url.protocol === "file:" && globalThis.process?.versions?.node) {
-      // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import
-      // alone: webpack is told so, and a name in a variable is one that esbuild and Vite do not
-      // try to resolve for the browser.
-      const nodeFs = "node:fs/promises";
-      const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
-      await initWasm({ module_or_path: await readFile(url) });
-    } else {
-      await initWasm({ module_or_path: url });
-    }
+    await initWasm({ module_or_path: await compiledModule() });
     __zarrOnTrap(onTrap);
     wasm = true;
   })().catch((err) => {
@@ -55,6 +46,15 @@ function loadWasm() {
   });
   return loading;
 }
+
+/** Downloads, compiles and starts the module now, before the first open() needs it (see index.d.ts). */
+export function preload() {
+  return loadWasm();
+}
+
+// In a page, the download starts as this file is imported: it overlaps the page's own start.
+// Not in workers: a pool's workers are given the module their page compiled (pool.js).
+if (typeof document !== "undefined") compiledModule().catch(() => {}); // open() reports failures
 
 /** The module's memory (see index.d.ts). */
 export function memoryUsage() {

@@ -4,6 +4,7 @@
 import { open, FetchStore, ZipStore, __trapForTests } from "./index.js";
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
+import { useCompiledModule } from "./load.js";
 
 const port = await (async () => {
   if (typeof globalThis.WorkerGlobalScope !== "undefined") {
@@ -136,6 +137,9 @@ port.listen((message) => {
           },
         });
       } else read(message);
+      break;
+    case "module": // the main thread's compiled module, sent first
+      useCompiledModule(message.module);
       break;
     case "trap": // WorkerPool.__trapForTests
       __trapForTests(message.ms).catch(() => {});

@@ -35,7 +35,7 @@ fi
 # is a whole package too.
 if [ "$out" != pkg ]; then
   mkdir -p "$out"
-  cp pkg/index.js pkg/index.d.ts pkg/errors.js pkg/pool.js pkg/offthread.js pkg/stores.js pkg/worker.js \
+  cp pkg/index.js pkg/index.d.ts pkg/load.js pkg/errors.js pkg/pool.js pkg/offthread.js pkg/stores.js pkg/worker.js \
     pkg/fs.js pkg/fs.d.ts pkg/extra.js pkg/package.json "$out/"
 fi
 # --experimental-reset-state-function: after a trap the API starts a fresh instance (see

@@ -60,6 +60,35 @@ test("chromium: the page logged no errors of its own", () => {
   assert.deepEqual(unexpected, []);
 });
 
+test("chromium: the module is downloaded as the page imports zarr-wasm, once; a WorkerPool's workers are given it and fetch no copy", async () => {
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
+  await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
+  const wasmRequests = async () =>
+    (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+      r.path.endsWith("/pkg/zarr_wasm_bg.wasm"),
+    ).length;
+  // The page imported zarr-wasm and opened nothing yet.
+  for (let i = 0; i < 100 && (await wasmRequests()) === 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await wasmRequests(), 1, "fetched at import, before any open()");
+  const length = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    await zarr.preload();
+    const pool = new zarr.WorkerPool(2);
+    const arr = await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+      workers: pool,
+    });
+    const { data } = await arr.get();
+    pool.terminate();
+    return data.length;
+  });
+  assert.equal(length, 13 * 11);
+  assert.equal(await wasmRequests(), 1, "no worker fetched the module again");
+  await fresh.close();
+});
+
 test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
   await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });

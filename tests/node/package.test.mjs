@@ -62,6 +62,17 @@ test("package: npm pack holds the modules, their glue and types, the licences an
   }
 });
 
+test("package: every file a packed module imports is packed too", () => {
+  const files = new Set(packed());
+  for (const file of [...files].filter((f) => f.endsWith(".js"))) {
+    const text = readFileSync(`${pkgDir}/${file}`, "utf8");
+    const imported = [...text.matchAll(/(?:from|import\(|new URL\()\s*["']\.\/([^"']+)["']/g)].map(
+      (m) => m[1],
+    );
+    for (const name of imported) ok(files.has(name), `${file} imports ./${name}, which is packed`);
+  }
+});
+
 test("package: its entry points resolve, by name, to pkg/ for import (Node) and each declares types", async () => {
   for (const [entry, file] of [
     ["zarr-wasm", "index.js"],
