@@ -1,5 +1,5 @@
 """Arrays at the sizes real data has, for the scale tests (tests/cases/scale.mjs), written by
-zarr-python with numcodecs' C codecs at test time into target/scale-data/ (about 230 MB: the
+zarr-python with numcodecs' C codecs at test time into target/scale-data/ (about 260 MB: the
 generator is committed, never the bytes). scripts/make_scale_data.sh runs it in its own venv and
 skips it when the data of this very script is there.
 
@@ -10,6 +10,11 @@ their bodies are as large as their chunks.
     g = (i * 2654435761) xor (j * 2246822519)   (mod 2^32; i: row, j: column of the last two axes)
     h = ((g xor (g >> 13)) * 3266489917) mod 2^32
     uint8: h >> 24, uint16: h >> 16, float32: (h >> 8) / 16
+
+Two arrays are "smooth" instead, so that their chunks compress as images do and their decoders
+have real work (a 16 MiB chunk each, gzip and zstd: the longest single decodes a read meets):
+
+    uint8: ((i >> 4) + (j >> 4) + (h >> 30)) mod 256
 """
 
 import json
@@ -19,17 +24,20 @@ from pathlib import Path
 import numcodecs
 import numpy as np
 import zarr
-from zarr.codecs import BloscCodec, BytesCodec, ShardingCodec, ZstdCodec
+from zarr.codecs import BloscCodec, BytesCodec, GzipCodec, ShardingCodec, ZstdCodec
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "target/scale-data")
 
 
-def hashed(rows, cols, dtype):
+def hashed(rows, cols, dtype, pattern="hashed"):
     # uint32 arithmetic wraps, as the JS side's Math.imul does.
-    i = np.arange(rows, dtype=np.uint32)[:, None] * np.uint32(2654435761)
-    j = np.arange(cols, dtype=np.uint32)[None, :] * np.uint32(2246822519)
-    g = i ^ j
+    rows_ = np.arange(rows, dtype=np.uint32)[:, None]
+    cols_ = np.arange(cols, dtype=np.uint32)[None, :]
+    g = (rows_ * np.uint32(2654435761)) ^ (cols_ * np.uint32(2246822519))
     h = (g ^ (g >> np.uint32(13))) * np.uint32(3266489917)
+    if pattern == "smooth":
+        assert dtype == "uint8"
+        return (((rows_ >> 4) + (cols_ >> 4) + (h >> 30)) & 0xFF).astype(np.uint8)
     if dtype == "uint8":
         return (h >> 24).astype(np.uint8)
     if dtype == "uint16":
@@ -39,14 +47,14 @@ def hashed(rows, cols, dtype):
     raise ValueError(dtype)
 
 
-def write(name, shape, dtype, **kwargs):
+def write(name, shape, dtype, pattern="hashed", **kwargs):
     rows, cols = shape[-2:]
-    data = hashed(rows, cols, dtype).reshape(shape)
+    data = hashed(rows, cols, dtype, pattern).reshape(shape)
     array = zarr.create_array(
         store=str(OUT / name), shape=shape, dtype=dtype, fill_value=0, overwrite=True, **kwargs
     )
     array[...] = data
-    return {"path": name, "shape": list(shape), "dtype": dtype}
+    return {"path": name, "shape": list(shape), "dtype": dtype, "pattern": pattern}
 
 
 def main():
@@ -70,6 +78,11 @@ def main():
         # 16 MiB uint8 chunks, uncompressed.
         write("chunks_16mib.zarr", (8192, 4096), "uint8", chunks=(4096, 4096),
               compressors=None),
+        # 16 MiB chunks that compress as images do (see "smooth" above), gzip and zstd.
+        write("gzip_16mib.zarr", (8192, 4096), "uint8", pattern="smooth", chunks=(4096, 4096),
+              compressors=GzipCodec(level=5)),
+        write("zstd_16mib.zarr", (8192, 4096), "uint8", pattern="smooth", chunks=(4096, 4096),
+              compressors=ZstdCodec(level=3)),
         # Two 64 MiB shards of 2 MiB inner chunks (Blosc zstd), read by range.
         write("sharded_64mib.zarr", (8192, 8192), "uint16", chunks=(1024, 1024),
               shards=(4096, 8192),

@@ -32,3 +32,40 @@ pub fn try_grow(v: &mut Vec<u8>, len: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Where a decoder that works in steps writes (see `codecs::codec::StepDecoder`): the caller's
+/// buffer, or a vector grown as the output needs. The output so far is at its start, and the
+/// decoder keeps track of where it ends.
+pub enum Output<'a> {
+    /// The caller's buffer, the output's exact size: a chunk decoded straight into a read's
+    /// result.
+    Fixed(&'a mut [u8]),
+    /// A vector grown as needed, for output whose size is not known beforehand.
+    Growing(&'a mut Vec<u8>),
+}
+
+impl Output<'_> {
+    /// The output as one slice, what is written and the room after it: where it grows, at least
+    /// `len` bytes long, never past `limit`. A vector grows at least twofold, so that growing by
+    /// steps copies no more than growing at once would.
+    pub fn room(&mut self, len: usize, limit: usize) -> Result<&mut [u8], String> {
+        match self {
+            Output::Fixed(out) => Ok(out),
+            Output::Growing(vec) => {
+                let wanted = len.min(limit);
+                if vec.len() < wanted {
+                    try_grow(vec, wanted.max(vec.len().saturating_mul(2)).min(limit))?;
+                }
+                Ok(vec.as_mut_slice())
+            }
+        }
+    }
+
+    /// The output as it is: what is written, and any room after it.
+    pub fn contents(&self) -> &[u8] {
+        match self {
+            Output::Fixed(out) => out,
+            Output::Growing(vec) => vec,
+        }
+    }
+}

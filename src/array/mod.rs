@@ -5,6 +5,7 @@ pub mod piece;
 pub mod sharded;
 
 use crate::buffer::{try_grow, try_zeroed};
+use crate::codecs::codec::Stopped;
 use crate::codecs::table::array_pipeline;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
 use crate::data_type::variable::Items;
@@ -25,7 +26,7 @@ use crate::store::ReadableStore;
 use chunk_cache::ChunkCache;
 use futures_util::stream::{self, StreamExt};
 use piece::{Content, Piece};
-use sharded::{ShardRead, ShardReader};
+use sharded::ShardReader;
 use std::rc::Rc;
 
 /// How many chunk requests one read keeps in flight. Browsers queue beyond their own per-host limit,
@@ -178,10 +179,11 @@ impl Array {
             let pieces = pieces?;
             // An aborted read stops here even where its store ignores the signal (data in memory).
             if self.store.cancelled() {
-                return Err(ZarrError::aborted(&self.store.locate(&self.path.key(""))));
+                return Err(self.aborted());
             }
             for piece in pieces {
-                self.place(piece, &mut bytes, &counts, items.as_mut(), &mut scratch)?;
+                self.place(piece, &mut bytes, &counts, items.as_mut(), &mut scratch)
+                    .await?;
             }
             crate::host::yield_if_busy().await;
             done += 1;
@@ -366,7 +368,12 @@ impl Array {
 
     /// Reads one whole chunk, as stored (edge chunks keep their full stored shape).
     pub async fn get_chunk(&self, coords: &[u64]) -> Result<ArrayData> {
-        let (_, shape) = self.chunk_extent(coords)?;
+        let (origin, shape) = self.chunk_extent(coords)?;
+        if self.pipeline.partial_decoder().is_some() {
+            // A shard: read as the region it covers, inner chunk by inner chunk (each decoded in
+            // steps, and kept in the chunk cache), not in one synchronous decode of the whole shard.
+            return self.get(&region_selection(&origin, &shape)?).await;
+        }
         let mut items = self.new_items();
         let bytes =
             match self.as_elements(self.read_chunk(coords).await?, coords, items.as_mut())? {
@@ -389,6 +396,11 @@ impl Array {
         })
     }
 
+    /// The error of a read its caller aborted.
+    fn aborted(&self) -> ZarrError {
+        ZarrError::aborted(&self.store.locate(&self.path.key("")))
+    }
+
     /// `err` with this array's location added, for errors that arise before any key is read.
     fn in_this_array(&self, err: ZarrError) -> ZarrError {
         let location = self.store.locate(&self.path.key("zarr.json"));
@@ -408,10 +420,15 @@ impl Array {
             shape: self.metadata.chunk_grid.chunk_shape(coords),
             data_type: self.data_type(),
         };
+        let cancelled = || self.store.cancelled();
         let decoded = self
             .pipeline
-            .decode(encoded, &repr)
-            .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
+            .decode_async(encoded, &repr, &cancelled)
+            .await
+            .map_err(|stop| match stop {
+                Stopped::Cancelled => self.aborted(),
+                Stopped::Failed(e) => ZarrError::codec(&self.store.locate(&key), e),
+            })?;
         // Region copies index by the chunk's shape; a pipeline that produced another size is an error
         // here rather than an out-of-bounds panic there. (Variable-length chunks are checked as
         // their items are taken out.)
@@ -446,18 +463,7 @@ impl Array {
                 shard_shape,
                 &self.chunk_cache,
             );
-            match read.await? {
-                ShardRead::Pieces(pieces) => return Ok(pieces),
-                ShardRead::Whole(projection) => {
-                    let data = self.read_chunk(&projection.coords).await?;
-                    return Ok(vec![Piece {
-                        chunk_shape: self.metadata.chunk_grid.chunk_shape(&projection.coords),
-                        parts: projection.parts,
-                        data: data.into(),
-                        coords: None,
-                    }]);
-                }
-            }
+            return read.await;
         }
         let chunk_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
         let repr = ChunkRepr {
@@ -487,15 +493,26 @@ impl Array {
         self.chunk_cache.is_on()
     }
 
-    /// Decodes a whole chunk (`piece`, fetched, see `read_pieces`) into `dest`, its size.
-    fn decode_chunk_into(&self, encoded: Vec<u8>, piece: &Piece, dest: &mut [u8]) -> Result<()> {
+    /// Decodes a whole chunk (`piece`, fetched, see `read_pieces`) into `dest`, its size, letting
+    /// the event loop run while it decompresses (see `CodecPipeline::decode_into_async`).
+    async fn decode_chunk_into(
+        &self,
+        encoded: Vec<u8>,
+        piece: &Piece,
+        dest: &mut [u8],
+    ) -> Result<()> {
         let repr = ChunkRepr {
             shape: piece.chunk_shape.clone(),
             data_type: self.data_type(),
         };
+        let cancelled = || self.store.cancelled();
         self.pipeline
-            .decode_into(encoded, &repr, dest)
-            .map_err(|e| self.in_chunk(piece, e))
+            .decode_into_async(encoded, &repr, dest, &cancelled)
+            .await
+            .map_err(|stop| match stop {
+                Stopped::Cancelled => self.aborted(),
+                Stopped::Failed(e) => self.in_chunk(piece, e),
+            })
     }
 
     /// `err` located at the piece's chunk.
@@ -507,7 +524,7 @@ impl Array {
     /// Puts a piece into `out` (shape `counts`), or the fill value where its chunk is missing.
     /// A fetched chunk is decoded straight into `out` where it is one run of it, else into
     /// `scratch` (kept for the read's next chunk) and copied from there.
-    fn place(
+    async fn place(
         &self,
         mut piece: Piece,
         out: &mut [u8],
@@ -539,7 +556,7 @@ impl Array {
                     let run = out
                         .get_mut(start..start.saturating_add(len))
                         .ok_or_else(too_large)?;
-                    return self.decode_chunk_into(encoded, &piece, run);
+                    return self.decode_chunk_into(encoded, &piece, run).await;
                 }
                 if self.pipeline.stores_elements(&repr) {
                     // The stored bytes are the elements: copied from where they are.
@@ -551,7 +568,8 @@ impl Array {
                     return Ok(());
                 }
                 try_grow(scratch, len).map_err(|_| too_large())?;
-                self.decode_chunk_into(encoded, &piece, &mut scratch[..len])?;
+                self.decode_chunk_into(encoded, &piece, &mut scratch[..len])
+                    .await?;
                 self.copy_piece(&piece, Some(&scratch[..len]), out, counts);
                 return Ok(());
             }
@@ -676,6 +694,24 @@ fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
     };
     let n = elements_size(shape, esize).ok_or_else(too_large)?;
     try_zeroed(n).map_err(|_| too_large())
+}
+
+/// The selection of the box at `origin` of `shape`.
+fn region_selection(origin: &[u64], shape: &[u64]) -> Result<Vec<DimSelection>> {
+    let bound = |n: u64| {
+        i64::try_from(n).map_err(|_| ZarrError::selection(format!("index {n} is out of range")))
+    };
+    origin
+        .iter()
+        .zip(shape)
+        .map(|(&start, &count)| {
+            Ok(DimSelection::Slice {
+                start: Some(bound(start)?),
+                stop: Some(bound(start.saturating_add(count))?),
+                step: None,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Reading sharded arrays in parts: for each shard a selection touches, the shard's index (one
 //! range request, shared by every read that needs it and kept in a bounded cache), then only the
 //! inner chunks the selection needs, with nearby ranges merged into one request. A selection that
-//! needs most of a shard reads the shard whole, in one request.
+//! needs most of a shard reads the shard whole, in one request, and takes the index from it.
+//! Either way the inner chunks decode one by one, letting the event loop run between them.
 
 use super::chunk_cache::{inner_key, ChunkCache};
 use super::piece::{Content, Piece};
-use crate::codecs::codec::{PartialDecoder, ShardIndex};
+use crate::codecs::codec::{PartialDecoder, ShardIndex, Stopped};
 use crate::error::{CodecError, Result, ZarrError};
 use crate::indexing::region::c_strides;
 use crate::indexing::selection::{chunk_projections, ChunkProjection, DimChunkPart, DimRange};
@@ -179,23 +180,6 @@ pub fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
     merged
 }
 
-/// An inner chunk a read needs: its share of the selection, where it lies in the shard (`None`:
-/// empty, the fill value) and its decoded elements where an earlier read kept them.
-struct InnerChunk {
-    projection: ChunkProjection,
-    range: Option<Range<u64>>,
-    earlier: Option<Vec<u8>>,
-}
-
-/// What a shard reader makes of one shard's share of a selection.
-pub enum ShardRead {
-    /// Its pieces: the inner chunks it needs, or the fill value where the shard is missing.
-    Pieces(Vec<Piece>),
-    /// Most of the shard is wanted, or the store sends whole values anyway: one request for all
-    /// of it beats an index round trip, so the caller reads it as a plain chunk.
-    Whole(ChunkProjection),
-}
-
 /// Reads shards in parts for one array (and every view of it): keeps the shard indexes it has
 /// fetched and batches the range requests of concurrent reads.
 #[derive(Default)]
@@ -207,6 +191,7 @@ pub struct ShardReader {
 impl ShardReader {
     /// One shard's share of a selection: `projection` in shard coordinates, the shard stored at
     /// `key` with shape `shard_shape`. Decoded inner chunks are taken from and kept in `kept`.
+    /// Its pieces: the inner chunks it needs, or the fill value where the shard is missing.
     pub async fn read(
         &self,
         store: &Rc<dyn ReadableStore>,
@@ -215,7 +200,7 @@ impl ShardReader {
         projection: ChunkProjection,
         shard_shape: Vec<u64>,
         kept: &ChunkCache,
-    ) -> Result<ShardRead> {
+    ) -> Result<Vec<Piece>> {
         let location = store.locate(key);
         let broken = |reason: String| {
             ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
@@ -238,48 +223,50 @@ impl ShardReader {
             .iter()
             .try_fold(1u64, |acc, &n| acc.checked_mul(n))
             .unwrap_or(u64::MAX);
-        if (inner.len() as u64).saturating_mul(2) > total || store.hints().whole_values {
-            return Ok(ShardRead::Whole(projection));
-        }
-        let Some(index) = self.index(store, codec, key, &cps).await? else {
-            // No shard: all of its share is the fill value.
-            return Ok(ShardRead::Pieces(vec![Piece {
-                chunk_shape: shard_shape,
-                parts: projection.parts,
-                data: Content::Missing,
-                coords: None,
-            }]));
-        };
         let strides = c_strides(&cps);
-        // Inner chunks kept from earlier reads are not fetched again.
-        let wanted: Vec<InnerChunk> = inner
-            .into_iter()
-            .map(|p| {
-                let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
-                InnerChunk {
-                    range: index.get(i as usize),
-                    earlier: kept.get(&inner_key(&projection.coords, &p.coords)),
-                    projection: p,
-                }
-            })
-            .collect();
-        let needed: Vec<Range<u64>> = wanted
+        let position = |p: &ChunkProjection| -> usize {
+            let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
+            i as usize
+        };
+        // Inner chunks kept from earlier reads are neither fetched nor decoded again.
+        let earlier: Vec<Option<Vec<u8>>> = inner
             .iter()
-            .filter(|c| c.earlier.is_none())
-            .filter_map(|c| c.range.clone())
+            .map(|p| kept.get(&inner_key(&projection.coords, &p.coords)))
             .collect();
-        let blocks = self.batches.fetch(store, key, needed).await?;
-        let mut pieces = Vec::with_capacity(wanted.len());
-        for InnerChunk {
-            projection: inner_projection,
-            range,
-            earlier,
-        } in wanted
-        {
-            let data = match range {
-                _ if earlier.is_some() => earlier,
-                None => None,
-                Some(r) => {
+        let (index, blocks) = if earlier.iter().all(Option::is_some) {
+            (None, Rc::default())
+        } else if (inner.len() as u64).saturating_mul(2) > total || store.hints().whole_values {
+            // Most of the shard is wanted, or the store sends whole values anyway: one request
+            // for all of it beats an index round trip, and its index is read from it.
+            let Some(shard) = store.get(key).await? else {
+                return Ok(fill(projection, shard_shape));
+            };
+            let index = index_in_shard(codec, &shard, &cps).map_err(broken)?;
+            let whole = 0..shard.len() as u64;
+            (Some(index), Rc::new(vec![(whole, Some(Rc::new(shard)))]))
+        } else {
+            let Some(index) = self.index(store, codec, key, &cps).await? else {
+                return Ok(fill(projection, shard_shape));
+            };
+            let needed: Vec<Range<u64>> = inner
+                .iter()
+                .zip(&earlier)
+                .filter(|(_, earlier)| earlier.is_none())
+                .filter_map(|(p, _)| index.get(position(p)))
+                .collect();
+            let blocks = self.batches.fetch(store, key, needed).await?;
+            (Some(index), blocks)
+        };
+        let cancelled = || store.cancelled();
+        let mut pieces = Vec::with_capacity(inner.len());
+        for (inner_projection, earlier) in inner.into_iter().zip(earlier) {
+            let range = index
+                .as_ref()
+                .and_then(|i| i.get(position(&inner_projection)));
+            let data = match (earlier, range) {
+                (Some(earlier), _) => Some(earlier),
+                (None, None) => None,
+                (None, Some(r)) => {
                     let (g, bytes) = blocks
                         .iter()
                         .find(|(g, _)| g.start <= r.start && r.end <= g.end)
@@ -292,8 +279,12 @@ impl ShardReader {
                     let slice =
                         bytes[(r.start - g.start) as usize..(r.end - g.start) as usize].to_vec();
                     let decoded = codec
-                        .decode_inner(slice, &inner_projection.coords)
-                        .map_err(broken)?;
+                        .decode_inner(slice, &inner_projection.coords, &cancelled)
+                        .await
+                        .map_err(|stop| match stop {
+                            Stopped::Cancelled => ZarrError::aborted(&location),
+                            Stopped::Failed(reason) => broken(reason),
+                        })?;
                     crate::host::yield_if_busy().await;
                     kept.keep(
                         inner_key(&projection.coords, &inner_projection.coords),
@@ -319,7 +310,7 @@ impl ShardReader {
                 coords: None,
             });
         }
-        Ok(ShardRead::Pieces(pieces))
+        Ok(pieces)
     }
 
     /// The decoded index of the shard at `key`, or `None` when there is no shard.
@@ -360,6 +351,37 @@ impl ShardReader {
                 broken(e)
             })
     }
+}
+
+/// A missing shard's share: the fill value.
+fn fill(projection: ChunkProjection, shard_shape: Vec<u64>) -> Vec<Piece> {
+    vec![Piece {
+        chunk_shape: shard_shape,
+        parts: projection.parts,
+        data: Content::Missing,
+        coords: None,
+    }]
+}
+
+/// The index of a shard read whole, at its end or its start.
+fn index_in_shard(
+    codec: &dyn PartialDecoder,
+    shard: &[u8],
+    cps: &[u64],
+) -> std::result::Result<ShardIndex, String> {
+    let size = codec.index_size(cps)?;
+    if shard.len() < size {
+        return Err(format!(
+            "the shard is {} bytes, shorter than its {size}-byte index",
+            shard.len()
+        ));
+    }
+    let at = match codec.index_at_end() {
+        true => shard.len() - size,
+        false => 0,
+    };
+    let index = shard[at..at + size].to_vec();
+    codec.decode_index(index, cps, Some(shard.len() as u64))
 }
 
 #[cfg(test)]

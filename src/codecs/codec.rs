@@ -1,13 +1,16 @@
 //! What a codec is: the three kinds of codec (array to array, array to bytes, bytes to bytes) as
-//! traits, what a chunk is as it passes through them, the decoder of chunks that can be read in
-//! parts, and the table entry by which each codec file makes itself known (see `table.rs`).
+//! traits, what a chunk is as it passes through them, decoders that work in steps, the decoder of
+//! chunks that can be read in parts, and the table entry by which each codec file makes itself
+//! known (see `table.rs`).
 
 use super::configuration::Configuration;
+use crate::buffer::{try_zeroed, Output};
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::limits::Limits;
 use crate::metadata::extension::Extension;
+use futures_util::future::LocalBoxFuture;
 use std::ops::Range;
 
 /// What a chunk is in array form: its stored shape and element type.
@@ -120,6 +123,141 @@ pub trait BytesToBytesCodec {
         out.copy_from_slice(&decoded);
         Ok(())
     }
+    /// A decoder of `encoded` to `decoded_size` that works in bounded steps (see `StepDecoder`),
+    /// for codecs whose decoding of a large chunk takes long (the decompressors): a read then lets
+    /// the event loop run between steps. The others give `encoded` back, and decode in one go.
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        _decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Err(encoded)
+    }
+}
+
+/// A decode in progress that works in bounded steps, so that a long one can let the event loop
+/// run between them, and be dropped there when its read is aborted.
+pub trait StepDecoder {
+    /// Decodes about `budget` more bytes of output into `out`, always some: the output's final
+    /// length once the decode is complete, `None` while there is more to do. Formats of blocks or
+    /// frames go a whole block or frame at a time, which may take a step past the budget (zstd,
+    /// faster than the others, takes frames of up to four budgets whole). `out` is the same
+    /// output at every step. A step that fails ends the decode.
+    fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError>;
+}
+
+/// `codec`'s decoder in steps of `encoded`, or for a codec without one, a decoder that does the
+/// whole decode in its one step.
+pub(crate) fn steps<'a>(
+    codec: &'a dyn BytesToBytesCodec,
+    encoded: Vec<u8>,
+    decoded_size: DecodedSize,
+) -> Box<dyn StepDecoder + 'a> {
+    codec
+        .stepwise(encoded, decoded_size)
+        .unwrap_or_else(|encoded| {
+            Box::new(InOneStep {
+                codec,
+                encoded,
+                decoded_size,
+            })
+        })
+}
+
+/// The decoder in steps of a codec that has none: `decode_into` where the output is the caller's
+/// buffer, else `decode`.
+struct InOneStep<'a> {
+    codec: &'a dyn BytesToBytesCodec,
+    encoded: Vec<u8>,
+    decoded_size: DecodedSize,
+}
+
+impl StepDecoder for InOneStep<'_> {
+    fn step(&mut self, out: &mut Output<'_>, _budget: usize) -> Result<Option<usize>, CodecError> {
+        let encoded = std::mem::take(&mut self.encoded);
+        match out {
+            Output::Fixed(out) => {
+                self.codec.decode_into(encoded, out)?;
+                Ok(Some(out.len()))
+            }
+            Output::Growing(out) => {
+                **out = self.codec.decode(encoded, self.decoded_size)?;
+                Ok(Some(out.len()))
+            }
+        }
+    }
+}
+
+/// The buffer a decode to `size` writes into: zeroed, of the exact size where that is known
+/// (`Output::Fixed`), else empty, grown by the decoder (`Output::Growing`; see `output`).
+pub(crate) fn output_buffer(codec: &'static str, size: DecodedSize) -> Result<Vec<u8>, CodecError> {
+    try_zeroed(size.exact().unwrap_or(0)).map_err(|e| CodecError::new(codec, e))
+}
+
+/// The output over `buffer` (from `output_buffer`) for a decode to `size`.
+pub(crate) fn output(buffer: &mut Vec<u8>, size: DecodedSize) -> Output<'_> {
+    match size {
+        DecodedSize::Exact(_) => Output::Fixed(buffer),
+        DecodedSize::AtMost(_) => Output::Growing(buffer),
+    }
+}
+
+/// The one-shot decode of a codec that decodes in steps: `decoder` run to its end in one go, into
+/// a new buffer (see `output_buffer`).
+pub fn decode_whole(
+    codec: &'static str,
+    mut decoder: impl StepDecoder,
+    size: DecodedSize,
+) -> Result<Vec<u8>, CodecError> {
+    let mut buffer = output_buffer(codec, size)?;
+    let len = finish(&mut decoder, &mut output(&mut buffer, size))?;
+    size.check_len(codec, len)?;
+    buffer.truncate(len);
+    Ok(buffer)
+}
+
+/// `decode_whole` into `out`, the decode's exact size.
+pub fn decode_whole_into(
+    codec: &'static str,
+    mut decoder: impl StepDecoder,
+    out: &mut [u8],
+) -> Result<(), CodecError> {
+    let size = DecodedSize::Exact(out.len());
+    let len = finish(&mut decoder, &mut Output::Fixed(out))?;
+    size.check_len(codec, len)
+}
+
+/// Runs `decoder` to its end in one go.
+fn finish(decoder: &mut dyn StepDecoder, out: &mut Output<'_>) -> Result<usize, CodecError> {
+    loop {
+        if let Some(len) = decoder.step(out, usize::MAX)? {
+            return Ok(len);
+        }
+    }
+}
+
+/// Why a decode that lets the event loop run between its steps did not finish.
+#[derive(Debug)]
+pub enum Stopped<E = CodecError> {
+    /// The caller's cancellation check said so between two steps: its read was aborted.
+    Cancelled,
+    Failed(E),
+}
+
+impl<E> From<E> for Stopped<E> {
+    fn from(err: E) -> Self {
+        Stopped::Failed(err)
+    }
+}
+
+impl<E> Stopped<E> {
+    /// The failure, if any, made another error.
+    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> Stopped<F> {
+        match self {
+            Stopped::Cancelled => Stopped::Cancelled,
+            Stopped::Failed(err) => Stopped::Failed(f(err)),
+        }
+    }
 }
 
 /// What a bytes-to-bytes decoder's output may be.
@@ -154,19 +292,22 @@ impl DecodedSize {
         codec: &'static str,
         out: Vec<u8>,
     ) -> Result<Vec<u8>, CodecError> {
+        self.check_len(codec, out.len())?;
+        Ok(out)
+    }
+
+    /// Checks that a decoder's output of `len` bytes has the size the pipeline expects.
+    pub fn check_len(self, codec: &'static str, len: usize) -> Result<(), CodecError> {
         match self {
-            DecodedSize::Exact(n) if n != out.len() => Err(CodecError::new(
+            DecodedSize::Exact(n) if n != len => Err(CodecError::new(
                 codec,
-                format!("decoded to {} bytes, expected {n}", out.len()),
+                format!("decoded to {len} bytes, expected {n}"),
             )),
-            DecodedSize::AtMost(cap) if out.len() > cap => Err(CodecError::new(
+            DecodedSize::AtMost(cap) if len > cap => Err(CodecError::new(
                 codec,
-                format!(
-                    "decoded to {} bytes, more than the {cap} allowed",
-                    out.len()
-                ),
+                format!("decoded to {len} bytes, more than the {cap} allowed"),
             )),
-            _ => Ok(out),
+            _ => Ok(()),
         }
     }
 
@@ -266,6 +407,14 @@ pub type PipelineBuilder<'a> =
 pub trait ChunkDecoder {
     /// Decodes one stored chunk of `repr` (see `CodecPipeline::decode`).
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// `decode`, letting the event loop run while it decompresses and stopping once `cancelled`
+    /// says so (see `CodecPipeline::decode_async`).
+    fn decode_async<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        repr: &'a ChunkRepr,
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>>;
     /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
     fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
     /// Whether variable-length elements are reordered after decoding.
@@ -296,8 +445,14 @@ pub trait PartialDecoder {
         len: Option<u64>,
     ) -> Result<ShardIndex, String>;
     /// Decodes the inner chunk at `coords`: its elements, or for variable-length data its items
-    /// in vlen layout, in C order.
-    fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String>;
+    /// in vlen layout, in C order. It lets the event loop run while it decompresses (a read
+    /// decodes inner chunks as they arrive) and stops once `cancelled` says so.
+    fn decode_inner<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        coords: &'a [u64],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped<String>>>;
 }
 
 /// The decoded index of one shard: per inner chunk (C order over the chunks per shard), where its

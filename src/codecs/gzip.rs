@@ -1,11 +1,15 @@
 //! The `gzip` codec (RFC 1952). Several members in a row decode to their concatenation, as gzip
-//! tools do; each member's CRC-32 and size trailer is checked.
+//! tools do; each member's CRC-32 and size trailer is checked. A chunk decodes in steps
+//! (`Gunzip`).
 
-use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::codec::{
+    decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
+    StepDecoder,
+};
 use super::configuration::{Bounded, Configuration};
-use crate::compression::inflate::{inflate_at, Wrapper};
+use crate::buffer::Output;
+use crate::compression::inflate::{Inflater, Wrapper};
 use crate::error::CodecError;
-use miniz_oxide::inflate::core::DecompressorOxide;
 
 /// `gzip`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -84,57 +88,119 @@ pub const SMALL_MEMBER: usize = 4096;
 
 /// Decodes a whole gzip stream (one or more members), producing at most `limit` bytes.
 pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
-    // One decoder for every member, and the room made for the output kept from one member to
-    // the next (`inflate_at`): `filled` is where the output ends.
-    let mut state = Box::<DecompressorOxide>::default();
+    let mut gunzip = Gunzip::new(data, limit);
     let mut out = Vec::new();
-    let (mut pos, mut filled, mut small) = (0usize, 0usize, 0usize);
-    loop {
-        let member = &data[pos..];
-        let body = header_len(member)?;
-        let member_start = filled;
-        let (used, end) = inflate_at(
-            &member[body..],
-            &mut out,
-            filled,
+    let len = loop {
+        if let Some(len) = gunzip.advance(&mut Output::Growing(&mut out), usize::MAX)? {
+            break len;
+        }
+    };
+    out.truncate(len);
+    Ok(out)
+}
+
+/// A gzip stream being decoded, a share at a time. One decoder serves every member, and the
+/// room made for the output is kept from one member to the next (see `Inflater::step`).
+pub struct Gunzip<D = Vec<u8>> {
+    data: D,
+    limit: usize,
+    inflater: Inflater,
+    /// Where the next member starts in `data`.
+    next: usize,
+    /// Where the DEFLATE stream of the member being decoded starts in `data` (`None` between
+    /// members), and the CRC-32 of its output so far, taken step by step as the output is made.
+    body: Option<usize>,
+    crc: crc32fast::Hasher,
+    /// Members so far that decoded to little (see `MAX_SMALL_MEMBERS`).
+    small: usize,
+}
+
+impl<D: AsRef<[u8]>> Gunzip<D> {
+    pub fn new(data: D, limit: usize) -> Gunzip<D> {
+        Gunzip {
+            data,
             limit,
-            Wrapper::Raw,
-            &mut state,
-        )?;
-        filled = end;
-        let trailer_at = body + used;
-        let trailer = member
-            .get(trailer_at..trailer_at + 8)
-            .ok_or_else(|| "gzip trailer (CRC-32 and size) is missing".to_string())?;
-        let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-        let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-        let produced = &out[member_start..filled];
-        if produced.len() as u32 != size {
-            return Err(format!(
-                "gzip size mismatch: trailer says {size} bytes, decoded {}",
-                produced.len()
-            ));
+            inflater: Inflater::new(Wrapper::Raw),
+            next: 0,
+            body: None,
+            crc: crc32fast::Hasher::new(),
+            small: 0,
         }
-        let actual = crc32fast::hash(produced);
-        if actual != crc {
-            return Err(format!(
-                "gzip CRC-32 mismatch: trailer says {crc:08x}, data has {actual:08x}"
-            ));
-        }
-        pos += trailer_at + 8;
-        // Zero bytes after the last member are padding (tape-era writers); gzip tools skip them.
-        if data[pos..].iter().all(|&b| b == 0) {
-            out.truncate(filled);
-            return Ok(out);
-        }
-        if produced.len() < SMALL_MEMBER {
-            small += 1;
-            if small > MAX_SMALL_MEMBERS {
+    }
+
+    /// Decodes about `budget` more bytes into `out`; the output's length once the last member is
+    /// done.
+    pub fn advance(
+        &mut self,
+        out: &mut Output<'_>,
+        budget: usize,
+    ) -> Result<Option<usize>, String> {
+        let data = self.data.as_ref();
+        let mut spent = 0usize;
+        loop {
+            let body = match self.body {
+                Some(body) => body,
+                None => {
+                    let body = self.next + header_len(&data[self.next..])?;
+                    self.inflater.restart(self.inflater.end());
+                    self.crc = crc32fast::Hasher::new();
+                    *self.body.insert(body)
+                }
+            };
+            let before = self.inflater.end();
+            let ended =
+                self.inflater
+                    .step(&data[body..], out, self.limit, budget.saturating_sub(spent))?;
+            let after = self.inflater.end();
+            self.crc.update(&out.contents()[before..after]);
+            spent += after - before;
+            let Some(used) = ended else {
+                return Ok(None);
+            };
+            let trailer_at = body + used;
+            let trailer = data
+                .get(trailer_at..trailer_at + 8)
+                .ok_or_else(|| "gzip trailer (CRC-32 and size) is missing".to_string())?;
+            let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+            let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+            let produced = self.inflater.written();
+            if produced as u32 != size {
                 return Err(format!(
-                    "more than {MAX_SMALL_MEMBERS} gzip members decode to nothing or next to nothing (less than {SMALL_MEMBER} bytes each; the last one read ends at byte {pos}): no gzip writer makes those, and their number would make decoding take long for no data"
+                    "gzip size mismatch: trailer says {size} bytes, decoded {produced}"
                 ));
             }
+            let actual = self.crc.clone().finalize();
+            if actual != stored_crc {
+                return Err(format!(
+                    "gzip CRC-32 mismatch: trailer says {stored_crc:08x}, data has {actual:08x}"
+                ));
+            }
+            self.body = None;
+            self.next = trailer_at + 8;
+            // Zero bytes after the last member are padding (tape-era writers); gzip tools skip them.
+            if data[self.next..].iter().all(|&b| b == 0) {
+                return Ok(Some(self.inflater.end()));
+            }
+            if produced < SMALL_MEMBER {
+                self.small += 1;
+                if self.small > MAX_SMALL_MEMBERS {
+                    return Err(format!(
+                        "more than {MAX_SMALL_MEMBERS} gzip members decode to nothing or next to nothing (less than {SMALL_MEMBER} bytes each; the last one read ends at byte {}): no gzip writer makes those, and their number would make decoding take long for no data",
+                        self.next
+                    ));
+                }
+            }
+            if spent >= budget {
+                return Ok(None);
+            }
         }
+    }
+}
+
+impl<D: AsRef<[u8]>> StepDecoder for Gunzip<D> {
+    fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
+        self.advance(out, budget)
+            .map_err(|e| CodecError::new("gzip", e))
     }
 }
 
@@ -144,14 +210,20 @@ impl BytesToBytesCodec for GzipCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let out = gunzip(&encoded, decoded_size.limit()).map_err(|e| CodecError::new("gzip", e))?;
-        match decoded_size.exact() {
-            Some(n) if out.len() != n => Err(CodecError::new(
-                "gzip",
-                format!("decoded {} bytes, expected {n}", out.len()),
-            )),
-            _ => Ok(out),
-        }
+        let gunzip = Gunzip::new(encoded, decoded_size.limit());
+        decode_whole(self.name(), gunzip, decoded_size)
+    }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        decode_whole_into(self.name(), Gunzip::new(encoded, out.len()), out)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Ok(Box::new(Gunzip::new(encoded, decoded_size.limit())))
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::codec::{
     ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind,
-    PartialDecoder, ShardIndex,
+    PartialDecoder, ShardIndex, Stopped,
 };
 use super::configuration::{Bounded, Configuration, Location};
 use crate::buffer::try_zeroed;
@@ -17,6 +17,7 @@ use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::indexing::region::{c_strides, copy_box, Placement};
+use futures_util::future::{FutureExt, LocalBoxFuture};
 use std::ops::Range;
 
 /// `sharding_indexed`.
@@ -165,20 +166,56 @@ impl PartialDecoder for ShardingCodec {
         Ok(ShardIndex { entries })
     }
 
-    /// Decodes the bytes of the inner chunk at `coords` to its elements; errors say which chunk.
-    /// Decodes the inner chunk at `coords` of a shard: its elements, or for variable-length data
-    /// its items in vlen layout, in C order (inner reordering codecs undone).
-    fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
-        let repr = ChunkRepr {
+    fn decode_inner<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        coords: &'a [u64],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped<String>>> {
+        async move {
+            let repr = self.inner_repr();
+            let decoded = self
+                .inner
+                .decode_async(encoded, &repr, cancelled)
+                .await
+                .map_err(|stop| stop.map(|e| inner_failed(coords, e)))?;
+            Ok(self.inner_elements(decoded, &repr, coords)?)
+        }
+        .boxed_local()
+    }
+}
+
+impl ShardingCodec {
+    /// What an inner chunk is.
+    fn inner_repr(&self) -> ChunkRepr {
+        ChunkRepr {
             shape: self.inner_shape.clone(),
             data_type: self.data_type,
-        };
-        let failed =
-            |e: CodecError| format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason);
-        let decoded = self.inner.decode(encoded, &repr).map_err(failed)?;
+        }
+    }
+
+    /// Decodes the inner chunk at `coords` in one go, for a whole shard (`decode_inner` lets the
+    /// event loop run while it decodes; a codec's `decode` cannot).
+    fn decode_inner_now(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
+        let repr = self.inner_repr();
+        let decoded = self
+            .inner
+            .decode(encoded, &repr)
+            .map_err(|e| inner_failed(coords, e))?;
+        self.inner_elements(decoded, &repr, coords)
+    }
+
+    /// An inner chunk's elements from what the inner codecs decoded it to: for variable-length
+    /// data its items in C order (inner reordering codecs undone); errors say which chunk.
+    fn inner_elements(
+        &self,
+        decoded: Vec<u8>,
+        repr: &ChunkRepr,
+        coords: &[u64],
+    ) -> Result<Vec<u8>, String> {
         if self.data_type.is_variable() {
             return self
-                .items_in_c_order(decoded, &repr)
+                .items_in_c_order(decoded, repr)
                 .map_err(|e| format!("inner chunk {coords:?}: {e}"));
         }
         // Region copies index by the inner chunk's shape: any other size is an error here.
@@ -192,6 +229,11 @@ impl PartialDecoder for ShardingCodec {
         }
         Ok(decoded)
     }
+}
+
+/// An inner codec's failure, said of the inner chunk at `coords`.
+fn inner_failed(coords: &[u64], e: CodecError) -> String {
+    format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason)
 }
 
 impl ShardingCodec {
@@ -252,7 +294,7 @@ impl ShardingCodec {
                 .zip(cps)
                 .map(|(&s, &c)| (i as u64 / s) % c)
                 .collect();
-            let chunk = self.decode_inner(
+            let chunk = self.decode_inner_now(
                 encoded[range.start as usize..range.end as usize].to_vec(),
                 &coords,
             )?;
@@ -383,7 +425,7 @@ impl ArrayToBytesCodec for ShardingCodec {
                 .map(|(&s, &n)| (i as u64 / s) % n)
                 .collect();
             let bytes = encoded[range.start as usize..range.end as usize].to_vec();
-            let chunk = self.decode_inner(bytes, &coords).map_err(fail)?;
+            let chunk = self.decode_inner_now(bytes, &coords).map_err(fail)?;
             let start: Vec<u64> = coords
                 .iter()
                 .zip(&self.inner_shape)

@@ -8,11 +8,12 @@
 
 use super::codec::{
     chain, decode_array_to_array, ArrayToArrayCodec, ArrayToBytesCodec, ChunkRepr, PartialDecoder,
-    ShardIndex,
+    ShardIndex, Stopped,
 };
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
+use futures_util::future::{FutureExt, LocalBoxFuture};
 
 /// The codecs, handed back where they cannot be joined.
 pub type Unjoined = (Vec<Box<dyn ArrayToArrayCodec>>, Box<dyn ArrayToBytesCodec>);
@@ -165,15 +166,26 @@ impl PartialDecoder for ShardsBehindArrayCodecs {
         Ok(ShardIndex { entries })
     }
 
-    fn decode_inner(&self, encoded: Vec<u8>, coords: &[u64]) -> Result<Vec<u8>, String> {
-        let stored = self
-            .partial()?
-            .decode_inner(encoded, &self.stored(coords)?)?;
-        let repr = ChunkRepr {
-            shape: self.inner_shape.clone(),
-            data_type: self.data_type,
-        };
-        let reprs = chain(&self.array_to_array, repr);
-        decode_array_to_array(&self.array_to_array, stored, reprs).map_err(|e| e.to_string())
+    fn decode_inner<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        coords: &'a [u64],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped<String>>> {
+        async move {
+            let stored_coords = self.stored(coords)?;
+            let stored = self
+                .partial()?
+                .decode_inner(encoded, &stored_coords, cancelled)
+                .await?;
+            let repr = ChunkRepr {
+                shape: self.inner_shape.clone(),
+                data_type: self.data_type,
+            };
+            let reprs = chain(&self.array_to_array, repr);
+            decode_array_to_array(&self.array_to_array, stored, reprs)
+                .map_err(|e| Stopped::Failed(e.to_string()))
+        }
+        .boxed_local()
     }
 }

@@ -1,8 +1,13 @@
-//! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked.
+//! numcodecs' `Zlib` (v3 name `numcodecs.zlib`): one zlib stream (RFC 1950), Adler-32 checked,
+//! decoded in steps (`Unzlib`).
 
-use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::codec::{
+    decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
+    StepDecoder,
+};
 use super::configuration::{Bounded, Configuration};
-use crate::compression::inflate::{inflate_append, Wrapper};
+use crate::buffer::Output;
+use crate::compression::inflate::{Inflater, Wrapper};
 use crate::error::CodecError;
 
 /// numcodecs' `zlib`.
@@ -26,28 +31,62 @@ impl ZlibCodec {
     }
 }
 
+/// A zlib stream being decoded, a share at a time.
+struct Unzlib {
+    data: Vec<u8>,
+    limit: usize,
+    inflater: Inflater,
+}
+
+impl Unzlib {
+    fn new(data: Vec<u8>, limit: usize) -> Unzlib {
+        Unzlib {
+            data,
+            limit,
+            inflater: Inflater::new(Wrapper::Zlib),
+        }
+    }
+}
+
+impl StepDecoder for Unzlib {
+    fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
+        let err = |e: String| CodecError::new("numcodecs.zlib", e);
+        let Some(used) = self
+            .inflater
+            .step(&self.data, out, self.limit, budget)
+            .map_err(err)?
+        else {
+            return Ok(None);
+        };
+        if used != self.data.len() {
+            return Err(err(format!(
+                "{} bytes follow the end of the zlib stream",
+                self.data.len() - used
+            )));
+        }
+        Ok(Some(self.inflater.end()))
+    }
+}
+
 impl BytesToBytesCodec for ZlibCodec {
     fn name(&self) -> &'static str {
         "numcodecs.zlib"
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let err = |e: String| CodecError::new("numcodecs.zlib", e);
-        let mut out = Vec::new();
-        let used =
-            inflate_append(&encoded, &mut out, decoded_size.limit(), Wrapper::Zlib).map_err(err)?;
-        if used != encoded.len() {
-            return Err(err(format!(
-                "{} bytes follow the end of the zlib stream",
-                encoded.len() - used
-            )));
-        }
-        if let Some(size) = decoded_size.exact().filter(|&s| s != out.len()) {
-            return Err(err(format!(
-                "decoded to {} bytes, expected {size}",
-                out.len()
-            )));
-        }
-        Ok(out)
+        let unzlib = Unzlib::new(encoded, decoded_size.limit());
+        decode_whole(self.name(), unzlib, decoded_size)
+    }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        decode_whole_into(self.name(), Unzlib::new(encoded, out.len()), out)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Ok(Box::new(Unzlib::new(encoded, decoded_size.limit())))
     }
 }

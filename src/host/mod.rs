@@ -32,6 +32,11 @@ pub fn install(host: Rc<dyn Host>) {
     HOST.with(|h| *h.borrow_mut() = Some(host));
 }
 
+/// Whether this thread has a host: an event loop that long work must let run.
+pub fn installed() -> bool {
+    HOST.with(|h| h.borrow().is_some())
+}
+
 /// The host's clock, in milliseconds, where there is a host.
 pub fn now_ms() -> Option<f64> {
     HOST.with(|h| h.borrow().as_ref().map(|host| host.now_ms()))

@@ -12,22 +12,23 @@ const MiB = 1 << 20;
 /** What a read may cost in wasm memory beyond 3x its result: the module, its tables, a chunk. */
 const MARGIN = 96 * MiB;
 
-/** The element at row i, column j of the last two axes (scripts/make_scale_data.py's formula). */
-export function scaleValue(dtype, i, j) {
+/** The element at row i, column j of the last two axes (scripts/make_scale_data.py's formulas). */
+export function scaleValue(dtype, i, j, pattern = "hashed") {
   const g = (Math.imul(i, 2654435761 | 0) ^ Math.imul(j, 2246822519 | 0)) >>> 0;
   const h = Math.imul(g ^ (g >>> 13), 3266489917 | 0) >>> 0;
+  if (pattern === "smooth") return ((i >> 4) + (j >> 4) + (h >>> 30)) & 0xff;
   if (dtype === "uint8") return h >>> 24;
   if (dtype === "uint16") return h >>> 16;
   return Math.fround((h >>> 8) / 16);
 }
 
 /** Checks every element of a read of rows [y0, y0 + h) and columns [x0, x0 + w). */
-function checkBlock(data, dtype, y0, x0, h, w, what) {
+function checkBlock(data, dtype, y0, x0, h, w, what, pattern) {
   equal(data.length, h * w, `${what}: elements`);
   for (let i = 0; i < h; i++) {
     const row = i * w;
     for (let j = 0; j < w; j++) {
-      const want = scaleValue(dtype, y0 + i, x0 + j);
+      const want = scaleValue(dtype, y0 + i, x0 + j, pattern);
       if (data[row + j] !== want)
         throw new Error(`${what}: element (${y0 + i}, ${x0 + j}) is ${data[row + j]}, not ${want}`);
     }
@@ -41,6 +42,20 @@ const ARRAYS = {
   chunks_4mib: { path: "chunks_4mib.zarr", dtype: "float32", rows: 4096, cols: 2048 },
   chunks_16mib: { path: "chunks_16mib.zarr", dtype: "uint8", rows: 8192, cols: 4096 },
   sharded: { path: "sharded_64mib.zarr", dtype: "uint16", rows: 8192, cols: 8192 },
+  gzip_16mib: {
+    path: "gzip_16mib.zarr",
+    dtype: "uint8",
+    rows: 8192,
+    cols: 4096,
+    pattern: "smooth",
+  },
+  zstd_16mib: {
+    path: "zstd_16mib.zarr",
+    dtype: "uint8",
+    rows: 8192,
+    cols: 4096,
+    pattern: "smooth",
+  },
 };
 const itemSize = { uint8: 1, uint16: 2, float32: 4 };
 
@@ -186,6 +201,98 @@ function stressCase(workers) {
   };
 }
 
+/** A 5 ms timer's waits while `work` runs: how often it fired, its longest wait (to the end). */
+async function watch(work) {
+  const seen = { ticks: 0, worst: 0 };
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    seen.worst = Math.max(seen.worst, now - last);
+    last = now;
+    seen.ticks++;
+  }, 5);
+  const t0 = performance.now();
+  try {
+    seen.value = await work();
+  } catch (err) {
+    seen.error = err;
+  }
+  const end = performance.now();
+  seen.worst = Math.max(seen.worst, end - last);
+  seen.took = end - t0;
+  clearInterval(timer);
+  return seen;
+}
+
+/** JavaScript that works as the reader should (8 ms slices, a turn between), for `ms`. */
+function control(ms) {
+  return watch(async () => {
+    const end = performance.now() + ms;
+    let x = 0;
+    while (performance.now() < end) {
+      const slice = performance.now() + 8;
+      while (performance.now() < slice) x += Math.sqrt(x + 1);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return x;
+  });
+}
+
+/** One 16 MiB chunk's decode, gzip and zstd: given in slices, and stopped by an abort. */
+const sliceCase = {
+  name: "scale: one 16 MiB chunk (gzip, zstd) decodes in slices: the event loop never waits 100 ms more than a control's longest wait, and an abort during the decode settles within 100 ms of it",
+  async run(ctx) {
+    const { open, MemoryStore } = ctx.zarr;
+    // The control, in the same run: the machine's own waits (a loaded machine, a collector's
+    // pause) are not the reader's.
+    const calm = await control(300);
+    for (const key of ["gzip_16mib", "zstd_16mib"]) {
+      const a = ARRAYS[key];
+      // From memory, so that the read is the decode: the chunk's bytes are fetched first.
+      const base = `${ctx.scaleBase}/${a.path}`;
+      const bytes = async (k) => new Uint8Array(await (await fetch(`${base}/${k}`)).arrayBuffer());
+      const store = new MemoryStore([
+        ["zarr.json", await bytes("zarr.json")],
+        ["c/0/0", await bytes("c/0/0")],
+      ]);
+      const arr = await open(store);
+      const chunk = box(ctx.zarr, a, 0, 0, 4096, 4096);
+      const read = await watch(() => arr.get(chunk));
+      if (read.error) throw read.error;
+      checkBlock(read.value.data, a.dtype, 0, 0, 4096, 4096, key, a.pattern);
+      console.log(
+        `scale slices: ${key}: one 16 MiB chunk in ${read.took.toFixed(0)} ms, ${read.ticks} timer turns, longest wait ${read.worst.toFixed(0)} ms (control: ${calm.worst.toFixed(0)} ms)`,
+      );
+      ok(
+        read.worst <= 100 + calm.worst,
+        `${key}: the event loop waited ${read.worst.toFixed(0)} ms at most (the control ${calm.worst.toFixed(0)})`,
+      );
+      // An abort a few milliseconds into the decode.
+      const controller = new AbortController();
+      let aborted = 0;
+      setTimeout(() => {
+        aborted = performance.now();
+        controller.abort("left the view");
+      }, 5);
+      const stopped = await watch(() => arr.get(chunk, { signal: controller.signal }));
+      const settled = performance.now();
+      // The read settles as an AbortError, or with its values where it had finished by then;
+      // either way promptly after the abort.
+      if (stopped.error)
+        equal(stopped.error.name, "AbortError", `${key}: ${stopped.error.message}`);
+      else checkBlock(stopped.value.data, a.dtype, 0, 0, 4096, 4096, key, a.pattern);
+      if (aborted) {
+        const after = settled - aborted;
+        console.log(
+          `scale slices: ${key}: settled ${after.toFixed(0)} ms after the abort (${stopped.error ? "aborted" : "finished"})`,
+        );
+        ok(after <= 100 + calm.worst, `${key}: settled ${after.toFixed(0)} ms after the abort`);
+      }
+      arr.free();
+    }
+  },
+};
+
 /** Memory given back after a large read, once idle; the nodes opened before read on. */
 const giveBackCase = {
   name: "scale: after a 128 MiB read the module gives its memory back once idle, and nodes opened before read on exactly",
@@ -233,6 +340,7 @@ export const scaleCases = [
   wholeReadCase("ome"),
   wholeReadCase("chunks_4mib"),
   wholeReadCase("chunks_16mib"),
+  sliceCase,
   tileCase,
   wholeReadCase("sharded"),
   giveBackCase,

@@ -9,14 +9,18 @@
 pub mod blosclz;
 pub mod snappy;
 
-use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
-use crate::buffer::{try_grow, try_zeroed};
+use super::codec::{
+    decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
+    StepDecoder,
+};
+use crate::buffer::{try_grow, Output};
 use crate::codecs::configuration::{named, Bounded, Configuration, Field};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
 use serde_json::Value;
 use std::cell::RefCell;
+use std::ops::Range;
 
 /// `blosc`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -187,28 +191,46 @@ impl BytesToBytesCodec for BloscCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        decompress(&encoded, decoded_size).map_err(|reason| CodecError::new("blosc", reason))
+        decode_whole(
+            self.name(),
+            Unblosc::new(encoded, decoded_size),
+            decoded_size,
+        )
     }
 
     fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
-        decompress_into(&encoded, out).map_err(|reason| CodecError::new("blosc", reason))
+        let size = DecodedSize::Exact(out.len());
+        decode_whole_into(self.name(), Unblosc::new(encoded, size), out)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Ok(Box::new(Unblosc::new(encoded, decoded_size)))
     }
 }
 
 thread_local! {
     /// The buffer blocks are decoded into before they are unshuffled, kept between chunks: a
-    /// read decodes many chunks of the same block size.
+    /// read decodes many chunks of the same block size. Borrowed within a step, never across.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Decodes a whole Blosc chunk. `expected` is the exact decoded size where the caller knows it;
 /// otherwise the header's size is believed up to the cap (`None`: the default cap).
 pub fn decompress(data: &[u8], expected: impl Into<DecodedSize>) -> Result<Vec<u8>, String> {
-    let nbytes = checked_header(data)?.nbytes;
-    expected.into().check_declared("Blosc header", nbytes)?;
-    let mut out = try_zeroed(nbytes)?;
-    decompress_into(data, &mut out)?;
+    let mut out = Vec::new();
+    Unblosc::new(data, expected.into()).finish(&mut Output::Growing(&mut out))?;
     Ok(out)
+}
+
+/// Decodes a whole Blosc chunk of exactly `out.len()` bytes into `out`.
+pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    let size = DecodedSize::Exact(out.len());
+    Unblosc::new(data, size).finish(&mut Output::Fixed(out))?;
+    Ok(())
 }
 
 /// The chunk's header, with the chunk's length checked against it.
@@ -229,8 +251,21 @@ fn checked_header(data: &[u8]) -> Result<Header, String> {
     Ok(header)
 }
 
-/// Decodes a whole Blosc chunk of exactly `out.len()` bytes into `out`.
-pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+/// How a chunk's data is laid out after its header.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// Stored as is: no block table, and no unshuffle even when shuffle bits are set.
+    Copied,
+    /// Blocks compressed with `compressor`, behind a table of their offsets that ends at
+    /// `table_end`.
+    Blocks {
+        compressor: Compressor,
+        table_end: usize,
+    },
+}
+
+/// The chunk's header and layout, checked against the chunk and against `expected`.
+fn plan(data: &[u8], expected: DecodedSize) -> Result<(Header, Layout), String> {
     let header = checked_header(data)?;
     let Header {
         flags,
@@ -239,18 +274,16 @@ pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
         cbytes,
         ..
     } = header;
-    DecodedSize::Exact(out.len()).check_declared("Blosc header", nbytes)?;
-    let data = &data[..cbytes];
+    expected.check_declared("Blosc header", nbytes)?;
     if nbytes == 0 {
-        return Ok(());
+        // Nothing to decode, whatever follows the header.
+        return Ok((header, Layout::Copied));
     }
     if flags & FLAG_MEMCPYED != 0 {
-        // Stored as is: no block table, and no unshuffle even when shuffle bits are set.
         if cbytes != nbytes + HEADER_LEN {
             return Err(format!("Blosc chunk is flagged as stored uncompressed, but is {cbytes} bytes for {nbytes} decoded"));
         }
-        out.copy_from_slice(&data[HEADER_LEN..]);
-        return Ok(());
+        return Ok((header, Layout::Copied));
     }
     if blocksize == 0 {
         return Err("Blosc header has blocksize 0".into());
@@ -262,32 +295,129 @@ pub fn decompress_into(data: &[u8], out: &mut [u8]) -> Result<(), String> {
         .and_then(|t| t.checked_add(HEADER_LEN))
         .filter(|&end| end <= cbytes)
         .ok_or_else(|| format!("Blosc chunk of {cbytes} bytes is too short for the offsets of its {nblocks} blocks"))?;
-    let shuffles = flags & (FLAG_SHUFFLE | FLAG_BITSHUFFLE) != 0;
-    let scratch_len = if shuffles { blocksize.min(nbytes) } else { 0 };
-    if scratch_len > MAX_KEPT_SCRATCH {
-        // A block this large is rare: its buffer is not kept.
-        let mut scratch = try_zeroed(scratch_len)?;
-        return decode_blocks(data, out, &header, compressor, table_end, &mut scratch);
-    }
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        try_grow(&mut scratch, scratch_len)?;
-        decode_blocks(data, out, &header, compressor, table_end, &mut scratch)
-    })
+    let layout = Layout::Blocks {
+        compressor,
+        table_end,
+    };
+    Ok((header, layout))
+}
+
+/// A Blosc chunk being decoded, some blocks at a time.
+pub struct Unblosc<D = Vec<u8>> {
+    data: D,
+    expected: DecodedSize,
+    /// The chunk's header and layout, once the first step has read them.
+    plan: Option<(Header, Layout)>,
+    /// Decoded bytes so far (whole blocks, or of a copied chunk any share).
+    done: usize,
+    /// The block buffer, where blocks are too large to borrow the thread's (`SCRATCH`).
+    scratch: Vec<u8>,
 }
 
 /// The largest block buffer kept between chunks (c-blosc's blocks are at most a few hundred KiB;
 /// a hostile or unusual chunk's larger block gets a buffer of its own).
 const MAX_KEPT_SCRATCH: usize = 4 << 20;
 
-/// Decodes every block of a chunk (whose header and block table are checked) into `out`,
-/// unshuffling through `scratch` (at least a block long where the chunk is shuffled).
-fn decode_blocks(
-    data: &[u8],
-    out: &mut [u8],
-    header: &Header,
+impl<D: AsRef<[u8]>> Unblosc<D> {
+    pub fn new(data: D, expected: DecodedSize) -> Unblosc<D> {
+        Unblosc {
+            data,
+            expected,
+            plan: None,
+            done: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Decodes whole blocks, about `budget` bytes of them (at least one), into `out`, which the
+    /// first step makes the chunk's size; the chunk's size once all are decoded.
+    pub fn advance(
+        &mut self,
+        out: &mut Output<'_>,
+        budget: usize,
+    ) -> Result<Option<usize>, String> {
+        let data = self.data.as_ref();
+        let (header, layout) = match self.plan {
+            Some(plan) => plan,
+            None => *self.plan.insert(plan(data, self.expected)?),
+        };
+        let nbytes = header.nbytes;
+        let out = out
+            .room(nbytes, nbytes)?
+            .get_mut(..nbytes)
+            .ok_or_else(|| format!("the output is shorter than the {nbytes} decoded bytes"))?;
+        let end = self.done.saturating_add(budget.max(1)).min(nbytes);
+        match layout {
+            Layout::Copied => {
+                out[self.done..end]
+                    .copy_from_slice(&data[HEADER_LEN + self.done..HEADER_LEN + end]);
+                self.done = end;
+            }
+            Layout::Blocks {
+                compressor,
+                table_end,
+            } => {
+                let blocksize = header.blocksize;
+                // Whole blocks, up to the one the budget ends in.
+                let blocks = self.done / blocksize..end.div_ceil(blocksize);
+                let shuffles = header.flags & (FLAG_SHUFFLE | FLAG_BITSHUFFLE) != 0;
+                let scratch_len = if shuffles { blocksize.min(nbytes) } else { 0 };
+                let mut decode = |scratch: &mut [u8]| {
+                    let chunk = Chunk {
+                        data,
+                        header: &header,
+                        compressor,
+                        table_end,
+                    };
+                    decode_blocks(&chunk, out, blocks.clone(), scratch)
+                };
+                if scratch_len > MAX_KEPT_SCRATCH {
+                    try_grow(&mut self.scratch, scratch_len)?;
+                    decode(&mut self.scratch)?;
+                } else {
+                    SCRATCH.with(|scratch| {
+                        let mut scratch = scratch.borrow_mut();
+                        try_grow(&mut scratch, scratch_len)?;
+                        decode(&mut scratch)
+                    })?;
+                }
+                self.done = (blocks.end * blocksize).min(nbytes);
+            }
+        }
+        Ok((self.done == nbytes).then_some(nbytes))
+    }
+
+    /// Decodes the rest in one go.
+    fn finish(mut self, out: &mut Output<'_>) -> Result<usize, String> {
+        loop {
+            if let Some(len) = self.advance(out, usize::MAX)? {
+                return Ok(len);
+            }
+        }
+    }
+}
+
+impl<D: AsRef<[u8]>> StepDecoder for Unblosc<D> {
+    fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
+        self.advance(out, budget)
+            .map_err(|reason| CodecError::new("blosc", reason))
+    }
+}
+
+/// A chunk whose header and block table are checked.
+struct Chunk<'a> {
+    data: &'a [u8],
+    header: &'a Header,
     compressor: Compressor,
     table_end: usize,
+}
+
+/// Decodes `blocks` of `chunk` into their places in `out` (the whole chunk's output), unshuffling
+/// through `scratch` (at least a block long where the chunk is shuffled).
+fn decode_blocks(
+    chunk: &Chunk,
+    out: &mut [u8],
+    blocks: Range<usize>,
     scratch: &mut [u8],
 ) -> Result<(), String> {
     let &Header {
@@ -296,9 +426,15 @@ fn decode_blocks(
         blocksize,
         cbytes,
         ..
-    } = header;
+    } = chunk.header;
+    let (data, compressor, table_end) = (chunk.data, chunk.compressor, chunk.table_end);
     let nblocks = out.len().div_ceil(blocksize);
-    for (b, block_out) in out.chunks_mut(blocksize).enumerate() {
+    let wanted = out
+        .chunks_mut(blocksize)
+        .enumerate()
+        .skip(blocks.start)
+        .take(blocks.len());
+    for (b, block_out) in wanted {
         let at = HEADER_LEN + 4 * b;
         let start = i32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
         let context = |e: String| {
@@ -315,7 +451,7 @@ fn decode_blocks(
                     "its offset {start} is outside the chunk's data ({table_end}..{cbytes})"
                 ))
             })?;
-        let block = &data[start..];
+        let block = &data[start..cbytes];
         let leftover = block_out.len() < blocksize;
         let unshuffle = shuffle_kind(flags, typesize, block_out.len());
         let decoded = match unshuffle {
