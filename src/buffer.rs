@@ -69,3 +69,13 @@ impl Output<'_> {
         }
     }
 }
+
+/// Runs a decoder that works in steps (`step(budget)`: the final length once done) to its end
+/// in one go: the one-shot decode of every such decoder.
+pub fn in_one_go<T, E>(mut step: impl FnMut(usize) -> Result<Option<T>, E>) -> Result<T, E> {
+    loop {
+        if let Some(done) = step(usize::MAX)? {
+            return Ok(done);
+        }
+    }
+}

@@ -20,25 +20,6 @@ use zarr_wasm::error::CodecError;
 
 const MIB: usize = 1 << 20;
 
-/// `len` bytes that compress about tenfold: runs of small values, as images of counts have.
-fn sample(len: usize, seed: u64) -> Vec<u8> {
-    let mut rng = common::Rng(seed | 1);
-    let mut out = Vec::with_capacity(len + 64);
-    while out.len() < len {
-        let x = rng.next();
-        let value = (x >> 8) as u8 & 0x0f;
-        out.extend((0..x % 64).map(|i| value.wrapping_add((i % 3) as u8)));
-    }
-    out.truncate(len);
-    out
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
 fn zlib(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
     e.write_all(data).unwrap();
@@ -178,16 +159,16 @@ fn check_stepwise(
 
 #[test]
 fn sixteen_mib_gzip_zlib_and_zstd_chunks_decode_in_steps_as_in_one_go() {
-    let data = sample(16 * MIB, 1);
+    let data = common::compressible(16 * MIB, 1);
     let half = data.len() / 2;
     // zstd streams whole blocks (128 KiB at most), and takes frames of up to four budgets whole.
     let zstd_block = 3 * MIB + (128 << 10);
     let cases: Vec<(&str, &dyn BytesToBytesCodec, Vec<u8>, usize)> = vec![
-        ("gzip", &GzipCodec, gzip(&data), 0),
+        ("gzip", &GzipCodec, common::gzip(&data), 0),
         (
             "gzip, two members",
             &GzipCodec,
-            [gzip(&data[..half]), gzip(&data[half..])].concat(),
+            [common::gzip(&data[..half]), common::gzip(&data[half..])].concat(),
             0,
         ),
         ("zlib", &ZlibCodec, zlib(&data), 0),
@@ -234,7 +215,7 @@ fn sixteen_mib_gzip_zlib_and_zstd_chunks_decode_in_steps_as_in_one_go() {
 fn zstd_frames_of_up_to_four_steps_output_decode_whole_in_one() {
     // Straight into the output, at full speed: a 4 MiB frame takes zstd about as long as 1 MiB
     // takes DEFLATE. A frame of 5 MiB is streamed 1 MiB at a time.
-    let data = sample(16 * MIB, 5);
+    let data = common::compressible(16 * MIB, 5);
     let frames: Vec<u8> = data
         .chunks(4 * MIB)
         .flat_map(|part| zstd_frame(part, 3, true, false))
@@ -384,7 +365,7 @@ fn sixteen_mib_blosc_chunks_decode_in_more_than_eight_steps() {
         expected.len()
     );
 
-    let data = sample(16 * MIB, 2);
+    let data = common::compressible(16 * MIB, 2);
     let mut stored = vec![2, 1, 0x02 | 0x01, 4];
     for v in [data.len(), data.len(), data.len() + 16] {
         stored.extend((v as u32).to_le_bytes());
@@ -454,7 +435,7 @@ fn failing_step(codec: &dyn BytesToBytesCodec, encoded: &[u8], size: usize) -> O
 
 #[test]
 fn damage_met_at_any_step_is_an_error_of_the_codec() {
-    let data = sample(16 * MIB, 3);
+    let data = common::compressible(16 * MIB, 3);
     let (path, bytes) = blosc_fixture_chunks()
         .into_iter()
         .find(|(path, _)| path.contains("lz4_shuffle/c/0/0"))
@@ -463,7 +444,7 @@ fn damage_met_at_any_step_is_an_error_of_the_codec() {
     let (blosc, copies) = repeat_blocks(&chunk, 16 * MIB);
     let blosc_size = repeated_output(&chunk, &vec![0; chunk.nbytes], copies).len();
     let cases: Vec<(&str, &dyn BytesToBytesCodec, Vec<u8>, usize)> = vec![
-        ("gzip", &GzipCodec, gzip(&data), data.len()),
+        ("gzip", &GzipCodec, common::gzip(&data), data.len()),
         ("zlib", &ZlibCodec, zlib(&data), data.len()),
         (
             "zstd",
@@ -535,9 +516,13 @@ fn damage_met_at_any_step_is_an_error_of_the_codec() {
 fn a_decode_left_between_steps_has_done_only_those_steps() {
     // A read that is aborted drops its decoder between two steps: nothing runs after, and what
     // was decoded up to there is the start of the chunk.
-    let data = sample(16 * MIB, 4);
+    let data = common::compressible(16 * MIB, 4);
     for (name, codec, encoded) in [
-        ("gzip", &GzipCodec as &dyn BytesToBytesCodec, gzip(&data)),
+        (
+            "gzip",
+            &GzipCodec as &dyn BytesToBytesCodec,
+            common::gzip(&data),
+        ),
         ("zstd", &ZstdCodec, zstd_frame(&data, 3, true, true)),
     ] {
         let Ok(mut decoder) = codec.stepwise(encoded, DecodedSize::Exact(data.len())) else {

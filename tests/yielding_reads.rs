@@ -12,7 +12,6 @@ use futures_executor::block_on;
 use futures_util::future::LocalBoxFuture;
 use serde_json::json;
 use std::cell::Cell;
-use std::io::Write;
 use std::rc::Rc;
 use zarr_wasm::host::{install, Host};
 use zarr_wasm::store::memory::MemoryStore;
@@ -79,24 +78,6 @@ impl ReadableStore for Abortable {
     }
 }
 
-/// `len` bytes of runs of small values (about tenfold compressible).
-fn sample(len: usize, seed: u64) -> Vec<u8> {
-    let mut rng = common::Rng(seed | 1);
-    let mut out = Vec::with_capacity(len + 64);
-    while out.len() < len {
-        let x = rng.next();
-        out.extend((0..x % 64).map(|i| ((x >> 8) as u8 & 0x0f).wrapping_add((i % 3) as u8)));
-    }
-    out.truncate(len);
-    out
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
 fn array_of(store: MemoryStore, host: &FakeHost) -> Array {
     let store = Abortable {
         inner: store,
@@ -118,7 +99,7 @@ fn one_gzip_chunk(data: &[u8]) -> MemoryStore {
     });
     let mut store = MemoryStore::new();
     store.insert("zarr.json", serde_json::to_vec(&meta).unwrap());
-    store.insert("c/0/0", gzip(data));
+    store.insert("c/0/0", common::gzip(data));
     store
 }
 
@@ -135,7 +116,7 @@ fn one_shard(data: &[u8]) -> MemoryStore {
         }}]
     });
     let (top, bottom) = data.split_at(SIDE * SIDE);
-    let (a, b) = (gzip(top), gzip(bottom));
+    let (a, b) = (common::gzip(top), common::gzip(bottom));
     let mut index = Vec::new();
     for (offset, len) in [(0, a.len()), (a.len(), b.len())] {
         index.extend((offset as u64).to_le_bytes());
@@ -170,7 +151,7 @@ fn rows(range: std::ops::Range<i64>) -> Vec<DimSelection> {
 #[test]
 fn a_sixteen_mib_gzip_chunk_lets_the_event_loop_run_while_it_decodes() {
     let host = fake_host();
-    let data = sample(SIDE * SIDE, 7);
+    let data = common::compressible(SIDE * SIDE, 7);
     let arr = array_of(one_gzip_chunk(&data), &host);
     // Decoded 1 MiB at a time: 16 steps, with a turn between each two (every look at the clock
     // finds a slice passed). Whole, straight into the result; in part, through a chunk buffer;
@@ -190,7 +171,7 @@ fn a_sixteen_mib_gzip_chunk_lets_the_event_loop_run_while_it_decodes() {
 #[test]
 fn a_shards_sixteen_mib_inner_chunks_let_the_event_loop_run_while_they_decode() {
     let host = fake_host();
-    let data = sample(2 * SIDE * SIDE, 8);
+    let data = common::compressible(2 * SIDE * SIDE, 8);
     let arr = array_of(one_shard(&data), &host);
     // One element: the index, then one inner chunk, read in part.
     let one = [DimSelection::Index(5000), DimSelection::Index(7)];
@@ -213,7 +194,7 @@ fn a_shards_sixteen_mib_inner_chunks_let_the_event_loop_run_while_they_decode() 
 #[test]
 fn an_abort_during_a_chunk_decode_ends_the_read_at_the_next_step() {
     let host = fake_host();
-    let data = sample(2 * SIDE * SIDE, 9);
+    let data = common::compressible(2 * SIDE * SIDE, 9);
     let plain = array_of(one_gzip_chunk(&data[..SIDE * SIDE]), &host);
     let sharded = array_of(one_shard(&data), &host);
     let one = [DimSelection::Index(5000), DimSelection::Index(7)];

@@ -4,7 +4,7 @@
 //! known (see `table.rs`).
 
 use super::configuration::Configuration;
-use crate::buffer::{try_zeroed, Output};
+use crate::buffer::{in_one_go, try_zeroed, Output};
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;
@@ -229,11 +229,7 @@ pub fn decode_whole_into(
 
 /// Runs `decoder` to its end in one go.
 fn finish(decoder: &mut dyn StepDecoder, out: &mut Output<'_>) -> Result<usize, CodecError> {
-    loop {
-        if let Some(len) = decoder.step(out, usize::MAX)? {
-            return Ok(len);
-        }
-    }
+    in_one_go(|budget| decoder.step(out, budget))
 }
 
 /// Why a decode that lets the event loop run between its steps did not finish.

@@ -9,7 +9,7 @@ use super::codec::{
     StepDecoder,
 };
 use super::configuration::Configuration;
-use crate::buffer::Output;
+use crate::buffer::{in_one_go, Output};
 use crate::error::CodecError;
 use std::cell::RefCell;
 use std::ops::Range;
@@ -209,11 +209,7 @@ impl<D: AsRef<[u8]>> Unzstd<D> {
 
     /// Decodes the rest in one go; returns the output's length.
     fn finish(mut self, out: &mut Output<'_>) -> Result<usize, String> {
-        loop {
-            if let Some(len) = self.advance(out, usize::MAX)? {
-                return Ok(len);
-            }
-        }
+        in_one_go(|budget| self.advance(out, budget))
     }
 }
 

@@ -3,7 +3,7 @@
 //! inflates a bounded share at a time (`Inflater`), so that a long one can let the event loop run
 //! between shares; the one-shot functions run it to the end.
 
-use crate::buffer::Output;
+use crate::buffer::{in_one_go, Output};
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
@@ -129,11 +129,7 @@ impl Inflater {
         out: &mut Output<'_>,
         limit: usize,
     ) -> Result<usize, String> {
-        loop {
-            if let Some(used) = self.step(input, out, limit, usize::MAX)? {
-                return Ok(used);
-            }
-        }
+        in_one_go(|budget| self.step(input, out, limit, budget))
     }
 }
 

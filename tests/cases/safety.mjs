@@ -2,6 +2,7 @@
 // checked before they reach the module; a trap in the module rejects the calls in flight and a
 // fresh instance takes over. Shared by Node and headless Chromium like read.mjs.
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
+import { control as controlRun, watch } from "../support/watch.mjs";
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -407,38 +408,8 @@ export const safetyCases = [
       let asked = 0;
       const counting = { get: (key) => (asked++, store.get(key)) };
       const arr = await open(counting);
-      // A 5 ms timer's waits while `work` runs: how often it fired, its longest wait, and its
-      // waits over 100 ms.
-      const watch = async (work) => {
-        const seen = { ticks: 0, worst: 0, long: 0 };
-        let last = performance.now();
-        const timer = setInterval(() => {
-          const now = performance.now();
-          seen.worst = Math.max(seen.worst, now - last);
-          if (now - last > 100) seen.long++;
-          last = now;
-          seen.ticks++;
-        }, 5);
-        const t0 = performance.now();
-        seen.value = await work();
-        seen.took = performance.now() - t0;
-        clearInterval(timer);
-        return seen;
-      };
-      // The control, in the same run: JavaScript that works as the reader should, in 8 ms slices
-      // with a turn between them, for about as long. On a loaded machine the control's waits grow
-      // too: the reader is held to what the machine gives a well-behaved task, not to absolute
-      // milliseconds.
-      const control = await watch(async () => {
-        const end = performance.now() + 400;
-        let x = 0;
-        while (performance.now() < end) {
-          const slice = performance.now() + 8;
-          while (performance.now() < slice) x += Math.sqrt(x + 1);
-          await new Promise((r) => setTimeout(r, 0));
-        }
-        return x;
-      });
+      // The control, in the same run (tests/support/watch.mjs), for about as long.
+      const control = await controlRun(400);
       const {
         ticks,
         worst,

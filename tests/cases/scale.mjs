@@ -7,6 +7,7 @@
 // mixed real-size reads with random aborts on the main thread and through workers.
 import { equal, ok } from "../support/check.mjs";
 import { mulberry32 } from "../support/random.mjs";
+import { control, watch } from "../support/watch.mjs";
 
 const MiB = 1 << 20;
 /** What a read may cost in wasm memory beyond 3x its result: the module, its tables, a chunk. */
@@ -201,43 +202,6 @@ function stressCase(workers) {
   };
 }
 
-/** A 5 ms timer's waits while `work` runs: how often it fired, its longest wait (to the end). */
-async function watch(work) {
-  const seen = { ticks: 0, worst: 0 };
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    seen.worst = Math.max(seen.worst, now - last);
-    last = now;
-    seen.ticks++;
-  }, 5);
-  const t0 = performance.now();
-  try {
-    seen.value = await work();
-  } catch (err) {
-    seen.error = err;
-  }
-  const end = performance.now();
-  seen.worst = Math.max(seen.worst, end - last);
-  seen.took = end - t0;
-  clearInterval(timer);
-  return seen;
-}
-
-/** JavaScript that works as the reader should (8 ms slices, a turn between), for `ms`. */
-function control(ms) {
-  return watch(async () => {
-    const end = performance.now() + ms;
-    let x = 0;
-    while (performance.now() < end) {
-      const slice = performance.now() + 8;
-      while (performance.now() < slice) x += Math.sqrt(x + 1);
-      await new Promise((r) => setTimeout(r, 0));
-    }
-    return x;
-  });
-}
-
 /** One 16 MiB chunk's decode, gzip and zstd: given in slices, and stopped by an abort. */
 const sliceCase = {
   name: "scale: one 16 MiB chunk (gzip, zstd) decodes in slices: the event loop never waits 100 ms more than a control's longest wait, and an abort during the decode settles within 100 ms of it",
@@ -258,7 +222,6 @@ const sliceCase = {
       const arr = await open(store);
       const chunk = box(ctx.zarr, a, 0, 0, 4096, 4096);
       const read = await watch(() => arr.get(chunk));
-      if (read.error) throw read.error;
       checkBlock(read.value.data, a.dtype, 0, 0, 4096, 4096, key, a.pattern);
       console.log(
         `scale slices: ${key}: one 16 MiB chunk in ${read.took.toFixed(0)} ms, ${read.ticks} timer turns, longest wait ${read.worst.toFixed(0)} ms (control: ${calm.worst.toFixed(0)} ms)`,
@@ -274,17 +237,19 @@ const sliceCase = {
         aborted = performance.now();
         controller.abort("left the view");
       }, 5);
-      const stopped = await watch(() => arr.get(chunk, { signal: controller.signal }));
+      const stopped = await watch(() =>
+        arr.get(chunk, { signal: controller.signal }).catch((error) => ({ error })),
+      );
       const settled = performance.now();
       // The read settles as an AbortError, or with its values where it had finished by then;
       // either way promptly after the abort.
-      if (stopped.error)
-        equal(stopped.error.name, "AbortError", `${key}: ${stopped.error.message}`);
-      else checkBlock(stopped.value.data, a.dtype, 0, 0, 4096, 4096, key, a.pattern);
+      const { error, data } = stopped.value;
+      if (error) equal(error.name, "AbortError", `${key}: ${error.message}`);
+      else checkBlock(data, a.dtype, 0, 0, 4096, 4096, key, a.pattern);
       if (aborted) {
         const after = settled - aborted;
         console.log(
-          `scale slices: ${key}: settled ${after.toFixed(0)} ms after the abort (${stopped.error ? "aborted" : "finished"})`,
+          `scale slices: ${key}: settled ${after.toFixed(0)} ms after the abort (${error ? "aborted" : "finished"})`,
         );
         ok(after <= 100 + calm.worst, `${key}: settled ${after.toFixed(0)} ms after the abort`);
       }

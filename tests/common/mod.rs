@@ -215,3 +215,24 @@ pub fn open_array(store: MemoryStore, limits: Limits) -> Array {
         Node::Group(_) => panic!("a group"),
     }
 }
+
+/// `len` bytes that compress about tenfold: runs of small values, as images of counts have.
+pub fn compressible(len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed | 1);
+    let mut out = Vec::with_capacity(len + 64);
+    while out.len() < len {
+        let x = rng.next();
+        let value = (x >> 8) as u8 & 0x0f;
+        out.extend((0..x % 64).map(|i| value.wrapping_add((i % 3) as u8)));
+    }
+    out.truncate(len);
+    out
+}
+
+/// `data` gzipped by zlib (C, through flate2), level 6.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}

@@ -13,7 +13,7 @@ use super::codec::{
     decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
     StepDecoder,
 };
-use crate::buffer::{try_grow, Output};
+use crate::buffer::{in_one_go, try_grow, Output};
 use crate::codecs::configuration::{named, Bounded, Configuration, Field};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
@@ -389,11 +389,7 @@ impl<D: AsRef<[u8]>> Unblosc<D> {
 
     /// Decodes the rest in one go.
     fn finish(mut self, out: &mut Output<'_>) -> Result<usize, String> {
-        loop {
-            if let Some(len) = self.advance(out, usize::MAX)? {
-                return Ok(len);
-            }
-        }
+        in_one_go(|budget| self.advance(out, budget))
     }
 }
 
