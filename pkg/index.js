@@ -567,7 +567,19 @@ function wrap(handle, where, reopen) {
 }
 
 /** Opens the array or group at `options.path` of a hierarchy, Zarr v3 or v2 (see index.d.ts). */
-export async function open(location, options = {}) {
+export function open(location, options = {}) {
+  return openNode(location, options, null);
+}
+
+/**
+ * `open` for a pool's worker: the node's documents as the main thread read them (see
+ * `WasmStore.open` in src/bindings/mod.rs) answer the opening's reads of them.
+ */
+export function __openReplaying(location, options, documents) {
+  return openNode(location, options, documents);
+}
+
+async function openNode(location, options, documents) {
   checkCall(options, `opening ${where(location, options?.path)}`);
   options ??= {};
   checkType(options.path, isString, "open option path", "a string");
@@ -577,26 +589,23 @@ export async function open(location, options = {}) {
   const pool = workerPool(options.workers);
   const objects = new Map(); // the store objects workers read through this thread
   const storeDesc = pool ? describeStore(location, objects) : null;
+  const nodeOptions = { zarrFormat, consolidated, chunkCacheSize, limits };
+  // Resolves to [handle, documents read] (see WasmStore.open in src/bindings/mod.rs).
   const openIn = async (signal) => {
     const store = await openStore(location, signal);
+    const from = documents ? store.replaying(documents) : store;
     try {
-      const nodeOptions = { zarrFormat, consolidated, chunkCacheSize, limits };
-      return await store.open(options.path ?? "", nodeOptions, signal ?? null);
+      return await from.open(options.path ?? "", nodeOptions, signal ?? null);
     } finally {
+      if (from !== store) from.free();
       releaseStore(location, store);
     }
   };
-  const node = wrap(await call(() => openIn(signal)), where(location, options.path), () =>
-    call(() => openIn(null)),
-  );
-  if (pool)
-    readThrough(
-      node,
-      pool,
-      storeDesc,
-      { zarrFormat, consolidated, chunkCacheSize, limits },
-      objects,
-    );
+  const [handle, read] = await call(() => openIn(signal));
+  const reopen = () => call(async () => (await openIn(null))[0]);
+  const node = wrap(handle, where(location, options.path), reopen);
+  // The workers open the node from what this thread read: no request of theirs for it.
+  if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);
   return node;
 }
 

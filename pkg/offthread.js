@@ -30,10 +30,13 @@ export function workerPool(workers) {
   return sharedPools.get(workers);
 }
 
-/** Makes `node` read through `pool`; `store` describes its store to a worker. */
-export function readThrough(node, pool, store, options, objects = new Map()) {
+/**
+ * Makes `node` read through `pool`; `store` describes its store to a worker, `documents` are what
+ * opening the node read (the workers open it from them).
+ */
+export function readThrough(node, pool, store, options, objects = new Map(), documents = null) {
   const id = nextNodeId++;
-  const desc = { id, store, path: node.path, options };
+  const desc = { id, store, path: node.path, options, documents };
   const stores = proxiedStores(store);
   // Store objects come with a new description, or are the pool's already (a group's children).
   for (const storeId of stores)

@@ -1,7 +1,7 @@
 // The worker of a WorkerPool (pool.js): its own instance of the module, opening the nodes the main
 // thread names and reading the parts it is given. Results go back with their buffers transferred,
 // not copied.
-import { open, FetchStore, ZipStore, __trapForTests } from "./index.js";
+import { __openReplaying, FetchStore, ZipStore, __trapForTests } from "./index.js";
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
 import { useCompiledModule } from "./load.js";
@@ -83,8 +83,8 @@ function mainThreadStore(desc) {
 function nodeFor(id) {
   let opening = nodes.get(id);
   if (!opening) {
-    const { store, path, options } = described.get(id);
-    opening = open(stores.get(store.id).store, { ...options, path });
+    const { store, path, options, documents } = described.get(id);
+    opening = __openReplaying(stores.get(store.id).store, { ...options, path }, documents);
     opening.catch(() => nodes.get(id) === opening && nodes.delete(id));
     nodes.set(id, opening);
   }

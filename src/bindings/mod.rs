@@ -27,6 +27,7 @@ use crate::hierarchy::group::Group;
 use crate::hierarchy::node::{open_with, Node};
 use crate::host::timing::{timed, Phase};
 use crate::store::counting::CountingStore;
+use crate::store::documents::{Documents, RecordingStore};
 use crate::store::http::HttpStore;
 use errors::js_error;
 use info::{array_info, chunk_extent, group_info};
@@ -134,22 +135,44 @@ impl WasmStore {
         })
     }
 
-    /// Opens the node at `path`; `options` are open()'s (`zarrFormat`, `consolidated`).
+    /// Opens the node at `path`; `options` are open()'s (`zarrFormat`, `consolidated`). Resolves
+    /// to `[node, documents]`: the documents the opening read, as `[key, bytes or null]` pairs,
+    /// for a pool's workers to open the node from (`replaying`).
     pub fn open(&self, path: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let chunk_cache = options::chunk_cache_size(&options).map_err(js_error)?;
-            let options = options::open_options(&options).map_err(js_error)?;
-            let reading = stores::reading(&*source, &signal)?;
-            // The signal is the opening's only: the node keeps reading through the plain store.
-            let node = open_with(reading, &path, options).await.map_err(js_error)?;
-            Ok(node_to_js(
-                node.with_store(source.store()),
-                source,
-                chunk_cache,
-            ))
+            let (node, documents) = opened(source, &path, &options, &signal).await?;
+            Ok(js_sys::Array::of2(&node, &stores::documents_to_js(documents)).into())
         })
     }
+
+    /// This store, answering whole reads of the keys in `documents` (from `open`) from
+    /// them instead of asking for them again.
+    pub fn replaying(&self, documents: JsValue) -> Result<WasmStore, JsValue> {
+        let known = stores::documents_from_js(&documents).map_err(js_error)?;
+        Ok(WasmStore {
+            source: stores::ReplayingSource::wrap(self.source.clone(), known),
+        })
+    }
+}
+
+/// Opens the node at `path` of `source`'s store: its JS handle, and the documents the opening
+/// read (recorded always: they are a few small values, and cheaper kept than fetched again).
+async fn opened(
+    source: Rc<dyn Source>,
+    path: &str,
+    options: &JsValue,
+    signal: &JsValue,
+) -> Result<(JsValue, Documents), JsValue> {
+    let chunk_cache = options::chunk_cache_size(options).map_err(js_error)?;
+    let open_options = options::open_options(options).map_err(js_error)?;
+    // The signal is the opening's only: the node keeps reading through the plain store.
+    let recording = Rc::new(RecordingStore::new(stores::reading(&*source, signal)?));
+    let node = open_with(recording.clone(), path, open_options)
+        .await
+        .map_err(js_error)?;
+    let handle = node_to_js(node.with_store(source.store()), source, chunk_cache);
+    Ok((handle, recording.documents()))
 }
 
 /// The JS handle of a node; `chunk_cache` is the bytes of decoded chunks an array keeps (a

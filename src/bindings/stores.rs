@@ -9,6 +9,7 @@ use super::guarded;
 use super::signal::SignalWatch;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
+use crate::store::documents::{Documents, ReplayingStore, MAX_RECORDED_BYTES};
 use crate::store::http::HttpStore;
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadHints, ReadableStore};
@@ -69,6 +70,76 @@ impl Source for CachedSource {
             self.cache.clone(),
         ))
     }
+}
+
+/// A source that answers whole reads of recorded documents from them (see `store::documents`).
+pub struct ReplayingSource {
+    inner: Rc<dyn Source>,
+    known: Rc<Documents>,
+}
+
+impl ReplayingSource {
+    pub fn wrap(inner: Rc<dyn Source>, known: Documents) -> Rc<dyn Source> {
+        Rc::new(ReplayingSource {
+            inner,
+            known: Rc::new(known),
+        })
+    }
+}
+
+impl Source for ReplayingSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        Rc::new(ReplayingStore::new(self.inner.store(), self.known.clone()))
+    }
+
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
+        Rc::new(ReplayingStore::new(
+            self.inner.with_signal(signal),
+            self.known.clone(),
+        ))
+    }
+}
+
+/// Recorded documents as JS: `[[key, Uint8Array or null], ...]`.
+pub fn documents_to_js(documents: Documents) -> JsValue {
+    let list = js_sys::Array::new();
+    for (key, value) in documents {
+        let bytes = value.map_or(JsValue::NULL, |v| js_sys::Uint8Array::from(&v[..]).into());
+        list.push(&js_sys::Array::of2(&key.into(), &bytes));
+    }
+    list.into()
+}
+
+/// Recorded documents from JS (see `documents_to_js`): at most 256, each at most
+/// `MAX_RECORDED_BYTES`, read through `guarded`.
+pub fn documents_from_js(value: &JsValue) -> Result<Documents> {
+    let bad = |why: String| ZarrError::selection(format!("recorded documents: {why}"));
+    let entries = guarded::elements(value, 256)
+        .map_err(bad)?
+        .ok_or_else(|| bad("not an array".to_string()))?;
+    let mut known = Documents::new();
+    for entry in entries {
+        let pair = guarded::elements(&entry, 2).map_err(bad)?;
+        let (key, bytes) = match pair.as_deref() {
+            Some([key, bytes]) => (key.as_string(), bytes),
+            _ => return Err(bad("an entry is not a [key, bytes] pair".to_string())),
+        };
+        let key = key.ok_or_else(|| bad("a key is not a string".to_string()))?;
+        let value = if bytes.is_null() {
+            None
+        } else {
+            let view = guarded::bytes(bytes)
+                .ok_or_else(|| bad(format!("the value of {key} is not bytes")))?;
+            if view.length() as usize > MAX_RECORDED_BYTES {
+                return Err(bad(format!(
+                    "the value of {key} is larger than recorded values are"
+                )));
+            }
+            Some(view.to_vec())
+        };
+        known.push((key, value));
+    }
+    Ok(known)
 }
 
 pub struct HttpSource(pub Rc<HttpStore<FetchClient>>);

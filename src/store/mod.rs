@@ -3,6 +3,7 @@
 pub mod abort;
 pub mod cache;
 pub mod counting;
+pub mod documents;
 pub mod http;
 pub mod limit;
 #[cfg(feature = "vectors")]
