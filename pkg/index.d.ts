@@ -718,6 +718,17 @@ export function __timingsForBench(
 ): Promise<{ decode: number; assemble: number; copyOut: number }>;
 
 /**
+ * For zarr-wasm's own workers (worker.js): `open`, the node's documents as the page read them
+ * answering the opening's reads of them. Not for applications.
+ * @internal
+ */
+export function __openReplaying(
+  location: string | URL | Store,
+  options: OpenOptions,
+  documents: Array<[string, Uint8Array | null]>,
+): Promise<ZarrArray | Group>;
+
+/**
  * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read
  * would: for testing an application's handling of a `ResetError`. Rejects with a `ResetError`.
  */

@@ -92,10 +92,18 @@ fn get(object: &JsValue, key: &str) -> JsValue {
 /// Opens `path` of the store at `url` through the JS API's objects.
 async fn open_array(url: &str, path: &str) -> WasmArray {
     let store = WasmStore::fetch(url.into(), JsValue::UNDEFINED).expect("a store");
-    let node = settle(store.open(path.into(), JsValue::UNDEFINED, JsValue::NULL))
+    let opened = settle(store.open(path.into(), JsValue::UNDEFINED, JsValue::NULL))
         .await
         .unwrap_or_else(|e| panic!("open {path}: {e:?}"));
-    WasmArray::try_from_js_value(node).unwrap_or_else(|_| panic!("{path} is an array"))
+    array_of(opened)
+}
+
+/// The array of what `WasmStore::open` resolves to: `[node, documents the opening read]`.
+fn array_of(opened: JsValue) -> WasmArray {
+    let node = Reflect::get_u32(&opened, 0).expect("[node, documents]");
+    let documents = Reflect::get_u32(&opened, 1).expect("[node, documents]");
+    assert!(Array::is_array(&documents), "the opening's documents");
+    WasmArray::try_from_js_value(node).unwrap_or_else(|_| panic!("an array"))
 }
 
 #[wasm_bindgen_test]
@@ -316,7 +324,7 @@ async fn a_store_written_in_js_is_read_with_its_ranges_and_progress() {
     ))
     .await
     .expect("open");
-    let arr = WasmArray::try_from_js_value(node).unwrap_or_else(|_| panic!("an array"));
+    let arr = array_of(node);
     let reports = Array::new();
     let on_progress = {
         let reports = reports.clone();
