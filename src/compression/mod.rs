@@ -3,4 +3,5 @@
 //! stores wrap these in their own framing and configuration; these know nothing of Zarr.
 
 pub mod inflate;
-pub mod shuffle;
+// The byte and bit shuffles are built for speed in a crate of their own (kernels/).
+pub use zarr_wasm_kernels::shuffle;

@@ -6,8 +6,8 @@
 //! compressed stream, or `typesize` streams (one per byte position) when the encoder split it. After
 //! decompression a block is unshuffled (bytes or bits) if the header says so.
 
-pub mod blosclz;
-pub mod snappy;
+pub use zarr_wasm_kernels::blosclz;
+pub use zarr_wasm_kernels::snappy;
 
 use super::codec::{
     decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
