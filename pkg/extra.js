@@ -4,6 +4,8 @@
 // opened (loadExtra), then calls it synchronously as chunks decode (extraDecode). Both the glue
 // and the wasm are fetched only then: a page that never meets these codecs never downloads them.
 
+import { fileBytes } from "./load.js";
+
 let loading = null;
 let glue = null; // the second module's glue, once its instance is ready
 
@@ -25,14 +27,8 @@ export function loadExtra() {
       throw failed(`the glue ${glueUrl}`, err);
     }
     try {
-      if (url.protocol === "file:" && globalThis.process?.versions?.node) {
-        // Node: fetch() cannot read file: URLs (see loadWasm in index.js).
-        const nodeFs = "node:fs/promises";
-        const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
-        await module.default({ module_or_path: await readFile(url) });
-      } else {
-        await module.default({ module_or_path: url });
-      }
+      // Its bytes where fetch() cannot read its URL (Node), else the URL.
+      await module.default({ module_or_path: (await fileBytes(url)) ?? url });
     } catch (err) {
       throw failed(`the WebAssembly ${url}`, err);
     }

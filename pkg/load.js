@@ -21,15 +21,22 @@ export function useCompiledModule(module) {
   if (module instanceof WebAssembly.Module) compiling = Promise.resolve(module);
 }
 
+/**
+ * The bytes of the file at `url` where fetch() cannot read it: a file: URL in Node (and Deno,
+ * Bun). Undefined elsewhere, where the URL is fetched. Used for both modules (extra.js too).
+ */
+export async function fileBytes(url) {
+  if (url.protocol !== "file:" || !globalThis.process?.versions?.node) return undefined;
+  // Bundlers must leave this import alone: webpack is told so, and a name in a variable is one
+  // that esbuild and Vite do not try to resolve for the browser.
+  const nodeFs = "node:fs/promises";
+  const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
+  return readFile(url);
+}
+
 async function compile() {
-  if (wasmUrl.protocol === "file:" && globalThis.process?.versions?.node) {
-    // Node (and Deno, Bun): fetch() cannot read file: URLs. Bundlers must leave this import
-    // alone: webpack is told so, and a name in a variable is one that esbuild and Vite do not
-    // try to resolve for the browser.
-    const nodeFs = "node:fs/promises";
-    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
-    return WebAssembly.compile(await readFile(wasmUrl));
-  }
+  const bytes = await fileBytes(wasmUrl);
+  if (bytes) return WebAssembly.compile(bytes);
   let response;
   try {
     response = await fetch(wasmUrl);
