@@ -17,6 +17,8 @@ export function makeContext(zarr, origin, { stressReads, zarrita, plugin, viv } 
     clearLog: async () => void (await fetch(`${origin}/__log/clear`)).text(),
     /** Requests the server is still working on. */
     active: async () => Number(await (await fetch(`${origin}/__active`)).text()),
+    // The requests in progress at the server, for a failure's message.
+    inFlight: async () => JSON.stringify(await (await fetch(`${origin}/__active/list`)).json()),
     /** A fixture file's bytes. */
     bytes: async (rel) => new Uint8Array(await (await fetch(`${base}/${rel}`)).arrayBuffer()),
     /** Every file below a fixture directory (keys relative to it), from the server's index pages. */

@@ -646,7 +646,12 @@ export const safetyCases = [
       );
       ok(counts.exact > 0 && counts.errors > 0, "both outcomes happen");
       for (let i = 0; i < 250 && (await ctx.active()) > 0; i++) await wait(20);
-      equal(await ctx.active(), 0, "nothing left in flight at the server");
+      const left = await ctx.active();
+      equal(
+        left,
+        0,
+        `nothing left in flight at the server${left ? `: ${await ctx.inFlight()}` : ""}`,
+      );
     },
   },
 ];

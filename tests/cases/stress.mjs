@@ -85,7 +85,11 @@ function stressCase(workers) {
       equal(counts.unabortedAborts, 0, "reads never aborted that failed with an AbortError");
       equal(counts.exact + counts.aborted, reads, "every read exact or aborted");
       ok(counts.aborted > 0 && counts.exact > 0, "both kinds happened");
-      equal(left, 0, "nothing left in flight at the server");
+      equal(
+        left,
+        0,
+        `nothing left in flight at the server${left ? `: ${await ctx.inFlight()}` : ""}`,
+      );
       // The heap in use comes back to where it was: the reads, aborted or not, left nothing behind.
       // (Tables that grow to the peak number of requests in flight may keep a little more: less
       // than the smallest allocation, 16 bytes, per read, where a leak would take at least that.)

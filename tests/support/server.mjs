@@ -7,6 +7,7 @@
 //   POST /__log/clear        empties the log
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
 //   GET /__active            how many requests are in progress
+//   GET /__active/list       those requests' log entries, each with its age in ms
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
 //   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
@@ -192,6 +193,9 @@ export async function startServer({
     res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
   };
   let active = 0;
+  // The log entries of the requests in progress, so that a test finding one left open can say
+  // which it is (its path, range, quirk and how long ago it arrived).
+  const inProgress = new Set();
 
   const handle = async (req, res) => {
     const url = new URL(req.url, "http://x");
@@ -207,6 +211,11 @@ export async function startServer({
       return res.end(JSON.stringify(log));
     }
     if (url.pathname === "/__active") return res.end(String(active));
+    if (url.pathname === "/__active/list") {
+      res.setHeader("Content-Type", "application/json");
+      const now = Date.now();
+      return res.end(JSON.stringify([...inProgress].map((e) => ({ ...e, age: now - e.at }))));
+    }
     if (url.pathname === "/__log/clear") {
       log.length = 0;
       flakyCounts.clear();
@@ -224,8 +233,11 @@ export async function startServer({
       status: 0,
       active: ++active,
     };
+    Object.defineProperty(entry, "at", { value: Date.now() });
+    inProgress.add(entry);
     res.on("close", () => {
       active--;
+      inProgress.delete(entry);
       // The client went away before the answer was sent: an aborted request.
       if (!res.writableFinished) entry.aborted = true;
     });
