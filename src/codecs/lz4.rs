@@ -76,7 +76,7 @@ fn declared_size(data: &[u8], expected: DecodedSize) -> Result<usize, String> {
 
 /// Decodes the block after the prefix into `out`, which is the declared size.
 fn decode_block(data: &[u8], out: &mut [u8]) -> Result<(), String> {
-    let written = lz4_flex::block::decompress_into(&data[4..], out)
+    let written = zarr_wasm_kernels::lz4::decompress(&data[4..], out)
         .map_err(|e| format!("LZ4 block is invalid: {e}"))?;
     if written != out.len() {
         return Err(format!(

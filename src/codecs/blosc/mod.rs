@@ -80,7 +80,7 @@ impl Compressor {
     fn decompress_into(self, input: &[u8], out: &mut [u8]) -> Result<(), String> {
         let written = match self {
             Compressor::BloscLz => blosclz::decompress(input, out)?,
-            Compressor::Lz4 => lz4_flex::block::decompress_into(input, out)
+            Compressor::Lz4 => zarr_wasm_kernels::lz4::decompress(input, out)
                 .map_err(|e| format!("LZ4 data is invalid: {e}"))?,
             Compressor::Snappy => snappy::decompress(input, out)?,
             Compressor::Zlib => inflate_into(input, out, Wrapper::Zlib)?,
