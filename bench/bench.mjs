@@ -19,6 +19,7 @@ import { measureOffThread } from "./offthread.js";
 import { measureCodecs, median, serveFromMemory } from "./codecs.js";
 import { measureTiles, VIEW } from "./tiles.js";
 import { measureViv } from "./viv.js";
+import { coldTable, measureColdPages } from "./cold.mjs";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -261,6 +262,11 @@ for (const [protocol, tlsOptions] of [
   viewerResults[protocol] = results;
 }
 
+// The first view on a cold page under DevTools throttling (bench/cold.mjs): 7 pages per reader
+// and scenario, as issue 33 measured it.
+const COLD_RUNS = 7;
+const coldPages = await measureColdPages({ repo, runs: COLD_RUNS });
+
 // Viv's layer loading the sample through zarr-wasm/viv and through Viv's own loader (bench/viv.js).
 const vivResults = await measureViv(repo, VIEWER_RUNS);
 
@@ -320,6 +326,28 @@ const native = JSON.parse(
     },
   ),
 );
+
+// The C ceiling: the same chunks decoded natively by the C libraries numcodecs wraps (libzstd,
+// zlib, liblz4, c-blosc on one thread), through numcodecs in Python (bench/native_c.py), in the
+// scale tests' environment (.venv-scale, scripts/scale-requirements.txt).
+function nativeC() {
+  const python = `${repo}/.venv-scale/bin/python`;
+  if (!existsSync(python)) execFileSync("python3", ["-m", "venv", `${repo}/.venv-scale`]);
+  execFileSync(
+    python,
+    ["-m", "pip", "install", "-q", "-r", `${repo}/scripts/scale-requirements.txt`],
+    {
+      stdio: "inherit",
+    },
+  );
+  return JSON.parse(
+    execFileSync(python, [`${here}/native_c.py`, `${here}/data/bench.zarr`, String(RUNS)], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
+}
+const nativeCeiling = nativeC();
 
 // The platform's own inflate, alone: every chunk of the gzip array through DecompressionStream.
 async function decompressionStreamMs() {
@@ -387,6 +415,24 @@ const splitTable = (rows) => [
     const part = (x) => `${x.toFixed(1)} ms (${((100 * x) / t.wall).toFixed(0)}%)`;
     return `| ${label} | ${t.wall.toFixed(1)} ms | ${part(t.decode)} | ${part(t.assemble)} | ${part(t.copyOut)} | ${part(t.rest)} |`;
   }),
+];
+
+// zarr-wasm's decoding (the decode share of a read, from the timings above) against the C libraries
+// and against the same Rust natively, on the same chunks: how close the wasm decoders come to the
+// ceiling, per codec.
+const ceilingTable = () => [
+  "| codec | C library | C, native MB/s | Rust, native MB/s | zarr-wasm decode in Node, MB/s | its fraction of C | zarr-wasm decode in Chromium, MB/s | its fraction of C |",
+  "|---|---|---|---|---|---|---|---|",
+  ...fromMemory
+    .filter(({ path }) => nativeCeiling[path])
+    .map(({ path, label, bytes, split }) => {
+      const c = nativeCeiling[path];
+      const cSpeed = c.bytes / c.ms;
+      const chromium = chromiumFromMemory.rows.find((r) => r.path === path);
+      const wasmCells = (t) =>
+        `${mbps(bytes, t.decode)} | ${(bytes / t.decode / cSpeed).toFixed(2)}`;
+      return `| ${label} | ${c.library} | ${mbps(c.bytes, c.ms)} | ${native[path] ? mbps(native[path].bytes, native[path].ms) : "n/a"} | ${wasmCells(split)} | ${wasmCells(chromium.split)} |`;
+    }),
 ];
 
 // Download size: our module against numcodecs.js's codec modules (wasm embedded as base64 in JS).
@@ -484,6 +530,12 @@ const report = [
   "",
   ...splitTable(chromiumFromMemory.rows),
   "",
+  "The ceiling: the decode share above against the C libraries that numcodecs wraps, decoding the same chunks natively",
+  `on this CPU through numcodecs ${Object.values(nativeCeiling)[0].numcodecs} in Python (\`bench/native_c.py\`; c-blosc on one thread; medians of ${RUNS}),`,
+  "and against zarr-wasm's own Rust decoders compiled natively (`examples/decode_bench.rs`). A fraction of 1 would be C's speed:",
+  "",
+  ...ceilingTable(),
+  "",
   "The same reads over HTTP in Node (the test server on 127.0.0.1; transfer included):",
   "",
   ...table(rows),
@@ -537,6 +589,20 @@ const report = [
       return `| ${protocol} | ${name} | ${runs[0].tiles} | ${median(runs.map((r) => r.requests))} | ${(median(runs.map((r) => r.bytes)) / 1e6).toFixed(2)} MB | ${ms.toFixed(0)} ms | ${name === "zarr-wasm" ? wallVersus(ms, peer) : ""} |`;
     }),
   ),
+  "",
+  "## The first view on a cold page",
+  "",
+  `A page that imports the reader, opens the sharded zstd image of \`bench/data/tiles.zarr\` and asks for the twelve`,
+  `tiles of the viewport above at once (\`bench/cold/\`), in headless Chromium ${coldPages.version} with DevTools throttling`,
+  `(20 Mbit/s down, 10 up, 40 ms latency) and the cache disabled, a fresh browser context per page; ${COLD_RUNS} pages per reader`,
+  "and scenario, alternating; medians. Times are from navigation start: the code's download and compile are in them.",
+  "The server gzips code and metadata (level 9), as a CDN does. zarr-wasm is its package's ES modules as published;",
+  "zarrita.js is bundled as a viewer's production build has it (esbuild, minified, numcodecs.js's codecs split into",
+  "chunks loaded on first use). Cross origin: the page on localhost, the data on 127.0.0.1 (a browser keeps six",
+  "connections per host, so the page's code and the data no longer share them). Targets (issue 33): all 12 tiles in at",
+  "most 0.6x zarrita's time, the first in at most 0.8x; through WorkerPool no slower than on the main thread.",
+  "",
+  ...coldTable(coldPages),
   "",
   "## Viv",
   "",

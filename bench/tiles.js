@@ -5,7 +5,9 @@
 // (codecs.html), over HTTP/1.1 or HTTP/2, whichever the server speaks.
 import { median, sameBytes } from "./codecs.js";
 
-export const VIEW = { y: 640, x: 512, rows: 3, cols: 4, tile: 256 };
+import { VIEW } from "./viewport.js";
+
+export { VIEW };
 
 const openers = {
   "zarr-wasm": async (zw, _zarrita, base) => {

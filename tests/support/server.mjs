@@ -8,6 +8,7 @@
 //   /__status/<code>/<path>  answers <code> instead of serving <path>
 //   GET /__active            how many requests are in progress
 //   GET /__active/list       those requests' log entries, each with its age in ms
+//   GET /__preflights        how many CORS preflights (OPTIONS) came since the log was cleared
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
 //   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
@@ -28,8 +29,10 @@ import { createServer } from "node:http";
 import { createSecureServer } from "node:http2";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
+import { gzipSync } from "node:zlib";
 import { mulberry32 } from "./random.mjs";
 
+const COMPRESSED = new Set([".js", ".mjs", ".wasm", ".json", ".html"]);
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -155,6 +158,9 @@ export async function startServer({
   host = "127.0.0.1",
   quiet = true,
   tls = null,
+  // Code and metadata (.js, .mjs, .wasm, .json, .html) gzipped at level 9 for clients that accept
+  // it, as a CDN serves them (the benchmark's cold pages); data is sent as it is.
+  compress = false,
 }) {
   const roots = Object.entries(mounts)
     .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : `${prefix}/`, resolve(dir)])
@@ -193,6 +199,8 @@ export async function startServer({
     res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
   };
   let active = 0;
+  let preflights = 0;
+  const gzipped = new Map();
   // The log entries of the requests in progress, so that a test finding one left open can say
   // which it is (its path, range, quirk and how long ago it arrived).
   const inProgress = new Set();
@@ -216,12 +224,15 @@ export async function startServer({
       const now = Date.now();
       return res.end(JSON.stringify([...inProgress].map((e) => ({ ...e, age: now - e.at }))));
     }
+    if (url.pathname === "/__preflights") return res.end(String(preflights));
     if (url.pathname === "/__log/clear") {
       log.length = 0;
+      preflights = 0;
       flakyCounts.clear();
       return res.end("ok");
     }
     if (req.method === "OPTIONS") {
+      preflights++;
       res.statusCode = 204;
       return res.end();
     }
@@ -422,6 +433,17 @@ export async function startServer({
         // No length: streamed, as some servers answer HEAD.
         res.setHeader("Transfer-Encoding", "chunked");
         return reply(200);
+      }
+      if (
+        compress &&
+        COMPRESSED.has(extname(file)) &&
+        /\bgzip\b/.test(req.headers["accept-encoding"] ?? "")
+      ) {
+        if (!gzipped.has(file)) gzipped.set(file, gzipSync(body, { level: 9 }));
+        res.setHeader("Content-Encoding", "gzip");
+        res.setHeader("Vary", "Accept-Encoding");
+        res.setHeader("Content-Length", gzipped.get(file).length);
+        return reply(200, gzipped.get(file));
       }
       res.setHeader("Content-Length", body.length);
       if (quirk === "cut" && req.method === "GET") return cut(res, body);

@@ -1,0 +1,198 @@
+// The first view on a cold page (issue 33), in headless Chromium: a page that imports a reader,
+// opens the sharded zstd image of bench/data/tiles.zarr and asks for the twelve tiles of
+// bench/tiles.js's viewport at once. DevTools throttles the network (20 Mbit/s down, 10 up, 40 ms
+// latency) with the cache disabled; each run is a fresh browser context; the readers alternate;
+// medians. The server gzips code and metadata as a CDN does. Measured per reader, same origin and
+// cross origin (page on localhost, data on 127.0.0.1), then zarr-wasm through WorkerPool(2), then
+// unthrottled: the code the page downloads (bytes on the wire), when the array is open, the first
+// tile and all twelve (from navigation start), and the requests the data server saw.
+//
+//   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
+import * as esbuild from "esbuild";
+import { startServer } from "../tests/support/server.mjs";
+import { launchChromium } from "../tests/support/browser.mjs";
+import { median } from "./codecs.js";
+
+const THROTTLED = {
+  offline: false,
+  latency: 40,
+  downloadThroughput: (20e6 / 8) | 0,
+  uploadThroughput: (10e6 / 8) | 0,
+};
+
+/** zarrita.js as a viewer's production build has it: minified, numcodecs.js's codecs split out. */
+async function bundleZarrita(repo) {
+  await esbuild.build({
+    stdin: { contents: 'export * from "zarrita";', resolveDir: repo },
+    bundle: true,
+    splitting: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    outdir: `${repo}/target/bench/cold`,
+    entryNames: "zarrita",
+    logLevel: "error",
+  });
+}
+
+/** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
+async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, throttle }) {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    if (throttle) await cdp.send("Network.emulateNetworkConditions", THROTTLED);
+    const urls = new Map();
+    const code = { bytes: 0, files: [] };
+    cdp.on("Network.responseReceived", ({ requestId, response }) =>
+      urls.set(requestId, response.url),
+    );
+    cdp.on("Network.loadingFinished", ({ requestId, encodedDataLength }) => {
+      const path = new URL(urls.get(requestId) ?? "http://x/").pathname;
+      // The reader's code only (the package, or zarrita.js's bundle), not the page's own harness.
+      if (/^\/(pkg|bench-build)\/.*\.(m?js|wasm)$/.test(path)) {
+        code.bytes += encodedDataLength;
+        code.files.push(path);
+      }
+    });
+    await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
+    const base = `${dataOrigin}/tiles.zarr`;
+    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}`;
+    await page.goto(`${pageOrigin}/bench/cold/${reader}.html?${query}`);
+    const view = await (
+      await page.waitForFunction(() => window.coldView, null, { timeout: 120000 })
+    ).jsonValue();
+    if (view.error) throw new Error(`${reader}: ${view.error}`);
+    const log = await (await fetch(`${dataOrigin}/__log`)).json();
+    const data = log.filter((r) => r.path.startsWith("/tiles.zarr"));
+    return {
+      ...view,
+      codeBytes: code.bytes,
+      codeFiles: code.files,
+      requests: data.length,
+      heads: data.filter((r) => r.method === "HEAD").length,
+      preflights: Number(await (await fetch(`${dataOrigin}/__preflights`)).text()),
+      bytes: data.reduce((a, r) => a + (r.bytes ?? 0), 0),
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Every scenario, `runs` cold pages per reader, alternating. */
+export async function measureColdPages({ repo, runs }) {
+  await bundleZarrita(repo);
+  const server = await startServer({
+    mounts: {
+      "/pkg/": `${repo}/pkg`,
+      "/bench/": `${repo}/bench`,
+      "/bench-build/": `${repo}/target/bench`,
+      "/tiles.zarr/": `${repo}/bench/data/tiles.zarr`,
+    },
+    compress: true,
+  });
+  const port = new URL(server.url).port;
+  const browser = await launchChromium();
+  const scenarios = [
+    { name: "same origin", pages: ["zarr-wasm", "zarrita"], cross: false, throttle: true },
+    { name: "cross origin", pages: ["zarr-wasm", "zarrita"], cross: true, throttle: true },
+    {
+      name: "WorkerPool(2), same origin",
+      pages: ["zarr-wasm+workers", "zarr-wasm"],
+      cross: false,
+      throttle: true,
+    },
+    {
+      name: "unthrottled, same origin",
+      pages: ["zarr-wasm", "zarrita"],
+      cross: false,
+      throttle: false,
+    },
+  ];
+  const results = [];
+  try {
+    for (const s of scenarios) {
+      const dataOrigin = `http://127.0.0.1:${port}`;
+      const pageOrigin = s.cross ? `http://localhost:${port}` : dataOrigin;
+      const byPage = Object.fromEntries(s.pages.map((p) => [p, []]));
+      const sums = new Set();
+      for (let i = 0; i < runs; i++) {
+        for (const p of i % 2 ? [...s.pages].reverse() : s.pages) {
+          const [reader, workers] = p === "zarr-wasm+workers" ? ["zarr-wasm", 2] : [p, 0];
+          const run = await coldPage(browser, {
+            pageOrigin,
+            dataOrigin,
+            reader,
+            workers,
+            throttle: s.throttle,
+          });
+          byPage[p].push(run);
+          sums.add(run.sum);
+        }
+      }
+      if (sums.size !== 1)
+        throw new Error(`cold pages, ${s.name}: the readers read different values`);
+      results.push({
+        scenario: s.name,
+        pages: Object.fromEntries(
+          Object.entries(byPage).map(([p, rs]) => [
+            p,
+            {
+              runs: rs.length,
+              openedMs: median(rs.map((r) => r.openedMs)),
+              firstMs: median(rs.map((r) => r.firstMs)),
+              allMs: median(rs.map((r) => r.allMs)),
+              codeBytes: median(rs.map((r) => r.codeBytes)),
+              codeFiles: rs.at(-1).codeFiles,
+              requests: rs.at(-1).requests,
+              heads: rs.at(-1).heads,
+              preflights: rs.at(-1).preflights,
+              bytes: rs.at(-1).bytes,
+            },
+          ]),
+        ),
+      });
+    }
+    return { results, version: browser.version() };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+const LABELS = {
+  "zarr-wasm": "zarr-wasm",
+  zarrita: "zarrita.js",
+  "zarr-wasm+workers": "zarr-wasm, WorkerPool(2)",
+};
+
+/** The report's table: a row per scenario and page, with ratios against the scenario's peer. */
+export function coldTable({ results }) {
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const rows = [];
+  for (const { scenario, pages } of results) {
+    const peer = pages.zarrita ?? pages["zarr-wasm"];
+    for (const [p, r] of Object.entries(pages)) {
+      const vs = (k) => (r === peer ? "" : ` (${(r[k] / peer[k]).toFixed(2)}x)`);
+      rows.push(
+        `| ${scenario} | ${LABELS[p]} | ${kib(r.codeBytes)} | ${r.openedMs.toFixed(0)} ms | ${r.firstMs.toFixed(0)} ms${vs("firstMs")} | ${r.allMs.toFixed(0)} ms${vs("allMs")} | ${r.requests} (${r.heads} HEAD, ${r.preflights} preflights) | ${(r.bytes / 1e6).toFixed(3)} MB |`,
+      );
+    }
+  }
+  return [
+    "| scenario | page | code downloaded (on the wire, gzip) | array open | first tile (vs peer) | all 12 tiles (vs peer) | data requests | data bytes |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows,
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const repo = new URL("..", import.meta.url).pathname;
+  const measured = await measureColdPages({ repo, runs: Number(process.argv[2]) || 7 });
+  console.log(`Chromium ${measured.version}`);
+  console.log(coldTable(measured).join("\n"));
+  for (const { scenario, pages } of measured.results)
+    for (const [p, r] of Object.entries(pages)) console.log(scenario, p, r.codeFiles.join(" "));
+}
