@@ -27,7 +27,7 @@ import {
   workerPool,
   workersOf,
 } from "./offthread.js";
-import { FetchStore, MemoryStore, ZipStore, label, where } from "./stores.js";
+import { FetchStore, MemoryStore, ZipStore, firstDocuments, label, where } from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
 export { FetchStore, MemoryStore, ZipStore };
@@ -584,16 +584,22 @@ async function openNode(location, options, documents) {
   options ??= {};
   checkType(options.path, isString, "open option path", "a string");
   checkType(options.limits, isObject, "open option limits", "an object");
+  // Until the module is ready, the node's metadata is asked for from JS: its request overlaps the
+  // module's download and compile instead of following them.
+  const early = wasm || documents ? null : firstDocuments(location, options);
+  // A pool's workers start now, while the node opens: the reads that follow do not wait for them
+  // (a failure to start is reported by the first read).
+  const pool = workerPool(options.workers);
+  pool?.start().catch(() => {});
   await loadWasm();
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
-  const pool = workerPool(options.workers);
   const objects = new Map(); // the store objects workers read through this thread
   const storeDesc = pool ? describeStore(location, objects) : null;
   const nodeOptions = { zarrFormat, consolidated, chunkCacheSize, limits };
   // Resolves to [handle, documents read] (see WasmStore.open in src/bindings/mod.rs).
-  const openIn = async (signal) => {
+  const openIn = async (signal, known) => {
     const store = await openStore(location, signal);
-    const from = documents ? store.replaying(documents) : store;
+    const from = known ? store.replaying(known) : store;
     try {
       return await from.open(options.path ?? "", nodeOptions, signal ?? null);
     } finally {
@@ -601,8 +607,9 @@ async function openNode(location, options, documents) {
       releaseStore(location, store);
     }
   };
-  const [handle, read] = await call(() => openIn(signal));
-  const reopen = () => call(async () => (await openIn(null))[0]);
+  const known = documents ?? (await early);
+  const [handle, read] = await call(() => openIn(signal, known));
+  const reopen = () => call(async () => (await openIn(null, documents))[0]);
   const node = wrap(handle, where(location, options.path), reopen);
   // The workers open the node from what this thread read: no request of theirs for it.
   if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);

@@ -69,3 +69,56 @@ export function where(location, path) {
 export function label(store) {
   return store.url ? String(store.url) : `${store.constructor?.name ?? "store"}:`;
 }
+
+// The largest document handed to the module as read (as src/store/documents.rs bounds them).
+const MAX_DOCUMENT_BYTES = 1 << 20;
+
+/**
+ * An open()'s first request, sent from JS while the module is still downloading and compiling:
+ * the node's `zarr.json`, read from a URL or FetchStore as the module's store would read it
+ * (its URL, headers, credentials, redirects and timeout). Resolves to the documents
+ * (`[[key, bytes or null]]`, null for a missing key) to open from, or to null where it cannot
+ * stand in for the module's own request (a `fetch` of the caller's, Zarr v2 or consolidated
+ * metadata asked for, a key that would need escaping, a query string, an answer other than 200
+ * or 404): the module then asks as usual. Never rejects.
+ */
+export async function firstDocuments(location, options) {
+  const store = location instanceof FetchStore ? location : null;
+  const url = store
+    ? store.url
+    : typeof location === "string" || location instanceof URL
+      ? String(location)
+      : null;
+  const o = store?.options ?? {};
+  const path = options.path ?? "";
+  if (url === null || o.fetch || options.zarrFormat === 2 || options.consolidated) return null;
+  if (!/^https?:\/\/[^?#]*$/.test(url) || !/^[A-Za-z0-9._~/-]*$/.test(path)) return null;
+  const key = path.replace(/^\/+|\/+$/g, "")
+    ? `${path.replace(/^\/+|\/+$/g, "")}/zarr.json`
+    : "zarr.json";
+  const timeout = o.timeout ?? 30000;
+  const signals = [options.signal, timeout > 0 ? AbortSignal.timeout(timeout) : null].filter(
+    Boolean,
+  );
+  try {
+    const response = await fetch(`${url.replace(/\/+$/, "")}/${key}`, {
+      headers: o.headers,
+      credentials: o.credentials,
+      redirect: o.redirect,
+      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+    });
+    if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
+      await response.body?.cancel();
+      return [[key, null]];
+    }
+    const length = Number(response.headers.get("Content-Length") ?? 0);
+    if (response.status !== 200 || length > MAX_DOCUMENT_BYTES) {
+      await response.body?.cancel();
+      return null;
+    }
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return bytes.length <= MAX_DOCUMENT_BYTES ? [[key, bytes]] : null;
+  } catch {
+    return null;
+  }
+}

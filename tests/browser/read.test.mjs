@@ -89,6 +89,37 @@ test("chromium: the module is downloaded as the page imports zarr-wasm, once; a 
   await fresh.close();
 });
 
+test("chromium: a cold page's first open() asks for its metadata while the module is still downloading, and only once", async () => {
+  // The package from a slow path (every file of it 400 ms late): the module arrives long after
+  // open() is called. The node's zarr.json must be asked for before then, and never again.
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const timing = await fresh.evaluate(async () => {
+    const zarr = await import("/__slow/400/pkg/index.js");
+    const arr = await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+    });
+    const { data } = await arr.get();
+    const entry = (end) =>
+      performance.getEntriesByType("resource").find((e) => e.name.endsWith(end));
+    return {
+      length: data.length,
+      metadataStart: entry("/dtypes/uint16/zarr.json").startTime,
+      wasmEnd: entry("/pkg/zarr_wasm_bg.wasm").responseEnd,
+    };
+  });
+  assert.equal(timing.length, 13 * 11);
+  assert.ok(
+    timing.metadataStart < timing.wasmEnd - 200,
+    `zarr.json asked for at ${timing.metadataStart.toFixed(0)} ms, the module in at ${timing.wasmEnd.toFixed(0)} ms`,
+  );
+  const asked = (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+    r.path.endsWith("/dtypes/uint16/zarr.json"),
+  );
+  assert.equal(asked.length, 1, "zarr.json asked for once");
+  await fresh.close();
+});
+
 test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
   await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
