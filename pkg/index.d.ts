@@ -431,12 +431,18 @@ export interface WorkerPoolOptions {
    * the package's `index.js`.
    */
   url?: string | URL;
+  /**
+   * A read whose result is smaller than this many bytes is not split: one worker reads it whole,
+   * the others take the next reads (default 1 MiB). Split, a small read costs more requests than
+   * it saves time: each worker asks for its own share, and within a shard for the shard's index.
+   */
+  splitBytes?: number;
 }
 
 /**
  * Workers (Web Workers in browsers, `worker_threads` in Node) that fetch and decode for the main
- * thread, each with its own instance of the module. Started on the first read; in Node, idle
- * workers do not keep the process alive.
+ * thread, each with its own instance of the module. Started by the first open() or read that
+ * uses them; in Node, idle workers do not keep the process alive.
  */
 export class WorkerPool {
   /** `size` defaults to `navigator.hardwareConcurrency` (at least 1). */

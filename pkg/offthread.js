@@ -212,10 +212,13 @@ async function readSplit(workers, arrHandle, selection, options, partsPerWorker)
   try {
     // At once where the handle is current: a free() after this read started must not come first.
     const handle = arrHandle instanceof Promise ? await arrHandle : arrHandle;
-    plan = handle.partition(selection, pool.size * partsPerWorker, pool.size, {
-      maxChunks: options.maxChunks,
-      maxBytes: options.maxBytes,
-    });
+    plan = handle.partition(
+      selection,
+      pool.size * partsPerWorker,
+      pool.size,
+      { maxChunks: options.maxChunks, maxBytes: options.maxBytes },
+      pool.splitBytes,
+    );
   } catch (err) {
     throw typed(err);
   }

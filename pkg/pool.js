@@ -86,6 +86,9 @@ let nextId = 1;
  * n). `size` defaults to the number of cores; `options.url` is the worker script's URL where a
  * bundler cannot find it (esbuild: build zarr-wasm/worker as a second entry point and pass its URL).
  */
+// Reads with smaller results go to one worker whole (see WorkerPoolOptions.splitBytes).
+const SPLIT_BYTES = 1 << 20;
+
 export class WorkerPool {
   constructor(size = cores(), options = {}) {
     if (!Number.isInteger(size) || size < 1 || size > 256) {
@@ -93,6 +96,11 @@ export class WorkerPool {
     }
     this.size = size;
     this.url = options.url === undefined ? undefined : String(options.url);
+    const { splitBytes = SPLIT_BYTES } = options;
+    if (typeof splitBytes !== "number" || !(splitBytes >= 0)) {
+      throw new RangeError(`WorkerPool option splitBytes must be a number >= 0, not ${splitBytes}`);
+    }
+    this.splitBytes = splitBytes;
     this.workers = null; // started on the first read
     this.queue = [];
     this.tasks = new Map(); // id -> task, queued or in flight

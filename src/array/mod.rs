@@ -295,6 +295,16 @@ impl Array {
         }
     }
 
+    /// The bytes of `selection`'s result (its element count times the element size), saturating.
+    pub fn result_bytes(&self, selection: &[DimSelection]) -> Result<u64> {
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        Ok(ranges
+            .iter()
+            .fold(self.data_type().size() as u64, |acc, r| {
+                acc.saturating_mul(r.count)
+            }))
+    }
+
     /// A sharded array's inner chunk shape (the unit a partial read fetches and decodes), else
     /// `None`.
     pub fn inner_chunk_shape(&self) -> Option<&[u64]> {

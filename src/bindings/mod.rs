@@ -272,15 +272,21 @@ impl WasmArray {
 
     /// The selection split into at most `maxParts` boxes of whole chunks for `readers` workers:
     /// `{ selection, shape, parts: [{ selection, outStart, shape, chunks }] }`.
-    /// `options` are the read's (`maxChunks`, `maxBytes`): the whole read is held to them.
+    /// `options` are the read's (`maxChunks`, `maxBytes`): the whole read is held to them. A
+    /// result smaller than `split_bytes` is one part: split, it would cost more requests (each
+    /// worker asks for its own share, and inside a shard for its own index) than its decoding
+    /// gains from a second worker.
     pub fn partition(
         &self,
         selection: JsValue,
         max_parts: u32,
         readers: u32,
         options: JsValue,
+        split_bytes: f64,
     ) -> Result<JsValue, JsValue> {
         let selection = parse_selection(&selection, self.inner.shape().len()).map_err(js_error)?;
+        let small = (self.inner.result_bytes(&selection).map_err(js_error)? as f64) < split_bytes;
+        let (max_parts, readers) = if small { (1, 1) } else { (max_parts, readers) };
         let parsed = options::read_options(&options).map_err(js_error)?;
         let limits = self.inner.limits();
         let read = ReadOptions {

@@ -5,8 +5,8 @@
 import { deepEqual, equal, ok, rejects, sameBytes, bytesOf } from "../support/check.mjs";
 
 /** Runs `body(pool)` with a pool of two workers, stopped afterwards. */
-async function withPool(ctx, body) {
-  const pool = new ctx.zarr.WorkerPool(2);
+async function withPool(ctx, body, options) {
+  const pool = new ctx.zarr.WorkerPool(2, options);
   try {
     return await body(pool);
   } finally {
@@ -78,60 +78,89 @@ const cases = [
   {
     name: "workers: a read is split between the workers, each chunk fetched once, the node's metadata never again; a sharded read splits inside a shard",
     async run(ctx) {
-      await withPool(ctx, async (pool) => {
-        const { open } = ctx.zarr;
-        const arr = await open(`${ctx.base}/v3.zarr`, {
-          path: "layouts/many_chunks",
-          workers: pool,
-        }); // 16 x 16 chunks
-        const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
-        await ctx.clearLog();
-        sameResult(await arr.get(), await here.get(), "many_chunks");
-        const log = await ctx.requests();
-        const chunks = chunkRequests(log).map((r) => r.path);
-        equal(
-          chunks.length,
-          256 * 2,
-          "each chunk once by the workers and once by the main thread's read",
-        );
-        equal(new Set(chunks).size, 256, "256 distinct chunks");
-        const metadata = log.filter((r) => r.path.endsWith("/zarr.json"));
-        deepEqual(
-          metadata,
-          [],
-          "both workers read parts, and opened the node from what the main thread had read",
-        );
+      await withPool(
+        ctx,
+        async (pool) => {
+          const { open } = ctx.zarr;
+          const arr = await open(`${ctx.base}/v3.zarr`, {
+            path: "layouts/many_chunks",
+            workers: pool,
+          }); // 16 x 16 chunks
+          const here = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
+          await ctx.clearLog();
+          sameResult(await arr.get(), await here.get(), "many_chunks");
+          const log = await ctx.requests();
+          const chunks = chunkRequests(log).map((r) => r.path);
+          equal(
+            chunks.length,
+            256 * 2,
+            "each chunk once by the workers and once by the main thread's read",
+          );
+          equal(new Set(chunks).size, 256, "256 distinct chunks");
+          const metadata = log.filter((r) => r.path.endsWith("/zarr.json"));
+          deepEqual(
+            metadata,
+            [],
+            "both workers read parts, and opened the node from what the main thread had read",
+          );
 
-        // 2 x 2 shards of 4 x 4 inner chunks: as many shards as workers or more, so each shard is
-        // one worker's, fetched once (whole: most of it is wanted).
+          // 2 x 2 shards of 4 x 4 inner chunks: as many shards as workers or more, so each shard is
+          // one worker's, fetched once (whole: most of it is wanted).
+          const sharded = await open(`${ctx.base}/codecs.zarr`, {
+            path: "sharding/index_end",
+            workers: pool,
+          });
+          const direct = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
+          deepEqual(
+            [direct.chunks, direct.innerChunks, arr.innerChunks],
+            [[32, 32], [8, 8], null],
+            "shard and inner chunk shapes",
+          );
+          await ctx.clearLog();
+          sameResult(await sharded.get(), await direct.get(), "sharded");
+          const whole = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
+          equal(whole.length, 4 * 2, "four shards, by the workers and by the main thread");
+          equal(new Set(whole.map((r) => r.path)).size, 4, "each shard once per reader");
+          // One shard's worth: fewer shards than workers, so its inner chunks are split between them.
+          const { slice } = ctx.zarr;
+          await ctx.clearLog();
+          sameResult(
+            await sharded.get([slice(0, 32), slice(0, 32)]),
+            await direct.get([slice(0, 32), slice(0, 32)]),
+            "one shard",
+          );
+          const parts = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
+          ok(
+            parts.filter((r) => r.status === 206).length >= 4,
+            `index and inner chunk ranges by both workers: ${parts.map((r) => r.range)}`,
+          );
+        },
+        { splitBytes: 0 },
+      ); // these reads are small: split only because the pool is told to
+    },
+  },
+  {
+    name: "workers: a read smaller than the pool's splitBytes (1 MiB by default) goes to one worker whole, with the requests the main thread would make",
+    async run(ctx) {
+      await withPool(ctx, async (pool) => {
+        const { open, slice } = ctx.zarr;
+        equal(pool.splitBytes, 1 << 20, "the default");
         const sharded = await open(`${ctx.base}/codecs.zarr`, {
           path: "sharding/index_end",
           workers: pool,
         });
         const direct = await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" });
-        deepEqual(
-          [direct.chunks, direct.innerChunks, arr.innerChunks],
-          [[32, 32], [8, 8], null],
-          "shard and inner chunk shapes",
-        );
-        await ctx.clearLog();
-        sameResult(await sharded.get(), await direct.get(), "sharded");
-        const whole = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
-        equal(whole.length, 4 * 2, "four shards, by the workers and by the main thread");
-        equal(new Set(whole.map((r) => r.path)).size, 4, "each shard once per reader");
-        // One shard's worth: fewer shards than workers, so its inner chunks are split between them.
-        const { slice } = ctx.zarr;
-        await ctx.clearLog();
-        sameResult(
-          await sharded.get([slice(0, 32), slice(0, 32)]),
-          await direct.get([slice(0, 32), slice(0, 32)]),
-          "one shard",
-        );
-        const parts = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
-        ok(
-          parts.filter((r) => r.status === 206).length >= 4,
-          `index and inner chunk ranges by both workers: ${parts.map((r) => r.range)}`,
-        );
+        const region = [slice(0, 32), slice(0, 32)]; // one shard's 4 x 4 inner chunks
+        const shardRequests = async (arr) => {
+          await ctx.clearLog();
+          const result = await arr.get(region);
+          const log = (await ctx.requests()).filter((r) => /\/c\//.test(r.path));
+          return { result, ranges: log.map((r) => r.range).sort() };
+        };
+        const here = await shardRequests(direct);
+        const there = await shardRequests(sharded);
+        sameResult(there.result, here.result, "one shard");
+        deepEqual(there.ranges, here.ranges, "the same requests: index and merged ranges, once");
       });
     },
   },
