@@ -548,8 +548,14 @@ export function memoryUsage(): { wasmBytes: number; heapBytes: number };
  * download starts as zarr-wasm is imported, and the first `open()` waits for it. Call it to start
  * sooner (before the page's other imports and work), or to learn early that the module cannot be
  * loaded: rejects with a `ZarrError` naming the file's URL.
+ *
+ * The module comes in two builds: one that reads Zarr (`zarr_wasm_bg.wasm`), and one that also
+ * reads Zarr Vectors (`zarr_wasm_vectors_bg.wasm`, a fifth larger), which replaces the first at
+ * the first `openVectors()` (nodes already open move to it by themselves). A page that reads Zarr
+ * Vectors from the start calls `preload({ vectors: true })` in its top-level code, so that it
+ * downloads only that one.
  */
-export function preload(): Promise<void>;
+export function preload(options?: { vectors?: boolean }): Promise<void>;
 
 /**
  * Gives the module's memory back now: replaces its instance by a fresh one, unless a call is in

@@ -1,20 +1,8 @@
 // The public API of zarr-wasm. The wasm module loads itself on the first open(): in browsers (plain
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
 // What each export does is documented once, in index.d.ts; comments here say how.
-import initWasm, {
-  WasmBytesCodec,
-  WasmStore,
-  __wbg_reset_state,
-  __zarrOnTrap,
-  __zarrScheduleReset,
-  __zarrMemory,
-  heapBytes,
-  timingsForBench,
-  trapForTests,
-  useSecondModule,
-} from "./zarr_wasm.js";
 import { loadExtra } from "./extra.js";
-import { compiledModule } from "./load.js";
+import { chooseKind, chosenKind, compiledModule, glueOf } from "./load.js";
 import { AbortError, ResetError, SelectionError, typed } from "./errors.js";
 import {
   PARTS_PER_WORKER,
@@ -32,34 +20,68 @@ import { FetchStore, MemoryStore, ZipStore, firstDocuments, label, where } from 
 export { WorkerPool } from "./pool.js";
 export { FetchStore, MemoryStore, ZipStore };
 
-let loading = null;
+// The instance in use: its glue (wasm-bindgen's JavaScript for it) and its build ("zarr", or
+// "vectors": the same and Zarr Vectors, see load.js).
+let glue = null;
+let glueKind = null;
 let wasm = null; // true once loaded
+// The load of `loadingKind` in progress or done.
+let loading = null;
+let loadingKind = null;
 
-function loadWasm() {
-  loading ??= (async () => {
-    await initWasm({ module_or_path: await compiledModule() });
-    __zarrOnTrap(onTrap);
+/**
+ * Loads the module of build `want`, once. The vectors build reads Zarr too: once it is asked
+ * for, nothing else is loaded. Asked for after the other, it replaces it: the nodes opened in
+ * the first open themselves again in it (as after a trap).
+ */
+function loadWasm(want = chosenKind()) {
+  const kind = loadingKind === "vectors" ? "vectors" : want;
+  if (loading && loadingKind === kind) return loading;
+  loadingKind = kind;
+  const attempt = (async () => {
+    const [next, module] = await Promise.all([glueOf(kind), compiledModule(kind)]);
+    await next.default({ module_or_path: module });
+    next.__zarrOnTrap((err) => onTrap(err, next));
+    const replaced = glue !== null;
+    glue = next;
+    glueKind = kind;
     wasm = true;
+    chooseKind(kind); // for workers started from now on (pool.js)
+    if (replaced) {
+      generation++;
+      reviveAll();
+    }
   })().catch((err) => {
-    loading = null; // let a later call try again
+    // A later call tries again; the instance loaded before, if any, stays in use.
+    if (loading === attempt) {
+      loading = glue ? Promise.resolve() : null;
+      loadingKind = glueKind;
+    }
     throw err;
   });
-  return loading;
+  loading = attempt;
+  return attempt;
 }
 
 /** Downloads, compiles and starts the module now, before the first open() needs it (see index.d.ts). */
-export function preload() {
-  return loadWasm();
+export function preload(options = {}) {
+  checkType(options, isObject, "preload's options", "an object");
+  checkType(options?.vectors, (v) => typeof v === "boolean", "preload option vectors", "a boolean");
+  return loadWasm(options?.vectors ? "vectors" : chosenKind());
 }
 
 // In a page, the download starts as this file is imported: it overlaps the page's own start.
-// Not in workers: a pool's workers are given the module their page compiled (pool.js).
-if (typeof document !== "undefined") compiledModule().catch(() => {}); // open() reports failures
+// After the page's own top-level code, which may have chosen the vectors build (preload). Not in
+// workers: a pool's workers are given the module their page compiled (pool.js).
+if (typeof document !== "undefined")
+  queueMicrotask(() => {
+    if (loadingKind === null) compiledModule().catch(() => {}); // open() reports failures
+  });
 
 /** The module's memory (see index.d.ts). */
 export function memoryUsage() {
   if (!wasm) return { wasmBytes: 0, heapBytes: 0 };
-  return { wasmBytes: __zarrMemory()?.buffer.byteLength ?? 0, heapBytes: heapBytes() };
+  return { wasmBytes: glue.__zarrMemory()?.buffer.byteLength ?? 0, heapBytes: glue.heapBytes() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,16 +95,20 @@ let generation = 0; // instances replaced so far
 let resetPending = false;
 const inFlight = new Set(); // the reject functions of the calls in flight
 
-function onTrap(err) {
-  if (resetPending) return; // one failure can be reported by several nested calls
-  resetPending = true;
-  generation++;
-  // The next call into the module starts a fresh instance; so does the next microtask, before
-  // callbacks and finalizers of the failed one run into it.
-  __zarrScheduleReset();
-  queueMicrotask(() => {
-    if (resetPending) __wbg_reset_state();
-  });
+function onTrap(err, trapped) {
+  if (trapped === glue) {
+    if (resetPending) return; // one failure can be reported by several nested calls
+    resetPending = true;
+    generation++;
+    // The next call into the module starts a fresh instance; so does the next microtask, before
+    // callbacks and finalizers of the failed one run into it.
+    glue.__zarrScheduleReset();
+    queueMicrotask(() => {
+      if (resetPending) glue.__wbg_reset_state();
+    });
+  }
+  // (A trap in an instance already replaced by the vectors build leaves the one in use alone;
+  // the calls in flight are failed all the same, as they may have been the failed instance's.)
   const reset = new ResetError(
     `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned; nodes opened before open themselves again on their next read`,
     { cause: err },
@@ -152,7 +178,7 @@ export function releaseMemory() {
   if (idleTimer !== null) clearTimeout(idleTimer);
   idleTimer = null;
   generation++;
-  __wbg_reset_state();
+  glue.__wbg_reset_state();
   reviveAll();
   return true;
 }
@@ -160,7 +186,7 @@ export function releaseMemory() {
 /** For `npm run bench` (see index.d.ts). */
 export async function __timingsForBench(on = true) {
   await loadWasm();
-  const [decode, assemble, copyOut] = timingsForBench(on);
+  const [decode, assemble, copyOut] = glue.timingsForBench(on);
   return { decode, assemble, copyOut };
 }
 
@@ -168,7 +194,7 @@ export async function __timingsForBench(on = true) {
 export function __trapForTests(ms = 0) {
   return call(async () => {
     await loadWasm();
-    return trapForTests(ms);
+    return glue.trapForTests(ms);
   });
 }
 
@@ -262,21 +288,21 @@ function unlessAborted(promise, signal) {
  */
 async function openStore(location, signal) {
   if (typeof location === "string" || location instanceof URL)
-    return WasmStore.fetch(String(location), {});
+    return glue.WasmStore.fetch(String(location), {});
   if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) {
     if (typeof location?.get !== "function") {
       throw new TypeError(
         `a location must be a URL, a FetchStore, a ZipStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
       );
     }
-    return WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
+    return glue.WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
   }
   let handle = opened.get(location);
   // A store opened by an instance that has since been replaced is opened again.
   if (handle !== undefined && handle.generation !== generation) handle = undefined;
   if (handle === undefined) {
     if (location instanceof FetchStore)
-      handle = Promise.resolve(WasmStore.fetch(location.url, location.options ?? {}));
+      handle = Promise.resolve(glue.WasmStore.fetch(location.url, location.options ?? {}));
     else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
@@ -632,10 +658,10 @@ export async function bytesDecoder(codec, options = {}) {
   // The handle, and the instance it belongs to (a trap replaces the instance; a handle of the
   // old one is built again in the new one).
   const build = async () => {
-    const built = { generation, handle: new WasmBytesCodec(json, options.dataType ?? null) };
+    const built = { generation, handle: new glue.WasmBytesCodec(json, options.dataType ?? null) };
     if (built.handle.secondModule) {
       await loadExtra();
-      useSecondModule();
+      glue.useSecondModule();
     }
     // What the codec adds to every chunk, where it fixes that (checksums), asked here so that
     // encodedSize never calls into an instance a trap may have replaced.
@@ -676,7 +702,7 @@ export async function openVectors(location, options = {}) {
   checkCall(options, `opening ${where(location, options?.path)}`);
   options ??= {};
   checkType(options.path, isString, "openVectors option path", "a string");
-  await loadWasm();
+  await loadWasm("vectors");
   const openIn = async (signal) => {
     const store = await openStore(location, signal);
     try {

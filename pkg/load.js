@@ -2,28 +2,70 @@
 // is imported in a page (so that it overlaps the page's own start and its first requests), or
 // from preload(), or at the first open(). A WorkerPool hands the compiled module to its workers,
 // which then neither download nor compile it again.
+//
+// The main module comes in two builds (scripts/build.sh): "zarr" reads Zarr; "vectors" is the
+// same and Zarr Vectors, about a fifth larger. A page loads "zarr" unless it asks for Zarr
+// Vectors: at its first openVectors() (the nodes it opened move to the larger instance), or from
+// the start with preload({ vectors: true }). The URLs are written out in full so that bundlers
+// find both files.
 import { ZarrError } from "./errors.js";
 
-const wasmUrl = new URL("./zarr_wasm_bg.wasm", import.meta.url);
-let compiling = null;
+const MODULES = {
+  zarr: {
+    wasm: new URL("./zarr_wasm_bg.wasm", import.meta.url),
+    glue: () => import("./zarr_wasm.js"),
+  },
+  vectors: {
+    wasm: new URL("./zarr_wasm_vectors_bg.wasm", import.meta.url),
+    glue: () => import("./zarr_wasm_vectors.js"),
+  },
+};
+const compiling = { zarr: null, vectors: null };
+// The build a page starts with, until it asks for another: "vectors" once preload({ vectors })
+// or a worker's pool says so.
+let chosen = null;
 
-/** The compiled module (a WebAssembly.Module): compiled once; a failure is tried again by the next call. */
-export function compiledModule() {
-  compiling ??= compile().catch((err) => {
-    compiling = null;
-    throw err;
-  });
-  return compiling;
+/** The build the page uses from now on ("zarr" unless one was chosen). */
+export function chosenKind() {
+  return chosen ?? "zarr";
 }
 
-/** Uses `module`, compiled elsewhere (a worker's, sent by its pool), instead of compiling one. */
-export function useCompiledModule(module) {
-  if (module instanceof WebAssembly.Module) compiling = Promise.resolve(module);
+/** Chooses the build before anything loads (preload's `vectors`, a pool's worker). */
+export function chooseKind(kind) {
+  chosen = kind;
+}
+
+/**
+ * The compiled module of `kind` (a WebAssembly.Module): compiled once; a failure is tried again
+ * by the next call.
+ */
+export function compiledModule(kind = chosenKind()) {
+  compiling[kind] ??= compile(kind).catch((err) => {
+    compiling[kind] = null;
+    throw err;
+  });
+  return compiling[kind];
+}
+
+/** The glue (wasm-bindgen's JavaScript) of `kind`. */
+export async function glueOf(kind) {
+  try {
+    return await MODULES[kind].glue();
+  } catch (err) {
+    throw notLoaded(kind, `its glue could not be imported (${err?.message ?? err})`, err);
+  }
+}
+
+/** Uses `module` of `kind`, compiled elsewhere (a worker's, sent by its pool), instead of compiling one. */
+export function useCompiledModule(module, kind = "zarr") {
+  if (!(module instanceof WebAssembly.Module) || !MODULES[kind]) return;
+  compiling[kind] = Promise.resolve(module);
+  chosen = kind;
 }
 
 /**
  * The bytes of the file at `url` where fetch() cannot read it: a file: URL in Node (and Deno,
- * Bun). Undefined elsewhere, where the URL is fetched. Used for both modules (extra.js too).
+ * Bun). Undefined elsewhere, where the URL is fetched. Used for every module (extra.js too).
  */
 export async function fileBytes(url) {
   if (url.protocol !== "file:" || !globalThis.process?.versions?.node) return undefined;
@@ -34,25 +76,26 @@ export async function fileBytes(url) {
   return readFile(url);
 }
 
-async function compile() {
-  const bytes = await fileBytes(wasmUrl);
+async function compile(kind) {
+  const url = MODULES[kind].wasm;
+  const bytes = await fileBytes(url);
   if (bytes) return WebAssembly.compile(bytes);
   let response;
   try {
-    response = await fetch(wasmUrl);
+    response = await fetch(url);
   } catch (err) {
-    throw notLoaded(`it could not be fetched (${err?.message ?? err})`, err);
+    throw notLoaded(kind, `it could not be fetched (${err?.message ?? err})`, err);
   }
-  if (!response.ok) throw notLoaded(`the server answered ${response.status}`);
+  if (!response.ok) throw notLoaded(kind, `the server answered ${response.status}`);
   // Compiled as it arrives where the server labels it application/wasm; else from its bytes.
   if (response.headers.get("Content-Type")?.startsWith("application/wasm"))
     return WebAssembly.compileStreaming(response);
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
-function notLoaded(why, cause) {
+function notLoaded(kind, why, cause) {
   return new ZarrError(
-    `zarr-wasm could not load its WebAssembly module ${wasmUrl}: ${why}. It must be served beside zarr-wasm's index.js (a bundler that leaves it out needs it copied there)`,
+    `zarr-wasm could not load its WebAssembly module ${MODULES[kind].wasm}: ${why}. It must be served beside zarr-wasm's index.js (a bundler that leaves it out needs it copied there)`,
     { cause },
   );
 }

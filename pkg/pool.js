@@ -4,7 +4,7 @@
 // and puts the parts in place as they arrive. Fetching, decoding and assembling each part happen in
 // a worker; the main thread only copies finished rows.
 import { AbortError, SelectionError, WorkerError, errorFromData } from "./errors.js";
-import { compiledModule } from "./load.js";
+import { chosenKind, compiledModule } from "./load.js";
 
 // Reads in flight per worker: some decoding while others' requests are under way, and for many
 // small reads at once (a viewer's tiles) enough for their ranges to be merged. Measured with the
@@ -157,8 +157,9 @@ export class WorkerPool {
       crew.ports.add(worker.port);
       // The module this thread compiled, before any other message: one download and one
       // compile for the page. Where it cannot be had, the worker loads its own.
-      const module = await compiledModule().catch(() => null);
-      if (module) worker.port.post({ type: "module", module });
+      const kind = chosenKind();
+      const module = await compiledModule(kind).catch(() => null);
+      if (module) worker.port.post({ type: "module", module, kind });
       worker.port.listen(
         (message) => pool.deref()?.receive(worker, message),
         (reason) => pool.deref()?.fail(worker, reason),

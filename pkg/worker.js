@@ -139,7 +139,7 @@ port.listen((message) => {
       } else read(message);
       break;
     case "module": // the main thread's compiled module, sent first
-      useCompiledModule(message.module);
+      useCompiledModule(message.module, message.kind);
       break;
     case "trap": // WorkerPool.__trapForTests
       __trapForTests(message.ms).catch(() => {});

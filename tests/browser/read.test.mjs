@@ -120,6 +120,56 @@ test("chromium: a cold page's first open() asks for its metadata while the modul
   await fresh.close();
 });
 
+// The main module's two builds (pkg/load.js): the page's requests for each.
+async function moduleRequests() {
+  const log = await (await fetch(`${server.url}/__log`)).json();
+  return log.map((r) => r.path.split("/").pop()).filter((f) => f.endsWith("_bg.wasm"));
+}
+
+test("chromium: a page that reads Zarr downloads the Zarr build only; at its first openVectors() the Zarr Vectors build replaces it, and the arrays already open read on", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const arrayRead = await fresh.evaluate(async () => {
+    window.zarr = await import("/pkg/index.js");
+    window.arr = await window.zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+    });
+    return Array.from((await window.arr.get()).data);
+  });
+  assert.deepEqual(await moduleRequests(), ["zarr_wasm_bg.wasm"], "the Zarr build alone");
+  const after = await fresh.evaluate(async () => {
+    const zv = await window.zarr.openVectors(
+      `${location.origin}/tests/fixtures/vectors/points.zarr`,
+    );
+    return { levels: zv.levels, values: Array.from((await window.arr.get()).data) };
+  });
+  assert.deepEqual(after.levels, ["0"], "the Zarr Vectors store opens");
+  assert.deepEqual(after.values, arrayRead, "the array opened before reads the same after");
+  assert.deepEqual(
+    await moduleRequests(),
+    ["zarr_wasm_bg.wasm", "zarr_wasm_vectors_bg.wasm"],
+    "then the Zarr Vectors build, once",
+  );
+  await fresh.close();
+});
+
+test("chromium: a page that calls preload({ vectors: true }) at the top downloads the Zarr Vectors build only, and reads Zarr with it", async () => {
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/vectors-first.html`);
+  const read = await fresh.evaluate(async () => {
+    await window.preloaded;
+    const zarr = await import("/pkg/index.js");
+    const zv = await zarr.openVectors(`${location.origin}/tests/fixtures/vectors/points.zarr`);
+    const arr = await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+    });
+    return { levels: zv.levels, length: (await arr.get()).data.length };
+  });
+  assert.deepEqual(read, { levels: ["0"], length: 13 * 11 });
+  assert.deepEqual(await moduleRequests(), ["zarr_wasm_vectors_bg.wasm"], "one build, the larger");
+  await fresh.close();
+});
+
 test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
   await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
