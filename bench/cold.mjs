@@ -2,12 +2,14 @@
 // opens the sharded zstd image of bench/data/tiles.zarr and asks for the twelve tiles of
 // bench/tiles.js's viewport at once. DevTools throttles the network (20 Mbit/s down, 10 up, 40 ms
 // latency) with the cache disabled; each run is a fresh browser context; the readers alternate;
-// medians. The server gzips code and metadata as a CDN does. Measured per reader, same origin and
+// medians. The server gzips code and metadata as a CDN does; both readers are bundled as a
+// viewer's production build would have them. Measured per reader, same origin and
 // cross origin (page on localhost, data on 127.0.0.1), then zarr-wasm through WorkerPool(2), then
 // unthrottled: the code the page downloads (bytes on the wire), when the array is open, the first
 // tile and all twelve (from navigation start), and the requests the data server saw.
 //
 //   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
+import { copyFileSync, readdirSync, rmSync } from "node:fs";
 import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
 import { launchChromium } from "../tests/support/browser.mjs";
@@ -20,19 +22,33 @@ const THROTTLED = {
   uploadThroughput: (10e6 / 8) | 0,
 };
 
-/** zarrita.js as a viewer's production build has it: minified, numcodecs.js's codecs split out. */
-async function bundleZarrita(repo) {
-  await esbuild.build({
-    stdin: { contents: 'export * from "zarrita";', resolveDir: repo },
+/**
+ * Both readers as a viewer's production build has them: esbuild, minified, with code splitting,
+ * so that what loads on first use (numcodecs.js's codecs; zarr-wasm's glue and second module) is
+ * a chunk of its own. zarr-wasm's WebAssembly files go beside its bundle, where its
+ * `new URL(..., import.meta.url)` finds them, and its worker is a second entry point (as
+ * index.d.ts says for esbuild).
+ */
+async function bundleReaders(repo) {
+  const common = {
+    absWorkingDir: repo,
     bundle: true,
     splitting: true,
     minify: true,
     format: "esm",
     platform: "browser",
-    outdir: `${repo}/target/bench/cold`,
-    entryNames: "zarrita",
     logLevel: "error",
+  };
+  const out = `${repo}/target/bench/cold`;
+  rmSync(out, { recursive: true, force: true });
+  await esbuild.build({ ...common, entryPoints: { zarrita: "zarrita" }, outdir: `${out}/zarrita` });
+  await esbuild.build({
+    ...common,
+    entryPoints: { "zarr-wasm": "zarr-wasm", worker: "zarr-wasm/worker" },
+    outdir: `${out}/zarr-wasm`,
   });
+  for (const f of readdirSync(`${repo}/pkg`).filter((f) => f.endsWith("_bg.wasm")))
+    copyFileSync(`${repo}/pkg/${f}`, `${out}/zarr-wasm/${f}`);
 }
 
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
@@ -51,8 +67,8 @@ async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, thro
     );
     cdp.on("Network.loadingFinished", ({ requestId, encodedDataLength }) => {
       const path = new URL(urls.get(requestId) ?? "http://x/").pathname;
-      // The reader's code only (the package, or zarrita.js's bundle), not the page's own harness.
-      if (/^\/(pkg|bench-build)\/.*\.(m?js|wasm)$/.test(path)) {
+      // The reader's code only (its bundle), not the page's own harness.
+      if (/^\/bench-build\/.*\.(m?js|wasm)$/.test(path)) {
         code.bytes += encodedDataLength;
         code.files.push(path);
       }
@@ -83,7 +99,7 @@ async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, thro
 
 /** Every scenario, `runs` cold pages per reader, alternating. */
 export async function measureColdPages({ repo, runs }) {
-  await bundleZarrita(repo);
+  await bundleReaders(repo);
   const server = await startServer({
     mounts: {
       "/pkg/": `${repo}/pkg`,

@@ -75,7 +75,10 @@ export function preload(options = {}) {
 // workers: a pool's workers are given the module their page compiled (pool.js).
 if (typeof document !== "undefined")
   queueMicrotask(() => {
-    if (loadingKind === null) compiledModule().catch(() => {}); // open() reports failures
+    if (loadingKind !== null) return;
+    // Its glue too, a module of its own (load.js). open() reports failures.
+    compiledModule().catch(() => {});
+    glueOf(chosenKind()).catch(() => {});
   });
 
 /** The module's memory (see index.d.ts). */
