@@ -52,7 +52,7 @@ async function bundleReaders(repo) {
 }
 
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
-async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, throttle }) {
+async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, explicit, throttle }) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -75,7 +75,7 @@ async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, thro
     });
     await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
     const base = `${dataOrigin}/tiles.zarr`;
-    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}`;
+    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}${explicit ? "&suffix=0" : ""}`;
     await page.goto(`${pageOrigin}/bench/cold/${reader}.html?${query}`);
     const view = await (
       await page.waitForFunction(() => window.coldView, null, { timeout: 120000 })
@@ -114,6 +114,14 @@ export async function measureColdPages({ repo, runs }) {
   const scenarios = [
     { name: "same origin", pages: ["zarr-wasm", "zarrita"], cross: false, throttle: true },
     { name: "cross origin", pages: ["zarr-wasm", "zarrita"], cross: true, throttle: true },
+    // The shard indexes by HEAD and explicit ranges instead of suffix ranges, which need a
+    // preflight: the same round trips, against zarr-wasm's default.
+    {
+      name: "cross origin, HEAD and explicit ranges",
+      pages: ["zarr-wasm+explicit", "zarr-wasm"],
+      cross: true,
+      throttle: true,
+    },
     {
       name: "WorkerPool(2), same origin",
       pages: ["zarr-wasm+workers", "zarr-wasm"],
@@ -136,12 +144,14 @@ export async function measureColdPages({ repo, runs }) {
       const sums = new Set();
       for (let i = 0; i < runs; i++) {
         for (const p of i % 2 ? [...s.pages].reverse() : s.pages) {
-          const [reader, workers] = p === "zarr-wasm+workers" ? ["zarr-wasm", 2] : [p, 0];
+          const [reader, workers] =
+            p === "zarr-wasm+workers" ? ["zarr-wasm", 2] : [p.split("+")[0], 0];
           const run = await coldPage(browser, {
             pageOrigin,
             dataOrigin,
             reader,
             workers,
+            explicit: p === "zarr-wasm+explicit",
             throttle: s.throttle,
           });
           byPage[p].push(run);
@@ -182,6 +192,7 @@ const LABELS = {
   "zarr-wasm": "zarr-wasm",
   zarrita: "zarrita.js",
   "zarr-wasm+workers": "zarr-wasm, WorkerPool(2)",
+  "zarr-wasm+explicit": "zarr-wasm, suffixRequests: false",
 };
 
 /** The report's table: a row per scenario and page, with ratios against the scenario's peer. */
