@@ -1,7 +1,7 @@
 //! A least-recently-used map bounded by the bytes of its values: the caches of raw store values
 //! and of decoded chunks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::rc::Rc;
 
@@ -11,8 +11,10 @@ pub struct ByteLru<K> {
     tick: u64,
     /// Each key's value and when it was last used.
     entries: HashMap<K, (Rc<Vec<u8>>, u64)>,
-    /// Keys by when they were last used, oldest first.
-    order: BTreeMap<u64, K>,
+    /// Keys in the order of their uses, oldest first: each use is pushed at the back, and a use
+    /// that a later one of the same key has made stale is skipped when it reaches the front (a
+    /// queue with lazy removal: a sorted map's code costs the module about 10 KiB).
+    order: VecDeque<(u64, K)>,
 }
 
 impl<K: Hash + Eq + Clone> ByteLru<K> {
@@ -23,7 +25,7 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
             used: 0,
             tick: 0,
             entries: HashMap::new(),
-            order: BTreeMap::new(),
+            order: VecDeque::new(),
         }
     }
 
@@ -39,10 +41,11 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
     pub fn get(&mut self, key: &K) -> Option<Rc<Vec<u8>>> {
         self.tick += 1;
         let (value, last) = self.entries.get_mut(key)?;
-        self.order.remove(last);
         *last = self.tick;
-        self.order.insert(self.tick, key.clone());
-        Some(value.clone())
+        let value = value.clone();
+        self.order.push_back((self.tick, key.clone()));
+        self.compact();
+        Some(value)
     }
 
     /// Keeps `value`, dropping the least recently used values to make room. A value larger than
@@ -53,23 +56,39 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
         }
         self.remove(&key);
         while self.used + value.len() > self.capacity {
-            let Some((_, oldest)) = self.order.pop_first() else {
+            let Some((tick, oldest)) = self.order.pop_front() else {
                 break;
             };
-            if let Some((v, _)) = self.entries.remove(&oldest) {
-                self.used -= v.len();
+            if self
+                .entries
+                .get(&oldest)
+                .is_some_and(|(_, last)| *last == tick)
+            {
+                if let Some((v, _)) = self.entries.remove(&oldest) {
+                    self.used -= v.len();
+                }
             }
         }
         self.tick += 1;
         self.used += value.len();
-        self.order.insert(self.tick, key.clone());
+        self.order.push_back((self.tick, key.clone()));
         self.entries.insert(key, (value, self.tick));
+        self.compact();
     }
 
     fn remove(&mut self, key: &K) {
-        if let Some((v, last)) = self.entries.remove(key) {
-            self.order.remove(&last);
+        if let Some((v, _)) = self.entries.remove(key) {
             self.used -= v.len();
+        }
+    }
+
+    /// Drops the stale uses once they outnumber the live ones, so that the queue stays within
+    /// twice the entries (plus a few): amortised, each use is dropped once.
+    fn compact(&mut self) {
+        if self.order.len() > 2 * self.entries.len() + 16 {
+            let entries = &self.entries;
+            self.order
+                .retain(|(tick, key)| entries.get(key).is_some_and(|(_, last)| last == tick));
         }
     }
 }
@@ -91,6 +110,21 @@ mod tests {
         assert!(lru.get(&"big").is_none());
         lru.insert("a", Rc::new(vec![0; 10]));
         assert_eq!((lru.used(), lru.get(&"c").is_none()), (10, true));
+        // Many uses of few keys: the queue of uses stays short, and the order holds.
+        let mut busy = ByteLru::new(12);
+        for round in 0..1000 {
+            for key in ["x", "y", "z"] {
+                if round == 0 {
+                    busy.insert(key, Rc::new(vec![0; 4]));
+                }
+                assert!(busy.get(&key).is_some());
+            }
+        }
+        assert!(busy.order.len() <= 2 * 3 + 16, "{}", busy.order.len());
+        assert!(busy.get(&"x").is_some()); // now y is the least recently used
+        busy.insert("w", Rc::new(vec![0; 4]));
+        assert!(busy.get(&"y").is_none() && busy.get(&"z").is_some() && busy.get(&"x").is_some());
+        assert_eq!(busy.used(), 12);
         let mut off = ByteLru::new(0);
         off.insert("x", Rc::new(vec![]));
         assert!(
