@@ -741,6 +741,16 @@ export function __openReplaying(
 ): Promise<ZarrArray | Group>;
 
 /**
+ * For zarr-wasm's own workers (worker.js): keeps the shard indexes the page fetched for a read's
+ * part, so that the worker does not ask for them again. Not for applications.
+ * @internal
+ */
+export function __keepShardIndexes(
+  node: ZarrArray,
+  indexes: Array<[string, Uint8Array | null]>,
+): Promise<void> | void;
+
+/**
  * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read
  * would: for testing an application's handling of a `ResetError`. Rejects with a `ResetError`.
  */

@@ -472,6 +472,16 @@ function whereOf(node) {
 
 /** A Zarr array. Reads resolve to `{ data, shape, stride }`, `data` a typed array in C order. */
 export class ZarrArray extends Node {
+  /**
+   * The shard indexes a read of `selection` needs, fetched here for the worker that reads it
+   * (`[[key, bytes | null]]`; none for an unsharded array): each shard's index is then fetched
+   * once for the page, not once per worker.
+   */
+  #shardIndexes(selection, signal) {
+    if (this.innerChunks === null || this.innerChunks === undefined) return Promise.resolve(null);
+    return call(() => withHandle(this, (h) => h.shardIndexes(selection, signal ?? null)));
+  }
+
   /** Reads a selection (see index.d.ts). */
   get(selection, options = {}) {
     try {
@@ -490,7 +500,15 @@ export class ZarrArray extends Node {
     }
     options ??= {};
     if (workersOf(this)) {
-      return readInWorkers(this, liveHandle(this), selection ?? null, options, PARTS_PER_WORKER);
+      const handle = liveHandle(this);
+      return readInWorkers(
+        this,
+        handle,
+        selection ?? null,
+        options,
+        PARTS_PER_WORKER,
+        (s, signal) => this.#shardIndexes(s, signal),
+      );
     }
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes, bits } = options;
     return call(() =>
@@ -532,7 +550,14 @@ export class ZarrArray extends Node {
     const read = (r) => {
       // With workers, each chunk is one worker's: its region is not split further.
       const part = workersOf(this)
-        ? readInWorkers(this, liveHandle(this), r.selection, { signal: stop.signal }, 0)
+        ? readInWorkers(
+            this,
+            liveHandle(this),
+            r.selection,
+            { signal: stop.signal },
+            0,
+            (s, signal) => this.#shardIndexes(s, signal),
+          )
         : this.get(r.selection, { signal: stop.signal });
       const p = part.then((part) => ({ coords: r.coords, origin: r.outStart, ...part }));
       p.catch(() => {}); // awaited in turn below; until then a failure is not unhandled
@@ -598,6 +623,11 @@ function wrap(handle, where, reopen) {
 /** Opens the array or group at `options.path` of a hierarchy, Zarr v3 or v2 (see index.d.ts). */
 export function open(location, options = {}) {
   return openNode(location, options, null);
+}
+
+/** Keeps shard indexes the main thread fetched for a worker's read (worker.js). */
+export function __keepShardIndexes(node, indexes) {
+  return withHandle(node, (h) => h.keepShardIndexes(indexes));
 }
 
 /**

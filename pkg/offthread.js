@@ -184,17 +184,20 @@ function proxiedStores(desc) {
  * `arr.get` through the workers: the selection split into at most `maxParts` boxes of whole
  * chunks, each read by a worker and put in place here as it arrives.
  */
-export async function readInWorkers(arr, arrHandle, selection, options, partsPerWorker) {
+export async function readInWorkers(arr, arrHandle, selection, options, partsPerWorker, indexesOf) {
   // Counted among the node's reads at once: a free() from now on waits for this read.
   const workers = pooled.get(arr);
   if (arrHandle instanceof Promise) arrHandle.catch(() => {}); // awaited below, unless the read fails first
   return inWorkers(workers, () =>
-    readSplit(workers, arrHandle, selection, options, partsPerWorker),
+    readSplit(workers, arrHandle, selection, options, partsPerWorker, indexesOf),
   );
 }
 
-/** A read split into parts for the workers; `arrHandle` resolves to the node's wasm handle. */
-async function readSplit(workers, arrHandle, selection, options, partsPerWorker) {
+/**
+ * A read split into parts for the workers; `arrHandle` resolves to the node's wasm handle,
+ * `indexesOf(selection, signal)` to the shard indexes a part needs (handed to its worker).
+ */
+async function readSplit(workers, arrHandle, selection, options, partsPerWorker, indexesOf) {
   const { pool, node, label } = workers;
   const { signal, concurrency, onProgress: given, out, bits } = options;
   // The option types were checked by the caller (index.js's checkCall), the values are the
@@ -261,6 +264,7 @@ async function readSplit(workers, arrHandle, selection, options, partsPerWorker)
     bits,
     counts,
     report,
+    indexesOf,
   });
 }
 
@@ -278,6 +282,7 @@ async function readParts({
   bits,
   counts,
   report,
+  indexesOf,
 }) {
   const { done, bytes, requests } = counts;
   // A signal per part (one listener each; Node warns past ten on one signal), all aborted when the
@@ -306,6 +311,9 @@ async function readParts({
           concurrency,
           progress: Boolean(onProgress),
           bits: Boolean(bits),
+          // Fetched here, once for the page: two workers reading parts of one shard would each
+          // fetch its index.
+          indexes: (await indexesOf?.(part.selection, stops[i].signal)) ?? undefined,
         };
         const value = await pool.run(node, message, {
           signal: stops[i].signal,

@@ -1,7 +1,13 @@
 // The worker of a WorkerPool (pool.js): its own instance of the module, opening the nodes the main
 // thread names and reading the parts it is given. Results go back with their buffers transferred,
 // not copied.
-import { __openReplaying, FetchStore, ZipStore, __trapForTests } from "./index.js";
+import {
+  __keepShardIndexes,
+  __openReplaying,
+  FetchStore,
+  ZipStore,
+  __trapForTests,
+} from "./index.js";
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
 import { useCompiledModule } from "./load.js";
@@ -109,7 +115,10 @@ async function read(message) {
           });
     // A node opened before the instance was replaced (a trap, memory given back) opens itself
     // again; a read that trapped is not tried again: it would trap again.
-    const value = await run(await nodeFor(message.node));
+    const node = await nodeFor(message.node);
+    // The shard indexes the main thread fetched for this part: kept, not asked for again.
+    if (message.indexes) await __keepShardIndexes(node, message.indexes);
+    const value = await run(node);
     port.post({ type: "result", task: message.task, value }, [...buffersOf(value.data)]);
   } catch (err) {
     port.post({ type: "error", task: message.task, error: errorToData(err) });

@@ -382,3 +382,43 @@ fn shards_behind_a_transpose_are_read_in_parts() {
         "{log:?}"
     );
 }
+
+/// A shard index fetched by one reader of an array and kept by another (a pool's worker): the
+/// second reads the same values and asks only for inner chunks. Shards a read fetches whole
+/// need no index, and an unsharded array has none.
+#[test]
+fn shard_indexes_handed_to_another_reader_are_not_fetched_again() {
+    let (here, arr) = open_counting("codecs.zarr", "sharding/index_end"); // 32 x 32 shards of 8 x 8
+    let region = [slice(0, 16), slice(0, 16)]; // 4 of one shard's 16 inner chunks
+    let indexes = block_on(arr.shard_indexes(&region)).unwrap();
+    assert_eq!(indexes.len(), 1, "one shard");
+    assert_eq!(indexes[0].0, "sharding/index_end/c/0/0");
+    assert!(indexes[0].1.as_ref().is_some_and(|i| !i.is_empty()));
+    assert!(
+        matches!(
+            here.log.borrow().as_slice(),
+            [(_, Some(ByteRange::Suffix(_)))]
+        ),
+        "{:?}",
+        here.log.borrow()
+    );
+    let expected = block_on(arr.get(&region)).unwrap().bytes;
+
+    let (there, other) = open_counting("codecs.zarr", "sharding/index_end");
+    other.keep_shard_indexes(indexes);
+    assert_eq!(block_on(other.get(&region)).unwrap().bytes, expected);
+    let asked = there.log.borrow();
+    assert!(!asked.is_empty(), "its inner chunks are fetched");
+    assert!(
+        asked
+            .iter()
+            .all(|(_, r)| matches!(r, Some(ByteRange::Span { .. }))),
+        "no index request: {asked:?}"
+    );
+
+    // Most of a shard: read whole, so no index to hand over.
+    let most = [slice(0, 32), slice(0, 32)];
+    assert!(block_on(arr.shard_indexes(&most)).unwrap().is_empty());
+    let (_, plain) = open_counting("v3.zarr", "layouts/many_chunks");
+    assert!(block_on(plain.shard_indexes(&[])).unwrap().is_empty());
+}

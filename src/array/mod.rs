@@ -27,6 +27,10 @@ use chunk_cache::ChunkCache;
 use futures_util::stream::{self, StreamExt};
 use piece::{Content, Piece};
 use sharded::ShardReader;
+pub use sharded::MAX_INDEX_BYTES;
+
+/// Shard indexes fetched at once for another reader (`Array::shard_indexes`).
+const INDEX_FETCHES: usize = 16;
 use std::rc::Rc;
 
 /// How many chunk requests one read keeps in flight. Browsers queue beyond their own per-host limit,
@@ -292,6 +296,44 @@ impl Array {
                 partition(&inner, &ranges, max_parts).map_err(|e| self.in_this_array(e))
             }
             _ => Ok(outer),
+        }
+    }
+
+    /// For each shard `selection` touches whose read fetches its index (not the shard whole):
+    /// the shard's key and its encoded index (`None`: no such shard), fetched or kept from
+    /// before. Empty for an unsharded array. What a reader of the same array elsewhere (a
+    /// worker) is handed so that it asks for none of them again (`keep_shard_indexes`).
+    pub async fn shard_indexes(
+        &self,
+        selection: &[DimSelection],
+    ) -> Result<Vec<(String, Option<Rc<Vec<u8>>>)>> {
+        let Some(codec) = self.pipeline.partial_decoder() else {
+            return Ok(Vec::new());
+        };
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
+            .map_err(|e| self.in_this_array(e))?;
+        let fetches = projections.map(|projection| async move {
+            let shard_shape = self.metadata.chunk_grid.chunk_shape(&projection.coords);
+            let key = self.chunk_key(&projection.coords);
+            let index = self
+                .shards
+                .index_for(&self.store, &key, codec, &projection, &shard_shape)
+                .await?;
+            Ok::<_, ZarrError>(index.map(|index| (key, index)))
+        });
+        let mut indexes = Vec::new();
+        let mut arrivals = stream::iter(fetches).buffer_unordered(INDEX_FETCHES);
+        while let Some(index) = arrivals.next().await {
+            indexes.extend(index?);
+        }
+        Ok(indexes)
+    }
+
+    /// Keeps shard indexes another reader of this array fetched (see `shard_indexes`).
+    pub fn keep_shard_indexes(&self, indexes: Vec<(String, Option<Rc<Vec<u8>>>)>) {
+        for (key, index) in indexes {
+            self.shards.keep_index(&key, index, &*self.store);
         }
     }
 

@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 /// Bytes of encoded indexes an array keeps at most, whatever the entry limit: an index is 16 bytes
 /// per inner chunk, and metadata decides how many there are.
-const MAX_INDEX_BYTES: usize = 64 << 20;
+pub const MAX_INDEX_BYTES: usize = 64 << 20;
 
 /// Encoded shard indexes by shard key: a fetch in flight is shared by the reads that want it,
 /// finished ones are kept, the oldest dropped beyond the limits.
@@ -205,24 +205,7 @@ impl ShardReader {
         let broken = |reason: String| {
             ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
         };
-        let cps = codec.chunks_per_shard(&shard_shape).map_err(broken)?;
-        let inner_grid =
-            ChunkGrid::regular(codec.inner_shape().to_vec(), &shard_shape).map_err(broken)?;
-        let ranges: Vec<DimRange> = projection
-            .parts
-            .iter()
-            .map(|p| DimRange {
-                start: p.start_in_chunk,
-                step: p.step,
-                count: p.count,
-                keep: true,
-            })
-            .collect();
-        let inner: Vec<ChunkProjection> = chunk_projections(&inner_grid, &ranges)?.collect();
-        let total = cps
-            .iter()
-            .try_fold(1u64, |acc, &n| acc.checked_mul(n))
-            .unwrap_or(u64::MAX);
+        let (cps, inner) = inner_projections(codec, &projection, &shard_shape).map_err(broken)?;
         let strides = c_strides(&cps);
         let position = |p: &ChunkProjection| -> usize {
             let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
@@ -235,7 +218,7 @@ impl ShardReader {
             .collect();
         let (index, blocks) = if earlier.iter().all(Option::is_some) {
             (None, Rc::default())
-        } else if (inner.len() as u64).saturating_mul(2) > total || store.hints().whole_values {
+        } else if fetches_whole(&cps, inner.len(), &**store) {
             // Most of the shard is wanted, or the store sends whole values anyway: one request
             // for all of it beats an index round trip, and its index is read from it.
             let Some(shard) = store.get(key).await? else {
@@ -326,15 +309,7 @@ impl ShardReader {
             ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
         };
         let size = codec.index_size(cps).map_err(broken)? as u64;
-        let range = if codec.index_at_end() {
-            ByteRange::Suffix(size)
-        } else {
-            ByteRange::Span {
-                offset: 0,
-                length: size,
-            }
-        };
-        let raw = self.indexes.fetch(store, key, range).await?;
+        let raw = self.encoded_index(store, codec, key, cps).await?;
         let Some(raw) = raw else { return Ok(None) };
         if raw.len() as u64 != size {
             self.indexes.forget(key);
@@ -351,6 +326,102 @@ impl ShardReader {
                 broken(e)
             })
     }
+}
+
+impl ShardReader {
+    /// The encoded index of the shard at `key` (`None`: no shard), fetched or kept from before.
+    async fn encoded_index(
+        &self,
+        store: &Rc<dyn ReadableStore>,
+        codec: &dyn PartialDecoder,
+        key: &str,
+        cps: &[u64],
+    ) -> Result<Option<Rc<Vec<u8>>>> {
+        let broken = |reason: String| {
+            ZarrError::codec(
+                &store.locate(key),
+                CodecError::new("sharding_indexed", reason),
+            )
+        };
+        let size = codec.index_size(cps).map_err(broken)? as u64;
+        let range = if codec.index_at_end() {
+            ByteRange::Suffix(size)
+        } else {
+            ByteRange::Span {
+                offset: 0,
+                length: size,
+            }
+        };
+        self.indexes.fetch(store, key, range).await
+    }
+
+    /// The encoded index a read of `projection` of the shard at `key` would fetch, fetched (or
+    /// kept from before); `None` where that read would fetch the shard whole instead. For
+    /// handing to another reader of the same array (a worker), which then need not fetch it.
+    pub async fn index_for(
+        &self,
+        store: &Rc<dyn ReadableStore>,
+        key: &str,
+        codec: &dyn PartialDecoder,
+        projection: &ChunkProjection,
+        shard_shape: &[u64],
+    ) -> Result<Option<Option<Rc<Vec<u8>>>>> {
+        let broken = |reason: String| {
+            ZarrError::codec(
+                &store.locate(key),
+                CodecError::new("sharding_indexed", reason),
+            )
+        };
+        let (cps, inner) = inner_projections(codec, projection, shard_shape).map_err(broken)?;
+        if fetches_whole(&cps, inner.len(), &**store) {
+            return Ok(None);
+        }
+        Ok(Some(self.encoded_index(store, codec, key, &cps).await?))
+    }
+
+    /// Keeps an encoded index another reader of the array fetched (see `index_for`). It is
+    /// checked as any fetched index is, when a read decodes it.
+    pub fn keep_index(&self, key: &str, value: Option<Rc<Vec<u8>>>, store: &dyn ReadableStore) {
+        self.indexes
+            .remember(key, value, store.hints().index_cache.max(1));
+    }
+}
+
+/// A shard's chunks per dimension, and the inner chunks `projection` (a share of the shard, in
+/// its coordinates) touches.
+fn inner_projections(
+    codec: &dyn PartialDecoder,
+    projection: &ChunkProjection,
+    shard_shape: &[u64],
+) -> std::result::Result<(Vec<u64>, Vec<ChunkProjection>), String> {
+    let cps = codec.chunks_per_shard(shard_shape)?;
+    let inner_grid =
+        ChunkGrid::regular(codec.inner_shape().to_vec(), shard_shape).map_err(|e| e.to_string())?;
+    let ranges: Vec<DimRange> = projection
+        .parts
+        .iter()
+        .map(|p| DimRange {
+            start: p.start_in_chunk,
+            step: p.step,
+            count: p.count,
+            keep: true,
+        })
+        .collect();
+    let inner = chunk_projections(&inner_grid, &ranges)
+        .map_err(|e| e.to_string())?
+        .collect();
+    Ok((cps, inner))
+}
+
+/// Whether a read of `wanted` of a shard's inner chunks fetches the whole shard: when most of it
+/// is wanted, one request for all of it beats an index round trip, and when the store sends whole
+/// values anyway.
+fn fetches_whole(cps: &[u64], wanted: usize, store: &dyn ReadableStore) -> bool {
+    let total = cps
+        .iter()
+        .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+        .unwrap_or(u64::MAX);
+    (wanted as u64).saturating_mul(2) > total || store.hints().whole_values
 }
 
 /// A missing shard's share: the fill value.

@@ -22,7 +22,7 @@ mod typed;
 mod vectors;
 
 use crate::array::Array;
-use crate::array::ReadOptions;
+use crate::array::{ReadOptions, MAX_INDEX_BYTES};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::{open_with, Node};
 use crate::host::timing::{timed, Phase};
@@ -142,7 +142,7 @@ impl WasmStore {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             let (node, documents) = opened(source, &path, &options, &signal).await?;
-            Ok(js_sys::Array::of2(&node, &stores::documents_to_js(documents)).into())
+            Ok(js_sys::Array::of2(&node, &stores::keyed_bytes_to_js(documents)).into())
         })
     }
 
@@ -299,6 +299,40 @@ impl WasmArray {
             .partition(&selection, max_parts as usize, readers as usize, &read)
             .map_err(js_error)?;
         info::partition_to_js(&partition)
+    }
+
+    /// The shard indexes a read of `selection` fetches, fetched now (or kept from before):
+    /// `[[key, Uint8Array | null]]`, asked for through `signal`. A pool hands them with the
+    /// read's part to a worker, which then asks for none of them again (`keepShardIndexes`).
+    #[wasm_bindgen(js_name = shardIndexes)]
+    pub fn shard_indexes(&self, selection: JsValue, signal: JsValue) -> js_sys::Promise {
+        let array = self.reading(&signal);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let array = array?;
+            let selection = parse_selection(&selection, array.shape().len()).map_err(js_error)?;
+            let indexes = array.shard_indexes(&selection).await.map_err(js_error)?;
+            Ok(stores::keyed_bytes_to_js(indexes))
+        })
+    }
+
+    /// Keeps shard indexes another reader of this array fetched (`shardIndexes`' result): each
+    /// is checked as a fetched one is when a read decodes it.
+    #[wasm_bindgen(js_name = keepShardIndexes)]
+    pub fn keep_shard_indexes(&self, indexes: JsValue) -> Result<(), JsValue> {
+        let limits = self.inner.limits();
+        let entries = stores::keyed_bytes_from_js(
+            &indexes,
+            limits.max_chunks_per_read.min(1 << 20) as usize,
+            MAX_INDEX_BYTES,
+            "shard indexes",
+        )
+        .map_err(js_error)?;
+        let entries = entries
+            .into_iter()
+            .map(|(key, index)| (key, index.map(Rc::new)))
+            .collect();
+        self.inner.keep_shard_indexes(entries);
+        Ok(())
     }
 
     /// Where the chunk at `coords` lies in the array: `{ origin, shape }` (its stored shape).

@@ -100,24 +100,33 @@ impl Source for ReplayingSource {
     }
 }
 
-/// Recorded documents as JS: `[[key, Uint8Array or null], ...]`.
-pub fn documents_to_js(documents: Documents) -> JsValue {
+/// Values by key as JS: `[[key, Uint8Array or null], ...]` (recorded documents, shard indexes).
+pub fn keyed_bytes_to_js<B: AsRef<Vec<u8>>>(
+    entries: impl IntoIterator<Item = (String, Option<B>)>,
+) -> JsValue {
     let list = js_sys::Array::new();
-    for (key, value) in documents {
-        let bytes = value.map_or(JsValue::NULL, |v| js_sys::Uint8Array::from(&v[..]).into());
+    for (key, value) in entries {
+        let bytes = value.map_or(JsValue::NULL, |v| {
+            js_sys::Uint8Array::from(&v.as_ref()[..]).into()
+        });
         list.push(&js_sys::Array::of2(&key.into(), &bytes));
     }
     list.into()
 }
 
-/// Recorded documents from JS (see `documents_to_js`): at most 256, each at most
-/// `MAX_RECORDED_BYTES`, read through `guarded`.
-pub fn documents_from_js(value: &JsValue) -> Result<Documents> {
-    let bad = |why: String| ZarrError::selection(format!("recorded documents: {why}"));
-    let entries = guarded::elements(value, 256)
+/// Values by key from JS (see `keyed_bytes_to_js`), read through `guarded`: at most
+/// `max_entries`, each at most `max_bytes`; `what` names them in errors.
+pub fn keyed_bytes_from_js(
+    value: &JsValue,
+    max_entries: usize,
+    max_bytes: usize,
+    what: &str,
+) -> Result<Vec<(String, Option<Vec<u8>>)>> {
+    let bad = |why: String| ZarrError::selection(format!("{what}: {why}"));
+    let entries = guarded::elements(value, max_entries)
         .map_err(bad)?
         .ok_or_else(|| bad("not an array".to_string()))?;
-    let mut known = Documents::new();
+    let mut known = Vec::with_capacity(entries.len());
     for entry in entries {
         let pair = guarded::elements(&entry, 2).map_err(bad)?;
         let (key, bytes) = match pair.as_deref() {
@@ -130,9 +139,9 @@ pub fn documents_from_js(value: &JsValue) -> Result<Documents> {
         } else {
             let view = guarded::bytes(bytes)
                 .ok_or_else(|| bad(format!("the value of {key} is not bytes")))?;
-            if view.length() as usize > MAX_RECORDED_BYTES {
+            if view.length() as usize > max_bytes {
                 return Err(bad(format!(
-                    "the value of {key} is larger than recorded values are"
+                    "the value of {key} is larger than {max_bytes} bytes"
                 )));
             }
             Some(view.to_vec())
@@ -140,6 +149,11 @@ pub fn documents_from_js(value: &JsValue) -> Result<Documents> {
         known.push((key, value));
     }
     Ok(known)
+}
+
+/// Recorded documents from JS: at most 256, each at most `MAX_RECORDED_BYTES`.
+pub fn documents_from_js(value: &JsValue) -> Result<Documents> {
+    keyed_bytes_from_js(value, 256, MAX_RECORDED_BYTES, "recorded documents")
 }
 
 pub struct HttpSource(pub Rc<HttpStore<FetchClient>>);
