@@ -335,7 +335,8 @@ function releaseStore(location, store) {
 // Handles that outlive their instance. A node's wasm handle belongs to the instance that opened
 // it; when that instance is replaced (a trap, or memory given back) the node opens itself again in
 // the new one: reads wait for that, and the nodes alive are reopened at once, so that the
-// synchronous calls (chunkExtent) find them ready in the time of a metadata request.
+// synchronous calls (chunkExtent) find them ready. A node from open() reopens from the documents
+// it was opened from (no request); a group's child and a Zarr Vectors store ask their store again.
 
 class Revivable {
   /** `make()` resolves to the handle in the current instance; `handle` is the one made already. */
@@ -668,7 +669,9 @@ async function openNode(location, options, documents) {
   };
   const known = documents ?? (await early);
   const [handle, read] = await call(() => openIn(signal, known));
-  const reopen = () => call(async () => (await openIn(null, documents))[0]);
+  // Opened again (a new instance) from the documents it was opened from: no request, and the
+  // metadata the node's properties already show, whatever the store holds now.
+  const reopen = () => call(async () => (await openIn(null, read))[0]);
   const node = wrap(handle, where(location, options.path), reopen);
   // The workers open the node from what this thread read: no request of theirs for it.
   if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);
