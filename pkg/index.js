@@ -335,8 +335,8 @@ function releaseStore(location, store) {
 // Handles that outlive their instance. A node's wasm handle belongs to the instance that opened
 // it; when that instance is replaced (a trap, or memory given back) the node opens itself again in
 // the new one: reads wait for that, and the nodes alive are reopened at once, so that the
-// synchronous calls (chunkExtent) find them ready. A node from open() reopens from the documents
-// it was opened from (no request); a group's child and a Zarr Vectors store ask their store again.
+// synchronous calls (chunkExtent) find them ready. A node reopens from the documents it was
+// opened from (no request); a Zarr Vectors store asks its store again.
 
 class Revivable {
   /** `make()` resolves to the handle in the current instance; `handle` is the one made already. */
@@ -607,9 +607,12 @@ export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
   async open(path) {
     checkType(path, isString, "a path", "a string");
-    const reopen = () => withHandle(this, (h) => h.open(String(path ?? "")));
-    const node = wrap(await call(reopen), `${whereOf(this)}/${path}`, () => call(reopen));
-    shareWorkers(this, node);
+    // Resolves to [handle, documents read]; reopened from those documents (no request).
+    const openIn = (known) => withHandle(this, (h) => h.open(String(path ?? ""), known));
+    const [handle, read] = await call(() => openIn(null));
+    const reopen = () => call(async () => (await openIn(read))[0]);
+    const node = wrap(handle, `${whereOf(this)}/${path}`, reopen);
+    shareWorkers(this, node, read);
     return node;
   }
 }

@@ -58,10 +58,16 @@ export function workersOf(node) {
   return pooled.get(node);
 }
 
-/** Makes `child`, opened through `group`, read through the same workers, if the group does. */
-export function shareWorkers(group, child) {
+/**
+ * Makes `child`, opened through `group`, read through the same workers, if the group does; its
+ * `documents` (what opening it read) open it in the workers.
+ */
+export function shareWorkers(group, child, documents = null) {
   const workers = pooled.get(group);
-  if (workers) readThrough(child, workers.pool, workers.node.store, workers.node.options);
+  if (workers) {
+    const { pool, node } = workers;
+    readThrough(child, pool, node.store, node.options, undefined, documents);
+  }
 }
 
 /** A freed node: the workers drop it once the reads already started have finished. */

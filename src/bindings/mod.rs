@@ -27,8 +27,9 @@ use crate::hierarchy::group::Group;
 use crate::hierarchy::node::{open_with, Node};
 use crate::host::timing::{timed, Phase};
 use crate::store::counting::CountingStore;
-use crate::store::documents::{Documents, RecordingStore};
+use crate::store::documents::{Documents, RecordingStore, ReplayingStore};
 use crate::store::http::HttpStore;
+use crate::store::ReadableStore;
 use errors::js_error;
 use info::{array_info, chunk_extent, group_info};
 use selection::{parse_coords, parse_selection};
@@ -369,13 +370,35 @@ impl WasmGroup {
         group_info(&self.inner)
     }
 
-    /// Opens a node below this group.
-    pub fn open(&self, path: String) -> js_sys::Promise {
+    /// Opens a node below this group. Resolves to `[node, documents]` as `WasmStore.open` does;
+    /// `documents` given (from an earlier opening), its reads of them are answered from them:
+    /// a node reopened in a fresh instance, or by a pool's worker, asks its store for nothing.
+    pub fn open(&self, path: String, documents: JsValue) -> js_sys::Promise {
         let (group, source, chunk_cache) =
             (self.inner.clone(), self.source.clone(), self.chunk_cache);
+        let known = match documents.is_null() || documents.is_undefined() {
+            true => Ok(None),
+            false => stores::documents_from_js(&documents)
+                .map(|d| Some(Rc::new(d)))
+                .map_err(js_error),
+        };
         wasm_bindgen_futures::future_to_promise(async move {
-            let node = group.open(&path).await.map_err(js_error)?;
-            Ok(node_to_js(node, source, chunk_cache))
+            let store = group.store().clone();
+            let from: Rc<dyn ReadableStore> = match known? {
+                Some(known) => Rc::new(ReplayingStore::new(store.clone(), known)),
+                None => store.clone(),
+            };
+            let recording = Rc::new(RecordingStore::new(from));
+            let node = group
+                .with_store(recording.clone())
+                .open(&path)
+                .await
+                .map_err(js_error)?;
+            let handle = node_to_js(node.with_store(store), source, chunk_cache);
+            Ok(
+                js_sys::Array::of2(&handle, &stores::keyed_bytes_to_js(recording.documents()))
+                    .into(),
+            )
         })
     }
 }

@@ -7,27 +7,34 @@ const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const apiCases = [
   {
-    name: "releaseMemory(): a node from open() reopens in the fresh instance from the documents it was opened from, with no request",
+    name: "releaseMemory(): a node (from open(), or a group's child) reopens in the fresh instance from the documents it was opened from, with no request",
     async run(ctx) {
       const { open, releaseMemory } = ctx.zarr;
       const arr = await open(`${ctx.base}/v3.zarr`, { path: "layouts/many_chunks" });
+      const child = await (await open(`${ctx.base}/v3.zarr`)).open("dtypes/uint16");
       const before = await arr.get(null);
+      const childBefore = await child.get(null);
       equal(releaseMemory(), true, "nothing in flight: the instance is replaced");
       await ctx.clearLog();
       const after = await arr.get(null);
       sameBytes(bytesOf(after.data), bytesOf(before.data), "the values after");
-      // (Nodes other cases left open reopen too: a group's children ask their store again.)
+      const childAfter = await child.get(null);
+      sameBytes(bytesOf(childAfter.data), bytesOf(childBefore.data), "a group's child after");
+      // (Nodes other cases left open reopen too; a Zarr Vectors store asks its store again.)
       const asked = (await ctx.requests()).map((r) => r.path);
       deepEqual(
-        asked.filter((p) => p.includes("/layouts/many_chunks/") && !/\/c\//.test(p)),
+        asked.filter(
+          (p) => /\/(layouts\/many_chunks|dtypes\/uint16)\//.test(p) && !/\/c\//.test(p),
+        ),
         [],
-        "no metadata request of its own: only its chunks were asked for",
+        "no metadata request of their own: only their chunks were asked for",
       );
       ok(
         asked.some((p) => p.includes("/layouts/many_chunks/c/")),
         "its chunks were",
       );
       arr.free();
+      child.free();
     },
   },
   {
