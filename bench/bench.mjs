@@ -463,8 +463,9 @@ const wasmExtra = readFileSync(new URL("../pkg/zarr_wasm_extra_bg.wasm", import.
 // The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
 const SIZE_BUDGET = [
-  { what: "the module (Zarr)", bytes: gz(wasm), budget: 438 * 1024 },
-  { what: "its build with Zarr Vectors", bytes: gz(wasmVectors), budget: 550 * 1024 },
+  // Lowered when Zarr Vectors left the module every page loads (issue 33): 438 and 550 KiB before.
+  { what: "the module (Zarr)", bytes: gz(wasm), budget: 410 * 1024 },
+  { what: "its build with Zarr Vectors", bytes: gz(wasmVectors), budget: 500 * 1024 },
   { what: "the second module (lzma, bz2, pcodec, ZFP)", bytes: gz(wasmExtra), budget: 168 * 1024 },
 ];
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
@@ -657,7 +658,7 @@ const report = [
   "",
   "## Download size",
   "",
-  "Both zarr-wasm modules are built as the package is (`scripts/build.sh`: wasm-bindgen, then binaryen's `wasm-opt -O3`).",
+  "The zarr-wasm modules are built as the package is (`scripts/build.sh`: wasm-bindgen, then binaryen's `wasm-opt` stripping names).",
   "",
   "| module | raw | gzip -9 |",
   "|---|---|---|",
