@@ -93,9 +93,8 @@ export async function firstDocuments(location, options) {
   const path = options.path ?? "";
   if (url === null || o.fetch || options.zarrFormat === 2 || options.consolidated) return null;
   if (!/^https?:\/\/[^?#]*$/.test(url) || !/^[A-Za-z0-9._~/-]*$/.test(path)) return null;
-  const key = path.replace(/^\/+|\/+$/g, "")
-    ? `${path.replace(/^\/+|\/+$/g, "")}/zarr.json`
-    : "zarr.json";
+  const dir = path.replace(/^\/+|\/+$/g, "");
+  const key = dir ? `${dir}/zarr.json` : "zarr.json";
   const timeout = o.timeout ?? 30000;
   const signals = [options.signal, timeout > 0 ? AbortSignal.timeout(timeout) : null].filter(
     Boolean,
@@ -116,9 +115,37 @@ export async function firstDocuments(location, options) {
       await response.body?.cancel();
       return null;
     }
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    return bytes.length <= MAX_DOCUMENT_BYTES ? [[key, bytes]] : null;
+    const bytes = await bodyWithin(response, MAX_DOCUMENT_BYTES);
+    return bytes ? [[key, bytes]] : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * `response`'s body, read as it arrives, or null (the body cancelled) once it passes `limit`
+ * bytes: a body without a Content-Length (chunked, or compressed) is bounded as it streams.
+ */
+async function bodyWithin(response, limit) {
+  if (!response.body) return new Uint8Array(0);
+  const parts = [];
+  let length = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > limit) {
+      await reader.cancel();
+      return null;
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }

@@ -120,6 +120,35 @@ test("chromium: a cold page's first open() asks for its metadata while the modul
   await fresh.close();
 });
 
+test("chromium: a cold page's first open() of a server that sends zarr.json without end stops reading it past 1 MiB", async () => {
+  // The JS request for the first document has no Content-Length to refuse it by: it is bounded
+  // as it streams, then the module asks as usual and refuses the body by its own limit.
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const outcome = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    const store = new zarr.FetchStore(`${location.origin}/__endless/tests/fixtures/v3.zarr`, {
+      maxObjectBytes: 4 << 20,
+      retries: 0,
+    });
+    return zarr.open(store, { path: "dtypes/uint16" }).then(
+      () => "opened",
+      (err) => err.name,
+    );
+  });
+  assert.equal(outcome, "StoreError", "the module refuses the endless body too");
+  for (let i = 0; i < 100 && Number(await (await fetch(`${server.url}/__active`)).text()) > 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  const log = await (await fetch(`${server.url}/__log`)).json();
+  const endless = log.filter((r) => r.path.startsWith("/__endless/"));
+  assert.equal(endless.length, 2, "the JS request, then the module's");
+  assert.ok(
+    endless.every((r) => r.bytes < 64 << 20),
+    `each stopped soon after its limit: ${endless.map((r) => r.bytes)} bytes sent`,
+  );
+  await fresh.close();
+});
+
 // The main module's two builds (pkg/load.js): the page's requests for each.
 async function moduleRequests() {
   const log = await (await fetch(`${server.url}/__log`)).json();

@@ -344,8 +344,12 @@ export async function startServer({
         res.setHeader("Content-Range", `bytes ${range[1] || 0}-${range[2] || 1e12 - 1}/${1e12}`);
       const zeros = Buffer.alloc(64 << 10);
       entry.bytes = 0;
+      // Every write is counted, the one the socket's buffer is full after too.
       const pump = () => {
-        while (!res.destroyed && res.write(zeros)) entry.bytes += zeros.length;
+        while (!res.destroyed) {
+          entry.bytes += zeros.length;
+          if (!res.write(zeros)) break;
+        }
         if (!res.destroyed) res.once("drain", pump);
       };
       return pump();
