@@ -24,7 +24,6 @@ export { FetchStore, MemoryStore, ZipStore };
 // "vectors": the same and Zarr Vectors, see load.js).
 let glue = null;
 let glueKind = null;
-let wasm = null; // true once loaded
 // The load of `loadingKind` in progress or done.
 let loading = null;
 let loadingKind = null;
@@ -45,7 +44,6 @@ function loadWasm(want = chosenKind()) {
     const replaced = glue !== null;
     glue = next;
     glueKind = kind;
-    wasm = true;
     chooseKind(kind); // for workers started from now on (pool.js)
     if (replaced) {
       generation++;
@@ -83,7 +81,7 @@ if (typeof document !== "undefined")
 
 /** The module's memory (see index.d.ts). */
 export function memoryUsage() {
-  if (!wasm) return { wasmBytes: 0, heapBytes: 0 };
+  if (!glue) return { wasmBytes: 0, heapBytes: 0 };
   return { wasmBytes: glue.__zarrMemory()?.buffer.byteLength ?? 0, heapBytes: glue.heapBytes() };
 }
 
@@ -161,7 +159,7 @@ let idleTimer = null;
 function whenIdle() {
   if (idleTimer !== null) clearTimeout(idleTimer);
   idleTimer = null;
-  if (!wasm || !worthGivingBack()) return;
+  if (!glue || !worthGivingBack()) return;
   idleTimer = setTimeout(() => {
     idleTimer = null;
     releaseMemory();
@@ -177,7 +175,7 @@ function worthGivingBack() {
 
 /** Gives the module's memory back now, unless a call is in flight (see index.d.ts). */
 export function releaseMemory() {
-  if (!wasm || inFlight.size > 0 || resetPending) return false;
+  if (!glue || inFlight.size > 0 || resetPending) return false;
   if (idleTimer !== null) clearTimeout(idleTimer);
   idleTimer = null;
   generation++;
@@ -501,10 +499,9 @@ export class ZarrArray extends Node {
     }
     options ??= {};
     if (workersOf(this)) {
-      const handle = liveHandle(this);
       return readInWorkers(
         this,
-        handle,
+        liveHandle(this),
         selection ?? null,
         options,
         PARTS_PER_WORKER,
@@ -649,7 +646,7 @@ async function openNode(location, options, documents) {
   checkType(options.limits, isObject, "open option limits", "an object");
   // Until the module is ready, the node's metadata is asked for from JS: its request overlaps the
   // module's download and compile instead of following them.
-  const early = wasm || documents ? null : firstDocuments(location, options);
+  const early = glue || documents ? null : firstDocuments(location, options);
   // A pool's workers start now, while the node opens: the reads that follow do not wait for them
   // (a failure to start is reported by the first read).
   const pool = workerPool(options.workers);
