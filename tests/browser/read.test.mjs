@@ -141,7 +141,9 @@ test("chromium: a cold page's first open() of a server that sends zarr.json with
     await new Promise((r) => setTimeout(r, 50));
   const log = await (await fetch(`${server.url}/__log`)).json();
   const endless = log.filter((r) => r.path.startsWith("/__endless/"));
-  assert.equal(endless.length, 2, "the JS request, then the module's");
+  // The JS request, then the module's (and any the browser repeats on a keep-alive connection
+  // the server closed as it was reused: seen once in CI, 3 requests).
+  assert.ok(endless.length >= 2, `the JS request, then the module's: ${JSON.stringify(endless)}`);
   assert.ok(
     endless.every((r) => r.bytes < 64 << 20),
     `each stopped soon after its limit: ${endless.map((r) => r.bytes)} bytes sent`,
