@@ -12,7 +12,10 @@ import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
 import { useCompiledModule } from "./load.js";
 
-const port = await (async () => {
+// No top-level await: a bundler may build this file as a classic script (Vite's default worker
+// format, "iife"), where there is none. In Node, `parentPort` comes from a dynamic import; the
+// messages sent before its listener is attached wait in the port's queue.
+const port = (() => {
   if (typeof globalThis.WorkerGlobalScope !== "undefined") {
     return {
       post: (m, t) => self.postMessage(m, t ?? []),
@@ -25,14 +28,21 @@ const port = await (async () => {
       },
     };
   }
+  // A name in a variable: bundlers for the browser leave it alone (see load.js).
   const threads = "node:worker_threads";
-  const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ threads);
+  const parent = import(/* webpackIgnore: true */ /* @vite-ignore */ threads).then(
+    (m) => m.parentPort,
+  );
+  let parentPort = null; // set before the first message arrives: messages come only once it listens
   return {
     post: (m, t) => parentPort.postMessage(m, t ?? []),
     listen(f) {
-      parentPort.on("message", f);
-      parentPort.on("messageerror", () => {
-        throw new Error("a message from the main thread could not be read");
+      parent.then((p) => {
+        parentPort = p;
+        p.on("message", f);
+        p.on("messageerror", () => {
+          throw new Error("a message from the main thread could not be read");
+        });
       });
     },
   };
