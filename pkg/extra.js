@@ -4,7 +4,12 @@
 // opened (loadExtra), then calls it synchronously as chunks decode (extraDecode). Both the glue
 // and the wasm are fetched only then: a page that never meets these codecs never downloads them.
 
-import { fileBytes } from "./load.js";
+import { ZarrError } from "./errors.js";
+import { HOW_TO_FIX, fileBytes } from "./load.js";
+
+// This file's URL apart, for the glue's URL in messages: `new URL("./zarr_wasm_extra.js",
+// import.meta.url)` would have bundlers emit the glue a second time, as an asset.
+const HERE = import.meta.url;
 
 let loading = null;
 let glue = null; // the second module's glue, once its instance is ready
@@ -12,25 +17,27 @@ let glue = null; // the second module's glue, once its instance is ready
 /** Loads the second module once; a failed load is tried again by the next array that needs it. */
 export function loadExtra() {
   loading ??= (async () => {
-    const glueUrl = new URL("./zarr_wasm_extra.js", import.meta.url);
     const url = new URL("./zarr_wasm_extra_bg.wasm", import.meta.url);
     // The file that failed is named: its glue (JavaScript) is imported first, then the wasm.
     const failed = (file, err) =>
-      new Error(
-        `zarr-wasm could not load ${file} of its second module, which decodes lzma, bz2, pcodec and ZFP chunks (copy it next to index.js where a bundler left it out): ${err?.message ?? err}`,
+      new ZarrError(
+        `zarr-wasm could not load ${file} of its second module, which decodes lzma, bz2, pcodec and ZFP chunks: ${err?.message ?? err}. ${HOW_TO_FIX}`,
         { cause: err },
       );
     let module;
     try {
       module = await import("./zarr_wasm_extra.js");
     } catch (err) {
-      throw failed(`the glue ${glueUrl}`, err);
+      throw failed(
+        `the glue zarr_wasm_extra.js from ${new URL("./zarr_wasm_extra.js", HERE)}`,
+        err,
+      );
     }
     try {
       // Its bytes where fetch() cannot read its URL (Node), else the URL.
       await module.default({ module_or_path: (await fileBytes(url)) ?? url });
     } catch (err) {
-      throw failed(`the WebAssembly ${url}`, err);
+      throw failed(`the WebAssembly zarr_wasm_extra_bg.wasm from ${url}`, err);
     }
     glue = module;
   })().catch((err) => {

@@ -21,6 +21,9 @@ const MODULES = {
   },
 };
 const compiling = { zarr: null, vectors: null };
+// This file's URL, for the URLs in messages: held apart so that bundlers do not take
+// `new URL(name, import.meta.url)` with a name in a variable for an asset to find.
+const HERE = import.meta.url;
 // The build a page starts with, until it asks for another: "vectors" once preload({ vectors })
 // or a worker's pool says so.
 let chosen = null;
@@ -52,7 +55,11 @@ export async function glueOf(kind) {
   try {
     return await MODULES[kind].glue();
   } catch (err) {
-    throw notLoaded(kind, `its glue could not be imported (${err?.message ?? err})`, err);
+    const name = kind === "zarr" ? "./zarr_wasm.js" : `./zarr_wasm_${kind}.js`;
+    throw new ZarrError(
+      `zarr-wasm could not import ${name.slice(2)}, the JavaScript of its WebAssembly module, from ${new URL(name, HERE)}: ${err?.message ?? err}. Unbundled, it must be served beside zarr-wasm's index.js; a bundler bundles it (load.js imports it)`,
+      { cause: err },
+    );
   }
 }
 
@@ -78,7 +85,12 @@ export async function fileBytes(url) {
 
 async function compile(kind) {
   const url = MODULES[kind].wasm;
-  const bytes = await fileBytes(url);
+  let bytes;
+  try {
+    bytes = await fileBytes(url);
+  } catch (err) {
+    throw notLoaded(kind, `it could not be read (${err?.message ?? err})`, err);
+  }
   if (bytes) return WebAssembly.compile(bytes);
   let response;
   try {
@@ -95,7 +107,16 @@ async function compile(kind) {
 
 function notLoaded(kind, why, cause) {
   return new ZarrError(
-    `zarr-wasm could not load its WebAssembly module ${MODULES[kind].wasm}: ${why}. It must be served beside zarr-wasm's index.js (a bundler that leaves it out needs it copied there)`,
+    `zarr-wasm could not load its WebAssembly module ${fileName(MODULES[kind].wasm)} from ${MODULES[kind].wasm}: ${why}. ${HOW_TO_FIX}`,
     { cause },
   );
+}
+
+/** What to do where a file of the package is missing beside the code that loads it (extra.js too). */
+export const HOW_TO_FIX =
+  "A bundler that leaves the package's .wasm files out of its output (esbuild, Rollup) needs them copied from node_modules/zarr-wasm/ into the directory of the bundle: see the README's Bundlers section";
+
+/** The last part of a URL's path: the file's name. */
+export function fileName(url) {
+  return url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
 }
