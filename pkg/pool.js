@@ -17,6 +17,8 @@ const TASKS_PER_WORKER = 24;
 // The worker script. Bundlers (webpack 5, Vite) see the `new Worker(new URL(...))` below and bundle
 // it; in Node the file is started from beside this one.
 const WORKER_FILE = "./worker.js";
+// This file's URL apart: `new URL(WORKER_FILE, import.meta.url)` is one webpack would try to resolve.
+const HERE = import.meta.url;
 
 /** A started worker behind the same few calls in browsers and in Node. */
 async function startWorker(url) {
@@ -30,7 +32,7 @@ async function startWorker(url) {
         worker.onmessage = (event) => onMessage(event.data);
         worker.onerror = (event) => {
           event.preventDefault?.();
-          onFailure(event.message || `the worker script ${url ?? WORKER_FILE} could not be run`);
+          onFailure(event.message || notStarted(url ?? new URL(WORKER_FILE, HERE).href));
         };
         worker.onmessageerror = () => onFailure("a message from the worker could not be read");
       },
@@ -44,17 +46,20 @@ async function startWorker(url) {
   const { Worker: NodeWorker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ threads);
   // Node takes file: URLs as URL objects only.
   const file =
-    url === undefined
-      ? new URL(WORKER_FILE, import.meta.url)
-      : /^file:/.test(url)
-        ? new URL(url)
-        : url;
+    url === undefined ? new URL(WORKER_FILE, HERE) : /^file:/.test(url) ? new URL(url) : url;
   const worker = new NodeWorker(file);
   return {
     post: (message, transfer) => worker.postMessage(message, transfer ?? []),
     listen(onMessage, onFailure) {
       worker.on("message", onMessage);
-      worker.on("error", (err) => onFailure(err?.message ?? String(err)));
+      worker.on("error", (err) =>
+        onFailure(
+          // The script, or a module it imports, not found: say where it was looked for, and why.
+          /MODULE_NOT_FOUND/.test(err?.code)
+            ? `${err.message}: ${notStarted(String(file))}`
+            : (err?.message ?? String(err)),
+        ),
+      );
       worker.on("messageerror", () => onFailure("a message from the worker could not be read"));
       worker.on("exit", (code) => onFailure(`the worker exited (code ${code})`));
     },
@@ -62,6 +67,11 @@ async function startWorker(url) {
     unref: () => worker.unref(),
     terminate: () => worker.terminate(),
   };
+}
+
+/** Why a worker script that would not start did not, and what to do. */
+function notStarted(url) {
+  return `the worker script ${url} could not be loaded or run. A bundler that does not bundle workers (esbuild, Rollup) needs zarr-wasm/worker built as a second entry point named worker.js beside the bundle, or its URL given as open()'s workerUrl or WorkerPool's url: see the README's Bundlers section`;
 }
 
 /** Pools with calls in flight: held, so that a pool is never collected while a call waits on it. */
