@@ -2,10 +2,12 @@
  * A Zarr v3 and v2 reader in Rust, compiled to WebAssembly: `open` an array or group at a URL or
  * in a store, then `get` typed arrays. The first `open` loads the module.
  *
- * ```js
+ * ```ts
  * import { open, slice } from "zarr-wasm";
- * const arr = await open("https://example.org/image.ome.zarr", { path: "0" });
+ * const arr = await open("https://example.org/image.ome.zarr", { kind: "array", path: "0" });
+ * if (!arr.is("uint16")) throw new Error(`expected uint16, not ${arr.dtype}`);
  * const { data, shape } = await arr.get([0, 0, slice(0, 512), slice(0, 512)]);
+ * const pixels: Uint16Array = data;
  * ```
  * @module zarr-wasm
  */
@@ -101,6 +103,93 @@ export type TypedArray =
   | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F }
       ? F
       : never);
+
+/** A Float16Array where the runtime has one (its type where the TypeScript lib declares it), else a Float32Array of the same values. */
+export type Float16Values =
+  | Float32Array
+  // biome-ignore lint/suspicious/noExplicitAny: inferring a constructor's instance type needs any
+  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F }
+      ? F
+      : never);
+
+/** The data types whose values `get` returns as numbers in a typed array, one per element (`arr.is("number")`). */
+export type NumberDataType =
+  | "int8"
+  | "int16"
+  | "int32"
+  | "uint8"
+  | "uint16"
+  | "uint32"
+  | "int4"
+  | "int2"
+  | "uint4"
+  | "uint2"
+  | "float16"
+  | "float32"
+  | "float64"
+  | NarrowFloat;
+
+/** The data types whose values `get` returns as BigInts (`arr.is("bigint")`). */
+export type BigintDataType =
+  | "int64"
+  | "uint64"
+  | `datetime64[${string}]`
+  | `timedelta64[${string}]`;
+
+/** The data types whose values `get` returns as strings (`arr.is("string")`). */
+export type StringDataType = "string" | `S${number}` | `U${number}`;
+
+/** What `ZarrArray.is` takes: a data type, or a family of them. */
+export type DataTypeQuery = DataType | "number" | "bigint" | "string" | "boolean";
+
+/** The data types a query stands for. */
+export type DataTypeOf<Q extends DataTypeQuery> = Q extends "number"
+  ? NumberDataType
+  : Q extends "bigint"
+    ? BigintDataType
+    : Q extends "string"
+      ? StringDataType
+      : Q extends "boolean"
+        ? "bool"
+        : Q;
+
+/** What `get` returns in `data` for data type `D` (see TypedArray and Values). */
+export type ValuesOf<D extends DataType> = D extends
+  | "bool"
+  | "uint8"
+  | "uint4"
+  | "uint2"
+  | `r${number}`
+  ? Uint8Array
+  : D extends "int8" | "int4" | "int2"
+    ? Int8Array
+    : D extends "int16"
+      ? Int16Array
+      : D extends "int32"
+        ? Int32Array
+        : D extends "uint16"
+          ? Uint16Array
+          : D extends "uint32"
+            ? Uint32Array
+            : D extends "int64" | `datetime64[${string}]` | `timedelta64[${string}]`
+              ? BigInt64Array
+              : D extends "uint64"
+                ? BigUint64Array
+                : D extends "float16"
+                  ? Float16Values
+                  : D extends "float32" | "complex64" | NarrowFloat | `complex_${string}`
+                    ? Float32Array
+                    : D extends "float64" | "complex128"
+                      ? Float64Array
+                      : D extends "string" | `S${number}` | `U${number}`
+                        ? string[]
+                        : D extends "variable_length_bytes"
+                          ? Uint8Array[]
+                          : D extends "structured"
+                            ? StructuredValues
+                            : D extends "object"
+                              ? unknown[]
+                              : Values;
 
 /**
  * A structured result: per field, its values (C order of the selection, then the field's
@@ -304,7 +393,11 @@ export interface Field {
   fields?: Field[];
 }
 
-export class ZarrArray {
+/**
+ * An array. `D` is its data type where it is known (after `is`), which types what reads return:
+ * `if (arr.is("uint16"))` makes `(await arr.get()).data` a Uint16Array.
+ */
+export class ZarrArray<D extends DataType = DataType> {
   readonly kind: "array";
   /** Path of the node in its hierarchy ("" for the root). */
   readonly path: string;
@@ -322,7 +415,15 @@ export class ZarrArray {
    * `null` for other arrays.
    */
   readonly innerChunks: number[] | null;
-  readonly dtype: DataType;
+  readonly dtype: D;
+  /**
+   * Whether the data type is `query` (`"uint16"`), or one of the family it names: `"number"`
+   * (values returned as numbers in a typed array, one per element: integers of up to 32 bits and
+   * real floats, narrow ones included), `"bigint"` (64-bit integers, `datetime64`,
+   * `timedelta64`), `"string"` (`string`, `S<n>`, `U<n>`) or `"boolean"` (`bool`). In
+   * TypeScript it narrows the array's type, and with it what `get` returns.
+   */
+  is<Q extends DataTypeQuery>(query: Q): this is ZarrArray<Extract<DataTypeOf<Q>, DataType>>;
   /** For `datetime64`/`timedelta64`: the unit, as NumPy writes it (`ns`, `D`, `10s`...). */
   readonly timeUnit?: string;
   /** For `structured`: its fields. */
@@ -337,7 +438,11 @@ export class ZarrArray {
   readonly attrs: Attributes;
   readonly dimensionNames: (string | null)[] | null;
   /** Reads a selection; no argument reads everything. Missing chunks read as the fill value. */
-  get(selection?: Selection | null, options?: GetOptions): Promise<Chunk>;
+  get(
+    selection: Selection | null | undefined,
+    options: GetOptions & { bits: true },
+  ): Promise<Chunk<ValuesOf<D> | Uint8Array | Uint16Array>>;
+  get(selection?: Selection | null, options?: GetOptions): Promise<Chunk<ValuesOf<D>>>;
   /**
    * Reads a selection chunk by chunk, in chunk order, `concurrency` (default 4) chunks ahead:
    * each part says where it goes in the whole selection's result (`origin`, in the result's
@@ -346,7 +451,7 @@ export class ZarrArray {
   iterate(
     selection?: Selection | null,
     options?: IterateOptions,
-  ): AsyncGenerator<ChunkPart, void, void>;
+  ): AsyncGenerator<ChunkPart<ValuesOf<D>>, void, void>;
   /**
    * Releases the node's memory in the module now (else when it is garbage-collected); later
    * calls reject. Where the runtime has `Symbol.dispose`, `[Symbol.dispose]()` is `free()` too
@@ -354,7 +459,7 @@ export class ZarrArray {
    */
   free(): void;
   /** Reads one whole stored chunk (edge chunks keep the full chunk shape). */
-  getChunk(coords: number[], options?: ReadOptions): Promise<Chunk>;
+  getChunk(coords: number[], options?: ReadOptions): Promise<Chunk<ValuesOf<D>>>;
   /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
   chunkExtent(coords: number[]): { origin: number[]; shape: number[] };
 }
@@ -377,12 +482,32 @@ export class Group {
   free(): void;
   /**
    * Opens a node below this group (no request when consolidated metadata lists it; a v2 group's
-   * children are looked for as v2 nodes only).
+   * children are looked for as v2 nodes only). With `kind`, a node of the other kind is a
+   * NotFoundError.
    */
-  open(path: string): Promise<ZarrArray | Group>;
+  open(path: string, options: GroupOpenOptions & { kind: "array" }): Promise<ZarrArray>;
+  open(path: string, options: GroupOpenOptions & { kind: "group" }): Promise<Group>;
+  open(path: string, options?: GroupOpenOptions): Promise<ZarrArray | Group>;
 }
 
+export interface GroupOpenOptions {
+  /** The kind of node expected: the promise resolves to one, or rejects with a NotFoundError. */
+  kind?: "array" | "group";
+  /** Aborting it stops waiting for the node; the promise rejects with an `AbortError`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * open()'s options. A key not named here is refused with a TypeError naming it; a value of the
+ * wrong type is a TypeError, one out of range a RangeError, each naming the option.
+ */
 export interface OpenOptions {
+  /**
+   * The kind of node expected: with `"array"` the promise resolves to a ZarrArray (and in
+   * TypeScript is typed so), with `"group"` to a Group; a node of the other kind is a
+   * NotFoundError that says what is there (a group's children, where it knows them).
+   */
+  kind?: "array" | "group";
   /**
    * Path of the node inside the hierarchy; default the root. Normalised as Zarr v2 says
    * (backslashes are slashes, leading, trailing and repeated slashes dropped); "." and ".."
@@ -421,6 +546,12 @@ export interface OpenOptions {
    * `fetch` function cannot be sent to workers and is refused with an `UnsupportedError`.
    */
   workers?: number | WorkerPool;
+  /**
+   * With `workers: n`, the URL of the worker script (`zarr-wasm/worker`) where a bundler does not
+   * bundle it by itself (see WorkerPoolOptions.url): the pool of n is shared by every open() that
+   * asks for n workers of this script.
+   */
+  workerUrl?: string | URL;
 }
 
 export interface WorkerPoolOptions {
@@ -573,6 +704,14 @@ export function releaseMemory(): boolean;
  */
 export function open(
   location: string | URL | FetchStore | ZipStore | Store,
+  options: OpenOptions & { kind: "array" },
+): Promise<ZarrArray>;
+export function open(
+  location: string | URL | FetchStore | ZipStore | Store,
+  options: OpenOptions & { kind: "group" },
+): Promise<Group>;
+export function open(
+  location: string | URL | FetchStore | ZipStore | Store,
   options?: OpenOptions,
 ): Promise<ZarrArray | Group>;
 
@@ -719,39 +858,3 @@ export function openVectors(
   location: string | URL | FetchStore | ZipStore | Store,
   options?: { path?: string; signal?: AbortSignal },
 ): Promise<Vectors>;
-
-/**
- * For benchmarks: turns the module's timings on (default) or off and resolves to the milliseconds
- * spent since the last call in decoding chunks, assembling them into results and copying results
- * out to JS. A read's wall time minus these is fetching and waiting. Off by default.
- */
-export function __timingsForBench(
-  on?: boolean,
-): Promise<{ decode: number; assemble: number; copyOut: number }>;
-
-/**
- * For zarr-wasm's own workers (worker.js): `open`, the node's documents as the page read them
- * answering the opening's reads of them. Not for applications.
- * @internal
- */
-export function __openReplaying(
-  location: string | URL | Store,
-  options: OpenOptions,
-  documents: Array<[string, Uint8Array | null]>,
-): Promise<ZarrArray | Group>;
-
-/**
- * For zarr-wasm's own workers (worker.js): keeps the shard indexes the page fetched for a read's
- * part, so that the worker does not ask for them again. Not for applications.
- * @internal
- */
-export function __keepShardIndexes(
-  node: ZarrArray,
-  indexes: Array<[string, Uint8Array | null]>,
-): Promise<void> | void;
-
-/**
- * Forces a trap in the module after `ms` milliseconds, inside an async poll as a failing read
- * would: for testing an application's handling of a `ResetError`. Rejects with a `ResetError`.
- */
-export function __trapForTests(ms?: number): Promise<never>;

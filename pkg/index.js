@@ -3,7 +3,7 @@
 // What each export does is documented once, in index.d.ts; comments here say how.
 import { loadExtra } from "./extra.js";
 import { chooseKind, chosenKind, compiledModule, glueOf } from "./load.js";
-import { AbortError, ResetError, SelectionError, typed } from "./errors.js";
+import { AbortError, NotFoundError, ResetError, SelectionError, typed } from "./errors.js";
 import {
   PARTS_PER_WORKER,
   describeStore,
@@ -15,6 +15,8 @@ import {
   workerPool,
   workersOf,
 } from "./offthread.js";
+import * as schemas from "./options.js";
+import { checkOptions, show } from "./options.js";
 import { FetchStore, MemoryStore, ZipStore, firstDocuments, label, where } from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
@@ -63,9 +65,12 @@ function loadWasm(want = chosenKind()) {
 
 /** Downloads, compiles and starts the module now, before the first open() needs it (see index.d.ts). */
 export function preload(options = {}) {
-  checkType(options, isObject, "preload's options", "an object");
-  checkType(options?.vectors, (v) => typeof v === "boolean", "preload option vectors", "a boolean");
-  return loadWasm(options?.vectors ? "vectors" : chosenKind());
+  try {
+    options = checkOptions(options, "preload", schemas.PRELOAD);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return loadWasm(options.vectors ? "vectors" : chosenKind());
 }
 
 // In a page, the download starts as this file is imported: it overlaps the page's own start.
@@ -232,33 +237,18 @@ function showCoords(coords) {
   }
 }
 
-/** Throws a TypeError unless `value` is undefined, null or of the kind `test` accepts. */
-function checkType(value, test, what, kind) {
-  if (value !== undefined && value !== null && !test(value)) {
-    const shown =
-      typeof value === "string"
-        ? JSON.stringify(value.slice(0, 80))
-        : typeof value === "object"
-          ? (value.constructor?.name ?? "object")
-          : String(value).slice(0, 80);
-    throw new TypeError(`${what} must be ${kind}, not ${shown}`);
-  }
-}
-const isSignal = (s) =>
-  typeof s === "object" &&
-  typeof s.aborted === "boolean" &&
-  typeof s.addEventListener === "function";
-const isObject = (o) => typeof o === "object";
-const isString = (s) => typeof s === "string";
-
-/** Checks a call's options object and signal: a TypeError for the wrong types, an AbortError if already aborted. */
-function checkCall(options, what) {
-  checkType(options, isObject, `${what} options`, "an object");
-  checkType(options?.signal, isSignal, `${what} option signal`, "an AbortSignal");
-  if (options?.signal?.aborted)
+/**
+ * Checks the options of `call` against `schema` (options.js: a TypeError or RangeError naming
+ * the option), and that its signal has not aborted already (an AbortError saying `what` was
+ * aborted). Returns the options, `{}` for none.
+ */
+function checkCall(options, call, schema, what) {
+  options = checkOptions(options, call, schema);
+  if (options.signal?.aborted)
     throw new AbortError(
       `${what} was aborted before it started (${options.signal.reason ?? "no reason given"})`,
     );
+  return options;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,6 +317,17 @@ async function openStore(location, signal) {
  */
 function releaseStore(location, store) {
   if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) store.free();
+}
+
+/** Whether `location` is a store object of the caller's, not a URL or one of the package's stores. */
+function isForeignStore(location) {
+  return (
+    typeof location === "object" &&
+    !(location instanceof URL) &&
+    !(location instanceof FetchStore) &&
+    !(location instanceof ZipStore) &&
+    !(location instanceof MemoryStore)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -484,20 +485,12 @@ export class ZarrArray extends Node {
   /** Reads a selection (see index.d.ts). */
   get(selection, options = {}) {
     try {
-      checkCall(options, `reading ${whereOf(this)}`);
-      checkType(
-        options?.onProgress,
-        (f) => typeof f === "function",
-        "read option onProgress",
-        "a function",
-      );
-      checkType(options?.bits, (b) => typeof b === "boolean", "read option bits", "true or false");
-      if (options?.bits && options?.out)
+      options = checkCall(options, "get", schemas.GET, `reading ${whereOf(this)}`);
+      if (options.bits && options.out)
         throw new TypeError("read options bits and out cannot be combined");
     } catch (err) {
       return Promise.reject(err);
     }
-    options ??= {};
     if (workersOf(this)) {
       return readInWorkers(
         this,
@@ -526,14 +519,8 @@ export class ZarrArray extends Node {
 
   /** Reads a selection chunk by chunk, for viewers that draw each part as it arrives (see index.d.ts). */
   async *iterate(selection, options = {}) {
+    options = checkCall(options, "iterate", schemas.ITERATE, `iterating ${whereOf(this)}`);
     const ahead_ = options.concurrency ?? 4;
-    if (!Number.isInteger(ahead_) || ahead_ < 1 || ahead_ > 1024) {
-      throw new SelectionError(
-        `iterate option concurrency must be an integer from 1 to 1024, not ${ahead_}`,
-      );
-    }
-    if (options.signal?.aborted)
-      throw new AbortError(`the signal was aborted before iterating ${this.path}`);
     const node = await liveHandle(this);
     const regions = (() => {
       try {
@@ -580,13 +567,25 @@ export class ZarrArray extends Node {
   /** Reads the whole chunk at chunk-grid coordinates `coords`. */
   getChunk(coords, options = {}) {
     try {
-      checkCall(options, `reading chunk ${showCoords(coords)} of ${whereOf(this)}`);
+      options = checkCall(
+        options,
+        "getChunk",
+        schemas.READ,
+        `reading chunk ${showCoords(coords)} of ${whereOf(this)}`,
+      );
     } catch (err) {
       return Promise.reject(err);
     }
-    options ??= {};
     if (workersOf(this)) return readChunkInWorkers(this, liveHandle(this), coords, options.signal);
     return call(() => withHandle(this, (h) => h.getChunk(coords, options.signal ?? null)));
+  }
+
+  /**
+   * Whether the array's data type is `query`, or of the family `query` names ("number",
+   * "bigint", "string", "boolean"): a type guard in TypeScript (see index.d.ts).
+   */
+  is(query) {
+    return isOfType(this.dtype, query);
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
@@ -602,17 +601,96 @@ export class ZarrArray extends Node {
 /** A Zarr group. */
 export class Group extends Node {
   /** Opens the node at `path`, relative to this group. */
-  async open(path) {
-    checkType(path, isString, "a path", "a string");
+  async open(path, options = {}) {
+    if (typeof path !== "string")
+      throw new TypeError(`a group's open takes a path (a string), not ${show(path)}`);
+    options = checkCall(options, "open", schemas.GROUP_OPEN, `opening ${whereOf(this)}/${path}`);
     // Resolves to [handle, documents read]; reopened from those documents (no request).
-    const openIn = (known) => withHandle(this, (h) => h.open(String(path ?? ""), known));
-    const [handle, read] = await call(() => openIn(null));
+    const openIn = (known) => withHandle(this, (h) => h.open(path, known));
+    const [handle, read] = await unlessAborted(
+      call(() => openIn(null)),
+      options.signal,
+    );
     const reopen = () => call(async () => (await openIn(read))[0]);
-    const node = wrap(handle, `${whereOf(this)}/${path}`, reopen);
+    const node = ofKind(wrap(handle, `${whereOf(this)}/${path}`, reopen), options.kind);
     shareWorkers(this, node, read);
     return node;
   }
+
+  // A group has no data: what an array would read is refused with what to open instead (the
+  // usual slip is opening an OME-Zarr image's root group rather than one of its levels).
+  get() {
+    return Promise.reject(notAnArray(this, "get"));
+  }
+  getChunk() {
+    return Promise.reject(notAnArray(this, "getChunk"));
+  }
+  // biome-ignore lint/correctness/useYield: it throws before yielding anything
+  async *iterate() {
+    throw notAnArray(this, "iterate");
+  }
 }
+
+/** The names of a group's children where it knows them: listed, or an OME-Zarr image's levels. */
+function childNames(group) {
+  if (group.children) return group.children.map((c) => c.name);
+  const multiscales = group.attrs?.ome?.multiscales ?? group.attrs?.multiscales;
+  if (!Array.isArray(multiscales)) return null;
+  const paths = multiscales.flatMap((m) =>
+    Array.isArray(m?.datasets) ? m.datasets.map((d) => d?.path) : [],
+  );
+  return paths.filter((p) => typeof p === "string");
+}
+
+/** How to reach the arrays below `group`, for an error message. */
+function childrenHint(group) {
+  const names = childNames(group);
+  if (names === null)
+    return "its children are not listed (no consolidated metadata): open one by its path";
+  if (names.length === 0) return "it has no children";
+  const shown = names.slice(0, 20).map((n) => JSON.stringify(n));
+  return `its children are ${shown.join(", ")}${names.length > 20 ? ` and ${names.length - 20} more` : ""}`;
+}
+
+/** The TypeError for reading from a group. */
+function notAnArray(group, method) {
+  return new TypeError(
+    `${whereOf(group)} is a group, not an array, so it has no ${method}(): ${childrenHint(group)} (open(location, { path: "<child>" }) or group.open("<child>"))`,
+  );
+}
+
+/** `node`, if it is of `kind` (or no kind was asked for); else it is freed and a NotFoundError thrown. */
+function ofKind(node, kind) {
+  if (kind === undefined || kind === null || node.kind === kind) return node;
+  const hint = node.kind === "group" ? `: ${childrenHint(node)}` : "";
+  const error = new NotFoundError(
+    `no ${kind} at ${whereOf(node)}: it is ${node.kind === "array" ? "an array" : "a group"}${hint}`,
+  );
+  node.free();
+  throw error;
+}
+
+/** Whether data type `dtype` is `query` or in the family it names (see ZarrArray.is). */
+function isOfType(dtype, query) {
+  switch (query) {
+    case "number":
+      return NUMBER_TYPES.test(dtype);
+    case "bigint":
+      return BIGINT_TYPES.test(dtype);
+    case "string":
+      return STRING_TYPES.test(dtype);
+    case "boolean":
+      return dtype === "bool";
+    default:
+      return dtype === query;
+  }
+}
+// The families, by the values `get` returns: numbers in a typed array (one per element: complex
+// types, interleaved, are not), BigInts, strings.
+const NUMBER_TYPES =
+  /^(u?int(8|16|32|4|2)|float(16|32|64)|bfloat16|float8_\w+|float6_\w+|float4_e2m1fn)$/;
+const BIGINT_TYPES = /^(u?int64|datetime64\[.*\]|timedelta64\[.*\])$/;
+const STRING_TYPES = /^(string|S\d+|U\d+)$/;
 
 /** The node for `handle`; `reopen()` opens it again in a fresh instance of the module. */
 function wrap(handle, where, reopen) {
@@ -640,16 +718,13 @@ export function __openReplaying(location, options, documents) {
 }
 
 async function openNode(location, options, documents) {
-  checkCall(options, `opening ${where(location, options?.path)}`);
-  options ??= {};
-  checkType(options.path, isString, "open option path", "a string");
-  checkType(options.limits, isObject, "open option limits", "an object");
+  options = checkCall(options, "open", schemas.OPEN, `opening ${where(location, options?.path)}`);
   // Until the module is ready, the node's metadata is asked for from JS: its request overlaps the
   // module's download and compile instead of following them.
   const early = glue || documents ? null : firstDocuments(location, options);
   // A pool's workers start now, while the node opens: the reads that follow do not wait for them
   // (a failure to start is reported by the first read).
-  const pool = workerPool(options.workers);
+  const pool = workerPool(options.workers, options.workerUrl);
   pool?.start().catch(() => {});
   await loadWasm();
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
@@ -668,11 +743,18 @@ async function openNode(location, options, documents) {
     }
   };
   const known = documents ?? (await early);
-  const [handle, read] = await call(() => openIn(signal, known));
+  const [handle, read] = await call(() => openIn(signal, known)).catch((err) => {
+    throw isForeignStore(location) && err instanceof NotFoundError
+      ? new NotFoundError(
+          `${err.message}. If the store is a zarrita.js store (its keys start with "/"), wrap it: open(zarritaStore(store)), with zarritaStore from "zarr-wasm/zarrita"`,
+          { cause: err },
+        )
+      : err;
+  });
   // Opened again (a new instance) from the documents it was opened from: no request, and the
   // metadata the node's properties already show, whatever the store holds now.
   const reopen = () => call(async () => (await openIn(null, read))[0]);
-  const node = wrap(handle, where(location, options.path), reopen);
+  const node = ofKind(wrap(handle, where(location, options.path), reopen), options.kind);
   // The workers open the node from what this thread read: no request of theirs for it.
   if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);
   return node;
@@ -686,10 +768,7 @@ async function openNode(location, options, documents) {
 export async function bytesDecoder(codec, options = {}) {
   if (typeof codec?.name !== "string")
     throw new TypeError("bytesDecoder's codec must be a { name, configuration } object");
-  options ??= {};
-  checkType(options.dataType, isString, "bytesDecoder option dataType", "a string");
-  const isSize = (n) => Number.isSafeInteger(n) && n > 0;
-  checkType(options.maxBytes, isSize, "bytesDecoder option maxBytes", "a positive integer");
+  options = checkOptions(options, "bytesDecoder", schemas.BYTES_DECODER);
   const json = JSON.stringify(codec);
   // The handle, and the instance it belongs to (a trap replaces the instance; a handle of the
   // old one is built again in the new one).
@@ -735,9 +814,12 @@ export async function bytesDecoder(codec, options = {}) {
 
 /** Opens the Zarr Vectors store at `options.path` of `location` (see index.d.ts). */
 export async function openVectors(location, options = {}) {
-  checkCall(options, `opening ${where(location, options?.path)}`);
-  options ??= {};
-  checkType(options.path, isString, "openVectors option path", "a string");
+  options = checkCall(
+    options,
+    "openVectors",
+    schemas.OPEN_VECTORS,
+    `opening ${where(location, options?.path)}`,
+  );
   await loadWasm("vectors");
   const openIn = async (signal) => {
     const store = await openStore(location, signal);
@@ -775,11 +857,20 @@ class Vectors {
 
   /** One spatial chunk (see index.d.ts). */
   async readChunk(chunk, options = {}) {
+    options = checkOptions(options, "readChunk", schemas.VECTORS_READ);
     return (await this.level(options.level ?? 0)).readChunk(chunk, options.attributes);
   }
 
   /** The geometry of `level` in one read (see index.d.ts). */
-  async select({ bbox, level = 0, attributes, linkAttributes, objectIds = false } = {}) {
+  async select(query = {}) {
+    const {
+      bbox: box,
+      level = 0,
+      attributes,
+      linkAttributes,
+      objectIds = false,
+    } = checkOptions(query, "select", schemas.VECTORS_SELECT);
+    let bbox = box;
     if (bbox === null) bbox = undefined;
     if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {
       throw new SelectionError(`bbox must be [min, max], not ${JSON.stringify(bbox)}`);
@@ -788,7 +879,9 @@ class Vectors {
   }
 
   /** The links from `level` to `level + delta` among what `select` reads of each (see index.d.ts). */
-  async crossLinks({ level = 0, delta, bbox } = {}) {
+  async crossLinks(query) {
+    const { level = 0, delta, bbox: box } = checkOptions(query, "crossLinks", schemas.CROSS_LINKS);
+    let bbox = box;
     if (bbox === null) bbox = undefined;
     if (bbox !== undefined && !(Array.isArray(bbox) && bbox.length === 2)) {
       throw new SelectionError(`bbox must be [min, max], not ${JSON.stringify(bbox)}`);
@@ -808,21 +901,25 @@ class Vectors {
 
   /** Object `id`'s vertices at `level`, in its manifest's order: `{ positions, attributes }`. */
   async readObject(id, options = {}) {
+    options = checkOptions(options, "readObject", schemas.VECTORS_READ);
     return (await this.level(options.level ?? 0)).readObject(id, options.attributes);
   }
 
   /** Object attribute `name` at `level`: `{ values, shape }`, a row per object. */
   async objectAttribute(name, options = {}) {
+    options = checkOptions(options, "objectAttribute", schemas.AT_LEVEL);
     return (await this.level(options.level ?? 0)).objectAttribute(name);
   }
 
   /** How many groups of objects `level` has. */
   async groupCount(options = {}) {
+    options = checkOptions(options, "groupCount", schemas.AT_LEVEL);
     return (await this.level(options.level ?? 0)).groupCount();
   }
 
   /** The ids of the objects in group `id` (a Float64Array). */
   async readGroup(id, options = {}) {
+    options = checkOptions(options, "readGroup", schemas.AT_LEVEL);
     return (await this.level(options.level ?? 0)).readGroup(id);
   }
 }

@@ -2,7 +2,7 @@
 // its metadata answers questions at once, and it splits each read into parts for the workers.
 // index.js asks here whether a node reads through workers (`workersOf`) and hands its reads over.
 
-import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
+import { AbortError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
 import { FetchStore, ZipStore, label } from "./stores.js";
 
@@ -14,20 +14,37 @@ const pooled = new WeakMap();
 // Workers drop a node once it is garbage-collected here (or freed).
 // (A node with reads in flight is still referenced by them, so it is not collected before they end.)
 const released = new FinalizationRegistry(releaseInWorkers);
-// Shared pools for `workers: n`, one per size.
+// Shared pools for `workers: n`, one per size and worker script.
 const sharedPools = new Map();
 
-export function workerPool(workers) {
+/**
+ * The pool open()'s `workers` option names: that WorkerPool, or for a number n the pool of n
+ * shared by every open() that asks for n workers of the same script (`workerUrl`, default the
+ * package's worker.js). Null for none.
+ */
+export function workerPool(workers, workerUrl) {
   if (workers === undefined || workers === null || workers === 0 || workers === false) return null;
-  if (workers instanceof WorkerPool) return workers;
+  if (workers instanceof WorkerPool) {
+    if (workerUrl !== undefined && workerUrl !== null)
+      throw new TypeError(
+        "open option workerUrl is for `workers: n`; a WorkerPool is given its worker's URL when it is made: new WorkerPool(n, { url })",
+      );
+    return workers;
+  }
+  if (typeof workers !== "number")
+    throw new TypeError(
+      `open option workers must be a WorkerPool or an integer from 1 to 256, not ${typeof workers}`,
+    );
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
-    throw new SelectionError(
+    throw new RangeError(
       `open option workers must be a WorkerPool or an integer from 1 to 256, not ${workers}`,
     );
   }
-  if (!sharedPools.has(workers) || sharedPools.get(workers).terminated)
-    sharedPools.set(workers, new WorkerPool(workers));
-  return sharedPools.get(workers);
+  const url = workerUrl === undefined || workerUrl === null ? undefined : String(workerUrl);
+  const key = `${workers} ${url ?? ""}`;
+  if (!sharedPools.has(key) || sharedPools.get(key).terminated)
+    sharedPools.set(key, new WorkerPool(workers, { url }));
+  return sharedPools.get(key);
 }
 
 /**
@@ -357,12 +374,12 @@ async function readParts({
 function outFor(out, sample, sampleCount, total) {
   if (out === undefined || out === null) return allocateLike(sample, sampleCount, total);
   if (!ArrayBuffer.isView(sample))
-    throw new SelectionError("read option out is for numeric results, not strings or records");
+    throw new TypeError("read option out is for numeric results, not strings or records");
   const length = (sample.length / Math.max(sampleCount, 1)) * total;
-  if (!(out instanceof sample.constructor) || out.length !== length) {
-    throw new SelectionError(
-      `read option out must be a ${sample.constructor.name} of length ${length}`,
-    );
-  }
+  // The wrong kind of array is a TypeError, the right kind of the wrong length a RangeError (as
+  // on the main thread: src/bindings/typed.rs).
+  const expected = `read option out must be a ${sample.constructor.name} of length ${length}`;
+  if (!(out instanceof sample.constructor)) throw new TypeError(expected);
+  if (out.length !== length) throw new RangeError(`${expected}, not ${out.length}`);
   return out;
 }

@@ -3,13 +3,22 @@
 // resolving to a Uint8Array, or undefined for a missing key, is a store; these are the ones the
 // package provides.
 
+import { FETCH_STORE, ZIP_STORE, checkOptions, show } from "./options.js";
+
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
-  /** `options` (all optional) (see index.d.ts). */
+  /** `options` (all optional) (see index.d.ts); a TypeError or RangeError names a bad one. */
   constructor(url, options = {}) {
+    checkUrl(url, "FetchStore");
     this.url = String(url);
-    this.options = { ...options };
+    this.options = { ...checkOptions(options, "FetchStore", FETCH_STORE) };
   }
+}
+
+/** Throws a TypeError unless `url` is a string or a URL object. */
+function checkUrl(url, call) {
+  if (typeof url !== "string" && !(url instanceof URL))
+    throw new TypeError(`${call} takes a URL (a string or a URL object), not ${show(url)}`);
 }
 
 /** A store held in memory: a Map from keys to bytes (`set` to add, or pass entries). */
@@ -45,6 +54,11 @@ export class MemoryStore {
 export class ZipStore {
   /** `options`: `cacheSize` (bytes of recent member data kept, default 0). */
   constructor(source, key = "", options = {}) {
+    if (typeof key !== "string")
+      throw new TypeError(
+        `ZipStore's key must be a string (the archive's key in the store), not ${show(key)}`,
+      );
+    checkOptions(options, "ZipStore", ZIP_STORE);
     this.source =
       typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
     this.key = String(key);

@@ -20,6 +20,11 @@ pub enum ErrorKind {
     Selection,
     /// The caller aborted the read (an `AbortSignal`).
     Aborted,
+    /// An argument of the API (an option) of the wrong type: a `TypeError` in JS.
+    ArgumentType,
+    /// An argument of the API of the right type that the call does not take (out of range, not
+    /// one of the choices): a `RangeError` in JS.
+    ArgumentRange,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +86,16 @@ impl ZarrError {
             ErrorKind::Aborted,
             format!("reading {location} was aborted"),
         )
+    }
+
+    /// An argument of the wrong type (`range` false) or out of what the call takes (`range` true).
+    pub fn argument(message: impl fmt::Display, range: bool) -> Self {
+        let kind = if range {
+            ErrorKind::ArgumentRange
+        } else {
+            ErrorKind::ArgumentType
+        };
+        Self::new(kind, message.to_string())
     }
 
     pub fn selection(reason: impl fmt::Display) -> Self {

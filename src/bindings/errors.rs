@@ -6,6 +6,12 @@ use wasm_bindgen::prelude::*;
 
 /// A JS `Error` with the core's message and a name per kind, so callers can tell failures apart.
 pub fn js_error(err: ZarrError) -> JsValue {
+    // A bad argument is the language's own error, as a JS function's would be.
+    match err.kind {
+        ErrorKind::ArgumentType => return js_sys::TypeError::new(&err.message).into(),
+        ErrorKind::ArgumentRange => return js_sys::RangeError::new(&err.message).into(),
+        _ => {}
+    }
     let e = js_sys::Error::new(&err.message);
     e.set_name(match err.kind {
         ErrorKind::NotFound => "NotFoundError",
@@ -15,6 +21,7 @@ pub fn js_error(err: ZarrError) -> JsValue {
         ErrorKind::Store => "StoreError",
         ErrorKind::Selection => "SelectionError",
         ErrorKind::Aborted => "AbortError",
+        ErrorKind::ArgumentType | ErrorKind::ArgumentRange => unreachable!("returned above"),
     });
     if let Some(status) = err.status {
         let _ = Reflect::set(&e, &"status".into(), &JsValue::from(status));

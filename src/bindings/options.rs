@@ -43,9 +43,14 @@ impl<'a> Options<'a> {
             .filter(|v| !v.is_undefined() && !v.is_null())
     }
 
-    /// An error about this object's options: `what` after the prefix.
+    /// An error about this object's options: `what` after the prefix (a TypeError in JS).
     fn error(&self, what: impl Display) -> ZarrError {
-        ZarrError::selection(format!("{}{what}", self.prefix))
+        ZarrError::argument(format!("{}{what}", self.prefix), false)
+    }
+
+    /// A value of the right type that the option does not take (a RangeError in JS).
+    fn range_error(&self, what: impl Display) -> ZarrError {
+        ZarrError::argument(format!("{}{what}", self.prefix), true)
     }
 
     /// A value of option `name` that `parse` takes, else the error "`name` must be `expected`".
@@ -93,10 +98,12 @@ impl<'a> Options<'a> {
         max: f64,
     ) -> Result<f64, ZarrError> {
         let expected = format!("an integer from {min} to {max}");
-        self.checked(name, value, &expected, |v| {
-            v.as_f64()
-                .filter(|n| n.fract() == 0.0 && (min..=max).contains(n))
-        })
+        let n = self.checked(name, value, &expected, JsValue::as_f64)?;
+        if n.fract() == 0.0 && (min..=max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(self.range_error(format!("{name} must be {expected}, not {n}")))
+        }
     }
 
     fn function(&self, name: &str) -> Result<Option<Function>, ZarrError> {

@@ -229,26 +229,34 @@ fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
 /// a new result would have: `{ data: out, shape, stride }`. The bytes go straight from wasm
 /// memory into the caller's buffer.
 pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsValue> {
-    let bad = |what: String| js_error(ZarrError::selection(format!("read option out {what}")));
+    // The wrong kind of array is a TypeError; the right kind of the wrong length a RangeError.
+    let bad = |what: String, range: bool| {
+        js_error(ZarrError::argument(format!("read option out {what}"), range))
+    };
     let widened = widened(data.data_type);
     let (name, size) = match (typed_array_kind(data.data_type), widened) {
         (Some(kind), _) => kind,
         (None, Some(kind)) => kind,
         (None, None) => {
-            return Err(bad(format!(
-                "is for numeric results, not {}",
-                data.data_type
-            )))
+            return Err(bad(
+                format!("is for numeric results, not {}", data.data_type),
+                false,
+            ))
         }
     };
     let length = data.bytes.len() / size;
     // A typed array of the type by its internal slots (a subclass, such as Node's Buffer for
     // Uint8Array, is one too; a Proxy of one, or an object inheriting its prototype, is not), read
     // without running the caller's getters (see `guarded`).
+    let expected = || format!("must be a {name} of length {length}");
     let parts = super::guarded::typed_array(out)
-        .filter(|p| p.kind == name && p.length as usize == length)
-        .filter(|p| widened.is_some() || p.byte_length as usize == data.bytes.len())
-        .ok_or_else(|| bad(format!("must be a {name} of length {length}")))?;
+        .filter(|p| p.kind == name)
+        .ok_or_else(|| bad(expected(), false))?;
+    if parts.length as usize != length
+        || (widened.is_none() && parts.byte_length as usize != data.bytes.len())
+    {
+        return Err(bad(format!("{}, not {}", expected(), parts.length), true));
+    }
     // The bytes go through a view of the module's own over the caller's buffer.
     let target = Uint8Array::new_with_byte_offset_and_length(
         parts.buffer.unchecked_ref(),

@@ -74,8 +74,8 @@ export const hostileValueCases = [
       const fake = Object.create(Uint16Array.prototype, { length: { value: size } });
       await rejects(
         arr.get(null, { out: fake }),
-        "SelectionError",
-        [/out must be a Uint16Array/],
+        "TypeError",
+        [/out must be a typed array, not an object \(Uint16Array\)/],
         "out",
       );
       await bystander(ctx, other, "out");
@@ -87,7 +87,7 @@ export const hostileValueCases = [
 
       await rejects(
         open(url, { limits: new Proxy({}, { ownKeys: throwing }) }),
-        "SelectionError",
+        "TypeError",
         [/limits/, /a getter that throws/],
         "limits",
       );

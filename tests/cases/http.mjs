@@ -225,8 +225,8 @@ export const httpCases = [
       );
       equal(calls, log.length, "every request went through the custom fetch");
       await rejects(
-        open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })),
-        "SelectionError",
+        (async () => open(new FetchStore(`${ctx.base}/v3.zarr`, { retries: "3" })))(),
+        "TypeError",
         [/retries must be an integer/],
         "bad option",
       );

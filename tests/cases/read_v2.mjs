@@ -44,8 +44,8 @@ export const v2Cases = [
       );
       await rejects(
         open(`${ctx.base}/v2.zarr`, { zarrFormat: 4 }),
-        "SelectionError",
-        [/zarrFormat must be 2 or 3/],
+        "RangeError",
+        [/zarrFormat must be one of 2, 3, not 4/],
         "a bad zarrFormat",
       );
       await rejects(

@@ -372,14 +372,14 @@ export const safetyCases = [
         "redirect: error",
       );
       await rejects(
-        open(new FetchStore(ctx.base, { redirect: "sometimes" })),
-        "SelectionError",
+        (async () => open(new FetchStore(ctx.base, { redirect: "sometimes" })))(),
+        "RangeError",
         [/redirect must be/],
         "a bad redirect option",
       );
       await rejects(
-        open(new FetchStore(ctx.base, { timeout: -1 })),
-        "SelectionError",
+        (async () => open(new FetchStore(ctx.base, { timeout: -1 })))(),
+        "RangeError",
         [/timeout must be an integer/],
         "a bad timeout",
       );
@@ -593,8 +593,8 @@ export const safetyCases = [
       );
       await rejects(
         open(small, { limits: { maxChunksPerReed: 5 } }),
-        "SelectionError",
-        [/unknown limit "maxChunksPerReed"/],
+        "TypeError",
+        [/limits has no option "maxChunksPerReed" \(did you mean "maxChunksPerRead"\?\)/],
         "a misspelt limit",
       );
     },

@@ -255,7 +255,7 @@ const cases = [
         sameBytes(out, whole.data, "values in out");
         await rejects(
           arr.get(null, { out: new Uint8Array(3) }),
-          "SelectionError",
+          "RangeError",
           [/Uint8Array of length/],
           "out of the wrong length",
         );
@@ -371,7 +371,7 @@ const cases = [
         );
         await rejects(
           open(`${ctx.base}/v3.zarr`, { workers: 0.5 }),
-          "SelectionError",
+          "RangeError",
           [/workers/],
           "a bad workers option",
         );
