@@ -231,7 +231,10 @@ fn typed_array_kind(data_type: DataType) -> Option<(&'static str, usize)> {
 pub fn array_data_into(data: &ArrayData, out: &JsValue) -> Result<JsValue, JsValue> {
     // The wrong kind of array is a TypeError; the right kind of the wrong length a RangeError.
     let bad = |what: String, range: bool| {
-        js_error(ZarrError::argument(format!("read option out {what}"), range))
+        js_error(ZarrError::argument(
+            format!("read option out {what}"),
+            range,
+        ))
     };
     let widened = widened(data.data_type);
     let (name, size) = match (typed_array_kind(data.data_type), widened) {
