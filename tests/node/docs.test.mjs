@@ -36,6 +36,16 @@ test("docs: scripts/build-docs.mjs builds the API reference into docs/api, and n
   ]) {
     assert.ok(existsSync(join(out, page)), `${page} exists`);
   }
+  // The public declarations only: the package's own hooks (for its workers, benchmarks and
+  // tests) are not in the reference.
+  const hooks = pages.filter((p) =>
+    /__|trapForTests|timingsForBench/.test(readFileSync(p, "utf8")),
+  );
+  assert.deepEqual(
+    hooks.map((p) => relative(out, p)),
+    [],
+    "no page names an internal hook",
+  );
   const ids = new Map(); // page -> its ids
   const idsOf = (page) => {
     if (!ids.has(page)) {
