@@ -556,10 +556,10 @@ export interface OpenOptions {
 
 export interface WorkerPoolOptions {
   /**
-   * The worker script (`zarr-wasm/worker`), where a bundler does not bundle it by itself:
-   * webpack 5 and Vite do (Vite with `worker: { format: "es" }`); with esbuild, build
-   * `zarr-wasm/worker` as a second entry point and give its URL. Default: `worker.js` beside
-   * the package's `index.js`.
+   * The worker script (`zarr-wasm/worker`), where it is not beside the package's `index.js` (or
+   * the bundle): Vite, webpack 5 and Parcel bundle it by themselves; with Rollup and esbuild it
+   * is a second entry point named `worker` (README, "Bundlers"), found without a URL when it is
+   * beside the bundle. Default: `worker.js` beside `index.js`.
    */
   url?: string | URL;
   /**
@@ -700,7 +700,8 @@ export function releaseMemory(): boolean;
 /**
  * Opens a node of a hierarchy at a URL or in a store. Rejects with a ZarrError subclass
  * (NotFoundError, MetadataError, UnsupportedError, CodecError, StoreError, SelectionError,
- * AbortError) whose message names the URL or key.
+ * AbortError) whose message names the URL or key; options it does not take with a TypeError or
+ * RangeError naming the option. With `kind`, resolves to that kind of node (typed so).
  */
 export function open(
   location: string | URL | FetchStore | ZipStore | Store,
