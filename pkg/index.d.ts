@@ -402,7 +402,7 @@ export class ZarrArray<D extends DataType = DataType> {
   /** Path of the node in its hierarchy ("" for the root). */
   readonly path: string;
   /** The format the node's metadata is written in. */
-  readonly zarrFormat: 2 | 3;
+  readonly zarrFormat: 1 | 2 | 3;
   readonly shape: number[];
   /** The chunk shape of a regular grid; `null` for a rectilinear grid (see `chunkExtent`). */
   readonly chunks: number[] | null;
@@ -516,9 +516,10 @@ export interface OpenOptions {
   path?: string;
   /**
    * The node's format. Default: `zarr.json` (v3) first, then `.zarray` with `.zattrs`, then
-   * `.zgroup` with `.zmetadata` (v2). `2` skips `zarr.json`; `3` looks for nothing else.
+   * `.zgroup` with `.zmetadata` (v2), then a Zarr v1 array's `meta` with `attrs`. `2` skips
+   * `zarr.json`; `3` and `1` look for nothing else.
    */
-  zarrFormat?: 2 | 3;
+  zarrFormat?: 1 | 2 | 3;
   /**
    * `true`: open `path` from the consolidated metadata at the root of the hierarchy (v2's
    * `.zmetadata`, else the v3 root's `zarr.json`): one request, and none for the nodes below.

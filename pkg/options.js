@@ -191,7 +191,7 @@ const limits = options({
 export const OPEN = {
   path: string,
   kind: oneOf("array", "group"),
-  zarrFormat: oneOf(2, 3),
+  zarrFormat: oneOf(1, 2, 3),
   consolidated: boolean,
   chunkCacheSize: bytes(),
   signal,

@@ -6,6 +6,7 @@
 #   bash scripts/make_fixtures.sh v2     the v2 fixtures and the ZIP archives (zarr-python 2,
 #                                        tensorstore, Info-ZIP; .venv-fixtures-v2; then zarr-python
 #                                        3 in v2 mode from .venv-fixtures)
+#   bash scripts/make_fixtures.sh v1     the Zarr v1 arrays, from the spec (make_fixtures_v1.py)
 #   bash scripts/make_fixtures.sh zarrs  zarrs.zarr, by zarrs (scripts/zarrs-writer, built with cargo)
 #   bash scripts/make_fixtures.sh registry  registry.zarr, by hand from the registry's texts
 #   bash scripts/make_fixtures.sh extra  extra.zarr and extra_v2.zarr (lzma, bz2, pcodec; v3 venv)
@@ -36,6 +37,11 @@ if [ "$which" = all ] || [ "$which" = v2 ]; then
   # zarr-python 3 in v2 mode, from the v3 venv.
   venv .venv-fixtures scripts/fixtures-requirements.txt
   .venv-fixtures/bin/python scripts/make_fixtures_v2.py
+fi
+if [ "$which" = all ] || [ "$which" = v1 ]; then
+  # Zarr v1 arrays written from the spec (no maintained writer exists), with numcodecs' C codecs.
+  venv .venv-fixtures-v2 scripts/fixtures-v2-requirements.txt
+  (cd scripts && ../.venv-fixtures-v2/bin/python make_fixtures_v1.py)
 fi
 if [ "$which" = all ] || [ "$which" = zarrs ]; then
   # Its own target dir: a fixture writer's dependencies never mix with the shipped crate's.

@@ -90,6 +90,7 @@ impl Array {
     pub fn with_limits(mut self, limits: Limits) -> Result<Array> {
         if limits.max_decoded_chunk_bytes != self.limits.max_decoded_chunk_bytes {
             let document = match self.metadata.zarr_format {
+                1 => "meta",
                 2 => ".zarray",
                 _ => "zarr.json",
             };

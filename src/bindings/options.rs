@@ -213,17 +213,18 @@ fn bytes_option(options: &JsValue, name: &str) -> Result<usize, ZarrError> {
     Ok(bytes.map_or(0, |n| n as usize))
 }
 
-/// `open()`'s options beside the path and the signal: `{ zarrFormat: 2 | 3, consolidated, limits }`.
+/// `open()`'s options beside the path and the signal: `{ zarrFormat: 1 | 2 | 3, consolidated, limits }`.
 pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
     let o = Options::new(options, "open option ");
     let mut open = OpenOptions::default();
     if let Some(v) = o.get("zarrFormat") {
         open.zarr_format = Some(match v.as_f64() {
+            Some(1.0) => 1,
             Some(2.0) => 2,
             Some(3.0) => 3,
             _ => {
                 return Err(o.error(format!(
-                    "zarrFormat must be 2 or 3, not {}",
+                    "zarrFormat must be 1, 2 or 3, not {}",
                     super::guarded::show(&v)
                 )))
             }

@@ -1,6 +1,7 @@
 //! Opening a node: its metadata documents, then an array or a group. A v3 node is one request
 //! (`zarr.json`); a v2 node is found by its `.zarray` or `.zgroup` (with `.zattrs`), and a v2
-//! hierarchy with consolidated metadata (`.zmetadata`) opens whole from that one document.
+//! hierarchy with consolidated metadata (`.zmetadata`) opens whole from that one document. A Zarr
+//! v1 array (`meta`, then `attrs`) is looked for last.
 
 use crate::array::Array;
 use crate::codecs::extra;
@@ -8,7 +9,7 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::{Consolidated, Group};
 use crate::limits::Limits;
 use crate::metadata::node_path::NodePath;
-use crate::metadata::{v2, v3, ListedNode, NodeMetadata};
+use crate::metadata::{v1, v2, v3, ListedNode, NodeMetadata};
 use crate::store::ReadableStore;
 use futures_util::future::join;
 use std::collections::BTreeMap;
@@ -22,7 +23,8 @@ pub enum Node {
 /// What `open` looks for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OpenOptions {
-    /// 2 or 3; `None` looks for a v3 node (`zarr.json`) first, then for a v2 one.
+    /// 1, 2 or 3; `None` looks for a v3 node (`zarr.json`) first, then for a v2 one, then for a
+    /// v1 array.
     pub zarr_format: Option<u8>,
     /// `Some(true)`: open the node from the consolidated metadata at the root of the hierarchy
     /// (v2's `.zmetadata`, else the v3 root's `zarr.json`), which makes no further metadata
@@ -75,10 +77,23 @@ async fn with_decoders(node: Node) -> Result<Node> {
 
 async fn find_node(store: Rc<dyn ReadableStore>, path: &str, options: OpenOptions) -> Result<Node> {
     let path = NodePath::parse(path)?;
-    if let Some(format) = options.zarr_format.filter(|f| ![2, 3].contains(f)) {
-        return Err(ZarrError::selection(format!(
-            "zarrFormat must be 2 or 3, not {format}"
-        )));
+    if let Some(format) = options.zarr_format.filter(|f| ![1, 2, 3].contains(f)) {
+        return Err(ZarrError::argument(
+            format!("zarrFormat must be 1, 2 or 3, not {format}"),
+            true,
+        ));
+    }
+    if options.zarr_format == Some(1) {
+        if options.consolidated == Some(true) {
+            return Err(ZarrError::argument(
+                "Zarr v1 has no consolidated metadata (zarrFormat 1 with consolidated true)",
+                true,
+            ));
+        }
+        return match open_v1(&store, &path).await? {
+            Some(node) => Ok(node),
+            None => Err(ZarrError::not_found(&store.locate(&path.key(v1::META_KEY)))),
+        };
     }
     if options.consolidated == Some(true) {
         return open_consolidated(store, path, options.zarr_format).await;
@@ -92,12 +107,20 @@ async fn find_node(store: Rc<dyn ReadableStore>, path: &str, options: OpenOption
         }
     }
     let use_consolidated = options.consolidated != Some(false);
-    match open_v2(&store, &path, use_consolidated).await? {
+    if let Some(node) = open_v2(&store, &path, use_consolidated).await? {
+        return Ok(node);
+    }
+    // Zarr v1 last, unless v2 was asked for: the oldest format, and the rarest.
+    let v1 = match options.zarr_format {
+        Some(2) => None,
+        _ => open_v1(&store, &path).await?,
+    };
+    match v1 {
         Some(node) => Ok(node),
         None => {
             let (first, others) = match options.zarr_format {
                 Some(2) => (".zarray", ".zgroup"),
-                _ => ("zarr.json", ".zarray or .zgroup"),
+                _ => ("zarr.json", ".zarray, .zgroup or a Zarr v1 meta"),
             };
             let location = store.locate(&path.key(first));
             Err(ZarrError::new(
@@ -175,6 +198,31 @@ async fn open_v2(
         store.clone(),
         path.clone(),
         NodeMetadata::Group(metadata),
+        &location,
+        None,
+    )
+    .map(Some)
+}
+
+/// The Zarr v1 array at `path`, or `None` when there is no `meta`. `attrs` is asked for once
+/// `meta` is there: a node that is not found costs one request more, not two.
+async fn open_v1(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Option<Node>> {
+    let key = path.key(v1::META_KEY);
+    let location = store.locate(&key);
+    let Some(bytes) = store.get(&key).await? else {
+        return Ok(None);
+    };
+    let meta = v2::parse_json(&bytes, &location)?;
+    let attrs_key = path.key(v1::ATTRS_KEY);
+    let attrs = match store.get(&attrs_key).await? {
+        Some(bytes) => Some(v2::parse_json(&bytes, &store.locate(&attrs_key))?),
+        None => None,
+    };
+    let metadata = v1::parse_array(&meta, attrs.as_ref(), &location)?;
+    node_from_metadata(
+        store.clone(),
+        path.clone(),
+        NodeMetadata::Array(metadata),
         &location,
         None,
     )

@@ -1,7 +1,8 @@
 //! Metadata documents, parsed and validated into plain Rust values. Nothing here reads a store.
 //! Zarr v2 documents (`.zarray`, `.zgroup`, `.zattrs`, `.zmetadata`) are read into the same
 //! values as v3 ones: a v2 array becomes the v3 array it is equivalent to (its order a transpose
-//! codec, its dtype's byte order a bytes codec, its filters and compressor numcodecs codecs).
+//! codec, its dtype's byte order a bytes codec, its filters and compressor numcodecs codecs),
+//! and a Zarr v1 array (`meta`, `attrs`) is read as the v2 array it is equivalent to.
 
 pub mod chunk_grid;
 pub mod chunk_key_encoding;
@@ -9,6 +10,7 @@ pub mod document;
 pub mod extension;
 pub mod json;
 pub mod node_path;
+pub mod v1;
 pub mod v2;
 pub mod v3;
 

@@ -27,6 +27,7 @@ export const MANIFESTS = [
   "zarrs.expected.json",
   "registry.expected.json",
   "extra.expected.json",
+  "v1.expected.json",
 ];
 
 /** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */

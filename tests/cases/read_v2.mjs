@@ -8,6 +8,51 @@ const inStore = (log, store) =>
 
 export const v2Cases = [
   {
+    name: "v1: an array's meta is looked for after the v2 documents (attrs once meta is there), only it with zarrFormat: 1; a missing node names meta; v1 has no consolidated metadata",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      await ctx.clearLog();
+      const arr = await open(`${ctx.base}/v1`, { path: "zlib_float64" });
+      const log = inStore(await ctx.requests(), "v1");
+      equal(log[0], "GET zlib_float64/zarr.json", "v3 first");
+      deepEqual(log.slice(-2), ["GET zlib_float64/meta", "GET zlib_float64/attrs"], "v1 last");
+      equal(log.length, 7, `then v2 (.zarray, .zattrs, .zgroup, .zmetadata): ${log}`);
+      equal(arr.zarrFormat, 1, "zarrFormat");
+      deepEqual(arr.attrs, { name: "zlib_float64", writer: "zarr-wasm's v1 fixture script" });
+      ok(Number.isNaN(arr.fillValue), "a bare NaN fill value, as zarr 1.x wrote it");
+      equal((await arr.get([0, 1])).data.length, 1, "reads");
+
+      await ctx.clearLog();
+      const only = await open(`${ctx.base}/v1`, { path: "bool_zlib", zarrFormat: 1 });
+      deepEqual(
+        inStore(await ctx.requests(), "v1"),
+        ["GET bool_zlib/meta", "GET bool_zlib/attrs"],
+        "zarrFormat: 1 looks for nothing else",
+      );
+      equal(only.dtype, "bool");
+      await rejects(
+        open(`${ctx.base}/v1`, { path: "no/such" }),
+        "NotFoundError",
+        [/no\/such\/zarr\.json \(nor \.zarray, \.zgroup or a Zarr v1 meta beside it\)/],
+        "a missing node names every document looked for",
+      );
+      await rejects(
+        open(`${ctx.base}/v1`, { path: "no/such", zarrFormat: 1 }),
+        "NotFoundError",
+        [/no\/such\/meta/],
+        "zarrFormat: 1 names meta",
+      );
+      await rejects(
+        open(`${ctx.base}/v1`, { path: "bool_zlib", zarrFormat: 1, consolidated: true }),
+        "RangeError",
+        [/Zarr v1 has no consolidated metadata/],
+        "consolidated v1",
+      );
+      arr.free();
+      only.free();
+    },
+  },
+  {
     name: "v2: opening an array costs 3 requests (zarr.json, then .zarray and .zattrs together), 2 with zarrFormat: 2",
     async run(ctx) {
       const { open } = ctx.zarr;
@@ -45,7 +90,7 @@ export const v2Cases = [
       await rejects(
         open(`${ctx.base}/v2.zarr`, { zarrFormat: 4 }),
         "RangeError",
-        [/zarrFormat must be one of 2, 3, not 4/],
+        [/zarrFormat must be one of 1, 2, 3, not 4/],
         "a bad zarrFormat",
       );
       await rejects(
