@@ -95,8 +95,11 @@ async function codecsOf(ctx, entry) {
   return names;
 }
 
+// zarrita.js reads no Zarr v1 (nor does any other maintained reader): those arrays are left out.
 const readable = (manifests) =>
-  manifests.flatMap((m) => m.arrays).filter((e) => e.dtype in SIZES && e.chunks);
+  manifests
+    .flatMap((m) => m.arrays)
+    .filter((e) => e.dtype in SIZES && e.chunks && e.zarr_format !== 1);
 
 export function zarritaCases(manifests) {
   return [
