@@ -93,38 +93,20 @@ fn compressor(meta: &Map<String, Value>, location: &str) -> Result<Value> {
         "bz2" => json!({ "id": "bz2", "level": level(1)? }),
         // LZMA's options are Python's lzma arguments (format, check, preset, filters), or a
         // preset alone.
-        "lzma" => {
-            let mut config =
-                json!({ "id": "lzma", "format": 1, "check": -1, "preset": null, "filters": null });
-            match opts {
-                Value::Null => {}
-                Value::Number(_) => config["preset"] = opts.clone(),
-                Value::Object(given) => {
-                    for (key, value) in given {
-                        config[key] = value.clone();
-                    }
-                }
-                _ => return Err(bad_opts()),
-            }
-            config
-        }
+        "lzma" => configured(
+            json!({ "id": "lzma", "format": 1, "check": -1, "preset": null, "filters": null }),
+            opts,
+            (Some("preset"), None),
+        )
+        .ok_or_else(bad_opts)?,
         // Blosc: its options as an object ({cname, clevel, shuffle}), a compressor's name, or a
         // level. Blosc records what it did in each chunk's header, which is what decoding reads.
-        "blosc" => {
-            let mut config = json!({ "id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": 1, "blocksize": 0 });
-            match opts {
-                Value::Null => {}
-                Value::String(_) => config["cname"] = opts.clone(),
-                Value::Number(_) => config["clevel"] = opts.clone(),
-                Value::Object(given) => {
-                    for (key, value) in given {
-                        config[key] = value.clone();
-                    }
-                }
-                _ => return Err(bad_opts()),
-            }
-            config
-        }
+        "blosc" => configured(
+            json!({ "id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": 1, "blocksize": 0 }),
+            opts,
+            (Some("clevel"), Some("cname")),
+        )
+        .ok_or_else(bad_opts)?,
         other => {
             return Err(ZarrError::unsupported(
                 location,
@@ -134,6 +116,27 @@ fn compressor(meta: &Map<String, Value>, location: &str) -> Result<Value> {
             ))
         }
     })
+}
+
+/// `defaults` with `opts` applied: an object's entries over them, a number or a string as the
+/// option `scalar` names for it (`(for a number, for a string)`); `None` where `opts` does not fit.
+fn configured(
+    mut defaults: Value,
+    opts: &Value,
+    scalar: (Option<&str>, Option<&str>),
+) -> Option<Value> {
+    match opts {
+        Value::Null => {}
+        Value::Number(_) => defaults[scalar.0?] = opts.clone(),
+        Value::String(_) => defaults[scalar.1?] = opts.clone(),
+        Value::Object(given) => {
+            for (key, value) in given {
+                defaults[key] = value.clone();
+            }
+        }
+        _ => return None,
+    }
+    Some(defaults)
 }
 
 #[cfg(test)]
