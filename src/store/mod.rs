@@ -9,7 +9,9 @@ pub mod limit;
 #[cfg(feature = "vectors")]
 pub mod listing;
 pub mod memory;
+pub mod reference;
 pub mod single_flight;
+pub mod template;
 pub mod zip;
 
 use crate::error::Result;

@@ -1,0 +1,1682 @@
+//! kerchunk's references: a JSON file that maps each Zarr key to its bytes inside other files
+//! (HDF5, NetCDF-4, TIFF, GRIB archives read as Zarr without copying them), as fsspec's
+//! `ReferenceFileSystem` reads it. Version 0 is a flat `{key: ref}` object; version 1 is
+//! `{"version": 1, "templates": {...}, "gen": [...], "refs": {...}}`. A ref is inline text, inline
+//! `base64:` bytes, a JSON object (its text), a whole file `[url]` or a byte range
+//! `[url, offset, length]`. Target URLs are resolved against the reference file's URL; `s3://` and
+//! `gs://` map to the buckets' public HTTPS endpoints, and a prefix map rewrites URLs first
+//! (mirrors, tests). Byte ranges of one target file that reads ask for together are fetched in
+//! one request where they lie within the merge gap of each other.
+//!
+//! The file is data a server controls: its size, its number of keys (generated ones counted before
+//! they are made), its templates' nesting and every expression are bounded, and every error names
+//! the reference file, the key and what was wrong.
+
+use super::http::{HttpClient, HttpOptions, HttpStore};
+use super::limit::Limiter;
+use super::single_flight::SingleFlight;
+use super::template::{Template, Value};
+use super::{ByteRange, ReadHints, ReadableStore};
+use crate::error::{quote, ErrorKind, Result, ZarrError};
+use async_trait::async_trait;
+use futures_util::future::{join_all, FutureExt};
+use serde_json::Value as Json;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
+/// How a reference file is read and bounded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceOptions {
+    /// The largest reference file read (its body is refused as it arrives past this).
+    pub max_file_bytes: u64,
+    /// The most keys, written and generated together (a generator's are counted before any is
+    /// made).
+    pub max_refs: u64,
+    /// How deep templates may use other templates.
+    pub max_template_depth: usize,
+    /// URL prefixes rewritten before anything else: `(from, to)`; the longest match wins.
+    pub url_map: Vec<(String, String)>,
+    /// The URL relative targets resolve against when the references were not read from one.
+    pub base_url: Option<String>,
+    /// How the target files (and the reference file) are requested.
+    pub http: HttpOptions,
+}
+
+/// The largest text a template may render to.
+const MAX_TEMPLATE_TEXT: usize = 64 * 1024;
+
+impl Default for ReferenceOptions {
+    fn default() -> Self {
+        ReferenceOptions {
+            max_file_bytes: 256 << 20,
+            max_refs: 10_000_000,
+            max_template_depth: 8,
+            url_map: Vec::new(),
+            base_url: None,
+            http: HttpOptions::default(),
+        }
+    }
+}
+
+/// What one key refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ref {
+    Inline(Box<[u8]>),
+    /// The whole target file `targets[n]`.
+    Whole(u32),
+    Span {
+        target: u32,
+        offset: u64,
+        length: u64,
+    },
+}
+
+/// A target file: the URL the references give, and the http(s) URL it is read from (or why it
+/// cannot be read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Target {
+    given: String,
+    url: std::result::Result<String, String>,
+}
+
+/// A parsed reference file.
+#[derive(Debug)]
+pub struct References {
+    /// The reference file's URL, or what stands for it in messages.
+    label: String,
+    refs: HashMap<Box<str>, Ref>,
+    targets: Vec<Target>,
+}
+
+impl References {
+    /// Parses the reference file `bytes`, read from `url` (None: given as an object, named
+    /// by `options.base_url` in messages where there is one).
+    pub fn parse(
+        bytes: &[u8],
+        url: Option<&str>,
+        options: &ReferenceOptions,
+    ) -> Result<References> {
+        let base = url.or(options.base_url.as_deref());
+        let label = base.unwrap_or("the reference object").to_string();
+        let bad = |what: String| ZarrError::metadata(&format!("the references {label}"), what);
+        if bytes.len() as u64 > options.max_file_bytes {
+            return Err(bad(format!(
+                "{} bytes, more than the {} allowed (the maxReferenceBytes option)",
+                bytes.len(),
+                options.max_file_bytes
+            )));
+        }
+        let json: Json =
+            serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let Json::Object(top) = json else {
+            return Err(bad(format!(
+                "a reference file is a JSON object, not {}",
+                kind_of(&json)
+            )));
+        };
+        let mut parser = Parser {
+            label: label.clone(),
+            base: base.map(str::to_string),
+            options,
+            templates: HashMap::new(),
+            interned: HashMap::new(),
+            targets: Vec::new(),
+        };
+        let refs = match top.get("version") {
+            None => parser.version0(&top)?,
+            Some(v) if v.as_u64() == Some(1) => parser.version1(&top)?,
+            Some(v) => {
+                return Err(bad(format!(
+                    "version {} is not a reference version this reader knows (0, without \"version\", or 1)",
+                    quote(v)
+                )))
+            }
+        };
+        Ok(References {
+            label,
+            refs,
+            targets: parser.targets,
+        })
+    }
+
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.refs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.refs.is_empty()
+    }
+
+    /// The reference file's URL, or what stands for it.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Where the bytes of `key` are: its target's URL (or why it has none) and range, or None
+    /// for an inline value or a missing key. For tests and messages.
+    pub fn target_of(&self, key: &str) -> Option<(TargetUrl<'_>, Option<Range<u64>>)> {
+        let (t, range) = match self.refs.get(key)? {
+            Ref::Inline(_) => return None,
+            Ref::Whole(t) => (t, None),
+            Ref::Span {
+                target,
+                offset,
+                length,
+            } => (target, Some(*offset..offset + length)),
+        };
+        let url = self.targets[*t as usize]
+            .url
+            .as_deref()
+            .map_err(|e| e.as_str());
+        Some((url, range))
+    }
+}
+
+/// A target's URL, or why it has none.
+pub type TargetUrl<'a> = std::result::Result<&'a str, &'a str>;
+
+fn kind_of(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+type JsonMap = serde_json::Map<String, Json>;
+
+struct Parser<'a> {
+    label: String,
+    base: Option<String>,
+    options: &'a ReferenceOptions,
+    /// The file's templates, rendered (a template may use others).
+    templates: HashMap<String, String>,
+    /// Target index by the URL as written (after templates).
+    interned: HashMap<String, u32>,
+    targets: Vec<Target>,
+}
+
+impl Parser<'_> {
+    fn bad(&self, what: impl std::fmt::Display) -> ZarrError {
+        ZarrError::metadata(&format!("the references {}", self.label), what)
+    }
+
+    fn bad_key(&self, key: &str, what: impl std::fmt::Display) -> ZarrError {
+        self.bad(format!("key \"{}\": {what}", quote(key)))
+    }
+
+    fn check_count(&self, count: u64) -> Result<()> {
+        if count > self.options.max_refs {
+            return Err(self.bad(format!(
+                "{count} keys, more than the {} allowed (the maxRefs option)",
+                self.options.max_refs
+            )));
+        }
+        Ok(())
+    }
+
+    fn version0(&mut self, top: &JsonMap) -> Result<HashMap<Box<str>, Ref>> {
+        self.check_count(top.len() as u64)?;
+        let mut refs = HashMap::with_capacity(top.len());
+        for (key, value) in top {
+            let r = self.reference(key, value, false)?;
+            refs.insert(key.as_str().into(), r);
+        }
+        Ok(refs)
+    }
+
+    fn version1(&mut self, top: &JsonMap) -> Result<HashMap<Box<str>, Ref>> {
+        let empty = JsonMap::new();
+        let section = |name: &str| match top.get(name) {
+            None | Some(Json::Null) => Ok(None),
+            Some(v) => Ok(Some(v)),
+        };
+        let templates = match section("templates")? {
+            None => &empty,
+            Some(Json::Object(t)) => t,
+            Some(v) => {
+                return Err(self.bad(format!(
+                    "\"templates\" must be an object, not {}",
+                    kind_of(v)
+                )))
+            }
+        };
+        self.templates(templates)?;
+        let refs_json = match section("refs")? {
+            None => &empty,
+            Some(Json::Object(r)) => r,
+            Some(v) => {
+                return Err(self.bad(format!("\"refs\" must be an object, not {}", kind_of(v))))
+            }
+        };
+        let gens: &[Json] = match section("gen")? {
+            None => &[],
+            Some(Json::Array(g)) => g,
+            Some(v) => {
+                return Err(self.bad(format!("\"gen\" must be an array, not {}", kind_of(v))))
+            }
+        };
+        // Every generator's keys counted before any is made.
+        let mut generators = Vec::with_capacity(gens.len());
+        let mut total = refs_json.len() as u64;
+        for (n, g) in gens.iter().enumerate() {
+            let generator = self.generator(n, g)?;
+            total = total.saturating_add(generator.count);
+            self.check_count(total)?;
+            generators.push(generator);
+        }
+        let mut refs = HashMap::with_capacity(total.min(1 << 20) as usize);
+        for (key, value) in refs_json {
+            let r = self.reference(key, value, true)?;
+            refs.insert(key.as_str().into(), r);
+        }
+        for g in &generators {
+            self.expand(g, &mut refs)?;
+        }
+        Ok(refs)
+    }
+
+    /// Renders every template, each once (templates may use other templates, as deep as
+    /// `max_template_depth`).
+    fn templates(&mut self, templates: &JsonMap) -> Result<()> {
+        let mut raw = HashMap::with_capacity(templates.len());
+        for (name, value) in templates {
+            let Json::String(text) = value else {
+                return Err(self.bad(format!(
+                    "template \"{}\" must be a string, not {}",
+                    quote(name),
+                    kind_of(value)
+                )));
+            };
+            raw.insert(name.clone(), text.clone());
+        }
+        let mut done: HashMap<String, String> = HashMap::with_capacity(raw.len());
+        for name in raw.keys() {
+            self.render_template(name, &raw, &mut done, 0)?;
+        }
+        self.templates = done;
+        Ok(())
+    }
+
+    fn render_template(
+        &self,
+        name: &str,
+        raw: &HashMap<String, String>,
+        done: &mut HashMap<String, String>,
+        depth: usize,
+    ) -> Result<String> {
+        if let Some(text) = done.get(name) {
+            return Ok(text.clone());
+        }
+        let bad = |what: String| self.bad(format!("template \"{}\": {what}", quote(name)));
+        if depth > self.options.max_template_depth {
+            return Err(bad(format!(
+                "templates use each other deeper than {} (a template that uses itself?)",
+                self.options.max_template_depth
+            )));
+        }
+        let text = &raw[name];
+        let template = Template::parse(text).map_err(bad)?;
+        let mut values = HashMap::new();
+        for used in template.names() {
+            if raw.contains_key(used) && !values.contains_key(used) {
+                let v = self.render_template(used, raw, done, depth + 1)?;
+                values.insert(used.to_string(), v);
+            }
+        }
+        let rendered = template
+            .render(&|n| Ok(values.get(n).map(|t| Value::Text(t.clone()))))
+            .map_err(bad)?;
+        if rendered.len() > MAX_TEMPLATE_TEXT {
+            return Err(bad(format!(
+                "it renders to more than {MAX_TEMPLATE_TEXT} characters"
+            )));
+        }
+        done.insert(name.to_string(), rendered.clone());
+        Ok(rendered)
+    }
+
+    /// One ref of `key`; `templated`: URLs may use the file's templates (version 1).
+    fn reference(&mut self, key: &str, value: &Json, templated: bool) -> Result<Ref> {
+        match value {
+            Json::String(s) => match s.strip_prefix("base64:") {
+                Some(b64) => base64(b64)
+                    .map(|b| Ref::Inline(b.into()))
+                    .map_err(|e| self.bad_key(key, format!("its base64 value: {e}"))),
+                None => Ok(Ref::Inline(s.as_bytes().into())),
+            },
+            // An object is its JSON text (fsspec's json.dumps of it).
+            Json::Object(_) => Ok(Ref::Inline(value.to_string().into_bytes().into())),
+            Json::Array(parts) => {
+                let url = match parts.first() {
+                    Some(Json::String(u)) => u,
+                    Some(Json::Null) => {
+                        return Err(self.bad_key(
+                            key,
+                            "a null target URL (fsspec's \"target\" option) is not supported",
+                        ))
+                    }
+                    Some(v) => {
+                        return Err(self.bad_key(
+                            key,
+                            format!("its target URL must be a string, not {}", kind_of(v)),
+                        ))
+                    }
+                    None => return Err(self.bad_key(key, "an empty reference []")),
+                };
+                let url = if templated && url.contains("{{") {
+                    let templates = &self.templates;
+                    Template::parse(url)
+                        .and_then(|t| {
+                            t.render(&|n| Ok(templates.get(n).map(|t| Value::Text(t.clone()))))
+                        })
+                        .map_err(|e| self.bad_key(key, format!("its URL {}: {e}", quote(url))))?
+                } else {
+                    url.clone()
+                };
+                let target = self.intern(url);
+                match &parts[1..] {
+                    [] => Ok(Ref::Whole(target)),
+                    [offset, length] => {
+                        let number = |v: &Json, what: &str| {
+                            v.as_u64().ok_or_else(|| {
+                                self.bad_key(
+                                    key,
+                                    format!(
+                                        "its {what} must be an integer from 0, not {}",
+                                        quote(v)
+                                    ),
+                                )
+                            })
+                        };
+                        let (offset, length) = (number(offset, "offset")?, number(length, "length")?);
+                        span(offset, length).map_err(|e| self.bad_key(key, e))?;
+                        Ok(Ref::Span {
+                            target,
+                            offset,
+                            length,
+                        })
+                    }
+                    _ => Err(self.bad_key(
+                        key,
+                        format!(
+                            "a reference is [url] or [url, offset, length], not an array of {}",
+                            parts.len()
+                        ),
+                    )),
+                }
+            }
+            v => Err(self.bad_key(
+                key,
+                format!(
+                    "a reference is a string, \"base64:...\", an object, [url] or [url, offset, length], not {}",
+                    kind_of(v)
+                ),
+            )),
+        }
+    }
+
+    /// The target index of `url` (as written, templates rendered).
+    fn intern(&mut self, url: String) -> u32 {
+        if let Some(&n) = self.interned.get(&url) {
+            return n;
+        }
+        let n = self.targets.len() as u32;
+        let resolved = resolve_url(&url, self.base.as_deref(), &self.options.url_map);
+        self.targets.push(Target {
+            given: url.clone(),
+            url: resolved,
+        });
+        self.interned.insert(url, n);
+        n
+    }
+
+    fn generator(&self, n: usize, g: &Json) -> Result<Generator> {
+        let bad = |what: String| self.bad(format!("gen[{n}]: {what}"));
+        let Json::Object(g) = g else {
+            return Err(bad(format!("a generator is an object, not {}", kind_of(g))));
+        };
+        let text = |name: &str, required: bool| -> Result<Option<Template>> {
+            match g.get(name) {
+                None if !required => Ok(None),
+                None => Err(bad(format!("\"{name}\" is missing"))),
+                // kerchunk writes offsets and lengths as templates; a number is its own text.
+                Some(Json::Number(v)) if name == "offset" || name == "length" => {
+                    Template::parse(&v.to_string()).map(Some).map_err(&bad)
+                }
+                Some(Json::String(s)) => Template::parse(s)
+                    .map(Some)
+                    .map_err(|e| bad(format!("\"{name}\" {}: {e}", quote(s)))),
+                Some(v) => Err(bad(format!(
+                    "\"{name}\" must be a string, not {}",
+                    kind_of(v)
+                ))),
+            }
+        };
+        let key = text("key", true)?.unwrap_or(Template::parse("").map_err(&bad)?);
+        let url = text("url", true)?.unwrap_or(Template::parse("").map_err(&bad)?);
+        let (offset, length) = (text("offset", false)?, text("length", false)?);
+        if offset.is_some() != length.is_some() {
+            return Err(bad(
+                "\"offset\" and \"length\" go together: give both or neither".into(),
+            ));
+        }
+        let Some(Json::Object(dims)) = g.get("dimensions") else {
+            return Err(bad(
+                "\"dimensions\" must be an object of names to ranges or lists".into(),
+            ));
+        };
+        let mut dimensions = Vec::with_capacity(dims.len());
+        let mut count: u64 = 1;
+        for (name, d) in dims {
+            let dim =
+                dimension(d).map_err(|e| bad(format!("dimension \"{}\": {e}", quote(name))))?;
+            count = count.saturating_mul(dim.len());
+            self.check_count(count).map_err(|_| {
+                bad(format!(
+                    "it would make more than {} keys (the maxRefs option)",
+                    self.options.max_refs
+                ))
+            })?;
+            dimensions.push((name.clone(), dim));
+        }
+        Ok(Generator {
+            index: n,
+            key,
+            url,
+            offset,
+            length,
+            dimensions,
+            count,
+        })
+    }
+
+    /// Makes a generator's keys (counted already).
+    fn expand(&mut self, g: &Generator, refs: &mut HashMap<Box<str>, Ref>) -> Result<()> {
+        if g.count == 0 {
+            return Ok(());
+        }
+        let mut at = vec![0u64; g.dimensions.len()];
+        loop {
+            let values: Vec<i64> = g
+                .dimensions
+                .iter()
+                .zip(&at)
+                .map(|((_, d), &i)| d.value(i))
+                .collect();
+            let templates = &self.templates;
+            let lookup = |name: &str| -> std::result::Result<Option<Value>, String> {
+                if let Some(i) = g.dimensions.iter().position(|(n, _)| n == name) {
+                    return Ok(Some(Value::Int(values[i])));
+                }
+                Ok(templates.get(name).map(|t| Value::Text(t.clone())))
+            };
+            let bad = |what: &str, e: String| {
+                let point: Vec<String> = g
+                    .dimensions
+                    .iter()
+                    .zip(&values)
+                    .map(|((n, _), v)| format!("{n}={v}"))
+                    .collect();
+                self.bad(format!(
+                    "gen[{}] at {}: its {what}: {e}",
+                    g.index,
+                    point.join(", ")
+                ))
+            };
+            let key = g.key.render(&lookup).map_err(|e| bad("key", e))?;
+            let url = g.url.render(&lookup).map_err(|e| bad("url", e))?;
+            let integer = |t: &Template, what: &str| -> Result<u64> {
+                let text = t.render(&lookup).map_err(|e| bad(what, e))?;
+                text.trim()
+                    .parse::<u64>()
+                    .map_err(|_| bad(what, format!("{} is not an integer from 0", quote(&text))))
+            };
+            let r = match (&g.offset, &g.length) {
+                (Some(o), Some(l)) => {
+                    let (offset, length) = (integer(o, "offset")?, integer(l, "length")?);
+                    span(offset, length).map_err(|e| bad("range", e))?;
+                    Ref::Span {
+                        target: self.intern(url),
+                        offset,
+                        length,
+                    }
+                }
+                _ => Ref::Whole(self.intern(url)),
+            };
+            refs.insert(key.into(), r);
+            // The next point, the last dimension fastest (itertools.product's order).
+            let mut d = g.dimensions.len();
+            loop {
+                if d == 0 {
+                    return Ok(());
+                }
+                d -= 1;
+                at[d] += 1;
+                if at[d] < g.dimensions[d].1.len() {
+                    break;
+                }
+                at[d] = 0;
+            }
+        }
+    }
+}
+
+fn span(offset: u64, length: u64) -> std::result::Result<(), String> {
+    offset
+        .checked_add(length)
+        .map(|_| ())
+        .ok_or_else(|| format!("offset {offset} + length {length} overflows"))
+}
+
+/// A generator's dimension: a range or a list of integers.
+enum Dimension {
+    Range { start: i64, step: i64, len: u64 },
+    List(Vec<i64>),
+}
+
+impl Dimension {
+    fn len(&self) -> u64 {
+        match self {
+            Dimension::Range { len, .. } => *len,
+            Dimension::List(v) => v.len() as u64,
+        }
+    }
+
+    fn value(&self, i: u64) -> i64 {
+        match self {
+            // In range: start + i * step stays between start and stop.
+            Dimension::Range { start, step, .. } => start + i as i64 * step,
+            Dimension::List(v) => v[i as usize],
+        }
+    }
+}
+
+fn dimension(d: &Json) -> std::result::Result<Dimension, String> {
+    match d {
+        Json::Array(items) => items
+            .iter()
+            .map(|v| {
+                v.as_i64()
+                    .ok_or_else(|| format!("a list of integers, with {}", quote(v)))
+            })
+            .collect::<std::result::Result<Vec<i64>, String>>()
+            .map(Dimension::List),
+        Json::Object(o) => {
+            for k in o.keys() {
+                if !matches!(k.as_str(), "start" | "stop" | "step") {
+                    return Err(format!(
+                        "\"{}\" is not one of a range's \"start\", \"stop\", \"step\"",
+                        quote(k)
+                    ));
+                }
+            }
+            let int = |name: &str, default: Option<i64>| match (o.get(name), default) {
+                (None, Some(d)) => Ok(d),
+                (None, None) => Err(format!("a range needs \"{name}\"")),
+                (Some(v), _) => v
+                    .as_i64()
+                    .ok_or_else(|| format!("\"{name}\" must be an integer, not {}", quote(v))),
+            };
+            let (start, stop, step) = (
+                int("start", Some(0))?,
+                int("stop", None)?,
+                int("step", Some(1))?,
+            );
+            if step == 0 {
+                return Err("\"step\" must not be 0".into());
+            }
+            let (start_, stop_, step_) = (start as i128, stop as i128, step as i128);
+            let len = if step > 0 {
+                (stop_ - start_ + step_ - 1).div_euclid(step_)
+            } else {
+                (start_ - stop_ - step_ - 1).div_euclid(-step_)
+            };
+            Ok(Dimension::Range {
+                start,
+                step,
+                len: len.max(0) as u64,
+            })
+        }
+        v => Err(format!(
+            "a dimension is {{\"stop\": n}}, {{\"start\", \"stop\", \"step\"}} or a list, not {}",
+            kind_of(v)
+        )),
+    }
+}
+
+struct Generator {
+    index: usize,
+    key: Template,
+    url: Template,
+    offset: Option<Template>,
+    length: Option<Template>,
+    dimensions: Vec<(String, Dimension)>,
+    count: u64,
+}
+
+/// Decodes standard base64 (padding optional, whitespace ignored).
+fn base64(text: &str) -> std::result::Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    let mut padding = 0;
+    for (i, c) in text.bytes().enumerate() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                padding += 1;
+                continue;
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => {
+                return Err(format!(
+                    "{:?} at character {i} is not base64",
+                    text[i..].chars().next().unwrap_or('?')
+                ))
+            }
+        };
+        if padding > 0 {
+            return Err("characters after the padding".into());
+        }
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    if bits >= 6 {
+        return Err("a truncated last group".into());
+    }
+    Ok(out)
+}
+
+/// The http(s) URL a target `url` is read from: `url_map`'s longest matching prefix rewritten,
+/// `s3://` and `gs://` mapped to the buckets' public endpoints, a relative URL resolved against
+/// `base`. Other schemes are an error saying how to map them.
+pub fn resolve_url(
+    url: &str,
+    base: Option<&str>,
+    url_map: &[(String, String)],
+) -> std::result::Result<String, String> {
+    let mapped = url_map
+        .iter()
+        .filter(|(from, _)| url.starts_with(from.as_str()))
+        .max_by_key(|(from, _)| from.len())
+        .map(|(from, to)| format!("{to}{}", &url[from.len()..]));
+    let url = mapped.as_deref().unwrap_or(url);
+    match scheme_of(url) {
+        Some(("http" | "https", _)) => Ok(url.to_string()),
+        Some(("s3", rest)) => bucket_and_key(rest, url)
+            .map(|(bucket, key)| format!("https://{bucket}.s3.amazonaws.com/{key}")),
+        Some(("gs" | "gcs", rest)) => bucket_and_key(rest, url)
+            .map(|(bucket, key)| format!("https://storage.googleapis.com/{bucket}/{key}")),
+        Some((scheme, _)) => Err(format!(
+            "{scheme}: URLs cannot be read over HTTP: map its prefix to an http(s) URL (the urlMap option)"
+        )),
+        None => {
+            let Some(base) = base else {
+                return Err(
+                    "a relative URL, and the references have no URL to resolve it against (the baseUrl option)"
+                        .into(),
+                );
+            };
+            join_url(base, url)
+        }
+    }
+}
+
+/// `(scheme, the rest after "scheme:")`, lowercased scheme, where `url` has one.
+fn scheme_of(url: &str) -> Option<(&str, &str)> {
+    let colon = url.find(':')?;
+    let scheme = &url[..colon];
+    let valid = scheme.len() >= 2
+        && scheme.as_bytes()[0].is_ascii_alphabetic()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    if !valid {
+        return None;
+    }
+    let known = ["http", "https", "s3", "gs", "gcs"];
+    let lower = known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(scheme))
+        .copied()
+        .unwrap_or(scheme);
+    Some((lower, &url[colon + 1..]))
+}
+
+fn bucket_and_key<'a>(rest: &'a str, url: &str) -> std::result::Result<(&'a str, &'a str), String> {
+    let path = rest
+        .strip_prefix("//")
+        .ok_or_else(|| format!("{} is not scheme://bucket/key", quote(url)))?;
+    let (bucket, key) = path.split_once('/').unwrap_or((path, ""));
+    if bucket.is_empty() {
+        return Err(format!("{} names no bucket", quote(url)));
+    }
+    Ok((bucket, key))
+}
+
+/// `relative` resolved against the http(s) URL `base` (RFC 3986, section 5.2).
+pub fn join_url(base: &str, relative: &str) -> std::result::Result<String, String> {
+    let cannot = || {
+        format!(
+            "{} cannot be resolved against {}",
+            quote(relative),
+            quote(base)
+        )
+    };
+    let Some(("http" | "https", rest)) = scheme_of(base) else {
+        return Err(cannot());
+    };
+    let scheme = &base[..base.len() - rest.len() - 1];
+    let rest = rest.strip_prefix("//").ok_or_else(cannot)?;
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, base_path) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    if let Some(net) = relative.strip_prefix("//") {
+        return Ok(format!("{scheme}://{net}"));
+    }
+    // The relative URL's query and fragment stay as they are.
+    let split = relative.find(['?', '#']).unwrap_or(relative.len());
+    let (rel_path, tail) = relative.split_at(split);
+    let path = if rel_path.is_empty() {
+        base_path.to_string()
+    } else if rel_path.starts_with('/') {
+        rel_path.to_string()
+    } else {
+        let dir = &base_path[..base_path.rfind('/').map_or(0, |i| i + 1)];
+        format!("{dir}{rel_path}")
+    };
+    Ok(format!(
+        "{scheme}://{authority}{}{tail}",
+        remove_dots(&path)
+    ))
+}
+
+/// A path without its `.` and `..` segments.
+fn remove_dots(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    for (i, s) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        match *s {
+            "." => {
+                if last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                if out.len() > 1 {
+                    out.pop();
+                }
+                if last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    let joined = out.join("/");
+    if joined.starts_with('/') {
+        joined
+    } else {
+        format!("/{joined}")
+    }
+}
+
+type Blocks = Rc<Vec<(Range<u64>, Vec<u8>)>>;
+
+/// What every view of one reference store shares.
+struct Shared {
+    refs: References,
+    http: HttpOptions,
+    limiter: Limiter,
+    /// Range requests per target collected from the reads of one turn.
+    batches: SingleFlight<u32, Blocks, RefCell<Vec<Range<u64>>>>,
+}
+
+/// A store of a reference file's keys, reading target bytes over HTTP through `C`.
+pub struct ReferenceStore<C> {
+    shared: Rc<Shared>,
+    client: C,
+}
+
+impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
+    /// Reads and parses the reference file at `url`.
+    pub async fn open(url: &str, client: C, options: ReferenceOptions) -> Result<Self> {
+        let http = HttpOptions {
+            max_object_bytes: options.max_file_bytes,
+            ..options.http.clone()
+        };
+        let file = HttpStore::with_options(url, client.clone(), http);
+        let bytes = file.get("").await.map_err(|e| match e.kind {
+            ErrorKind::Aborted => e,
+            _ => ZarrError {
+                message: format!("{} (the reference file)", e.message),
+                ..e
+            },
+        })?;
+        let Some(bytes) = bytes else {
+            return Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("no reference file at {}", file.url("")),
+            ));
+        };
+        Self::from_bytes(&bytes, Some(&file.url("")), client, options)
+    }
+
+    /// A store of the reference file `bytes` read from `url` (None: not from a URL).
+    pub fn from_bytes(
+        bytes: &[u8],
+        url: Option<&str>,
+        client: C,
+        options: ReferenceOptions,
+    ) -> Result<Self> {
+        let refs = References::parse(bytes, url, &options)?;
+        Ok(ReferenceStore {
+            shared: Rc::new(Shared {
+                refs,
+                limiter: Limiter::new(options.http.max_requests),
+                http: options.http,
+                batches: SingleFlight::default(),
+            }),
+            client,
+        })
+    }
+
+    /// The same store sending through another client (one with a read's `AbortSignal`).
+    pub fn with_client(&self, client: C) -> Self {
+        ReferenceStore {
+            shared: self.shared.clone(),
+            client,
+        }
+    }
+
+    pub fn client(&self) -> &C {
+        &self.client
+    }
+
+    pub fn references(&self) -> &References {
+        &self.shared.refs
+    }
+
+    /// The URL of target `t`, or the error saying why it has none.
+    fn target_url(&self, key: &str, t: u32) -> Result<&str> {
+        let target = &self.shared.refs.targets[t as usize];
+        target.url.as_deref().map_err(|why| {
+            ZarrError::store(
+                &self.locate(key),
+                format!("its target {}: {why}", quote(&target.given)),
+            )
+        })
+    }
+
+    /// The target's error, said as this key's.
+    fn target_error(&self, key: &str, url: &str, e: ZarrError) -> ZarrError {
+        if e.kind == ErrorKind::Aborted {
+            return e;
+        }
+        ZarrError {
+            kind: ErrorKind::Store,
+            message: ZarrError::store(
+                &self.locate(key),
+                format!("its target {url}: {}", e.message),
+            )
+            .message,
+            status: e.status,
+        }
+    }
+
+    fn missing(&self, key: &str, url: &str) -> ZarrError {
+        ZarrError::store(
+            &self.locate(key),
+            format!(
+                "its target {url} is missing (HTTP 404): the references say the bytes are there"
+            ),
+        )
+    }
+
+    /// `range` of the target at `url`, through the store's request limit.
+    async fn fetch(&self, key: &str, url: &str, range: Option<ByteRange>) -> Result<Vec<u8>> {
+        let store = HttpStore::with_options(url, self.client.clone(), self.shared.http.clone());
+        let _permit = self.shared.limiter.acquire().await;
+        let got = match range {
+            Some(r) => store.get_range("", r).await,
+            None => store.get("").await,
+        };
+        got.map_err(|e| self.target_error(key, url, e))?
+            .ok_or_else(|| self.missing(key, url))
+    }
+
+    /// Bytes `range` of target `t`, fetched with the ranges of that target other reads ask for
+    /// in the same turn.
+    async fn span(&self, key: &str, t: u32, range: Range<u64>) -> Result<Vec<u8>> {
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        let url = self.target_url(key, t)?.to_string();
+        let wanted = range.clone();
+        let join = |w: &RefCell<Vec<Range<u64>>>| w.borrow_mut().push(wanted.clone());
+        let start = |w: Rc<RefCell<Vec<Range<u64>>>>,
+                     closer: super::single_flight::Closer<_, _, _>| {
+            let view = self.with_client(self.client.clone());
+            let (key, url) = (key.to_string(), url.clone());
+            async move {
+                view.batch_window().await;
+                closer.close();
+                let groups = merge_ranges(w.take(), view.shared.http.hints.merge_gap);
+                let replies = join_all(groups.iter().map(|g| {
+                    let r = ByteRange::Span {
+                        offset: g.start,
+                        length: g.end - g.start,
+                    };
+                    view.fetch(&key, &url, Some(r))
+                }))
+                .await;
+                let mut blocks = Vec::with_capacity(groups.len());
+                for (g, bytes) in groups.into_iter().zip(replies) {
+                    blocks.push((g, bytes?));
+                }
+                Ok(Rc::new(blocks))
+            }
+            .boxed_local()
+        };
+        let location = || self.locate(key);
+        let blocks = self
+            .shared
+            .batches
+            .run(t, self, location, join, start)
+            .await?;
+        let (block, bytes) = blocks
+            .iter()
+            .find(|(g, _)| g.start <= range.start && range.end <= g.end)
+            .ok_or_else(|| ZarrError::store(&self.locate(key), "its range was not fetched"))?;
+        let from = (range.start - block.start) as usize;
+        let to = (range.end - block.start) as usize;
+        if bytes.len() < to {
+            return Err(ZarrError::store(
+                &self.locate(key),
+                format!(
+                    "its target {url} ends at byte {}, before the end of bytes {}..{} the references give",
+                    block.start + bytes.len() as u64,
+                    range.start,
+                    range.end
+                ),
+            ));
+        }
+        Ok(bytes[from..to].to_vec())
+    }
+}
+
+/// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
+fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+#[async_trait(?Send)]
+impl<C: HttpClient + Clone + 'static> ReadableStore for ReferenceStore<C> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let found = self.shared.refs.refs.get(key).cloned();
+        match found {
+            None => Ok(None),
+            Some(Ref::Inline(bytes)) => Ok(Some(bytes.to_vec())),
+            Some(Ref::Whole(t)) => {
+                let url = self.target_url(key, t)?.to_string();
+                self.fetch(key, &url, None).await.map(Some)
+            }
+            Some(Ref::Span {
+                target,
+                offset,
+                length,
+            }) => self
+                .span(key, target, offset..offset + length)
+                .await
+                .map(Some),
+        }
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        let found = self.shared.refs.refs.get(key).cloned();
+        match found {
+            None => Ok(None),
+            Some(Ref::Inline(bytes)) => Ok(Some(range.cut(&bytes).to_vec())),
+            Some(Ref::Whole(t)) => {
+                let url = self.target_url(key, t)?.to_string();
+                self.fetch(key, &url, Some(range)).await.map(Some)
+            }
+            Some(Ref::Span {
+                target,
+                offset,
+                length,
+            }) => {
+                let r = range.resolve(length);
+                self.span(key, target, offset + r.start..offset + r.end)
+                    .await
+                    .map(Some)
+            }
+        }
+    }
+
+    fn locate(&self, key: &str) -> String {
+        format!("{}#{key}", self.shared.refs.label)
+    }
+
+    async fn batch_window(&self) {
+        self.client.sleep(0).await;
+    }
+
+    fn hints(&self) -> ReadHints {
+        self.shared.http.hints
+    }
+
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        Ok(Some(super::children_of(
+            self.shared.refs.refs.keys().map(|k| &**k),
+            prefix,
+        )))
+    }
+
+    fn cancelled(&self) -> bool {
+        self.client.cancelled()
+    }
+
+    async fn aborted(&self) {
+        self.client.aborted().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::http::{HttpFailure, HttpRequest, HttpResponse};
+    use super::*;
+    use std::cell::Cell;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+
+    thread_local! {
+        /// The fake clock's turn: a sleep ends once a later turn has come.
+        static TURN: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Runs `f` to the end as JavaScript's event loop would: everything that can go on goes on,
+    /// then the timers of that turn fire.
+    fn block_on<F: Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+            TURN.with(|t| t.set(t.get() + 1));
+        }
+    }
+
+    /// Serves `files` (URL -> bytes) with ranges, records what was asked, and yields once in
+    /// `sleep` (so reads started together share a batch window).
+    #[derive(Clone)]
+    struct Fake {
+        files: Rc<HashMap<String, Vec<u8>>>,
+        seen: Rc<RefCell<Vec<HttpRequest>>>,
+    }
+
+    /// A timer of 0 ms: done at the next turn.
+    struct NextTurn(u64);
+    impl Future for NextTurn {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+            match TURN.with(Cell::get) > self.0 {
+                true => Poll::Ready(()),
+                false => Poll::Pending,
+            }
+        }
+    }
+
+    #[async_trait(?Send)]
+    impl HttpClient for Fake {
+        async fn send(&self, r: HttpRequest) -> std::result::Result<HttpResponse, HttpFailure> {
+            self.seen.borrow_mut().push(r.clone());
+            let Some(body) = self.files.get(&r.url) else {
+                return Ok(HttpResponse {
+                    status: 404,
+                    ..Default::default()
+                });
+            };
+            Ok(match r.range {
+                None => HttpResponse {
+                    status: 200,
+                    body: body.clone(),
+                    ..Default::default()
+                },
+                Some(range) => {
+                    let at = range.resolve(body.len() as u64);
+                    HttpResponse {
+                        status: 206,
+                        body: range.cut(body).to_vec(),
+                        content_range: Some(format!(
+                            "bytes {}-{}/{}",
+                            at.start,
+                            at.end.max(1) - 1,
+                            body.len()
+                        )),
+                        ..Default::default()
+                    }
+                }
+            })
+        }
+        async fn sleep(&self, _ms: u32) {
+            NextTurn(TURN.with(Cell::get)).await
+        }
+    }
+
+    fn fake(files: &[(&str, Vec<u8>)]) -> Fake {
+        Fake {
+            files: Rc::new(
+                files
+                    .iter()
+                    .map(|(u, b)| (u.to_string(), b.clone()))
+                    .collect(),
+            ),
+            seen: Rc::default(),
+        }
+    }
+
+    const REF: &str = "http://h/refs/data.json";
+
+    fn store(json: &str, client: Fake) -> Result<ReferenceStore<Fake>> {
+        ReferenceStore::from_bytes(
+            json.as_bytes(),
+            Some(REF),
+            client,
+            ReferenceOptions::default(),
+        )
+    }
+
+    fn parse(json: &str, options: &ReferenceOptions) -> Result<References> {
+        References::parse(json.as_bytes(), Some(REF), options)
+    }
+
+    fn data() -> Vec<u8> {
+        (0..=255u8).cycle().take(100_000).collect()
+    }
+
+    #[test]
+    fn version_0_reads_inline_base64_objects_whole_files_and_ranges() {
+        let client = fake(&[
+            ("http://h/refs/f.bin", data()),
+            ("http://h/other/g.bin", b"whole".to_vec()),
+        ]);
+        let s = store(
+            r#"{".zgroup": "{\"zarr_format\": 2}", "b": "base64:AAEC/w==", "o": {"a": [1, 2]},
+                "x/0": ["f.bin", 10, 5], "x/1": ["../other/g.bin"], "x/2": ["f.bin", 99990, 20]}"#,
+            client.clone(),
+        )
+        .unwrap();
+        assert_eq!(
+            block_on(s.get(".zgroup")).unwrap().unwrap(),
+            br#"{"zarr_format": 2}"#
+        );
+        assert_eq!(block_on(s.get("b")).unwrap().unwrap(), [0, 1, 2, 255]);
+        assert_eq!(block_on(s.get("o")).unwrap().unwrap(), br#"{"a":[1,2]}"#);
+        assert_eq!(
+            block_on(s.get("x/0")).unwrap().unwrap(),
+            [10, 11, 12, 13, 14]
+        );
+        assert_eq!(block_on(s.get("x/1")).unwrap().unwrap(), b"whole");
+        assert_eq!(block_on(s.get("nope")).unwrap(), None);
+        // Ranges of a ref are ranges inside its range.
+        assert_eq!(
+            block_on(s.get_range("x/0", ByteRange::Suffix(2)))
+                .unwrap()
+                .unwrap(),
+            [13, 14]
+        );
+        assert_eq!(
+            block_on(s.get_range(
+                "x/0",
+                ByteRange::Span {
+                    offset: 1,
+                    length: 2
+                }
+            ))
+            .unwrap()
+            .unwrap(),
+            [11, 12]
+        );
+        assert_eq!(
+            block_on(s.get_range("b", ByteRange::From(3)))
+                .unwrap()
+                .unwrap(),
+            [255]
+        );
+        let seen = client.seen.borrow();
+        assert_eq!(seen[0].url, "http://h/refs/f.bin");
+        assert_eq!(
+            seen[0].range,
+            Some(ByteRange::Span {
+                offset: 10,
+                length: 5
+            })
+        );
+        assert_eq!(seen[1].url, "http://h/other/g.bin");
+        assert_eq!(seen[1].range, None);
+        drop(seen);
+        // A range past the target's end says so, naming the key and the target.
+        let err = block_on(s.get("x/2")).unwrap_err().to_string();
+        assert!(
+            err.contains("http://h/refs/data.json#x/2")
+                && err.contains("http://h/refs/f.bin")
+                && err.contains("ends at byte 100000"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_target_is_an_error_naming_the_key_and_the_target() {
+        let s = store(
+            r#"{"x/0": ["gone.bin", 0, 4], "x/1": ["gone.bin"]}"#,
+            fake(&[]),
+        )
+        .unwrap();
+        for key in ["x/0", "x/1"] {
+            let err = block_on(s.get(key)).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Store);
+            assert!(
+                err.message.contains(&format!("{REF}#{key}"))
+                    && err
+                        .message
+                        .contains("http://h/refs/gone.bin is missing (HTTP 404)"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn reads_of_one_turn_are_merged_into_one_request_per_target_within_the_gap() {
+        let client = fake(&[
+            ("http://h/refs/f.bin", data()),
+            ("http://h/refs/g.bin", data()),
+        ]);
+        let s = store(
+            r#"{"a": ["f.bin", 0, 100], "b": ["f.bin", 100, 100], "c": ["f.bin", 3000, 10],
+                "far": ["f.bin", 50000, 10], "g": ["g.bin", 0, 10]}"#,
+            client.clone(),
+        )
+        .unwrap();
+        let keys = ["a", "b", "c", "far", "g"];
+        let got = block_on(join_all(keys.iter().map(|k| s.get(k))));
+        let d = data();
+        for (k, bytes) in keys.iter().zip(got) {
+            let (_, range) = s.references().target_of(k).unwrap();
+            let range = range.unwrap();
+            assert_eq!(
+                bytes.unwrap().unwrap(),
+                d[range.start as usize..range.end as usize],
+                "{k}"
+            );
+        }
+        let mut asked: Vec<(String, Option<ByteRange>)> = client
+            .seen
+            .borrow()
+            .iter()
+            .map(|r| (r.url.clone(), r.range))
+            .collect();
+        asked.sort_by_key(|(u, r)| (u.clone(), format!("{r:?}")));
+        assert_eq!(
+            asked,
+            [
+                (
+                    "http://h/refs/f.bin".to_string(),
+                    Some(ByteRange::Span {
+                        offset: 0,
+                        length: 3010
+                    })
+                ),
+                (
+                    "http://h/refs/f.bin".to_string(),
+                    Some(ByteRange::Span {
+                        offset: 50000,
+                        length: 10
+                    })
+                ),
+                (
+                    "http://h/refs/g.bin".to_string(),
+                    Some(ByteRange::Span {
+                        offset: 0,
+                        length: 10
+                    })
+                ),
+            ]
+        );
+        // Read one at a time, each is its own request.
+        client.seen.borrow_mut().clear();
+        for k in ["a", "b"] {
+            block_on(s.get(k)).unwrap();
+        }
+        assert_eq!(client.seen.borrow().len(), 2);
+    }
+
+    #[test]
+    fn version_1_renders_templates_and_generators() {
+        let client = fake(&[
+            ("http://h/refs/f.bin", data()),
+            ("https://b.s3.amazonaws.com/k/f.nc", data()),
+        ]);
+        let s = store(
+            r#"{"version": 1,
+                "templates": {"u": "f.bin", "s": "s3://b/k", "n": "{{s}}/f.nc"},
+                "refs": {".zgroup": "{}", "x/0": ["{{u}}", 1, 2], "y/0": ["{{n}}", 0, 1]},
+                "gen": [{"key": "g/{{i}}.{{j}}", "url": "{{u}}", "offset": "{{ 1000 + (i * 2 + j) * 10 }}",
+                         "length": "10", "dimensions": {"i": {"stop": 3}, "j": [0, 1]}},
+                        {"key": "w/{{k}}", "url": "{{n}}", "dimensions": {"k": {"start": 10, "stop": 0, "step": -5}}}]}"#,
+            client,
+        )
+        .unwrap();
+        let refs = s.references();
+        assert_eq!(refs.len(), 3 + 6 + 2);
+        assert_eq!(
+            refs.target_of("x/0").unwrap(),
+            (Ok("http://h/refs/f.bin"), Some(1..3))
+        );
+        assert_eq!(
+            refs.target_of("y/0").unwrap(),
+            (Ok("https://b.s3.amazonaws.com/k/f.nc"), Some(0..1))
+        );
+        for i in 0..3u64 {
+            for j in 0..2u64 {
+                let at = 1000 + (i * 2 + j) * 10;
+                assert_eq!(
+                    refs.target_of(&format!("g/{i}.{j}")).unwrap(),
+                    (Ok("http://h/refs/f.bin"), Some(at..at + 10))
+                );
+            }
+        }
+        assert_eq!(
+            refs.target_of("w/10").unwrap(),
+            (Ok("https://b.s3.amazonaws.com/k/f.nc"), None)
+        );
+        assert!(refs.target_of("w/5").is_some() && refs.target_of("w/0").is_none());
+        let d = data();
+        assert_eq!(block_on(s.get("g/2.1")).unwrap().unwrap(), d[1050..1060]);
+    }
+
+    #[test]
+    fn target_urls_resolve_against_the_file_and_map_buckets_and_prefixes() {
+        let map = vec![
+            ("file:///data/".to_string(), "http://mirror/d/".to_string()),
+            ("file:///data/deep/".to_string(), "http://deep/".to_string()),
+            ("s3://private/".to_string(), "https://proxy/p/".to_string()),
+        ];
+        let base = Some("http://h/a/b/refs.json?sig=1#f");
+        for (url, want) in [
+            ("f.nc", "http://h/a/b/f.nc"),
+            ("./f.nc", "http://h/a/b/f.nc"),
+            ("../f.nc", "http://h/a/f.nc"),
+            ("../../../../f.nc", "http://h/f.nc"),
+            ("sub/./x/../f.nc?q=1", "http://h/a/b/sub/f.nc?q=1"),
+            ("/root/f.nc", "http://h/root/f.nc"),
+            ("//cdn/f.nc", "http://cdn/f.nc"),
+            ("https://x/y.nc", "https://x/y.nc"),
+            ("HTTP://x/y.nc", "HTTP://x/y.nc"),
+            (
+                "s3://bucket/path/to/f.nc",
+                "https://bucket.s3.amazonaws.com/path/to/f.nc",
+            ),
+            (
+                "gs://bucket/f.nc",
+                "https://storage.googleapis.com/bucket/f.nc",
+            ),
+            (
+                "gcs://bucket/f.nc",
+                "https://storage.googleapis.com/bucket/f.nc",
+            ),
+            ("file:///data/f.nc", "http://mirror/d/f.nc"),
+            ("file:///data/deep/f.nc", "http://deep/f.nc"),
+            ("s3://private/k", "https://proxy/p/k"),
+        ] {
+            assert_eq!(resolve_url(url, base, &map).as_deref(), Ok(want), "{url}");
+        }
+        for (url, says) in [
+            ("file:///elsewhere/f.nc", "the urlMap option"),
+            ("az://c/f.nc", "az: URLs cannot be read"),
+            ("s3:///k", "names no bucket"),
+            ("s3:bucket", "not scheme://bucket/key"),
+        ] {
+            let err = resolve_url(url, base, &map).unwrap_err();
+            assert!(err.contains(says), "{url}: {err}");
+        }
+        let err = resolve_url("f.nc", None, &[]).unwrap_err();
+        assert!(err.contains("baseUrl"), "{err}");
+        // Unreadable targets fail only their keys, naming the key and the target.
+        let s = store(r#"{"a": ["file:///x/f.nc", 0, 4], "b": "ok"}"#, fake(&[])).unwrap();
+        assert_eq!(block_on(s.get("b")).unwrap().unwrap(), b"ok");
+        let err = block_on(s.get("a")).unwrap_err().to_string();
+        assert!(
+            err.contains("#a") && err.contains("file:///x/f.nc") && err.contains("urlMap"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_reference_files_are_errors_naming_the_file_the_key_and_the_fault() {
+        let o = ReferenceOptions::default();
+        for (json, says) in [
+            ("not json", "not JSON"),
+            ("[1]", "a JSON object, not an array"),
+            (r#"{"version": 2}"#, "version 2"),
+            (r#"{"k": 5}"#, "key \"k\": a reference is a string"),
+            (r#"{"k": []}"#, "key \"k\": an empty reference"),
+            (r#"{"k": [null, 0, 1]}"#, "null target"),
+            (r#"{"k": [1]}"#, "must be a string"),
+            (r#"{"k": ["u", 0]}"#, "not an array of 2"),
+            (r#"{"k": ["u", -1, 4]}"#, "offset must be an integer from 0"),
+            (
+                r#"{"k": ["u", 0, 1.5]}"#,
+                "length must be an integer from 0",
+            ),
+            (r#"{"k": ["u", 18446744073709551615, 1]}"#, "overflows"),
+            (r#"{"k": "base64:a$"}"#, "is not base64"),
+            (r#"{"k": "base64:a"}"#, "truncated"),
+            (
+                r#"{"version": 1, "refs": []}"#,
+                "\"refs\" must be an object",
+            ),
+            (
+                r#"{"version": 1, "templates": {"u": 1}}"#,
+                "template \"u\" must be a string",
+            ),
+            (
+                r#"{"version": 1, "templates": {"u": "{{u}}"}}"#,
+                "deeper than 8",
+            ),
+            (
+                r#"{"version": 1, "templates": {"a": "{{b}}", "b": "{{a}}"}}"#,
+                "deeper than 8",
+            ),
+            (
+                r#"{"version": 1, "templates": {"a": "{% if x %}"}}"#,
+                "statements",
+            ),
+            (
+                r#"{"version": 1, "refs": {"k": ["{{nope}}"]}}"#,
+                "key \"k\": its URL {{nope}}: unknown variable",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u", "dimensions": {"i": {"stop": 2}}, "offset": "1"}]}"#,
+                "go together",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"url": "u", "dimensions": {}}]}"#,
+                "\"key\" is missing",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u"}]}"#,
+                "\"dimensions\" must be",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u", "dimensions": {"i": {"stop": 2, "step": 0}}}]}"#,
+                "must not be 0",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u", "dimensions": {"i": {"start": 1}}}]}"#,
+                "needs \"stop\"",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u", "dimensions": {"i": ["a"]}}]}"#,
+                "a list of integers",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k", "url": "u", "dimensions": {"i": {"stop": 2, "by": 1}}}]}"#,
+                "\"by\" is not one of",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k/{{i}}", "url": "u", "offset": "{{ i // (i - 1) }}", "length": "1", "dimensions": {"i": {"stop": 3}}}]}"#,
+                "gen[0] at i=1: its offset: division by zero",
+            ),
+            (
+                r#"{"version": 1, "gen": [{"key": "k/{{i}}", "url": "u", "offset": "{{ i - 5 }}", "length": "1", "dimensions": {"i": {"stop": 3}}}]}"#,
+                "gen[0] at i=0: its offset: -5 is not an integer from 0",
+            ),
+        ] {
+            let err = parse(json, &o).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Metadata, "{json}");
+            assert!(
+                err.message.contains(REF) && err.message.contains(says),
+                "{json}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn sizes_counts_generators_and_nesting_are_bounded() {
+        let small = ReferenceOptions {
+            max_file_bytes: 100,
+            max_refs: 5,
+            ..ReferenceOptions::default()
+        };
+        let err = parse(&format!("{{\"k\": \"{}\"}}", "x".repeat(200)), &small).unwrap_err();
+        assert!(err.message.contains("maxReferenceBytes"), "{err}");
+        let err = parse(r#"{"a":"","b":"","c":"","d":"","e":"","f":""}"#, &small).unwrap_err();
+        assert!(err.message.contains("6 keys, more than the 5"), "{err}");
+        parse(r#"{"a":"","b":"","c":"","d":"","e":""}"#, &small).unwrap();
+        // Generated keys count with written ones, before any is made.
+        let err = parse(
+            r#"{"version":1,"refs":{"a":""},"gen":[{"key":"{{i}}","url":"u","dimensions":{"i":{"stop":5}}}]}"#,
+            &small,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("6 keys"), "{err}");
+        // A generator of 10^18 keys is refused at once (no key is made).
+        let o = ReferenceOptions::default();
+        let huge = r#"{"version":1,"gen":[{"key":"{{i}}.{{j}}","url":"u","dimensions":
+            {"i":{"stop":1000000000},"j":{"stop":1000000000}}}]}"#;
+        let err = parse(huge, &o).unwrap_err();
+        assert!(
+            err.message.contains("gen[0]") && err.message.contains("maxRefs"),
+            "{err}"
+        );
+        let err = parse(
+            r#"{"version":1,"gen":[{"key":"{{i}}","url":"u","dimensions":{"i":{"start":-9223372036854775808,"stop":9223372036854775807}}}]}"#,
+            &o,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("maxRefs"), "{err}");
+        // Deep JSON is an error, not a stack overflow.
+        let deep = format!("{{\"k\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(parse(&deep, &o).unwrap_err().message.contains("not JSON"));
+        // Templates that grow as they nest are cut off.
+        let mut t = String::from(
+            r#"{"version":1,"templates":{"t0":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx""#,
+        );
+        for i in 1..9 {
+            t.push_str(&format!(
+                r#","t{i}":"{{{{t{p}}}}}{{{{t{p}}}}}{{{{t{p}}}}}{{{{t{p}}}}}""#,
+                p = i - 1
+            ));
+        }
+        t.push_str("}}");
+        let err = parse(&t, &o).unwrap_err();
+        assert!(err.message.contains("renders to more than"), "{err}");
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let seeds = [
+            r#"{"version":1,"templates":{"u":"f"},"refs":{"a":["{{u}}",1,2],"b":"base64:AAE="},"gen":[{"key":"g/{{i}}","url":"{{u}}","offset":"{{i*3}}","length":"3","dimensions":{"i":{"stop":4}}}]}"#,
+            r#"{"a":["f",0,1],"b":{"c":[1]},"d":"text"}"#,
+        ];
+        let o = ReferenceOptions {
+            max_refs: 1000,
+            ..ReferenceOptions::default()
+        };
+        let seed = Cell::new(0x2545F4914F6CDD1Du64);
+        let next = || {
+            let mut x = seed.get();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            seed.set(x);
+            x
+        };
+        for s in seeds {
+            for _ in 0..5000 {
+                let mut bytes = s.as_bytes().to_vec();
+                for _ in 0..1 + next() % 4 {
+                    let at = (next() % bytes.len() as u64) as usize;
+                    bytes[at] = b"{}[]\",:0123456789-+*/%()ux .".as_slice()[(next() % 28) as usize];
+                }
+                let _ = References::parse(&bytes, Some(REF), &o);
+            }
+        }
+    }
+
+    #[test]
+    fn opening_reads_the_file_bounded_and_names_it_when_missing() {
+        let json = br#"{"a": "x"}"#.to_vec();
+        let client = fake(&[(REF, json)]);
+        let s = block_on(ReferenceStore::open(
+            REF,
+            client.clone(),
+            ReferenceOptions::default(),
+        ))
+        .unwrap();
+        assert_eq!(block_on(s.get("a")).unwrap().unwrap(), b"x");
+        assert_eq!(client.seen.borrow()[0].max_body.whole, 256 << 20);
+        let err = block_on(ReferenceStore::open(
+            "http://h/none.json",
+            client,
+            ReferenceOptions::default(),
+        ))
+        .err()
+        .unwrap();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        assert!(
+            err.message
+                .contains("no reference file at http://h/none.json"),
+            "{err}"
+        );
+    }
+}
