@@ -154,20 +154,47 @@ named! {
     ShuffleName { NoShuffle = "noshuffle", Shuffle = "shuffle", BitShuffle = "bitshuffle" }
 }
 
-/// `shuffle`: named in v3, numbered in numcodecs' own configuration (-1 is "auto"). Only checked:
+/// `shuffle`: named in v3, numbered in numcodecs' own configuration (its constants: -1
+/// `AUTOSHUFFLE`, 0 `NOSHUFFLE`, 1 `SHUFFLE`, 2 `BITSHUFFLE`). numcodecs' `Blosc` takes any value
+/// and decodes by the chunk header, and writers use that: GDAL writes its creation option as
+/// given (`"BIT"`, `"NONE"`, `"2"`; `BYTE`, its default, as 1). So the names of numcodecs'
+/// constants, GDAL's names and the numbers as strings are read too, in any case. Only checked:
 /// every chunk's header says how it was shuffled.
 struct Shuffle;
+
+/// The spellings of a shuffle besides v3's names and numcodecs' numbers (compared ignoring case).
+const SHUFFLE_SPELLINGS: &[&str] = &[
+    "AUTOSHUFFLE",
+    "NOSHUFFLE",
+    "SHUFFLE",
+    "BITSHUFFLE",
+    "NONE",
+    "BYTE",
+    "BIT",
+    "-1",
+    "0",
+    "1",
+    "2",
+];
 
 impl Field<'_> for Shuffle {
     fn expected() -> String {
         format!(
-            "{} or {}",
+            "{}, {} or one of {} (numcodecs' constants and GDAL's names, in any case)",
             ShuffleName::expected(),
-            Bounded::<-1, 2>::expected()
+            Bounded::<-1, 2>::expected(),
+            SHUFFLE_SPELLINGS
+                .iter()
+                .map(|s| format!("\"{s}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
     fn read(value: &Value) -> Option<Shuffle> {
-        let named = ShuffleName::read(value).is_some();
+        let named = ShuffleName::read(value).is_some()
+            || value
+                .as_str()
+                .is_some_and(|s| SHUFFLE_SPELLINGS.iter().any(|n| n.eq_ignore_ascii_case(s)));
         (named || Bounded::<-1, 2>::read(value).is_some()).then_some(Shuffle)
     }
 }
@@ -544,6 +571,51 @@ mod tests {
             h.extend(v.to_le_bytes());
         }
         h
+    }
+
+    #[test]
+    fn shuffle_is_read_in_every_spelling_numcodecs_and_gdal_write() {
+        let build = |shuffle: Value| {
+            let config = serde_json::json!({"id": "blosc", "cname": "lz4", "shuffle": shuffle});
+            BloscCodec::from_configuration(Configuration::new(config.as_object().unwrap()))
+        };
+        for shuffle in [
+            // v3's names, numcodecs' numbers (its constants)
+            serde_json::json!("noshuffle"),
+            serde_json::json!("bitshuffle"),
+            serde_json::json!(-1),
+            serde_json::json!(0),
+            serde_json::json!(1),
+            serde_json::json!(2),
+            // GDAL's BLOSC_SHUFFLE as it writes it, and the names of numcodecs' constants
+            serde_json::json!("BIT"),
+            serde_json::json!("BYTE"),
+            serde_json::json!("NONE"),
+            serde_json::json!("NOSHUFFLE"),
+            serde_json::json!("SHUFFLE"),
+            serde_json::json!("BITSHUFFLE"),
+            serde_json::json!("AUTOSHUFFLE"),
+            serde_json::json!("bit"),
+            serde_json::json!("2"),
+            serde_json::json!("-1"),
+        ] {
+            assert!(build(shuffle.clone()).is_ok(), "{shuffle}");
+        }
+        for shuffle in [
+            serde_json::json!("BITS"),
+            serde_json::json!(3),
+            serde_json::json!("3"),
+            serde_json::json!(1.5),
+            serde_json::json!(true),
+        ] {
+            let err = build(shuffle.clone()).err().unwrap_or_default();
+            assert!(
+                err.contains("\"shuffle\" must be")
+                    && err.contains("\"BIT\"")
+                    && err.contains(&shuffle.to_string()),
+                "{shuffle}: {err}"
+            );
+        }
     }
 
     #[test]
