@@ -58,7 +58,7 @@ test("examples: the documents have code examples, and each says whether it runs"
   }
 });
 
-test("examples: every js and ts example compiles under tsc --strict against the package's types", () => {
+test("examples: every js and ts example compiles under tsc --strict against the package's types, with TypeScript 5.9 and 7.0", () => {
   rmSync(`${out}/check`, { recursive: true, force: true });
   mkdirSync(`${out}/check`, { recursive: true });
   writeFileSync(`${out}/check/package.json`, '{ "type": "module" }\n');
@@ -88,18 +88,29 @@ test("examples: every js and ts example compiles under tsc --strict against the 
       files,
     }),
   );
-  const tsc = spawnSync(
-    process.execPath,
-    [`${repo}node_modules/typescript/bin/tsc`, "-p", `${out}/check`],
-    { encoding: "utf8" },
-  );
+  // Both compilers users have: TypeScript 5.9 (the JavaScript one) and 7.0 (the native one,
+  // installed as typescript7).
   // Errors name the block's file and line in its document.
   const where = (line) =>
     line.replace(/^(?:\S*\/)?([^/\s]+?)\.(m?js|ts)\((\d+),\d+\)/, (_, name, _ext, l) => {
       const e = all.find((x) => x.name === name);
       return e ? `${e.file}:${e.line + Number(l)}` : line;
     });
-  assert.equal(tsc.status, 0, tsc.stdout.split("\n").map(where).join("\n") + tsc.stderr);
+  for (const compiler of ["typescript", "typescript7"]) {
+    const tsc = spawnSync(
+      process.execPath,
+      [`${repo}node_modules/${compiler}/bin/tsc`, "-p", `${out}/check`],
+      { encoding: "utf8" },
+    );
+    const version = JSON.parse(
+      readFileSync(`${repo}node_modules/${compiler}/package.json`, "utf8"),
+    ).version;
+    assert.equal(
+      tsc.status,
+      0,
+      `TypeScript ${version}:\n${tsc.stdout.split("\n").map(where).join("\n")}${tsc.stderr}`,
+    );
+  }
 });
 
 test("examples: every example that runs in Node runs, against the test server", async () => {

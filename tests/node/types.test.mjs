@@ -19,13 +19,20 @@ before(async () => {
 });
 after(() => server.close());
 
-test("types: a strict TypeScript consumer compiles against index.d.ts and runs as it says", async () => {
+test("types: a strict TypeScript consumer compiles against index.d.ts (TypeScript 5.9 and 7.0) and runs as it says", async () => {
   const tsc = spawnSync(
     process.execPath,
     [`${repo}/node_modules/typescript/bin/tsc`, "-p", `${repo}/tests/types`],
     { encoding: "utf8" },
   );
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  // The native compiler (TypeScript 7, installed as typescript7) reads the declarations too.
+  const tsc7 = spawnSync(
+    process.execPath,
+    [`${repo}/node_modules/typescript7/bin/tsc`, "-p", `${repo}/tests/types`, "--noEmit"],
+    { encoding: "utf8" },
+  );
+  assert.equal(tsc7.status, 0, `TypeScript 7: ${tsc7.stdout}${tsc7.stderr}`);
   // The compiled consumer resolves "zarr-wasm" from the repository's node_modules.
   const { consume } = await import(`${repo}/target/types/consumer.js`);
   const seen = await consume(`${server.url}/tests/fixtures`);
