@@ -9,7 +9,7 @@
 use super::document::ArrayMetadata;
 use super::v2;
 use crate::error::{quote, Result, ZarrError};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The key of an array's metadata, and of its attributes (the spec makes both required; an
 /// array without `attrs` is read with no attributes).
@@ -36,21 +36,14 @@ pub fn parse_array(meta: &Value, attrs: Option<&Value>, location: &str) -> Resul
             ))
         }
     }
+    // The v2 document it is equivalent to: the same keys (v2's parse says which are missing),
+    // the compressor as numcodecs' configuration, `.`-separated keys.
+    let mut zarray = obj.clone();
     let compressor = compressor(obj, location)?;
-    let mut zarray = Map::new();
-    zarray.insert("zarr_format".into(), json!(2));
-    for key in ["shape", "chunks", "dtype", "fill_value", "order"] {
-        let value = obj.get(key).ok_or_else(|| {
-            ZarrError::metadata(
-                location,
-                format!("\"{key}\" is missing from a Zarr v1 meta"),
-            )
-        })?;
-        zarray.insert(key.into(), value.clone());
-    }
+    zarray.insert("zarr_format".into(), Value::from(2));
     zarray.insert("compressor".into(), compressor);
     zarray.insert("filters".into(), Value::Null);
-    zarray.insert("dimension_separator".into(), json!("."));
+    zarray.insert("dimension_separator".into(), Value::from("."));
     let mut metadata = v2::parse_array(&Value::Object(zarray), attrs, location)?;
     metadata.zarr_format = 1;
     Ok(metadata)
@@ -81,32 +74,22 @@ fn compressor(meta: &Map<String, Value>, location: &str) -> Result<Value> {
             ),
         )
     };
-    // A level (zlib, bz2) is an integer; none means the library's default.
-    let level = |default: u64| match opts {
-        Value::Null => Ok(json!(default)),
-        Value::Number(n) if n.as_u64().is_some() => Ok(opts.clone()),
-        _ => Err(bad_opts()),
-    };
-    Ok(match name {
-        "none" => Value::Null,
-        "zlib" => json!({ "id": "zlib", "level": level(1)? }),
-        "bz2" => json!({ "id": "bz2", "level": level(1)? }),
-        // LZMA's options are Python's lzma arguments (format, check, preset, filters), or a
-        // preset alone.
-        "lzma" => configured(
-            json!({ "id": "lzma", "format": 1, "check": -1, "preset": null, "filters": null }),
-            opts,
+    // Each library's numcodecs configuration, written as JSON text: parsed at run time, it costs
+    // less code than building it value by value. A level (zlib, bz2) is an integer, a preset
+    // (LZMA) too; Blosc's options may be a compressor's name or a level. Blosc records what it did
+    // in each chunk's header, which is what decoding reads.
+    let (defaults, scalar) = match name {
+        "none" => return Ok(Value::Null),
+        "zlib" => (r#"{"id":"zlib","level":1}"#, (Some("level"), None)),
+        "bz2" => (r#"{"id":"bz2","level":1}"#, (Some("level"), None)),
+        "lzma" => (
+            r#"{"id":"lzma","format":1,"check":-1,"preset":null,"filters":null}"#,
             (Some("preset"), None),
-        )
-        .ok_or_else(bad_opts)?,
-        // Blosc: its options as an object ({cname, clevel, shuffle}), a compressor's name, or a
-        // level. Blosc records what it did in each chunk's header, which is what decoding reads.
-        "blosc" => configured(
-            json!({ "id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": 1, "blocksize": 0 }),
-            opts,
+        ),
+        "blosc" => (
+            r#"{"id":"blosc","cname":"blosclz","clevel":5,"shuffle":1,"blocksize":0}"#,
             (Some("clevel"), Some("cname")),
-        )
-        .ok_or_else(bad_opts)?,
+        ),
         other => {
             return Err(ZarrError::unsupported(
                 location,
@@ -115,7 +98,10 @@ fn compressor(meta: &Map<String, Value>, location: &str) -> Result<Value> {
             ),
             ))
         }
-    })
+    };
+    let defaults =
+        serde_json::from_str(defaults).map_err(|e| ZarrError::metadata(location, e.to_string()))?;
+    configured(defaults, opts, scalar).ok_or_else(bad_opts)
 }
 
 /// `defaults` with `opts` applied: an object's entries over them, a number or a string as the
@@ -143,6 +129,7 @@ fn configured(
 mod tests {
     use super::*;
     use crate::metadata::CodecList;
+    use serde_json::json;
 
     fn meta(compression: Value, opts: Value) -> Value {
         json!({
