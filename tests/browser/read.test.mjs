@@ -141,8 +141,9 @@ test("chromium: a cold page's first open() of a server that sends zarr.json with
     await new Promise((r) => setTimeout(r, 50));
   const log = await (await fetch(`${server.url}/__log`)).json();
   const endless = log.filter((r) => r.path.startsWith("/__endless/"));
-  // The JS request, then the module's (and any the browser repeats on a keep-alive connection
-  // the server closed as it was reused: seen once in CI, 3 requests).
+  // The JS request, then the module's. CI once saw 3 requests: a third copy whose cause was not
+  // found (a browser's retry of a request on a reused connection the server had closed would
+  // explain it); any number of requests passes, as long as each stopped soon after its limit.
   assert.ok(endless.length >= 2, `the JS request, then the module's: ${JSON.stringify(endless)}`);
   assert.ok(
     endless.every((r) => r.bytes < 64 << 20),
