@@ -10,13 +10,15 @@
 pub mod bz2;
 pub mod lzma;
 pub mod pcodec;
+pub mod xz;
 pub mod zfp;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
 
 /// Decodes `encoded` with the codec named `codec` (its v3 name). `params` is what the codec's
-/// configuration and the chunk say about the stream (`lzma::Format::code`, `pcodec::Number::code`,
+/// configuration and the chunk say about the stream (`lzma::Format::code` and a raw chain's delta
+/// distances, `pcodec::Number::code`,
 /// `zfp::RegistryStream::from_params`), and `limit` the most bytes the result may have (bytes codecs)
 /// or the exact element count (pcodec, zfpy, zfp). The error says what is wrong with the stream,
 /// without naming the codec.
@@ -28,7 +30,16 @@ pub fn decode(
 ) -> Result<Vec<u8>, String> {
     let first = || code_param(params, 0);
     match codec {
-        "numcodecs.lzma" => lzma::decode(encoded, lzma::Format::from_code(first()?)?, limit),
+        "numcodecs.lzma" => {
+            // Then the distances of a raw stream's delta filters, in the chain's order.
+            let deltas = (1..params.len())
+                .map(|i| match code_param(params, i)? {
+                    d @ 1..=256 => Ok(d as usize),
+                    d => Err(format!("a delta distance of {d} (1 to 256)")),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            lzma::decode(encoded, lzma::Format::from_code(first()?)?, &deltas, limit)
+        }
         "numcodecs.bz2" => bz2::decode(encoded, limit),
         "numcodecs.pcodec" => pcodec::decode(encoded, pcodec::Number::from_code(first()?)?, limit),
         "numcodecs.zfpy" => {
