@@ -10,6 +10,9 @@
 #   bash scripts/make_fixtures.sh zarrs  zarrs.zarr, by zarrs (scripts/zarrs-writer, built with cargo)
 #   bash scripts/make_fixtures.sh registry  registry.zarr, by hand from the registry's texts
 #   bash scripts/make_fixtures.sh extra  extra.zarr and extra_v2.zarr (lzma, bz2, pcodec; v3 venv)
+#   bash scripts/make_fixtures.sh references  references/: HDF5 (h5py) and NetCDF-4 (netCDF4) files
+#                                        and kerchunk's reference JSON files for them
+#                                        (.venv-references)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -56,4 +59,8 @@ fi
 if [ "$which" = all ] || [ "$which" = extra ]; then
   venv .venv-fixtures scripts/fixtures-requirements.txt
   .venv-fixtures/bin/python scripts/make_extra_fixtures.py
+fi
+if [ "$which" = all ] || [ "$which" = references ]; then
+  venv .venv-references scripts/references-requirements.txt
+  .venv-references/bin/python scripts/make_reference_fixtures.py
 fi
