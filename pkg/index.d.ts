@@ -338,6 +338,47 @@ export class ZipStore {
   readonly options: { cacheSize?: number };
 }
 
+/** The ReferenceStore's options: the FetchStore's for its requests (the reference file's and its targets'), and its bounds. */
+export interface ReferenceStoreOptions extends Omit<FetchStoreOptions, "listing"> {
+  /** The largest reference file read (default 256 MiB): a larger one is refused as it arrives. */
+  maxReferenceBytes?: number;
+  /**
+   * The most keys, written and generated together (default 10,000,000): a `gen` generator's keys
+   * are counted before any is made, and a file past it is refused.
+   */
+  maxRefs?: number;
+  /**
+   * URL prefixes rewritten before target URLs are resolved (the longest matching prefix wins), for
+   * mirrors and for targets that are not http(s): `{ "file:///data/": "https://example.org/data/" }`.
+   */
+  urlMap?: Record<string, string>;
+  /** The URL relative target URLs resolve against when `source` is an object, not a URL. */
+  baseUrl?: string | URL;
+}
+
+/**
+ * kerchunk / VirtualiZarr references: NetCDF-4, HDF5, TIFF or GRIB files read as a Zarr v2
+ * hierarchy through a reference JSON file that says where each key's bytes are. `source` is the
+ * file's URL, or the file parsed. Versions 0 (`{key: ref}`) and 1 (`{"version": 1, "templates",
+ * "gen", "refs"}`) are read: inline values (text, `base64:` bytes), whole files `[url]` and byte
+ * ranges `[url, offset, length]`; `{{name}}` templates; `gen` generators over integer dimensions
+ * (their expressions: integers, names, `+ - * // %` and parentheses). Target URLs relative to the
+ * file resolve against its URL; `s3://bucket/key` reads from `https://bucket.s3.amazonaws.com/key`
+ * and `gs://bucket/key` from `https://storage.googleapis.com/bucket/key` (`urlMap` for others).
+ * Ranges of one target that reads ask for together are fetched in one request where they lie
+ * within `mergeGap` bytes of each other. A key the file does not have is missing (the fill value);
+ * a target that answers 404 is a StoreError naming the key and the target. Parquet references
+ * are not read. Opening it again reuses the parsed file.
+ */
+export class ReferenceStore {
+  constructor(source: string | URL | Record<string, unknown>, options?: ReferenceStoreOptions);
+  /** The reference file's URL, when `source` was one. */
+  readonly url?: string;
+  /** The reference object, when `source` was one. */
+  readonly references?: Record<string, unknown>;
+  readonly options: ReferenceStoreOptions;
+}
+
 /** The base class of every error zarr-wasm rejects with; messages name the URL or key. */
 export class ZarrError extends Error {}
 /** No Zarr node at the path (no zarr.json, .zarray or .zgroup); no consolidated metadata where asked for. */
@@ -705,15 +746,15 @@ export function releaseMemory(): boolean;
  * RangeError naming the option. With `kind`, resolves to that kind of node (typed so).
  */
 export function open(
-  location: string | URL | FetchStore | ZipStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
   options: OpenOptions & { kind: "array" },
 ): Promise<ZarrArray>;
 export function open(
-  location: string | URL | FetchStore | ZipStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
   options: OpenOptions & { kind: "group" },
 ): Promise<Group>;
 export function open(
-  location: string | URL | FetchStore | ZipStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
   options?: OpenOptions,
 ): Promise<ZarrArray | Group>;
 
@@ -857,6 +898,6 @@ export interface Vectors {
  * `MetadataError`.
  */
 export function openVectors(
-  location: string | URL | FetchStore | ZipStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
   options?: { path?: string; signal?: AbortSignal },
 ): Promise<Vectors>;

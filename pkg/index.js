@@ -17,10 +17,18 @@ import {
 } from "./offthread.js";
 import * as schemas from "./options.js";
 import { checkOptions, show } from "./options.js";
-import { FetchStore, MemoryStore, ZipStore, firstDocuments, label, where } from "./stores.js";
+import {
+  FetchStore,
+  MemoryStore,
+  ReferenceStore,
+  ZipStore,
+  firstDocuments,
+  label,
+  where,
+} from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
-export { FetchStore, MemoryStore, ZipStore };
+export { FetchStore, MemoryStore, ReferenceStore, ZipStore };
 
 // The instance in use: its glue (wasm-bindgen's JavaScript for it) and its build ("zarr", or
 // "vectors": the same and Zarr Vectors, see load.js).
@@ -280,10 +288,10 @@ function unlessAborted(promise, signal) {
 async function openStore(location, signal) {
   if (typeof location === "string" || location instanceof URL)
     return glue.WasmStore.fetch(String(location), {});
-  if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) {
+  if (!isPackageStore(location)) {
     if (typeof location?.get !== "function") {
       throw new TypeError(
-        `a location must be a URL, a FetchStore, a ZipStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
+        `a location must be a URL, a FetchStore, a ZipStore, a ReferenceStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
       );
     }
     return glue.WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
@@ -294,7 +302,17 @@ async function openStore(location, signal) {
   if (handle === undefined) {
     if (location instanceof FetchStore)
       handle = Promise.resolve(glue.WasmStore.fetch(location.url, location.options ?? {}));
-    else {
+    else if (location instanceof ReferenceStore) {
+      // The reference file is read (or the object parsed) once for every caller.
+      handle = call(() =>
+        glue.WasmStore.references(
+          location.url ?? null,
+          location.url === undefined ? referenceText(location) : null,
+          location.options,
+          null,
+        ),
+      );
+    } else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
       // Through call(): a directory read in flight settles even if the instance is replaced.
@@ -310,13 +328,31 @@ async function openStore(location, signal) {
   return unlessAborted(handle, signal);
 }
 
+/** Whether `location` is one of the package's stores that are opened once and kept. */
+function isPackageStore(location) {
+  return (
+    location instanceof FetchStore ||
+    location instanceof ZipStore ||
+    location instanceof ReferenceStore
+  );
+}
+
+/** A ReferenceStore's object as JSON (a value JSON cannot hold is a TypeError saying so). */
+function referenceText(store) {
+  try {
+    return JSON.stringify(store.references);
+  } catch (err) {
+    throw new TypeError(`ReferenceStore: the reference object is not JSON (${err.message})`);
+  }
+}
+
 /**
  * Frees the handle of a store opened for one open() (a URL, a store object): the node holds the
  * store itself, and the handle would otherwise keep it until garbage collection. FetchStores and
  * ZipStores keep theirs for later opens.
  */
 function releaseStore(location, store) {
-  if (!(location instanceof FetchStore) && !(location instanceof ZipStore)) store.free();
+  if (!isPackageStore(location)) store.free();
 }
 
 /** Whether `location` is a store object of the caller's, not a URL or one of the package's stores. */
@@ -324,8 +360,7 @@ function isForeignStore(location) {
   return (
     typeof location === "object" &&
     !(location instanceof URL) &&
-    !(location instanceof FetchStore) &&
-    !(location instanceof ZipStore) &&
+    !isPackageStore(location) &&
     !(location instanceof MemoryStore)
   );
 }

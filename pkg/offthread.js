@@ -4,7 +4,7 @@
 
 import { AbortError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
-import { FetchStore, ZipStore, label } from "./stores.js";
+import { FetchStore, ReferenceStore, ZipStore, label } from "./stores.js";
 
 // Parts a read is split into per worker: enough that a worker finishing early takes another.
 export const PARTS_PER_WORKER = 4;
@@ -172,6 +172,18 @@ export function describeStore(location, objects) {
     }
     return { id, kind: "fetch", url: location.url, options };
   }
+  if (location instanceof ReferenceStore) {
+    // Each worker reads the reference file (or parses the object) itself.
+    const { fetch, headers, ...rest } = location.options ?? {};
+    if (fetch !== undefined) {
+      throw new UnsupportedError(
+        `ReferenceStore ${label(location)}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
+      );
+    }
+    const options = { ...rest };
+    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
+    return { id, kind: "reference", source: location.url ?? location.references, options };
+  }
   if (location instanceof ZipStore) {
     return {
       id,
@@ -194,6 +206,8 @@ export function describeStore(location, objects) {
 /** A store description's name in messages. */
 function storeLabel(desc) {
   if (desc.kind === "zip") return `${storeLabel(desc.source)}#${desc.key}`;
+  if (desc.kind === "reference")
+    return typeof desc.source === "string" ? desc.source : "ReferenceStore:";
   return desc.kind === "fetch" ? desc.url : desc.label;
 }
 

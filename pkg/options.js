@@ -259,6 +259,16 @@ export const FETCH_STORE = {
 
 export const ZIP_STORE = { cacheSize: bytes() };
 
+/** The ReferenceStore's: the FetchStore's for its requests (no listing), and its own bounds. */
+const { listing: _listing, ...FETCH_REQUESTS } = FETCH_STORE;
+export const REFERENCE_STORE = {
+  ...FETCH_REQUESTS,
+  maxReferenceBytes: bytes(1),
+  maxRefs: integer(1),
+  urlMap: record(string),
+  baseUrl: url,
+};
+
 // Zarr Vectors: a level's reads (the query objects are options objects too). `bbox` and `delta`
 // are checked where they are used (index.js), as SelectionErrors of the query.
 const names = instance(Array, "an array of names");

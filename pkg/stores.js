@@ -3,7 +3,7 @@
 // resolving to a Uint8Array, or undefined for a missing key, is a store; these are the ones the
 // package provides.
 
-import { FETCH_STORE, ZIP_STORE, checkOptions, show } from "./options.js";
+import { FETCH_STORE, REFERENCE_STORE, ZIP_STORE, checkOptions, show } from "./options.js";
 
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
@@ -63,6 +63,26 @@ export class ZipStore {
       typeof source === "string" || source instanceof URL ? new FetchStore(source) : source;
     this.key = String(key);
     this.options = { ...options };
+  }
+}
+
+/**
+ * kerchunk references (see index.d.ts): `source` is the URL of a reference JSON file, or the file
+ * parsed (a plain object, version 0 or 1).
+ */
+export class ReferenceStore {
+  /** `options`: the FetchStore's for the requests, and the bounds; a TypeError or RangeError names a bad one. */
+  constructor(source, options = {}) {
+    if (typeof source === "string" || source instanceof URL) this.url = String(source);
+    else if (source !== null && typeof source === "object" && !Array.isArray(source))
+      this.references = source;
+    else
+      throw new TypeError(
+        `ReferenceStore takes the URL of a kerchunk reference file (a string or a URL object) or the file parsed (an object), not ${show(source)}`,
+      );
+    this.options = { ...checkOptions(options, "ReferenceStore", REFERENCE_STORE) };
+    if (this.options.baseUrl !== undefined && this.options.baseUrl !== null)
+      this.options.baseUrl = String(this.options.baseUrl);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   __keepShardIndexes,
   __openReplaying,
   FetchStore,
+  ReferenceStore,
   ZipStore,
   __trapForTests,
 } from "./index.js";
@@ -61,6 +62,7 @@ function storeFrom(desc) {
   if (!entry) {
     let store;
     if (desc.kind === "fetch") store = new FetchStore(desc.url, desc.options);
+    else if (desc.kind === "reference") store = new ReferenceStore(desc.source, desc.options);
     else if (desc.kind === "zip")
       store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
     else store = mainThreadStore(desc);

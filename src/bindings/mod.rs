@@ -114,6 +114,26 @@ impl WasmStore {
         })
     }
 
+    /// The kerchunk references at `url`, or in `text` (a reference object as JSON; its relative
+    /// URLs resolve against the `baseUrl` option); `options` are the ReferenceStore's (the
+    /// FetchStore's among them). Resolves to a WasmStore.
+    pub fn references(
+        url: Option<String>,
+        text: Option<String>,
+        options: JsValue,
+        signal: JsValue,
+    ) -> js_sys::Promise {
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (refs, client) = options::reference_options(&options).map_err(js_error)?;
+            let cache = options::cache_size(&options).map_err(js_error)?;
+            let source = stores::ReferenceSource::open(url, text, refs, client, &signal).await?;
+            Ok(WasmStore {
+                source: CachedSource::wrap(Rc::new(source), cache),
+            }
+            .into())
+        })
+    }
+
     /// Opens the Zarr Vectors store whose root group is at `path` (resolves to a WasmVectors).
     pub fn vectors(&self, path: String) -> js_sys::Promise {
         let store = self.source.store();

@@ -13,6 +13,7 @@ use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
 #[cfg(feature = "vectors")]
 use crate::store::listing::Listing;
+use crate::store::reference::ReferenceOptions;
 use js_sys::{Function, Object, Reflect};
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
@@ -341,6 +342,31 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
             .flatten();
     }
     Ok((http, client))
+}
+
+/// The ReferenceStore's options: the FetchStore's (for the reference file and its targets) and
+/// `{ maxReferenceBytes, maxRefs, urlMap, baseUrl }`, all optional.
+pub fn reference_options(options: &JsValue) -> Result<(ReferenceOptions, FetchClient), ZarrError> {
+    let (http, client) = fetch_options(options)?;
+    let o = Options::new(options, "ReferenceStore option ");
+    let mut refs = ReferenceOptions {
+        http,
+        ..ReferenceOptions::default()
+    };
+    if let Some(n) = o.integer("maxReferenceBytes", 1.0, MAX_BUFFER as f64)? {
+        refs.max_file_bytes = n as u64;
+    }
+    if let Some(n) = o.integer("maxRefs", 1.0, MAX_SAFE_INTEGER)? {
+        refs.max_refs = n as u64;
+    }
+    for (from, to) in o.entries("urlMap")?.unwrap_or_default() {
+        let to = to
+            .as_string()
+            .ok_or_else(|| o.error("urlMap must map URL prefixes to strings"))?;
+        refs.url_map.push((from, to));
+    }
+    refs.base_url = o.parsed("baseUrl", "a string", JsValue::as_string)?;
+    Ok((refs, client))
 }
 
 /// The `listing` option as a listing; Some(None) is "auto" (told by the URL's host).

@@ -11,6 +11,7 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::documents::{Documents, ReplayingStore, MAX_RECORDED_BYTES};
 use crate::store::http::HttpStore;
+use crate::store::reference::{ReferenceOptions, ReferenceStore};
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
@@ -236,6 +237,58 @@ impl Source for ZipSource {
 
     fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         Rc::new(self.zip.with_inner(self.inner.with_signal(signal)))
+    }
+}
+
+/// kerchunk references (`ReferenceStore`): the reference file read once, its targets over HTTP.
+pub struct ReferenceSource(Rc<ReferenceStore<FetchClient>>);
+
+impl ReferenceSource {
+    /// Reads the reference file at `url`, or parses `text` (a reference object's JSON), the file
+    /// asked for through `signal`.
+    pub async fn open(
+        url: Option<String>,
+        text: Option<String>,
+        options: ReferenceOptions,
+        client: FetchClient,
+        signal: &JsValue,
+    ) -> std::result::Result<ReferenceSource, JsValue> {
+        let opening = if signal.is_undefined() || signal.is_null() {
+            client.clone()
+        } else {
+            let signal: AbortSignal = signal
+                .clone()
+                .dyn_into()
+                .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
+            FetchClient {
+                signal: Some(SignalWatch::new(signal)),
+                ..client.clone()
+            }
+        };
+        let store = match (url, text) {
+            (_, Some(text)) => ReferenceStore::from_bytes(text.as_bytes(), None, opening, options),
+            (Some(url), None) => ReferenceStore::open(&url, opening, options).await,
+            (None, None) => Err(ZarrError::selection(
+                "a ReferenceStore needs the URL of a reference file or a reference object",
+            )),
+        }
+        .map_err(js_error)?;
+        // Later reads go through the plain client, or their own signal's.
+        Ok(ReferenceSource(Rc::new(store.with_client(client))))
+    }
+}
+
+impl Source for ReferenceSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        self.0.clone()
+    }
+
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
+        let client = FetchClient {
+            signal: Some(signal.clone()),
+            ..self.0.client().clone()
+        };
+        Rc::new(self.0.with_client(client))
     }
 }
 

@@ -265,6 +265,7 @@ impl Parser<'_> {
         // Every generator's keys counted before any is made.
         let mut generators = Vec::with_capacity(gens.len());
         let mut total = refs_json.len() as u64;
+        self.check_count(total)?;
         for (n, g) in gens.iter().enumerate() {
             let generator = self.generator(n, g)?;
             total = total.saturating_add(generator.count);
@@ -1582,6 +1583,12 @@ mod tests {
         let err = parse(r#"{"a":"","b":"","c":"","d":"","e":"","f":""}"#, &small).unwrap_err();
         assert!(err.message.contains("6 keys, more than the 5"), "{err}");
         parse(r#"{"a":"","b":"","c":"","d":"","e":""}"#, &small).unwrap();
+        let err = parse(
+            r#"{"version":1,"refs":{"a":"","b":"","c":"","d":"","e":"","f":""}}"#,
+            &small,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("6 keys, more than the 5"), "{err}");
         // Generated keys count with written ones, before any is made.
         let err = parse(
             r#"{"version":1,"refs":{"a":""},"gen":[{"key":"{{i}}","url":"u","dimensions":{"i":{"stop":5}}}]}"#,

@@ -1,6 +1,7 @@
 // Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
 // (tests/browser/read.test.mjs, page.html) register them. One file per subject:
-// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, stores.mjs, api.mjs, workers.mjs,
+// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, stores.mjs, references.mjs
+// (kerchunk references), api.mjs, workers.mjs,
 // vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
 // as Viv's loader); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
@@ -9,6 +10,7 @@ import { wholeArrayCase } from "./fixtures.mjs";
 import { hostileValueCases } from "./hostile_values.mjs";
 import { httpCases } from "./http.mjs";
 import { readCases } from "./read.mjs";
+import { referenceCases } from "./references.mjs";
 import { v2Cases } from "./read_v2.mjs";
 import { safetyCases } from "./safety.mjs";
 import { shardedCases } from "./sharded.mjs";
@@ -47,6 +49,7 @@ export function allCases(manifests) {
   return [
     ...decodingCases(manifests),
     ...storeCases,
+    ...referenceCases,
     ...zarritaCases(manifests),
     ...vivCases,
     ...apiCases,

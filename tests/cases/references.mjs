@@ -1,0 +1,302 @@
+// kerchunk references (ReferenceStore): the HDF5 and NetCDF-4 files of tests/fixtures/references/
+// read through the reference JSON files kerchunk wrote for them (scripts/make_reference_fixtures.py),
+// value by value against what h5py and netCDF4 read; merged range requests; inline values; the
+// errors of missing targets and hostile reference files.
+import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
+import { expectedFill, sameFill, sameValues } from "./fixtures.mjs";
+
+/** The manifest the fixture script wrote. */
+async function manifest(ctx) {
+  return JSON.parse(new TextDecoder().decode(await ctx.bytes("references.expected.json")));
+}
+
+/** The ReferenceStore of a reference file below tests/fixtures/references/. */
+function storeOf(ctx, name) {
+  const { ReferenceStore } = ctx.zarr;
+  const url = `${ctx.base}/references/${name}`;
+  // Its URLs are absolute, under a prefix the test server serves elsewhere.
+  const options = name.includes("absolute")
+    ? { urlMap: { "file:///fixtures/references/": `${ctx.base}/references/` } }
+    : {};
+  return new ReferenceStore(url, options);
+}
+
+/** The parsed JSON of a fixture file. */
+async function json(ctx, rel) {
+  return JSON.parse(new TextDecoder().decode(await ctx.bytes(rel)));
+}
+
+/** The requests the server saw for `file` below tests/fixtures/references/. */
+const requestsFor = (log, file) => log.filter((r) => r.path.endsWith(`/references/${file}`));
+
+export const referenceCases = [
+  {
+    name: "references: every variable of kerchunk's HDF5 and NetCDF-4 references read value by value (versions 0 and 1, templates, a generator, absolute URLs mapped)",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const stores = new Map();
+      const entries = (await manifest(ctx)).arrays;
+      ok(entries.length >= 20, `the manifest lists the variables (${entries.length})`);
+      for (const entry of entries) {
+        const name = entry.store.replace("references/", "");
+        if (!stores.has(name)) stores.set(name, storeOf(ctx, name));
+        const what = `${name} ${entry.path}`;
+        const arr = await open(stores.get(name), { path: entry.path, kind: "array" });
+        equal(arr.zarrFormat, 2, `${what}: zarrFormat`);
+        equal(arr.dtype, entry.dtype, `${what}: dtype`);
+        deepEqual(arr.shape, entry.shape, `${what}: shape`);
+        deepEqual(arr.chunks, entry.chunks, `${what}: chunks`);
+        sameFill(arr.fillValue, expectedFill(entry), `${what}: fillValue`);
+        const { data, shape } = await arr.get();
+        deepEqual(shape, entry.shape, `${what}: result shape`);
+        sameValues(data, await ctx.bytes(entry.data), entry.dtype, `${what}: values`, entry);
+      }
+      // Attributes as kerchunk wrote them; an inline value is never a template.
+      const tas = await open(stores.get("nc.json"), { path: "tas", kind: "array" });
+      equal(tas.attrs.units, "K", "tas's units");
+      deepEqual(tas.dimensionNames ?? tas.attrs._ARRAY_DIMENSIONS, ["time", "lat", "lon"], "dims");
+      const rows = await open(stores.get("gen.json"), { path: "rows", kind: "array" });
+      equal(rows.attrs.from, "{{name}}", "an inline value is not rendered");
+      const root = await open(stores.get("h5.json"), { kind: "group" });
+      equal(root.attrs.title, "zarr-wasm reference fixture", "the HDF5 file's attribute");
+
+      // The file parsed, given as an object: relative URLs resolve against baseUrl.
+      const { ReferenceStore } = ctx.zarr;
+      const parsed = new ReferenceStore(await json(ctx, "references/nc.json"), {
+        baseUrl: `${ctx.base}/references/nc.json`,
+      });
+      const entry = entries.find((e) => e.store === "references/nc.json" && e.path === "tas");
+      const fromObject = await open(parsed, { path: "tas", kind: "array" });
+      sameValues(
+        (await fromObject.get()).data,
+        await ctx.bytes(entry.data),
+        "float32",
+        "tas from the parsed object",
+      );
+    },
+  },
+  {
+    name: "references: the chunks of one target file read together are fetched in merged range requests, one per run of chunks within mergeGap",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const refs = await json(ctx, "references/nc.json");
+      const arr = await open(storeOf(ctx, "nc.json"), { path: "tas", kind: "array" });
+      await ctx.clearLog();
+      await arr.get();
+      const log = requestsFor(await ctx.requests(), "data.nc");
+      const chunks = Object.entries(refs.refs).filter(([k]) => /^tas\/\d/.test(k));
+      equal(chunks.length, 12, "tas has 12 chunks, each a range of data.nc");
+      // The chunks' ranges merged where they lie within mergeGap (4096 bytes) of each other.
+      const merged = [];
+      for (const [start, end] of chunks
+        .map(([, v]) => [v[1], v[1] + v[2]])
+        .sort((a, b) => a[0] - b[0])) {
+        const last = merged.at(-1);
+        if (last && start <= last[1] + 4096) last[1] = Math.max(last[1], end);
+        else merged.push([start, end]);
+      }
+      ok(
+        merged.length < chunks.length / 2,
+        `the chunks lie close together (${merged.length} runs)`,
+      );
+      deepEqual(
+        log.map((r) => `${r.method} ${r.range}`).sort(),
+        merged.map(([start, end]) => `GET bytes=${start}-${end - 1}`).sort(),
+        "one request per run of chunks within mergeGap",
+      );
+      // One chunk alone: its own range.
+      const one = await open(storeOf(ctx, "nc.json"), { path: "tas", kind: "array" });
+      await ctx.clearLog();
+      await one.getChunk([1, 1, 0]);
+      const [, offset, length] = refs.refs["tas/1.1.0"];
+      const single = requestsFor(await ctx.requests(), "data.nc");
+      deepEqual(
+        single.map((r) => r.range),
+        [`bytes=${offset}-${offset + length - 1}`],
+        "one chunk, one range",
+      );
+      // Ranges farther apart than mergeGap are fetched apart.
+      const { ReferenceStore } = ctx.zarr;
+      const apart = new ReferenceStore(`${ctx.base}/references/h5.json`, { mergeGap: 0 });
+      const h5 = await json(ctx, "references/h5.json");
+      const wide = Object.entries(h5.refs)
+        .filter(([k]) => /^wide\/\d/.test(k))
+        .map(([, v]) => [v[1], v[1] + v[2]])
+        .sort((a, b) => a[0] - b[0]);
+      const runs = wide.filter((r, i) => i === 0 || r[0] !== wide[i - 1][1]).length;
+      const w = await open(apart, { path: "wide", kind: "array" });
+      await ctx.clearLog();
+      await w.get();
+      equal(
+        requestsFor(await ctx.requests(), "data.h5").length,
+        runs,
+        `wide's ${wide.length} chunks in ${runs} runs of adjacent ranges`,
+      );
+    },
+  },
+  {
+    name: "references: inline base64 and text chunks, a whole file, a chunk the file leaves out; a 404 target and a range past its file are StoreErrors naming the key and the target",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const store = storeOf(ctx, "handmade.json");
+      const root = await open(store, { kind: "group" });
+      equal(root.attrs.note, "an object value is its JSON text", "an object value");
+      const read = async (path) => (await (await open(store, { path, kind: "array" })).get()).data;
+      deepEqual(Array.from(await read("inline_bytes")), [0, 1, 2, 250, 255], "base64 bytes");
+      sameBytes(
+        await read("inline_text"),
+        new TextEncoder().encode("plain text, as UTF-8: \u00e9"),
+        "text as UTF-8",
+      );
+      sameBytes(
+        bytesOf(await read("whole")),
+        await ctx.bytes("references/data.h5"),
+        "a whole-file reference",
+      );
+      deepEqual(
+        Array.from(await read("missing_chunk")),
+        [0, 1, 2, 3, 4, 7, 7, 7, 7, 7],
+        "a key the file does not list is the fill value",
+      );
+      await rejects(
+        read("gone"),
+        "StoreError",
+        [/handmade\.json#gone\/0/, /references\/missing\.h5 is missing \(HTTP 404\)/],
+        "a target that answers 404",
+      );
+      await rejects(
+        read("past"),
+        "StoreError",
+        [/handmade\.json#past\/0/, /references\/data\.h5 ends at byte/],
+        "a range past the end of its file",
+      );
+    },
+  },
+  {
+    name: "references: huge, hostile and broken reference files are refused with errors naming the file, the key and the fault",
+    async run(ctx) {
+      const { open, ReferenceStore } = ctx.zarr;
+      const h5 = `${ctx.base}/references/h5.json`;
+      await rejects(
+        open(new ReferenceStore(h5, { maxReferenceBytes: 1000 })),
+        "StoreError",
+        [/references\/h5\.json/, /1000/, /reference file/],
+        "a reference file larger than maxReferenceBytes",
+      );
+      await rejects(
+        open(new ReferenceStore(h5, { maxRefs: 10 })),
+        "MetadataError",
+        [/references\/h5\.json/, /keys, more than the 10 allowed \(the maxRefs option\)/],
+        "more keys than maxRefs",
+      );
+      const base = { baseUrl: h5 };
+      const hostile = {
+        version: 1,
+        refs: { ".zgroup": '{"zarr_format": 2}' },
+        gen: [
+          {
+            key: "x/{{i}}.{{j}}",
+            url: "data.h5",
+            offset: "{{ i * 1000 + j }}",
+            length: "10",
+            dimensions: { i: { stop: 1e9 }, j: { stop: 1e9 } },
+          },
+        ],
+      };
+      await rejects(
+        open(new ReferenceStore(hostile, base)),
+        "MetadataError",
+        [/references\/h5\.json/, /gen\[0\]/, /maxRefs/],
+        "a generator of 10^18 keys, refused before it makes any",
+      );
+      const statement = { version: 1, templates: { u: "{% for x in y %}" }, refs: {} };
+      await rejects(
+        open(new ReferenceStore(statement, base)),
+        "MetadataError",
+        [/template "u"/, /statements/],
+        "a jinja2 statement",
+      );
+      const badKey = { ".zgroup": '{"zarr_format": 2}', "x/0": ["data.h5", -1, 4] };
+      await rejects(
+        open(new ReferenceStore(badKey)),
+        "MetadataError",
+        [/the reference object/, /key "x\/0"/, /offset must be an integer from 0/],
+        "a negative offset",
+      );
+      await rejects(
+        open(new ReferenceStore(`${ctx.base}/references/data.h5`)),
+        "MetadataError",
+        [/references\/data\.h5/, /not JSON/],
+        "a file that is not JSON",
+      );
+      await rejects(
+        open(new ReferenceStore({ version: 3, refs: {} })),
+        "MetadataError",
+        [/version 3/],
+        "an unknown version",
+      );
+      await rejects(
+        open(new ReferenceStore(`${ctx.base}/references/none.json`)),
+        "NotFoundError",
+        [/no reference file at .*references\/none\.json/],
+        "no reference file",
+      );
+      // A relative target without a URL to resolve it against, read: the key and the fix.
+      const relative = await open(
+        new ReferenceStore({
+          ".zgroup": '{"zarr_format": 2}',
+          "a/.zarray": JSON.stringify({
+            shape: [4],
+            chunks: [4],
+            dtype: "|u1",
+            fill_value: 0,
+            order: "C",
+            filters: null,
+            compressor: null,
+            zarr_format: 2,
+          }),
+          "a/0": ["data.h5", 0, 4],
+        }),
+        { path: "a", kind: "array" },
+      );
+      await rejects(relative.get(), "StoreError", [/#a\/0/, /baseUrl/], "a relative URL");
+      let thrown = null;
+      try {
+        new ReferenceStore(42);
+      } catch (err) {
+        thrown = err;
+      }
+      ok(thrown instanceof TypeError && /ReferenceStore takes/.test(thrown.message), "not a URL");
+      thrown = null;
+      try {
+        new ReferenceStore(h5, { maxRef: 3 });
+      } catch (err) {
+        thrown = err;
+      }
+      ok(thrown instanceof TypeError && /did you mean "maxRefs"/.test(thrown.message), "a typo");
+    },
+  },
+  {
+    name: "references: a ReferenceStore read through workers",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const entry = (await manifest(ctx)).arrays.find(
+        (e) => e.store === "references/h5.json" && e.path === "temperature",
+      );
+      const pool = new ctx.zarr.WorkerPool(2);
+      try {
+        const store = storeOf(ctx, "h5.json");
+        const arr = await open(store, { path: "temperature", workers: pool });
+        sameValues(
+          (await arr.get()).data,
+          await ctx.bytes(entry.data),
+          "float32",
+          "temperature through two workers",
+        );
+        arr.free();
+      } finally {
+        pool.terminate();
+      }
+    },
+  },
+];
