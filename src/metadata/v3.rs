@@ -46,6 +46,9 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
         .ok_or_else(|| ZarrError::metadata(location, "the document is not a JSON object"))?;
     match obj.get("zarr_format") {
         Some(Value::Number(n)) if n.as_u64() == Some(3) => {}
+        Some(format) if is_draft_protocol(format) => {
+            return Err(draft_error(location, format, None));
+        }
         Some(other) => {
             return Err(ZarrError::unsupported(
                 location,
@@ -84,6 +87,46 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
             "\"node_type\" is missing or not a string",
         )),
     }
+}
+
+/// What the pre-2023 v3 draft's root `zarr.json` holds as its `zarr_format`: the protocol's URI
+/// (`https://purl.org/zarr/spec/protocol/core/3.0`), not the number 3. GDAL 3.6 and 3.7 write
+/// that draft with `FORMAT=ZARR_V3` (a root `zarr.json` with the URI and the metadata encoding,
+/// `meta/root/<name>.array.json` and `.group.json` documents, chunks under `data/root/<name>/`).
+const DRAFT_PROTOCOL: &str = "https://purl.org/zarr/spec/protocol/core/3";
+
+fn is_draft_protocol(format: &Value) -> bool {
+    format
+        .as_str()
+        .is_some_and(|f| f.starts_with(DRAFT_PROTOCOL))
+}
+
+/// The error for a hierarchy in the pre-2023 v3 draft: `location` names its root `zarr.json`,
+/// `format` is what that says, `asked` the node that was opened below the root (if one was).
+fn draft_error(location: &str, format: &Value, asked: Option<&str>) -> ZarrError {
+    let below = match asked {
+        Some(asked) => format!("no Zarr node at {asked}: the hierarchy's root ({location}) is "),
+        None => String::new(),
+    };
+    ZarrError::unsupported(
+        location,
+        format!(
+            "{below}the pre-2023 Zarr v3 draft (zarr_format {format}), as GDAL 3.6 and 3.7 write \
+             with FORMAT=ZARR_V3: not read (nor by zarr-python or zarrita.js; its arrays are \
+             meta/root/<name>.array.json, their chunks under data/root/<name>/). Convert it with \
+             GDAL: gdal_translate -of ZARR -co FORMAT=ZARR_V2, or GDAL 3.8 or later, whose \
+             FORMAT=ZARR_V3 writes Zarr v3 as released"
+        ),
+    )
+}
+
+/// For the open sequence, when nothing was found at `asked` below the root of a hierarchy: the
+/// error to give instead where the root's `zarr.json` (`bytes`, at `location`) is the pre-2023
+/// v3 draft's, whose nodes are not where Zarr v3 (or v2) puts them.
+pub fn draft_below(bytes: &[u8], location: &str, asked: &str) -> Option<ZarrError> {
+    let doc: Value = serde_json::from_slice(bytes).ok()?;
+    let format = doc.get("zarr_format").filter(|f| is_draft_protocol(f))?;
+    Some(draft_error(location, format, Some(asked)))
 }
 
 /// The spec: unknown keys fail the open unless they are objects that say `must_understand: false`.
@@ -449,6 +492,46 @@ mod tests {
             err.message.contains("chunk-manifest") && !err.message.contains("sidecar"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_pre_2023_draft_is_refused_by_name() {
+        // GDAL 3.6.2's root zarr.json with FORMAT=ZARR_V3, as it writes it.
+        let root = br#"{
+    "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+    "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
+    "metadata_key_suffix": ".json",
+    "extensions": []
+}"#;
+        let err = parse(root, "http://h/g.zarr/zarr.json").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        for part in [
+            "http://h/g.zarr/zarr.json",
+            "the pre-2023 Zarr v3 draft",
+            "\"https://purl.org/zarr/spec/protocol/core/3.0\"",
+            "GDAL 3.6",
+            "FORMAT=ZARR_V3",
+            "gdal_translate -of ZARR -co FORMAT=ZARR_V2",
+        ] {
+            assert!(err.message.contains(part), "{part}: {err}");
+        }
+        // Opened below the root: the same, naming what was asked for.
+        let err = draft_below(root, "http://h/g.zarr/zarr.json", "http://h/g.zarr/Band1/").unwrap();
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        assert!(err.message.contains("no Zarr node at http://h/g.zarr/Band1/: the hierarchy's root (http://h/g.zarr/zarr.json) is the pre-2023 Zarr v3 draft"), "{err}");
+        // Anything else at the root is no reason: the open's own error stands.
+        for other in [
+            &br#"{"zarr_format": 3, "node_type": "group"}"#[..],
+            br#"{"zarr_format": "https://example.org/3.0"}"#,
+            b"not json",
+            b"",
+        ] {
+            assert!(draft_below(other, "r", "a").is_none());
+        }
+        assert!(parse(br#"{"zarr_format": "3"}"#, "r")
+            .unwrap_err()
+            .message
+            .contains("(expected 3)"));
     }
 
     #[test]
