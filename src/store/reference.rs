@@ -297,39 +297,49 @@ impl Parser<'_> {
             };
             raw.insert(name.clone(), text.clone());
         }
-        let mut done: HashMap<String, String> = HashMap::with_capacity(raw.len());
+        let mut done = HashMap::with_capacity(raw.len());
         for name in raw.keys() {
             self.render_template(name, &raw, &mut done, 0)?;
         }
-        self.templates = done;
+        self.templates = done.into_iter().map(|(k, (text, _))| (k, text)).collect();
         Ok(())
     }
 
+    /// Template `name` rendered, and how deep it uses other templates (0: it uses none).
+    /// `depth` is how deep the rendering that asks for it is (it stops a cycle).
     fn render_template(
         &self,
         name: &str,
         raw: &HashMap<String, String>,
-        done: &mut HashMap<String, String>,
+        done: &mut HashMap<String, (String, usize)>,
         depth: usize,
-    ) -> Result<String> {
-        if let Some(text) = done.get(name) {
-            return Ok(text.clone());
+    ) -> Result<(String, usize)> {
+        if let Some(rendered) = done.get(name) {
+            return Ok(rendered.clone());
         }
+        let max = self.options.max_template_depth;
         let bad = |what: String| self.bad(format!("template \"{}\": {what}", quote(name)));
-        if depth > self.options.max_template_depth {
-            return Err(bad(format!(
-                "templates use each other deeper than {} (a template that uses itself?)",
-                self.options.max_template_depth
-            )));
+        let too_deep = || {
+            bad(format!(
+                "templates use each other deeper than {max} (a template that uses itself?)"
+            ))
+        };
+        if depth > max {
+            return Err(too_deep());
         }
         let text = &raw[name];
         let template = Template::parse(text).map_err(bad)?;
         let mut values = HashMap::new();
+        let mut height = 0;
         for used in template.names() {
             if raw.contains_key(used) && !values.contains_key(used) {
-                let v = self.render_template(used, raw, done, depth + 1)?;
+                let (v, h) = self.render_template(used, raw, done, depth + 1)?;
+                height = height.max(h + 1);
                 values.insert(used.to_string(), v);
             }
+        }
+        if height > max {
+            return Err(too_deep());
         }
         let rendered = template
             .render(&|n| Ok(values.get(n).map(|t| Value::Text(t.clone()))))
@@ -339,8 +349,8 @@ impl Parser<'_> {
                 "it renders to more than {MAX_TEMPLATE_TEXT} characters"
             )));
         }
-        done.insert(name.to_string(), rendered.clone());
-        Ok(rendered)
+        done.insert(name.to_string(), (rendered.clone(), height));
+        Ok((rendered, height))
     }
 
     /// One ref of `key`; `templated`: URLs may use the file's templates (version 1).
@@ -1611,6 +1621,17 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("maxRefs"), "{err}");
+        // Templates may use templates 8 deep, not 9.
+        let chain = |n: usize| {
+            let mut t = String::from(r#"{"version":1,"templates":{"t0":"x""#);
+            for i in 1..=n {
+                t.push_str(&format!(r#","t{i}":"{{{{t{}}}}}""#, i - 1));
+            }
+            t + "}}"
+        };
+        parse(&chain(8), &o).unwrap();
+        let err = parse(&chain(9), &o).unwrap_err();
+        assert!(err.message.contains("deeper than 8"), "{err}");
         // Deep JSON is an error, not a stack overflow.
         let deep = format!("{{\"k\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(parse(&deep, &o).unwrap_err().message.contains("not JSON"));
