@@ -55,7 +55,7 @@ pub async fn open_with(
     path: &str,
     options: OpenOptions,
 ) -> Result<Node> {
-    let node = find_node(store, path, options)
+    let node = super::draft::explained(find_node(store.clone(), path, options), &store, path)
         .await?
         .with_limits(options.limits)?;
     with_decoders(node).await
