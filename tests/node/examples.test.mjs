@@ -119,6 +119,7 @@ test("examples: every example that runs in Node runs, against the test server", 
   const urls = [
     ["https://example.org/image.ome.zarr", `${server.url}/www/data/sample.ome.zarr`],
     ["https://example.org/data.zarr", `${server.url}/tests/fixtures/v3.zarr`],
+    ["https://example.org/references/", `${server.url}/tests/fixtures/references/`],
   ];
   const ran = [];
   const failed = [];
