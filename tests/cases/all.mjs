@@ -1,12 +1,13 @@
 // Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
 // (tests/browser/read.test.mjs, page.html) register them. One file per subject:
-// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, stores.mjs, references.mjs
-// (kerchunk references), api.mjs, workers.mjs,
+// read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, gdal.mjs (GDAL's Zarr),
+// stores.mjs, references.mjs (kerchunk references), api.mjs, workers.mjs,
 // vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
 // as Viv's loader); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
+import { gdalCases } from "./gdal.mjs";
 import { hostileValueCases } from "./hostile_values.mjs";
 import { httpCases } from "./http.mjs";
 import { readCases } from "./read.mjs";
@@ -41,6 +42,7 @@ export function decodingCases(manifests) {
     ...httpCases,
     ...v2Cases,
     ...extraCases,
+    ...gdalCases,
   ];
 }
 
