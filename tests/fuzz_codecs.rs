@@ -65,6 +65,8 @@ fn targets() -> Vec<Target> {
         "extra_v2.zarr",
         "zarrs.zarr",
         "registry.zarr",
+        // GDAL's stores (XZ with the delta filter, Blosc) and numcodecs' LZMA delta chains.
+        "gdal",
     ] {
         let root = common::fixture_path(store);
         let mut stack = vec![root.clone()];
