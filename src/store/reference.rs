@@ -1651,6 +1651,14 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_reference_files_parse_to_the_nearest_double() {
+        // netCDF's default float fill value, as VirtualiZarr writes it in a .zarray (serde_json's
+        // float_roundtrip; Python and JS read the same double).
+        let v: Json = serde_json::from_str("[9.969209968386869e+36]").unwrap();
+        assert_eq!(v[0].as_f64(), Some(9.969209968386869e36));
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic() {
         let seeds = [
             r#"{"version":1,"templates":{"u":"f"},"refs":{"a":["{{u}}",1,2],"b":"base64:AAE="},"gen":[{"key":"g/{{i}}","url":"{{u}}","offset":"{{i*3}}","length":"3","dimensions":{"i":{"stop":4}}}]}"#,
