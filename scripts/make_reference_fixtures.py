@@ -15,6 +15,8 @@ scripts/references-requirements.txt). Outputs, in tests/fixtures/references/:
                                     only version 1, so this is its "refs" flattened here
   nc_absolute.json                  data.nc's references with absolute URLs under
                                     file:///fixtures/references/ (the tests map that prefix)
+  vz_nc.json                        VirtualiZarr's kerchunk JSON of data.nc (its HDFParser, then
+                                    to_kerchunk), its absolute paths made relative
   gen.json                          a version 1 file written here by hand: kerchunk has no helper
                                     that writes "gen". It reads data.h5's contiguous int32
                                     dataset as a Zarr array of row blocks, each block's key and
@@ -36,6 +38,7 @@ import h5py
 import kerchunk
 import netCDF4
 import numpy as np
+import virtualizarr
 from kerchunk.hdf import SingleHdf5ToZarr
 from kerchunk.utils import templateize
 
@@ -101,6 +104,21 @@ def translate(path):
     refs = SingleHdf5ToZarr(str(path), inline_threshold=100).translate()
     assert refs.get("version") == 1, refs.keys()
     return refs
+
+
+def virtualizarr_refs(path):
+    """VirtualiZarr's references of `path` (its HDF5 parser, written as kerchunk JSON), relative."""
+    from obstore.store import LocalStore
+    from virtualizarr import open_virtual_dataset
+    from virtualizarr.parsers import HDFParser
+    from virtualizarr.registry import ObjectStoreRegistry
+
+    registry = ObjectStoreRegistry({"file://": LocalStore()})
+    vds = open_virtual_dataset(f"file://{path}", registry=registry, parser=HDFParser(),
+                               loadable_variables=[])
+    refs = vds.vz.to_kerchunk(format="dict")
+    assert refs.get("version") == 1, refs.keys()
+    return relative(refs, path)
 
 
 def rewrite_urls(refs, fn):
@@ -184,6 +202,10 @@ def main():
     dump("nc_v0.json", nc_refs["refs"])
     dump("nc_absolute.json", rewrite_urls(nc_raw, lambda u: ABSOLUTE + nc.name))
 
+    # VirtualiZarr's kerchunk output of the same file.
+    vz_refs = virtualizarr_refs(nc)
+    dump("vz_nc.json", vz_refs)
+
     # By hand: the contiguous dataset as row blocks of 2 rows, each 2 * 6 * 4 = 48 bytes on from
     # the dataset's offset, by a generator.
     contiguous = h5_refs["refs"]["contiguous/0.0"]
@@ -244,8 +266,13 @@ def main():
             record("h5.json", name, f[name][...], za, writer_h5)
         record("gen.json", "rows", f["contiguous"][...], json.loads(gen["refs"]["rows/.zarray"]),
                f"h5py, references by hand with a generator ({VERSIONS}; scripts/make_reference_fixtures.py)")
+    writer_vz = (f"netCDF4, references by VirtualiZarr {virtualizarr.__version__} ({VERSIONS}; "
+                 "scripts/make_reference_fixtures.py)")
     with netCDF4.Dataset(nc) as ds:
         ds.set_auto_mask(False)
+        for name in ["tas", "pr", "time", "lat", "lon"]:
+            za = json.loads(vz_refs["refs"][f"{name}/.zarray"])
+            record("vz_nc.json", name, ds[name][...], za, writer_vz)
         for reference in ["nc.json", "nc_v0.json", "nc_absolute.json"]:
             for name in ["tas", "pr", "time", "lat", "lon"]:
                 za = json.loads(nc_raw["refs"][f"{name}/.zarray"])

@@ -31,7 +31,7 @@ const requestsFor = (log, file) => log.filter((r) => r.path.endsWith(`/reference
 
 export const referenceCases = [
   {
-    name: "references: every variable of kerchunk's HDF5 and NetCDF-4 references read value by value (versions 0 and 1, templates, a generator, absolute URLs mapped)",
+    name: "references: every variable of kerchunk's HDF5 and NetCDF-4 references and VirtualiZarr's read value by value (versions 0 and 1, templates, a generator, absolute URLs mapped)",
     async run(ctx) {
       const { open } = ctx.zarr;
       const stores = new Map();
