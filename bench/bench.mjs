@@ -454,8 +454,9 @@ const peerModules = ["blosc.js", "zstd.js", "lz4.js"].map((f) => {
   };
 });
 const sum = (k) => peerModules.reduce((a, m) => a + m[k], 0);
-// The build with Zarr Vectors, which a page loads instead at its first openVectors() (pkg/load.js).
-const wasmVectors = readFileSync(new URL("../pkg/zarr_wasm_vectors_bg.wasm", import.meta.url));
+// The full build (Zarr Vectors, kerchunk references), which a page loads instead at its first
+// openVectors() or open() of a ReferenceStore (pkg/load.js).
+const wasmFull = readFileSync(new URL("../pkg/zarr_wasm_full_bg.wasm", import.meta.url));
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 // The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp), loaded only for
 // arrays that need it.
@@ -464,8 +465,15 @@ const wasmExtra = readFileSync(new URL("../pkg/zarr_wasm_extra_bg.wasm", import.
 // above the module's size when it was set (README, "Download size"), so that growth is a decision.
 const SIZE_BUDGET = [
   // Lowered when Zarr Vectors left the module every page loads (issue 33): 438 and 550 KiB before.
-  { what: "the module (Zarr)", bytes: gz(wasm), budget: 410 * 1024 },
-  { what: "its build with Zarr Vectors", bytes: gz(wasmVectors), budget: 500 * 1024 },
+  // Raised from 410 and 500 KiB (issue 35, measured 418.4 and 538.2): Zarr v1, GDAL's spellings,
+  // metadata numbers parsed exactly (serde_json's float_roundtrip, about 20 KB of code) and option
+  // checks in the Zarr build; kerchunk references (about 95 KB of code) in the full one only.
+  { what: "the module (Zarr)", bytes: gz(wasm), budget: 422 * 1024 },
+  {
+    what: "its full build (Zarr Vectors, kerchunk references)",
+    bytes: gz(wasmFull),
+    budget: 542 * 1024,
+  },
   { what: "the second module (lzma, bz2, pcodec, ZFP)", bytes: gz(wasmExtra), budget: 168 * 1024 },
 ];
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
@@ -475,7 +483,7 @@ const budgetLines = SIZE_BUDGET.map(
 );
 const sizeLines = [
   `| zarr-wasm (\`zarr_wasm_bg.wasm\`: every core and registry codec, metadata, selections, stores; what a page that reads Zarr loads) | ${kib(wasm.length)} | ${kib(gz(wasm))} |`,
-  `| zarr-wasm with Zarr Vectors (\`zarr_wasm_vectors_bg.wasm\`: the same and Zarr Vectors; loaded instead at the first \`openVectors()\`) | ${kib(wasmVectors.length)} | ${kib(gz(wasmVectors))} |`,
+  `| zarr-wasm, full build (\`zarr_wasm_full_bg.wasm\`: the same, Zarr Vectors and kerchunk references; loaded instead at the first \`openVectors()\` or \`ReferenceStore\`) | ${kib(wasmFull.length)} | ${kib(gz(wasmFull))} |`,
   `| zarr-wasm's second module (\`zarr_wasm_extra_bg.wasm\`: lzma, bz2, pcodec, zfpy and zfp; fetched only for arrays that use them) | ${kib(wasmExtra.length)} | ${kib(gz(wasmExtra))} |`,
   ...peerModules.map(
     (m) =>

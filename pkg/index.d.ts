@@ -368,7 +368,8 @@ export interface ReferenceStoreOptions extends Omit<FetchStoreOptions, "listing"
  * Ranges of one target that reads ask for together are fetched in one request where they lie
  * within `mergeGap` bytes of each other. A key the file does not have is missing (the fill value);
  * a target that answers 404 is a StoreError naming the key and the target. Parquet references
- * are not read. Opening it again reuses the parsed file.
+ * are not read. Opening it again reuses the parsed file. It is read by the module's full build,
+ * which a page loads at its first open() of a ReferenceStore (see `preload`).
  */
 export class ReferenceStore {
   constructor(source: string | URL | Record<string, unknown>, options?: ReferenceStoreOptions);
@@ -722,13 +723,14 @@ export function memoryUsage(): { wasmBytes: number; heapBytes: number };
  * sooner (before the page's other imports and work), or to learn early that the module cannot be
  * loaded: rejects with a `ZarrError` naming the file's URL.
  *
- * The module comes in two builds: one that reads Zarr (`zarr_wasm_bg.wasm`), and one that also
- * reads Zarr Vectors (`zarr_wasm_vectors_bg.wasm`, a fifth larger), which replaces the first at
- * the first `openVectors()` (nodes already open move to it by themselves). A page that reads Zarr
- * Vectors from the start calls `preload({ vectors: true })` in its top-level code, so that it
- * downloads only that one.
+ * The module comes in two builds: one that reads Zarr (`zarr_wasm_bg.wasm`), and the full one
+ * that also reads Zarr Vectors and kerchunk references (`zarr_wasm_full_bg.wasm`, about a quarter
+ * larger), which replaces the first at the first `openVectors()` or `open()` of a
+ * `ReferenceStore` (nodes already open move to it by themselves). A page that reads those from the
+ * start calls `preload({ full: true })` (or `{ vectors: true }`, the same) in its top-level code,
+ * so that it downloads only that one.
  */
-export function preload(options?: { vectors?: boolean }): Promise<void>;
+export function preload(options?: { full?: boolean; vectors?: boolean }): Promise<void>;
 
 /**
  * Gives the module's memory back now: replaces its instance by a fresh one, unless a call is in

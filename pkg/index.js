@@ -31,7 +31,7 @@ export { WorkerPool } from "./pool.js";
 export { FetchStore, MemoryStore, ReferenceStore, ZipStore };
 
 // The instance in use: its glue (wasm-bindgen's JavaScript for it) and its build ("zarr", or
-// "vectors": the same and Zarr Vectors, see load.js).
+// "full": the same, Zarr Vectors and kerchunk references, see load.js).
 let glue = null;
 let glueKind = null;
 // The load of `loadingKind` in progress or done.
@@ -39,14 +39,16 @@ let loading = null;
 let loadingKind = null;
 
 /**
- * Loads the module of build `want`, once. The vectors build reads Zarr too: once it is asked
- * for, nothing else is loaded. Asked for after the other, it replaces it: the nodes opened in
- * the first open themselves again in it (as after a trap).
+ * Loads the module of build `want`, once. The full build reads Zarr too: once it is asked for,
+ * nothing else is loaded. Asked for after the other, it replaces it: the nodes opened in the
+ * first open themselves again in it (as after a trap).
  */
 function loadWasm(want = chosenKind()) {
-  const kind = loadingKind === "vectors" ? "vectors" : want;
+  const kind = loadingKind === "full" ? "full" : want;
   if (loading && loadingKind === kind) return loading;
   loadingKind = kind;
+  // Workers started from now on get this build (pool.js), even before it has loaded here.
+  chooseKind(kind);
   const attempt = (async () => {
     const [next, module] = await Promise.all([glueOf(kind), compiledModule(kind)]);
     await next.default({ module_or_path: module });
@@ -78,11 +80,11 @@ export function preload(options = {}) {
   } catch (err) {
     return Promise.reject(err);
   }
-  return loadWasm(options.vectors ? "vectors" : chosenKind());
+  return loadWasm(options.full || options.vectors ? "full" : chosenKind());
 }
 
 // In a page, the download starts as this file is imported: it overlaps the page's own start.
-// After the page's own top-level code, which may have chosen the vectors build (preload). Not in
+// After the page's own top-level code, which may have chosen the full build (preload). Not in
 // workers: a pool's workers are given the module their page compiled (pool.js).
 if (typeof document !== "undefined")
   queueMicrotask(() => {
@@ -121,7 +123,7 @@ function onTrap(err, trapped) {
       if (resetPending) glue.__wbg_reset_state();
     });
   }
-  // (A trap in an instance already replaced by the vectors build leaves the one in use alone;
+  // (A trap in an instance already replaced by the full build leaves the one in use alone;
   // the calls in flight are failed all the same, as they may have been the failed instance's.)
   const reset = new ResetError(
     `the WebAssembly module failed (${err?.name ?? "Error"}: ${err?.message ?? err}) and was reset: this call was abandoned; nodes opened before open themselves again on their next read`,
@@ -326,6 +328,12 @@ async function openStore(location, signal) {
     handle.catch(() => opened.get(location) === handle && opened.delete(location));
   }
   return unlessAborted(handle, signal);
+}
+
+/** Whether reading `location` needs the full build: a ReferenceStore, or a ZIP archive in one. */
+function needsFullBuild(location) {
+  if (location instanceof ZipStore) return needsFullBuild(location.source);
+  return location instanceof ReferenceStore;
 }
 
 /** Whether `location` is one of the package's stores that are opened once and kept. */
@@ -759,9 +767,12 @@ async function openNode(location, options, documents) {
   const early = glue || documents ? null : firstDocuments(location, options);
   // A pool's workers start now, while the node opens: the reads that follow do not wait for them
   // (a failure to start is reported by the first read).
+  // A ReferenceStore needs the full build: asked for before the workers start, so that they get
+  // it too.
+  const loaded = loadWasm(needsFullBuild(location) ? "full" : chosenKind());
   const pool = workerPool(options.workers, options.workerUrl);
   pool?.start().catch(() => {});
-  await loadWasm();
+  await loaded;
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
   const objects = new Map(); // the store objects workers read through this thread
   const storeDesc = pool ? describeStore(location, objects) : null;
@@ -855,7 +866,7 @@ export async function openVectors(location, options = {}) {
     schemas.OPEN_VECTORS,
     `opening ${where(location, options?.path)}`,
   );
-  await loadWasm("vectors");
+  await loadWasm("full");
   const openIn = async (signal) => {
     const store = await openStore(location, signal);
     try {

@@ -3,11 +3,11 @@
 // from preload(), or at the first open(). A WorkerPool hands the compiled module to its workers,
 // which then neither download nor compile it again.
 //
-// The main module comes in two builds (scripts/build.sh): "zarr" reads Zarr; "vectors" is the
-// same and Zarr Vectors, about a fifth larger. A page loads "zarr" unless it asks for Zarr
-// Vectors: at its first openVectors() (the nodes it opened move to the larger instance), or from
-// the start with preload({ vectors: true }). The URLs are written out in full so that bundlers
-// find both files.
+// The main module comes in two builds (scripts/build.sh): "zarr" reads Zarr; "full" is the same,
+// Zarr Vectors and kerchunk references (ReferenceStore), about a quarter larger. A page loads
+// "zarr" unless it asks for more: at its first openVectors() or open() of a ReferenceStore (the
+// nodes it opened move to the larger instance), or from the start with preload({ full: true }).
+// The URLs are written out in full so that bundlers find both files.
 import { ZarrError } from "./errors.js";
 
 const MODULES = {
@@ -15,17 +15,17 @@ const MODULES = {
     wasm: new URL("./zarr_wasm_bg.wasm", import.meta.url),
     glue: () => import("./zarr_wasm.js"),
   },
-  vectors: {
-    wasm: new URL("./zarr_wasm_vectors_bg.wasm", import.meta.url),
-    glue: () => import("./zarr_wasm_vectors.js"),
+  full: {
+    wasm: new URL("./zarr_wasm_full_bg.wasm", import.meta.url),
+    glue: () => import("./zarr_wasm_full.js"),
   },
 };
-const compiling = { zarr: null, vectors: null };
+const compiling = { zarr: null, full: null };
 // This file's URL, for the URLs in messages: held apart so that bundlers do not take
 // `new URL(name, import.meta.url)` with a name in a variable for an asset to find.
 const HERE = import.meta.url;
-// The build a page starts with, until it asks for another: "vectors" once preload({ vectors })
-// or a worker's pool says so.
+// The build a page starts with, until it asks for another: "full" once preload({ full }), a
+// ReferenceStore or Zarr Vectors asks for it, or a worker's pool says so.
 let chosen = null;
 
 /** The build the page uses from now on ("zarr" unless one was chosen). */
@@ -33,7 +33,7 @@ export function chosenKind() {
   return chosen ?? "zarr";
 }
 
-/** Chooses the build before anything loads (preload's `vectors`, a pool's worker). */
+/** Chooses the build before anything loads (preload's `full`, a pool's worker). */
 export function chooseKind(kind) {
   chosen = kind;
 }

@@ -223,7 +223,7 @@ export const ITERATE = { signal, concurrency: integer(1, 1024) };
 
 export const READ = { signal };
 
-export const PRELOAD = { vectors: boolean };
+export const PRELOAD = { full: boolean, vectors: boolean };
 
 export const BYTES_DECODER = { dataType: string, maxBytes: bytes(1) };
 

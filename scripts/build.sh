@@ -4,9 +4,9 @@
 #   scripts/build.sh --scalar DIR             the package without simd128, into DIR (the
 #                                             benchmark's scalar column; tests run it too)
 # The main module comes in two builds (issue 33): zarr_wasm (Zarr: every core and registry codec,
-# metadata, selections, stores) and zarr_wasm_vectors (the same and Zarr Vectors), which a page
-# loads instead the first time it opens a Zarr Vectors store (pkg/load.js): a page that reads
-# only Zarr never downloads Zarr Vectors.
+# metadata, selections, stores) and zarr_wasm_full (the same, Zarr Vectors and kerchunk
+# references), which a page loads instead the first time it opens a Zarr Vectors store or a
+# ReferenceStore (pkg/load.js): a page that reads only Zarr never downloads either.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The main modules never link the extra codecs: they are the second module, built below.
@@ -48,9 +48,9 @@ fi
 # The two main modules, each built, then given its glue. --experimental-reset-state-function:
 # after a trap the API starts a fresh instance (see scripts/guard-glue.mjs, which makes the glue
 # report traps).
-for name in zarr_wasm zarr_wasm_vectors; do
+for name in zarr_wasm zarr_wasm_full; do
   features=bindings
-  [ "$name" = zarr_wasm_vectors ] && features=bindings,vectors
+  [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references
   # shellcheck disable=SC2086
   "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD --no-default-features --features "$features"
   wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name "$name" \
@@ -67,6 +67,6 @@ wasm-bindgen --target web --experimental-reset-state-function --out-dir "$out" -
 strip "$out/zarr_wasm_extra_bg.wasm"
 # The package carries the licences (kept once, at the top of the repository).
 cp LICENSE-MIT LICENSE-APACHE "$out/"
-for f in zarr_wasm zarr_wasm_vectors zarr_wasm_extra; do
+for f in zarr_wasm zarr_wasm_full zarr_wasm_extra; do
   printf '[build] %s/%s_bg.wasm: %s bytes\n' "$out" "$f" "$(wc -c < "$out/${f}_bg.wasm")"
 done

@@ -124,13 +124,26 @@ impl WasmStore {
         signal: JsValue,
     ) -> js_sys::Promise {
         wasm_bindgen_futures::future_to_promise(async move {
-            let (refs, client) = options::reference_options(&options).map_err(js_error)?;
-            let cache = options::cache_size(&options).map_err(js_error)?;
-            let source = stores::ReferenceSource::open(url, text, refs, client, &signal).await?;
-            Ok(WasmStore {
-                source: CachedSource::wrap(Rc::new(source), cache),
+            #[cfg(feature = "references")]
+            {
+                let (refs, client) = options::reference_options(&options).map_err(js_error)?;
+                let cache = options::cache_size(&options).map_err(js_error)?;
+                let source =
+                    stores::ReferenceSource::open(url, text, refs, client, &signal).await?;
+                Ok(WasmStore {
+                    source: CachedSource::wrap(Rc::new(source), cache),
+                }
+                .into())
             }
-            .into())
+            // index.js loads the build with references before it opens one (pkg/load.js).
+            #[cfg(not(feature = "references"))]
+            {
+                let _ = (url, text, options, signal);
+                Err(js_error(crate::ZarrError::unsupported(
+                    "ReferenceStore",
+                    "this build of the module has no kerchunk references (the larger build has)",
+                )))
+            }
         })
     }
 

@@ -13,6 +13,7 @@ use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
 #[cfg(feature = "vectors")]
 use crate::store::listing::Listing;
+#[cfg(feature = "references")]
 use crate::store::reference::ReferenceOptions;
 use js_sys::{Function, Object, Reflect};
 use std::fmt::Display;
@@ -346,6 +347,7 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
 
 /// The ReferenceStore's options: the FetchStore's (for the reference file and its targets) and
 /// `{ maxReferenceBytes, maxRefs, urlMap, baseUrl }`, all optional.
+#[cfg(feature = "references")]
 pub fn reference_options(options: &JsValue) -> Result<(ReferenceOptions, FetchClient), ZarrError> {
     let (http, client) = fetch_options(options)?;
     let o = Options::new(options, "ReferenceStore option ");

@@ -11,6 +11,7 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::documents::{Documents, ReplayingStore, MAX_RECORDED_BYTES};
 use crate::store::http::HttpStore;
+#[cfg(feature = "references")]
 use crate::store::reference::{ReferenceOptions, ReferenceStore};
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadHints, ReadableStore};
@@ -241,8 +242,10 @@ impl Source for ZipSource {
 }
 
 /// kerchunk references (`ReferenceStore`): the reference file read once, its targets over HTTP.
+#[cfg(feature = "references")]
 pub struct ReferenceSource(Rc<ReferenceStore<FetchClient>>);
 
+#[cfg(feature = "references")]
 impl ReferenceSource {
     /// Reads the reference file at `url`, or parses `text` (a reference object's JSON), the file
     /// asked for through `signal`.
@@ -278,6 +281,7 @@ impl ReferenceSource {
     }
 }
 
+#[cfg(feature = "references")]
 impl Source for ReferenceSource {
     fn store(&self) -> Rc<dyn ReadableStore> {
         self.0.clone()

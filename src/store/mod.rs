@@ -9,8 +9,10 @@ pub mod limit;
 #[cfg(feature = "vectors")]
 pub mod listing;
 pub mod memory;
+#[cfg(feature = "references")]
 pub mod reference;
 pub mod single_flight;
+#[cfg(feature = "references")]
 pub mod template;
 pub mod zip;
 

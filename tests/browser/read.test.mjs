@@ -158,7 +158,7 @@ async function moduleRequests() {
   return log.map((r) => r.path.split("/").pop()).filter((f) => f.endsWith("_bg.wasm"));
 }
 
-test("chromium: a page that reads Zarr downloads the Zarr build only; at its first openVectors() the Zarr Vectors build replaces it, and the arrays already open read on", async () => {
+test("chromium: a page that reads Zarr downloads the Zarr build only; at its first openVectors() the full build replaces it, and the arrays already open read on", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
   await (await fetch(`${server.url}/__log/clear`)).text();
   const arrayRead = await fresh.evaluate(async () => {
@@ -179,13 +179,36 @@ test("chromium: a page that reads Zarr downloads the Zarr build only; at its fir
   assert.deepEqual(after.values, arrayRead, "the array opened before reads the same after");
   assert.deepEqual(
     await moduleRequests(),
-    ["zarr_wasm_bg.wasm", "zarr_wasm_vectors_bg.wasm"],
-    "then the Zarr Vectors build, once",
+    ["zarr_wasm_bg.wasm", "zarr_wasm_full_bg.wasm"],
+    "then the full build, once",
   );
   await fresh.close();
 });
 
-test("chromium: a page that calls preload({ vectors: true }) at the top downloads the Zarr Vectors build only, and reads Zarr with it", async () => {
+test("chromium: a page's first open() of a ReferenceStore loads the full build, which replaces the Zarr build; the arrays already open read on", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const read = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    const arr = await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+    });
+    const before = Array.from((await arr.get()).data);
+    const refs = new zarr.ReferenceStore(`${location.origin}/tests/fixtures/references/h5.json`);
+    const temperature = await zarr.open(refs, { kind: "array", path: "temperature" });
+    const after = Array.from((await arr.get()).data);
+    return { same: JSON.stringify(before) === JSON.stringify(after), shape: temperature.shape };
+  });
+  assert.deepEqual(read, { same: true, shape: [20, 30] });
+  assert.deepEqual(
+    await moduleRequests(),
+    ["zarr_wasm_bg.wasm", "zarr_wasm_full_bg.wasm"],
+    "the Zarr build, then the full build, once",
+  );
+  await fresh.close();
+});
+
+test("chromium: a page that calls preload({ vectors: true }) at the top downloads the full build only, and reads Zarr with it", async () => {
   await (await fetch(`${server.url}/__log/clear`)).text();
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/vectors-first.html`);
   const read = await fresh.evaluate(async () => {
@@ -198,7 +221,7 @@ test("chromium: a page that calls preload({ vectors: true }) at the top download
     return { levels: zv.levels, length: (await arr.get()).data.length };
   });
   assert.deepEqual(read, { levels: ["0"], length: 13 * 11 });
-  assert.deepEqual(await moduleRequests(), ["zarr_wasm_vectors_bg.wasm"], "one build, the larger");
+  assert.deepEqual(await moduleRequests(), ["zarr_wasm_full_bg.wasm"], "one build, the larger");
   await fresh.close();
 });
 
