@@ -13,6 +13,8 @@
 #   bash scripts/make_fixtures.sh references  references/: HDF5 (h5py) and NetCDF-4 (netCDF4) files
 #                                        and kerchunk's reference JSON files for them
 #                                        (.venv-references)
+#   bash scripts/make_fixtures.sh gdal   gdal/: Zarr written by GDAL (Debian's gdal-bin), and
+#                                        numcodecs' LZMA delta chains (scripts/make_gdal_fixtures.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -59,6 +61,9 @@ fi
 if [ "$which" = all ] || [ "$which" = extra ]; then
   venv .venv-fixtures scripts/fixtures-requirements.txt
   .venv-fixtures/bin/python scripts/make_extra_fixtures.py
+fi
+if [ "$which" = all ] || [ "$which" = gdal ]; then
+  bash scripts/make_gdal_fixtures.sh
 fi
 if [ "$which" = all ] || [ "$which" = references ]; then
   venv .venv-references scripts/references-requirements.txt
