@@ -4,50 +4,11 @@
 
 mod common;
 
-use async_trait::async_trait;
-use common::{check_manifest, DirStore};
+use common::{check_manifest, DirStore, LoggedStore as Logged};
 use futures_executor::block_on;
-use std::cell::RefCell;
 use std::rc::Rc;
 use zarr_wasm::hierarchy::node::{open_with, OpenOptions};
-use zarr_wasm::store::{ByteRange, ReadableStore};
 use zarr_wasm::{open, ErrorKind, Node};
-
-/// A fixture store that records the keys asked for.
-struct Logged {
-    inner: DirStore,
-    keys: RefCell<Vec<String>>,
-}
-
-impl Logged {
-    fn new(store: &str) -> Rc<Logged> {
-        Rc::new(Logged {
-            inner: DirStore::fixtures(store),
-            keys: RefCell::default(),
-        })
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut self.keys.borrow_mut())
-    }
-}
-
-#[async_trait(?Send)]
-impl ReadableStore for Logged {
-    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.keys.borrow_mut().push(key.to_string());
-        self.inner.get(key).await
-    }
-
-    async fn get_range(&self, key: &str, range: ByteRange) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.keys.borrow_mut().push(key.to_string());
-        self.inner.get_range(key, range).await
-    }
-
-    fn locate(&self, key: &str) -> String {
-        self.inner.locate(key)
-    }
-}
 
 fn opened(node: zarr_wasm::Result<Node>) -> Node {
     node.unwrap_or_else(|e| panic!("{e}"))

@@ -58,6 +58,45 @@ impl ReadableStore for DirStore {
     }
 }
 
+/// A fixture store that records the keys asked for (how nodes are found, what opening costs).
+pub struct LoggedStore {
+    inner: DirStore,
+    keys: std::cell::RefCell<Vec<String>>,
+}
+
+impl LoggedStore {
+    pub fn new(store: &str) -> Rc<LoggedStore> {
+        Rc::new(LoggedStore {
+            inner: DirStore::fixtures(store),
+            keys: std::cell::RefCell::default(),
+        })
+    }
+
+    /// The keys asked for since the last call, sorted (reads run concurrently).
+    pub fn take(&self) -> Vec<String> {
+        let mut keys = std::mem::take(&mut *self.keys.borrow_mut());
+        keys.sort();
+        keys
+    }
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for LoggedStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.keys.borrow_mut().push(key.to_string());
+        self.inner.get(key).await
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        self.keys.borrow_mut().push(key.to_string());
+        self.inner.get_range(key, range).await
+    }
+
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+}
+
 pub fn fixture_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
