@@ -12,7 +12,7 @@ use crate::indexing::region::c_strides;
 use crate::indexing::selection::{chunk_projections, ChunkProjection, DimChunkPart, DimRange};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::store::single_flight::SingleFlight;
-use crate::store::{ByteRange, ReadableStore};
+use crate::store::{merge_ranges, ByteRange, ReadableStore};
 use futures_util::future::join_all;
 use futures_util::FutureExt;
 use std::cell::{Cell, RefCell};
@@ -165,19 +165,6 @@ async fn fetch_blocks(
         blocks.push((g, bytes.map(Rc::new)));
     }
     Ok(Rc::new(blocks))
-}
-
-/// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
-pub fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
-    ranges.sort_by_key(|r| r.start);
-    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match merged.last_mut() {
-            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
-            _ => merged.push(r),
-        }
-    }
-    merged
 }
 
 /// Reads shards in parts for one array (and every view of it): keeps the shard indexes it has
@@ -453,19 +440,4 @@ fn index_in_shard(
     };
     let index = shard[at..at + size].to_vec();
     codec.decode_index(index, cps, Some(shard.len() as u64))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_merge_when_close() {
-        assert_eq!(
-            merge_ranges(vec![10..20, 0..5, 5000..6000, 21..30], 4),
-            vec![0..5, 10..30, 5000..6000]
-        );
-        assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
-        assert_eq!(merge_ranges(vec![], 4096), Vec::<Range<u64>>::new());
-    }
 }

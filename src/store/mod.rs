@@ -71,6 +71,21 @@ impl ByteRange {
     }
 }
 
+/// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
+/// Reads that batch ranges of one value (a shard's inner chunks, a reference target's
+/// chunks) fetch each merged range with one request.
+pub fn merge_ranges(mut ranges: Vec<std::ops::Range<u64>>, gap: u64) -> Vec<std::ops::Range<u64>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<std::ops::Range<u64>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
 /// The names directly below the directory `prefix` among `keys` (full keys such as "a/b/zarr.json"):
 /// for stores that hold every key.
 pub fn children_of<'a>(keys: impl Iterator<Item = &'a str>, prefix: &str) -> Vec<String> {
@@ -145,5 +160,23 @@ pub trait ReadableStore {
             Some(inner) => inner.aborted().await,
             None => std::future::pending::<()>().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_when_close() {
+        assert_eq!(
+            merge_ranges(vec![10..20, 0..5, 5000..6000, 21..30], 4),
+            vec![0..5, 10..30, 5000..6000]
+        );
+        assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
+        assert_eq!(
+            merge_ranges(vec![], 4096),
+            Vec::<std::ops::Range<u64>>::new()
+        );
     }
 }

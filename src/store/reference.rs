@@ -16,7 +16,7 @@ use super::http::{HttpClient, HttpOptions, HttpStore};
 use super::limit::Limiter;
 use super::single_flight::SingleFlight;
 use super::template::{Template, Value};
-use super::{ByteRange, ReadHints, ReadableStore};
+use super::{merge_ranges, ByteRange, ReadHints, ReadableStore};
 use crate::error::{quote, ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
 use futures_util::future::{join_all, FutureExt};
@@ -1032,19 +1032,6 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         }
         Ok(bytes[from..to].to_vec())
     }
-}
-
-/// Sorted, merged ranges: ranges that overlap or lie within `gap` bytes of each other become one.
-fn merge_ranges(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
-    ranges.sort_by_key(|r| r.start);
-    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match merged.last_mut() {
-            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
-            _ => merged.push(r),
-        }
-    }
-    merged
 }
 
 #[async_trait(?Send)]
