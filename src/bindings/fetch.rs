@@ -36,6 +36,14 @@ pub struct FetchClient {
 }
 
 impl FetchClient {
+    /// This client for the requests of one call: they carry `signal`.
+    pub fn with_signal(&self, signal: &std::rc::Rc<super::signal::SignalWatch>) -> FetchClient {
+        FetchClient {
+            signal: Some(signal.clone()),
+            ..self.clone()
+        }
+    }
+
     fn call_fetch(&self, request: &Request) -> Result<Promise, JsValue> {
         match &self.fetch {
             Some(f) => f

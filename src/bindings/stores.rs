@@ -166,11 +166,7 @@ impl Source for HttpSource {
     }
 
     fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
-        let client = FetchClient {
-            signal: Some(signal.clone()),
-            ..self.0.client().clone()
-        };
-        Rc::new(self.0.with_client(client))
+        Rc::new(self.0.with_client(self.0.client().with_signal(signal)))
     }
 }
 
@@ -288,11 +284,7 @@ impl Source for ReferenceSource {
     }
 
     fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
-        let client = FetchClient {
-            signal: Some(signal.clone()),
-            ..self.0.client().clone()
-        };
-        Rc::new(self.0.with_client(client))
+        Rc::new(self.0.with_client(self.0.client().with_signal(signal)))
     }
 }
 
