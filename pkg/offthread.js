@@ -155,33 +155,12 @@ export function describeStore(location, objects) {
   if (typeof location === "string" || location instanceof URL)
     return { id, kind: "fetch", url: String(location), options: {} };
   if (location instanceof FetchStore) {
-    const { fetch, headers, ...rest } = location.options ?? {};
-    if (fetch !== undefined) {
-      throw new UnsupportedError(
-        `FetchStore ${location.url}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
-      );
-    }
-    const options = { ...rest };
-    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
-    try {
-      structuredClone(options);
-    } catch (err) {
-      throw new UnsupportedError(
-        `FetchStore ${location.url}: its options cannot be sent to workers (${err.message})`,
-      );
-    }
+    const options = sendableOptions(location.options, `FetchStore ${location.url}`);
     return { id, kind: "fetch", url: location.url, options };
   }
   if (location instanceof ReferenceStore) {
     // Each worker reads the reference file (or parses the object) itself.
-    const { fetch, headers, ...rest } = location.options ?? {};
-    if (fetch !== undefined) {
-      throw new UnsupportedError(
-        `ReferenceStore ${label(location)}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
-      );
-    }
-    const options = { ...rest };
-    if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
+    const options = sendableOptions(location.options, `ReferenceStore ${label(location)}`);
     return { id, kind: "reference", source: location.url ?? location.references, options };
   }
   if (location instanceof ZipStore) {
@@ -201,6 +180,28 @@ export function describeStore(location, objects) {
     label: label(location),
     cacheSize: location.cacheSize,
   };
+}
+
+/**
+ * A FetchStore's (or ReferenceStore's) options as a worker can be sent them: headers as a plain
+ * object; a `fetch` function, or anything else a worker cannot be sent, refused with an
+ * UnsupportedError naming `what`.
+ */
+function sendableOptions(given, what) {
+  const { fetch, headers, ...rest } = given ?? {};
+  if (fetch !== undefined) {
+    throw new UnsupportedError(
+      `${what}: a fetch function cannot be sent to workers; open it without workers, or without the fetch option`,
+    );
+  }
+  const options = { ...rest };
+  if (headers !== undefined) options.headers = Object.fromEntries(new Headers(headers));
+  try {
+    structuredClone(options);
+  } catch (err) {
+    throw new UnsupportedError(`${what}: its options cannot be sent to workers (${err.message})`);
+  }
+  return options;
 }
 
 /** A store description's name in messages. */
