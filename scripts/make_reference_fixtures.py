@@ -25,6 +25,17 @@ scripts/references-requirements.txt). Outputs, in tests/fixtures/references/:
                                     an inline text chunk, a whole-file reference, a chunk left out
                                     (the fill value), a target that answers 404, a range past the
                                     end of its file (the test reads them)
+  h5.parq/                          data.h5's references (h5.json's) as kerchunk's Parquet
+                                    references (kerchunk.df.refs_to_dataframe: fastparquet, zstd),
+                                    2 refs per refs.<i>.parq, target "../data.h5" (relative to the
+                                    directory); paths dictionary-encoded (categorical_threshold=1);
+                                    counts' unwritten chunks are null rows, and records with none
+                                    written have no file
+  nc_arrow.parq/                    data.nc's as Parquet references by fsspec's LazyReferenceMapper
+                                    with the pyarrow engine (zstd, dictionary pages), 5 refs a file
+  nc_snappy.parq/                   nc_arrow.parq's refs files as pyarrow writes them with other
+                                    compressions and data page v2: snappy, gzip and uncompressed
+                                    by turns, dictionary encoding off for the gzip ones
   ../references.expected.json       the manifest (as the other fixture sets'), one entry per
   ../references.expected/*.bin      variable read through a reference file, values in C order
 """
@@ -34,11 +45,16 @@ import json
 import pathlib
 import shutil
 
+import fsspec
 import h5py
 import kerchunk
 import netCDF4
 import numpy as np
+import pyarrow
+import pyarrow.parquet as pq
 import virtualizarr
+from fsspec.implementations.reference import LazyReferenceMapper
+from kerchunk.df import refs_to_dataframe
 from kerchunk.hdf import SingleHdf5ToZarr
 from kerchunk.utils import templateize
 
@@ -52,6 +68,7 @@ VERSIONS = (
     f"kerchunk {kerchunk.__version__}, h5py {h5py.__version__}, "
     f"netCDF4 {netCDF4.__version__}"
 )
+PARQUET_VERSIONS = f"fsspec {fsspec.__version__}, pyarrow {pyarrow.__version__}"
 ABSOLUTE = "file:///fixtures/references/"
 
 
@@ -154,7 +171,7 @@ EXPECTED = []
 
 
 def record(reference, path, values, zarray, writer):
-    name = f"{reference.replace('.json', '')}__{path}.bin"
+    name = f"{reference.replace('.json', '').replace('.parq', '_parq')}__{path}.bin"
     little = np.ascontiguousarray(values).astype(values.dtype.newbyteorder("<"))
     (EXPECTED_DIR / name).write_bytes(little.tobytes())
     fill = zarray["fill_value"]
@@ -171,6 +188,48 @@ def record(reference, path, values, zarray, writer):
         "filters": zarray["filters"],
         "data": f"references.expected/{name}",
     })
+
+
+def parquet_refs(refs, name):
+    """`refs` (version 1) with their target URLs made relative to a Parquet directory beside the
+    files, as the Parquet writers take them."""
+    return rewrite_urls(refs, lambda u: "../" + name)
+
+
+def write_parquet_refs(refs, name, engine, record_size, categorical_threshold=10):
+    """fsspec's LazyReferenceMapper (what kerchunk.df.refs_to_dataframe runs) with `engine`."""
+    out = LazyReferenceMapper.create(str(OUT / name), record_size=record_size,
+                                     categorical_threshold=categorical_threshold, engine=engine)
+    for key in sorted(refs["refs"]):
+        out[key] = refs["refs"][key]
+    out.flush()
+
+
+def rewrite_parquet(source, name):
+    """`source`'s refs files rewritten by pyarrow with other compressions and data page v2."""
+    shutil.copytree(OUT / source, OUT / name)
+    files = sorted((OUT / name).glob("*/refs.*.parq"))
+    assert len(files) >= 3, files
+    for n, path in enumerate(files):
+        table = pq.read_table(path)
+        compression = ["snappy", "gzip", "none"][n % 3]
+        pq.write_table(table, path, compression=compression, data_page_version="2.0",
+                       use_dictionary=compression != "gzip", write_statistics=False)
+
+
+def check_parquet(name, refs, engine):
+    """fsspec reads the Parquet references back to the references they were written from (with
+    `engine`: fastparquet reads pyarrow's all-null columns as NaN, not None)."""
+    mapper = LazyReferenceMapper(str(OUT / name), engine=engine)
+    for key, value in refs["refs"].items():
+        if key.endswith((".zarray", ".zattrs", ".zgroup")):
+            continue
+        got = mapper[key]
+        if isinstance(value, list):
+            assert list(got) == value, (name, key, got, value)
+        else:
+            want = base64.b64decode(value[7:]) if value.startswith("base64:") else value.encode()
+            assert bytes(got) == want, (name, key)
 
 
 def main():
@@ -258,12 +317,29 @@ def main():
         "past/0": ["data.h5", size - 4, 64],
     })
 
+    # Parquet references: kerchunk's refs_to_dataframe (fastparquet) of data.h5's, two refs a
+    # file, so that some records hold only unwritten chunks (no file) and others a mix; pyarrow's
+    # of data.nc's; and those rewritten with snappy, gzip and no compression.
+    h5_parq = parquet_refs(h5_refs, h5.name)
+    refs_to_dataframe(h5_parq, str(OUT / "h5.parq"), record_size=2, categorical_threshold=1)
+    check_parquet("h5.parq", h5_parq, "fastparquet")
+    nc_parq = parquet_refs(nc_refs, nc.name)
+    write_parquet_refs(nc_parq, "nc_arrow.parq", "pyarrow", 5)
+    check_parquet("nc_arrow.parq", nc_parq, "pyarrow")
+    rewrite_parquet("nc_arrow.parq", "nc_snappy.parq")
+    check_parquet("nc_snappy.parq", nc_parq, "pyarrow")
+
     writer_h5 = f"h5py, references by kerchunk ({VERSIONS}; scripts/make_reference_fixtures.py)"
     writer_nc = f"netCDF4, references by kerchunk ({VERSIONS}; scripts/make_reference_fixtures.py)"
     with h5py.File(h5, "r") as f:
         for name in ["temperature", "counts", "flags", "contiguous", "wide"]:
             za = json.loads(h5_refs["refs"][f"{name}/.zarray"])
             record("h5.json", name, f[name][...], za, writer_h5)
+        for name in ["temperature", "counts", "flags", "contiguous", "wide"]:
+            za = json.loads(h5_refs["refs"][f"{name}/.zarray"])
+            record("h5.parq", name, f[name][...], za,
+                   f"h5py, Parquet references by kerchunk.df.refs_to_dataframe ({VERSIONS}, "
+                   f"{PARQUET_VERSIONS}, fastparquet; scripts/make_reference_fixtures.py)")
         record("gen.json", "rows", f["contiguous"][...], json.loads(gen["refs"]["rows/.zarray"]),
                f"h5py, references by hand with a generator ({VERSIONS}; scripts/make_reference_fixtures.py)")
     writer_vz = (f"netCDF4, references by VirtualiZarr {virtualizarr.__version__} ({VERSIONS}; "
@@ -273,12 +349,19 @@ def main():
         for name in ["tas", "pr", "time", "lat", "lon"]:
             za = json.loads(vz_refs["refs"][f"{name}/.zarray"])
             record("vz_nc.json", name, ds[name][...], za, writer_vz)
+        for reference, how in [("nc_arrow.parq", "pyarrow"),
+                               ("nc_snappy.parq", "rewritten by pyarrow: snappy, gzip, none")]:
+            for name in ["tas", "pr", "time", "lat", "lon"]:
+                za = json.loads(nc_raw["refs"][f"{name}/.zarray"])
+                record(reference, name, ds[name][...], za,
+                       f"netCDF4, Parquet references by fsspec's LazyReferenceMapper ({how}; "
+                       f"{VERSIONS}, {PARQUET_VERSIONS}; scripts/make_reference_fixtures.py)")
         for reference in ["nc.json", "nc_v0.json", "nc_absolute.json"]:
             for name in ["tas", "pr", "time", "lat", "lon"]:
                 za = json.loads(nc_raw["refs"][f"{name}/.zarray"])
                 record(reference, name, ds[name][...], za, writer_nc)
     MANIFEST.write_text(json.dumps({"arrays": EXPECTED}, indent=1) + "\n")
-    for p in sorted(OUT.iterdir()):
+    for p in sorted(OUT.rglob("*")):
         print(p.relative_to(ROOT), p.stat().st_size)
 
 

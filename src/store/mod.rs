@@ -10,6 +10,8 @@ pub mod limit;
 pub mod listing;
 pub mod memory;
 #[cfg(feature = "references")]
+pub mod parquet;
+#[cfg(feature = "references")]
 pub mod reference;
 pub mod single_flight;
 #[cfg(feature = "references")]
