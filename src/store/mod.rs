@@ -5,6 +5,8 @@ pub mod cache;
 pub mod counting;
 pub mod documents;
 pub mod http;
+#[cfg(feature = "icechunk")]
+pub mod icechunk;
 pub mod limit;
 #[cfg(feature = "vectors")]
 pub mod listing;

@@ -1,0 +1,570 @@
+//! `IcechunkStore`: one version (a branch, a tag or a snapshot id) of an Icechunk repository
+//! read as a Zarr store. Opening reads the ref (the repo file, or a spec version 1 ref file) and
+//! the snapshot; `zarr.json` keys come from the snapshot's nodes; chunk keys (`<array>/c/i/j`)
+//! are looked up in the manifests that cover them, each fetched once when a read first needs it
+//! (reads that want it meanwhile wait for the same request) and then kept.
+
+use super::header::{self, FileType};
+use super::ids::{decode12, Id12};
+use super::manifest::{ChunkRef, Manifest};
+use super::refs::{check_name, id_text, parse_v1_ref, RefKind, RepoInfo};
+use super::snapshot::{Node, Snapshot};
+use crate::error::{quote, ErrorKind, Result, ZarrError};
+use crate::store::http::{HttpClient, HttpOptions, HttpStore};
+use crate::store::limit::Limiter;
+use crate::store::reference::resolve_url;
+use crate::store::single_flight::SingleFlight;
+use crate::store::{ByteRange, ReadHints, ReadableStore};
+use async_trait::async_trait;
+use futures_util::future::{join, FutureExt};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Which version of the repository is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Version {
+    Branch(String),
+    Tag(String),
+    /// A snapshot id (20 base 32 characters).
+    Snapshot(String),
+}
+
+impl Version {
+    fn describe(&self) -> String {
+        match self {
+            Version::Branch(b) => format!("branch {b:?}"),
+            Version::Tag(t) => format!("tag {t:?}"),
+            Version::Snapshot(s) => format!("snapshot {s}"),
+        }
+    }
+}
+
+/// How a repository is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IcechunkOptions {
+    pub version: Version,
+    /// URL prefixes of the virtual chunk containers whose chunks may be read (a virtual chunk
+    /// elsewhere is an error): the repository decides where the reader sends requests, so the
+    /// caller says which places it trusts.
+    pub allowed_containers: Vec<String>,
+    /// URL prefixes rewritten before virtual chunks are fetched: `(from, to)`; the longest match
+    /// wins (mirrors, tests). Containers are matched before the rewrite.
+    pub url_map: Vec<(String, String)>,
+    /// The largest metadata file (repo info, snapshot, manifest), decompressed.
+    pub max_metadata_bytes: u64,
+    /// How the repository's objects and virtual chunks are requested.
+    pub http: HttpOptions,
+}
+
+impl Default for IcechunkOptions {
+    fn default() -> Self {
+        IcechunkOptions {
+            version: Version::Branch("main".into()),
+            allowed_containers: Vec::new(),
+            url_map: Vec::new(),
+            max_metadata_bytes: 256 << 20,
+            http: HttpOptions::default(),
+        }
+    }
+}
+
+/// What every view of one store shares.
+struct Shared {
+    /// The repository's http(s) URL, without a trailing slash.
+    root: String,
+    /// "the Icechunk repository <url> at branch "main"", for messages.
+    label: String,
+    snapshot_id: Id12,
+    spec_version: u8,
+    /// The writer the snapshot file names ("ic-2.3.0").
+    writer: String,
+    snapshot: Snapshot,
+    options: IcechunkOptions,
+    limiter: Limiter,
+    manifests: RefCell<HashMap<Id12, Rc<Manifest>>>,
+    flights: SingleFlight<Id12, Rc<Manifest>>,
+}
+
+/// A version of an Icechunk repository, read over HTTP through `C`.
+pub struct IcechunkStore<C> {
+    shared: Rc<Shared>,
+    client: C,
+}
+
+/// The object at `key` of the repository, None if it is missing.
+async fn fetch_object<C: HttpClient + Clone>(
+    root: &str,
+    key: &str,
+    client: &C,
+    http: &HttpOptions,
+    range: Option<ByteRange>,
+) -> Result<Option<Vec<u8>>> {
+    let store = HttpStore::with_options(root, client.clone(), http.clone());
+    match range {
+        Some(r) => store.get_range(key, r).await,
+        None => store.get(key).await,
+    }
+}
+
+/// `e` said as an error of `what` (aborts stay aborts).
+fn while_reading(e: ZarrError, what: &str) -> ZarrError {
+    if e.kind == ErrorKind::Aborted {
+        return e;
+    }
+    ZarrError {
+        message: format!("{} ({what})", e.message),
+        ..e
+    }
+}
+
+impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
+    /// Opens `options.version` of the repository at `url` (http(s), or s3:// and gs:// buckets,
+    /// read through their public endpoints).
+    pub async fn open(url: &str, client: C, options: IcechunkOptions) -> Result<Self> {
+        let root = resolve_url(url.trim_end_matches('/'), None, &options.url_map).map_err(|e| {
+            ZarrError::argument(format!("IcechunkStore: the URL {}: {e}", quote(url)), true)
+        })?;
+        let label = format!(
+            "the Icechunk repository {root} at {}",
+            options.version.describe()
+        );
+        let meta_http = HttpOptions {
+            max_object_bytes: options.max_metadata_bytes,
+            ..options.http.clone()
+        };
+        let snapshot_id = match &options.version {
+            Version::Snapshot(id) => decode12(id).map_err(|e| {
+                ZarrError::argument(format!("IcechunkStore: the snapshot {e}"), true)
+            })?,
+            Version::Branch(name) => {
+                resolve(&root, RefKind::Branch, name, &client, &meta_http, &options).await?
+            }
+            Version::Tag(name) => {
+                resolve(&root, RefKind::Tag, name, &client, &meta_http, &options).await?
+            }
+        };
+        let key = format!("snapshots/{}", id_text(&snapshot_id));
+        let bytes = fetch_object(&root, &key, &client, &meta_http, None)
+            .await
+            .map_err(|e| while_reading(e, &format!("the snapshot of {label}")))?
+            .ok_or_else(|| {
+                ZarrError::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "no snapshot {} in {label} ({root}/{key} is missing)",
+                        id_text(&snapshot_id)
+                    ),
+                )
+            })?;
+        let bad = |e: String| ZarrError::metadata(&format!("{root}/{key}"), e);
+        let file =
+            header::read(&bytes, FileType::Snapshot, options.max_metadata_bytes).map_err(bad)?;
+        let snapshot = Snapshot::parse(&file.payload).map_err(bad)?;
+        Ok(IcechunkStore {
+            shared: Rc::new(Shared {
+                root,
+                label,
+                snapshot_id,
+                spec_version: file.spec_version,
+                writer: file.implementation,
+                snapshot,
+                limiter: Limiter::new(options.http.max_requests),
+                options,
+                manifests: RefCell::default(),
+                flights: SingleFlight::default(),
+            }),
+            client,
+        })
+    }
+
+    /// The same store sending through another client (one with a read's `AbortSignal`).
+    pub fn with_client(&self, client: C) -> Self {
+        IcechunkStore {
+            shared: self.shared.clone(),
+            client,
+        }
+    }
+
+    pub fn client(&self) -> &C {
+        &self.client
+    }
+
+    /// The id of the snapshot read.
+    pub fn snapshot_id(&self) -> String {
+        id_text(&self.shared.snapshot_id)
+    }
+
+    /// The spec version of the snapshot file (1 or 2).
+    pub fn spec_version(&self) -> u8 {
+        self.shared.spec_version
+    }
+
+    /// The implementation that wrote the snapshot, as its header names it.
+    pub fn writer(&self) -> &str {
+        &self.shared.writer
+    }
+
+    /// Manifests fetched and kept so far.
+    pub fn manifests_loaded(&self) -> usize {
+        self.shared.manifests.borrow().len()
+    }
+
+    /// The array node and chunk index a chunk key names: `<path>/c/i/j` (or `c.i.j` where the
+    /// array's chunk key separator is "."); None for keys that are not chunks of an array.
+    fn chunk_of<'a>(&'a self, key: &str) -> Option<(&'a str, &'a Node, Vec<u32>)> {
+        let segments: Vec<&str> = key.split('/').collect();
+        for at in (0..segments.len()).rev() {
+            let seg = segments[at];
+            let coords: Vec<&str> = if seg == "c" {
+                segments[at + 1..].to_vec()
+            } else if let Some(rest) = seg.strip_prefix("c.").filter(|_| at + 1 == segments.len()) {
+                rest.split('.').collect()
+            } else {
+                continue;
+            };
+            let path = segments[..at].join("/");
+            let Some((path, node)) = self.shared.snapshot.nodes.get_key_value(&path) else {
+                continue;
+            };
+            node.manifests.as_ref()?;
+            let index: Option<Vec<u32>> = coords.iter().map(|c| c.parse().ok()).collect();
+            return Some((path.as_str(), node, index?));
+        }
+        None
+    }
+
+    fn bad_metadata(&self, key: &str, e: String) -> ZarrError {
+        ZarrError::metadata(&format!("{}/{key}", self.shared.root), e)
+    }
+
+    /// Manifest `id`, fetched once and kept.
+    async fn manifest(&self, key: &str, id: Id12) -> Result<Rc<Manifest>> {
+        if let Some(m) = self.shared.manifests.borrow().get(&id) {
+            return Ok(m.clone());
+        }
+        let start = |_: Rc<()>, _closer| {
+            let view = self.with_client(self.client.clone());
+            async move {
+                let key = format!("manifests/{}", id_text(&id));
+                let http = HttpOptions {
+                    max_object_bytes: view.shared.options.max_metadata_bytes,
+                    ..view.shared.options.http.clone()
+                };
+                let _permit = view.shared.limiter.acquire().await;
+                let bytes = fetch_object(&view.shared.root, &key, &view.client, &http, None)
+                    .await?
+                    .ok_or_else(|| {
+                        ZarrError::store(
+                            &format!("{}/{key}", view.shared.root),
+                            format!(
+                                "the manifest is missing (HTTP 404): {} refers to it",
+                                view.shared.label
+                            ),
+                        )
+                    })?;
+                let max = view.shared.options.max_metadata_bytes;
+                let file = header::read(&bytes, FileType::Manifest, max)
+                    .map_err(|e| view.bad_metadata(&key, e))?;
+                let manifest =
+                    Rc::new(Manifest::parse(file.payload).map_err(|e| view.bad_metadata(&key, e))?);
+                view.shared
+                    .manifests
+                    .borrow_mut()
+                    .insert(id, manifest.clone());
+                Ok(manifest)
+            }
+            .boxed_local()
+        };
+        let location = || self.locate(key);
+        self.shared
+            .flights
+            .run(id, self, location, |_| (), start)
+            .await
+    }
+
+    /// The reference of the chunk at `key`, None where the array has none (the fill value).
+    async fn chunk_ref(&self, key: &str) -> Result<Option<ChunkRef>> {
+        let Some((_, node, index)) = self.chunk_of(key) else {
+            return Ok(None);
+        };
+        let manifests = node.manifests.as_deref().unwrap_or_default();
+        let Some(m) = manifests.iter().find(|m| m.covers(&index)) else {
+            return Ok(None);
+        };
+        let manifest = self.manifest(key, m.id).await?;
+        let mkey = format!("manifests/{}", id_text(&m.id));
+        manifest
+            .get(&node.id, &index)
+            .map_err(|e| self.bad_metadata(&mkey, format!("the reference of {key}: {e}")))
+    }
+
+    /// The http(s) URL of a virtual chunk at `location`, if its container is allowed.
+    fn virtual_url(&self, key: &str, location: &str) -> Result<String> {
+        let opts = &self.shared.options;
+        if location.starts_with("vcc://") {
+            return Err(ZarrError::unsupported(
+                &self.locate(key),
+                format!(
+                    "the virtual chunk location {location} names its container (vcc://), which this reader does not resolve"
+                ),
+            ));
+        }
+        if !opts
+            .allowed_containers
+            .iter()
+            .any(|p| location.starts_with(p.as_str()))
+        {
+            let dir = &location[..location.rfind('/').map_or(location.len(), |i| i + 1)];
+            return Err(ZarrError::store(
+                &self.locate(key),
+                format!(
+                    "the chunk is virtual, at {location}, and no allowed container holds it: to read it, add its URL prefix (such as {}) to the allowedContainers option",
+                    quote(dir)
+                ),
+            ));
+        }
+        resolve_url(location, None, &opts.url_map).map_err(|e| {
+            ZarrError::store(
+                &self.locate(key),
+                format!("its virtual chunk at {location}: {e}"),
+            )
+        })
+    }
+
+    /// `range` of the chunk `r` of `key`.
+    async fn read(&self, key: &str, r: ChunkRef, range: Option<ByteRange>) -> Result<Vec<u8>> {
+        let (url, object_key, offset, length) = match r {
+            ChunkRef::Inline(bytes) => {
+                return Ok(match range {
+                    Some(range) => range.cut(&bytes).to_vec(),
+                    None => bytes,
+                })
+            }
+            ChunkRef::Native { id, offset, length } => (
+                self.shared.root.clone(),
+                format!("chunks/{}", id_text(&id)),
+                offset,
+                length,
+            ),
+            ChunkRef::Virtual {
+                location,
+                offset,
+                length,
+                ..
+            } => (
+                self.virtual_url(key, &location)?,
+                String::new(),
+                offset,
+                length,
+            ),
+        };
+        let within = range.map_or(0..length, |r| r.resolve(length));
+        if within.is_empty() {
+            return Ok(Vec::new());
+        }
+        let span = ByteRange::Span {
+            offset: offset + within.start,
+            length: within.end - within.start,
+        };
+        let _permit = self.shared.limiter.acquire().await;
+        let where_ = if object_key.is_empty() {
+            url.clone()
+        } else {
+            format!("{url}/{object_key}")
+        };
+        let bytes = fetch_object(
+            &url,
+            &object_key,
+            &self.client,
+            &self.shared.options.http,
+            Some(span),
+        )
+        .await
+        .map_err(|e| {
+            if e.kind == ErrorKind::Aborted {
+                return e;
+            }
+            ZarrError {
+                message: ZarrError::store(
+                    &self.locate(key),
+                    format!("its chunk at {where_}: {}", e.message),
+                )
+                .message,
+                ..e
+            }
+        })?
+        .ok_or_else(|| {
+            ZarrError::store(
+                &self.locate(key),
+                format!("its chunk {where_} is missing (HTTP 404): the manifest says it is there"),
+            )
+        })?;
+        if (bytes.len() as u64) < within.end - within.start {
+            return Err(ZarrError::store(
+                &self.locate(key),
+                format!(
+                    "its chunk {where_} ends before bytes {}..{} the manifest gives",
+                    offset + within.start,
+                    offset + within.end
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The `zarr.json` of the node at `key`, if `key` is one.
+    fn document(&self, key: &str) -> Option<Option<Vec<u8>>> {
+        let path = if key == "zarr.json" {
+            ""
+        } else {
+            key.strip_suffix("/zarr.json")?
+        };
+        Some(
+            self.shared
+                .snapshot
+                .nodes
+                .get(path)
+                .map(|n| n.zarr_json.clone()),
+        )
+    }
+}
+
+/// The snapshot that branch or tag `name` points to.
+async fn resolve<C: HttpClient + Clone>(
+    root: &str,
+    kind: RefKind,
+    name: &str,
+    client: &C,
+    http: &HttpOptions,
+    options: &IcechunkOptions,
+) -> Result<Id12> {
+    check_name(kind, name).map_err(|e| ZarrError::argument(format!("IcechunkStore: {e}"), true))?;
+    let repo = fetch_object(root, "repo", client, http, None)
+        .await
+        .map_err(|e| while_reading(e, "the repo file of an Icechunk repository"))?;
+    let not_found = |more: String| {
+        ZarrError::new(
+            ErrorKind::NotFound,
+            format!(
+                "no {} {name:?} in the Icechunk repository {root}{more}",
+                kind.name()
+            ),
+        )
+    };
+    if let Some(bytes) = repo {
+        let bad = |e: String| ZarrError::metadata(&format!("{root}/repo"), e);
+        let file =
+            header::read(&bytes, FileType::RepoInfo, options.max_metadata_bytes).map_err(bad)?;
+        let info = RepoInfo::parse(&file.payload).map_err(bad)?;
+        return match info.resolve(kind, name).map_err(bad)? {
+            Some(id) => Ok(id),
+            None => {
+                let names = info.names(kind).map_err(bad)?;
+                let list = if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names
+                        .iter()
+                        .map(|n| format!("{n:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let plural = match kind {
+                    RefKind::Branch => "branches",
+                    RefKind::Tag => "tags",
+                };
+                Err(not_found(format!(" (its {plural}: {list})")))
+            }
+        };
+    }
+    // Spec version 1: a ref file per branch and tag; a deleted tag has a tombstone beside it.
+    let key = kind.v1_key(name);
+    let tombstone = format!("{key}.deleted");
+    let (found, deleted) = match kind {
+        RefKind::Branch => (fetch_object(root, &key, client, http, None).await, Ok(None)),
+        RefKind::Tag => {
+            join(
+                fetch_object(root, &key, client, http, None),
+                fetch_object(root, &tombstone, client, http, None),
+            )
+            .await
+        }
+    };
+    let found = found.map_err(|e| while_reading(e, "a ref file of an Icechunk repository"))?;
+    if deleted
+        .map_err(|e| while_reading(e, "a tag tombstone of an Icechunk repository"))?
+        .is_some()
+    {
+        return Err(not_found(format!(" (it was deleted: {root}/{tombstone})")));
+    }
+    let Some(bytes) = found else {
+        return Err(not_found(format!(
+            " (neither {root}/repo, of spec version 2, nor {root}/{key}, of spec version 1, is there)"
+        )));
+    };
+    parse_v1_ref(&bytes).map_err(|e| ZarrError::metadata(&format!("{root}/{key}"), e))
+}
+
+#[async_trait(?Send)]
+impl<C: HttpClient + Clone + 'static> ReadableStore for IcechunkStore<C> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        if let Some(doc) = self.document(key) {
+            return Ok(doc);
+        }
+        match self.chunk_ref(key).await? {
+            Some(r) => self.read(key, r, None).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
+        if let Some(doc) = self.document(key) {
+            return Ok(doc.map(|d| range.cut(&d).to_vec()));
+        }
+        match self.chunk_ref(key).await? {
+            Some(r) => self.read(key, r, Some(range)).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn locate(&self, key: &str) -> String {
+        format!("{}#{key}", self.shared.label)
+    }
+
+    async fn batch_window(&self) {
+        self.client.sleep(0).await;
+    }
+
+    fn hints(&self) -> ReadHints {
+        self.shared.options.http.hints
+    }
+
+    async fn list_dir(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        let docs: Vec<String> = self
+            .shared
+            .snapshot
+            .nodes
+            .keys()
+            .map(|p| {
+                if p.is_empty() {
+                    "zarr.json".to_string()
+                } else {
+                    format!("{p}/zarr.json")
+                }
+            })
+            .collect();
+        Ok(Some(crate::store::children_of(
+            docs.iter().map(String::as_str),
+            prefix,
+        )))
+    }
+
+    fn cancelled(&self) -> bool {
+        self.client.cancelled()
+    }
+
+    async fn aborted(&self) {
+        self.client.aborted().await
+    }
+}

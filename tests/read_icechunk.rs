@@ -1,0 +1,270 @@
+#![cfg(all(not(target_arch = "wasm32"), feature = "icechunk"))]
+//! The Icechunk repositories written by the icechunk Python package
+//! (scripts/make_icechunk_fixtures.py), read at each branch, tag and snapshot the script read
+//! them at, value by value against what icechunk read; and the store's errors and requests.
+
+mod common;
+
+use async_trait::async_trait;
+use futures_executor::block_on;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+use zarr_wasm::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse};
+use zarr_wasm::store::icechunk::{IcechunkOptions, IcechunkStore, Version};
+use zarr_wasm::{open, ErrorKind, Node};
+
+const BASE: &str = "http://fixtures.test/icechunk";
+const CONTAINER: &str = "https://example.org/icechunk/";
+
+/// Serves tests/fixtures/icechunk over "HTTP", with ranges, and records the URLs asked for.
+#[derive(Clone, Default)]
+struct Files {
+    seen: Rc<RefCell<Vec<String>>>,
+}
+
+#[async_trait(?Send)]
+impl HttpClient for Files {
+    async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        self.seen.borrow_mut().push(r.url.clone());
+        let rel = r
+            .url
+            .strip_prefix(BASE)
+            .unwrap_or("/none")
+            .trim_start_matches('/');
+        let Ok(body) = std::fs::read(common::fixture_path(&format!("icechunk/{rel}"))) else {
+            return Ok(HttpResponse {
+                status: 404,
+                ..Default::default()
+            });
+        };
+        Ok(match r.range {
+            None => HttpResponse {
+                status: 200,
+                body,
+                ..Default::default()
+            },
+            Some(range) => {
+                let at = range.resolve(body.len() as u64);
+                HttpResponse {
+                    status: 206,
+                    body: range.cut(&body).to_vec(),
+                    content_range: Some(format!(
+                        "bytes {}-{}/{}",
+                        at.start,
+                        at.end.max(1) - 1,
+                        body.len()
+                    )),
+                    ..Default::default()
+                }
+            }
+        })
+    }
+    async fn sleep(&self, _ms: u32) {}
+}
+
+fn options(version: Version) -> IcechunkOptions {
+    IcechunkOptions {
+        version,
+        allowed_containers: vec![CONTAINER.into()],
+        url_map: vec![(CONTAINER.into(), format!("{BASE}/"))],
+        ..IcechunkOptions::default()
+    }
+}
+
+fn version_of(key: &str) -> Version {
+    let (kind, name) = key.split_once(':').unwrap();
+    match kind {
+        "branch" => Version::Branch(name.into()),
+        "tag" => Version::Tag(name.into()),
+        _ => Version::Snapshot(name.into()),
+    }
+}
+
+/// `values` (JSON numbers, null for NaN) as little-endian `dtype`.
+fn pack(dtype: &str, values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        let f = v.as_f64().unwrap_or(f64::NAN);
+        match dtype {
+            "int16" => out.extend((v.as_i64().unwrap() as i16).to_le_bytes()),
+            "int32" => out.extend((v.as_i64().unwrap() as i32).to_le_bytes()),
+            "uint8" => out.extend((v.as_u64().unwrap() as u8).to_le_bytes()),
+            "uint16" => out.extend((v.as_u64().unwrap() as u16).to_le_bytes()),
+            "float32" => out.extend((f as f32).to_le_bytes()),
+            "float64" => out.extend(f.to_le_bytes()),
+            other => panic!("no packing for {other}"),
+        }
+    }
+    out
+}
+
+fn store(repo: &str, version: Version, client: Files) -> zarr_wasm::Result<IcechunkStore<Files>> {
+    block_on(IcechunkStore::open(
+        &format!("{BASE}/{repo}"),
+        client,
+        options(version),
+    ))
+}
+
+#[test]
+fn every_array_at_every_version_reads_as_icechunk_reads_it() {
+    let text = std::fs::read_to_string(common::fixture_path("icechunk.expected.json")).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    let mut arrays = 0;
+    for (repo, versions) in expected["repositories"].as_object().unwrap() {
+        for (key, want) in versions.as_object().unwrap() {
+            let s = Rc::new(store(repo, version_of(key), Files::default()).unwrap());
+            assert_eq!(
+                s.snapshot_id(),
+                want["snapshot"].as_str().unwrap(),
+                "{repo} {key}"
+            );
+            assert_eq!(s.spec_version(), if repo == "v1" { 1 } else { 2 });
+            assert_eq!(s.writer(), "ic-2.3.0");
+            for (path, a) in want["arrays"].as_object().unwrap() {
+                let Node::Array(arr) = block_on(open(s.clone(), path)).unwrap() else {
+                    panic!("{repo} {key} {path} is not an array");
+                };
+                let got = block_on(arr.get(&[])).unwrap();
+                let dtype = a["dtype"].as_str().unwrap();
+                let bytes = pack(dtype, a["values"].as_array().unwrap());
+                // NaN compares by its bits: the writer's NaN fill and numpy's are the same one.
+                assert_eq!(got.bytes, bytes, "{repo} {key} {path}");
+                arrays += 1;
+            }
+            for (path, attrs) in want["groups"].as_object().unwrap() {
+                let Node::Group(g) = block_on(open(s.clone(), path)).unwrap() else {
+                    panic!("{repo} {key} {path:?} is not a group");
+                };
+                let got = Value::Object(g.metadata().attributes.clone());
+                assert_eq!(&got, attrs, "{repo} {key} {path:?}");
+            }
+        }
+    }
+    assert_eq!(arrays, 20 + 12);
+}
+
+#[test]
+fn manifests_are_fetched_when_a_read_needs_them_and_once() {
+    let files = Files::default();
+    let s = Rc::new(store("v2", Version::Branch("main".into()), files.clone()).unwrap());
+    // The repo file and the snapshot.
+    assert_eq!(files.seen.borrow().len(), 2);
+    let Node::Array(small) = block_on(open(s.clone(), "small")).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        files.seen.borrow().len(),
+        2,
+        "metadata comes from the snapshot"
+    );
+    assert_eq!(s.manifests_loaded(), 0);
+    block_on(small.get(&[])).unwrap();
+    let after_one = files.seen.borrow().len();
+    assert_eq!(s.manifests_loaded(), 1);
+    // Inline chunks: only the manifest was fetched.
+    assert_eq!(after_one, 3, "{:?}", files.seen.borrow());
+    block_on(small.get(&[])).unwrap();
+    assert_eq!(files.seen.borrow().len(), 3, "the manifest is kept");
+}
+
+#[test]
+fn virtual_chunks_outside_the_allowed_containers_are_refused_naming_the_url_and_the_option() {
+    let opts = IcechunkOptions {
+        allowed_containers: vec!["https://example.org/other/".into()],
+        ..options(Version::Branch("main".into()))
+    };
+    let files = Files::default();
+    let s = Rc::new(
+        block_on(IcechunkStore::open(
+            &format!("{BASE}/v2"),
+            files.clone(),
+            opts,
+        ))
+        .unwrap(),
+    );
+    let Node::Array(v) = block_on(open(s, "virtual")).unwrap() else {
+        panic!()
+    };
+    let err = block_on(v.get(&[])).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Store);
+    assert!(
+        err.message
+            .contains("https://example.org/icechunk/virtual.bin"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("allowedContainers"), "{}", err.message);
+    assert!(!files
+        .seen
+        .borrow()
+        .iter()
+        .any(|u| u.contains("virtual.bin")));
+}
+
+#[test]
+fn missing_refs_and_snapshots_are_not_found_errors_naming_them() {
+    for (repo, version, says) in [
+        ("v2", Version::Branch("nope".into()), "no branch \"nope\""),
+        ("v2", Version::Tag("nope".into()), "its tags: \"v1\""),
+        (
+            "v1",
+            Version::Branch("nope".into()),
+            "refs/branch.nope/ref.json",
+        ),
+        ("v1", Version::Tag("nope".into()), "no tag \"nope\""),
+        (
+            "v2",
+            Version::Snapshot("00000000000000000000".into()),
+            "no snapshot 00000000000000000000",
+        ),
+    ] {
+        let err = store(repo, version, Files::default()).err().unwrap();
+        assert_eq!(err.kind, ErrorKind::NotFound, "{}", err.message);
+        assert!(err.message.contains(says), "{}", err.message);
+    }
+    let err = store("v2", Version::Snapshot("nope".into()), Files::default())
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::ArgumentRange);
+    assert!(
+        err.message.contains("20 Crockford base 32"),
+        "{}",
+        err.message
+    );
+    let err = store("none", Version::Branch("main".into()), Files::default())
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::NotFound);
+}
+
+#[test]
+fn a_corrupt_snapshot_is_a_metadata_error_naming_its_url() {
+    #[derive(Clone, Default)]
+    struct Cut(Files);
+    #[async_trait(?Send)]
+    impl HttpClient for Cut {
+        async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+            let mut resp = self.0.send(r.clone()).await?;
+            if r.url.contains("/snapshots/") {
+                resp.body.truncate(resp.body.len() / 2);
+            }
+            Ok(resp)
+        }
+        async fn sleep(&self, _ms: u32) {}
+    }
+    let err = block_on(IcechunkStore::open(
+        &format!("{BASE}/v2"),
+        Cut::default(),
+        options(Version::Branch("main".into())),
+    ))
+    .err()
+    .unwrap();
+    assert_eq!(err.kind, ErrorKind::Metadata);
+    let text = std::fs::read_to_string(common::fixture_path("icechunk.expected.json")).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    let main = expected["repositories"]["v2"]["branch:main"]["snapshot"].as_str().unwrap();
+    let url = format!("{BASE}/v2/snapshots/{main}");
+    assert!(err.message.contains(&url), "{}", err.message);
+}
