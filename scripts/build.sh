@@ -10,10 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The main modules never link the extra codecs: they are the second module, built below.
-out=pkg target_dir=target/wasm simd=+simd128
+out=pkg target_dir=target/wasm
 case "${1:-}" in
   # Its own target dir: other flags would otherwise rebuild every crate at each switch.
-  --scalar) out=${2:?"--scalar needs an output directory"} target_dir=target/wasm-scalar simd=-simd128 ;;
+  --scalar) out=${2:?"--scalar needs an output directory"} target_dir=target/wasm-scalar
+    export RUSTFLAGS="-C target-feature=-simd128" ;;
   "") ;;
   *) echo "usage: scripts/build.sh [--scalar DIR]" >&2; exit 2 ;;
 esac
@@ -25,22 +26,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # A target dir of its own: the wasm build may use another rustc than native `cargo test`.
 export CARGO_TARGET_DIR=$target_dir
 if [ -n "$WASM_RUSTC" ]; then
-  export RUSTC="$WASM_RUSTC"
+  export RUSTC="$WASM_RUSTC" RUSTC_BOOTSTRAP=1
 fi
-# Built for size (issue 33), measured on the Zarr build, gzipped: 416.2 KiB as before; std rebuilt
-# from source with the module's profile (BUILD_STD, -Zbuild-std) and no source locations in panic
-# messages (-Zlocation-detail=none): 401.5; a panic traps at once, without formatting its message
-# (-Cpanic=immediate-abort): 391.5. A panic is a bug either way: it has always ended the instance
-# (index.js starts a fresh one); what is lost is its message in the console. Both flags are
-# unstable, hence RUSTC_BOOTSTRAP; a rustc without immediate-abort (Debian's) builds without it.
-# RUSTFLAGS replaces .cargo/config.toml's flags, so simd128 is set here too.
-export RUSTC_BOOTSTRAP=1
-rustflags="-C target-feature=$simd -Zlocation-detail=none"
-if "${RUSTC:-rustc}" -Zunstable-options -Cpanic=immediate-abort --target wasm32-unknown-unknown \
-  --print cfg >/dev/null 2>&1; then
-  rustflags="$rustflags -Zunstable-options -Cpanic=immediate-abort"
-fi
-export RUSTFLAGS="$rustflags"
 # binaryen's wasm-opt (pinned in package.json) after wasm-bindgen, to strip the function names
 # and producer records: 1392 -> 1216 KiB, 523 -> 473 KiB gzipped. Its -O3 is not run: measured
 # (README, "Download size"), it made the module no smaller gzipped (478 KiB) and reads 5-15 %
