@@ -380,6 +380,49 @@ export class ReferenceStore {
   readonly options: ReferenceStoreOptions;
 }
 
+/** The IcechunkStore's options: the version read, where virtual chunks may come from, and the FetchStore's for its requests. */
+export interface IcechunkStoreOptions extends Omit<FetchStoreOptions, "listing"> {
+  /** The branch read (default "main"). At most one of `branch`, `tag` and `snapshot`. */
+  branch?: string;
+  /** The tag read, instead of a branch. */
+  tag?: string;
+  /** The snapshot read, by its id (20 Crockford base 32 characters, as icechunk prints them). */
+  snapshot?: string;
+  /**
+   * URL prefixes of the virtual chunk containers whose chunks may be read, such as
+   * `["s3://my-bucket/netcdf/"]`: icechunk's `authorize_virtual_chunk_access` keys. The repository
+   * says where its virtual chunks are, so the reader asks for none outside these (default: none):
+   * reading one is a StoreError naming its URL and this option.
+   */
+  allowedContainers?: string[];
+  /**
+   * URL prefixes rewritten before virtual chunks are fetched (the longest matching prefix wins),
+   * for mirrors and for locations that are not http(s), s3 or gs; containers are matched first.
+   */
+  urlMap?: Record<string, string>;
+  /** The largest metadata file (repo info, snapshot, manifest) read, decompressed (default 256 MiB). */
+  maxMetadataBytes?: number;
+}
+
+/**
+ * An Icechunk repository, read-only, at a branch (default "main"), a tag or a snapshot: what
+ * icechunk 1.x and 2.x write (spec versions 1 and 2). `url` is the repository's root, http(s), or
+ * `s3://bucket/prefix` (read from `https://bucket.s3.amazonaws.com/prefix`) or `gs://bucket/prefix`
+ * (from `https://storage.googleapis.com/bucket/prefix`); the bucket must be public or the `fetch`
+ * option must sign. Opening reads the ref (the `repo` file, or `refs/` in spec version 1) and the
+ * snapshot; each chunk manifest is fetched when a read first needs a chunk it holds, and kept.
+ * Native chunks are read from the repository, inline ones from the manifest, virtual ones from
+ * their URL if `allowedContainers` allows it; a chunk the manifests do not have is the fill value.
+ * A branch or tag it does not have is a NotFoundError naming it. Virtual chunk checksums (ETag,
+ * last modified) are not checked, and `vcc://` locations are not resolved. It is read by the
+ * module's full build, which a page loads at its first open() of an IcechunkStore.
+ */
+export class IcechunkStore {
+  constructor(url: string | URL, options?: IcechunkStoreOptions);
+  readonly url: string;
+  readonly options: IcechunkStoreOptions;
+}
+
 /** The base class of every error zarr-wasm rejects with; messages name the URL or key. */
 export class ZarrError extends Error {}
 /** No Zarr node at the path (no zarr.json, .zarray or .zgroup); no consolidated metadata where asked for. */
@@ -748,15 +791,15 @@ export function releaseMemory(): boolean;
  * RangeError naming the option. With `kind`, resolves to that kind of node (typed so).
  */
 export function open(
-  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | IcechunkStore | Store,
   options: OpenOptions & { kind: "array" },
 ): Promise<ZarrArray>;
 export function open(
-  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | IcechunkStore | Store,
   options: OpenOptions & { kind: "group" },
 ): Promise<Group>;
 export function open(
-  location: string | URL | FetchStore | ZipStore | ReferenceStore | Store,
+  location: string | URL | FetchStore | ZipStore | ReferenceStore | IcechunkStore | Store,
   options?: OpenOptions,
 ): Promise<ZarrArray | Group>;
 

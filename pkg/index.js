@@ -20,6 +20,7 @@ import { checkOptions, show } from "./options.js";
 import {
   FetchStore,
   MemoryStore,
+  IcechunkStore,
   ReferenceStore,
   ZipStore,
   firstDocuments,
@@ -28,7 +29,7 @@ import {
 } from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
-export { FetchStore, MemoryStore, ReferenceStore, ZipStore };
+export { FetchStore, IcechunkStore, MemoryStore, ReferenceStore, ZipStore };
 
 // The instance in use: its glue (wasm-bindgen's JavaScript for it) and its build ("zarr", or
 // "full": the same, Zarr Vectors and kerchunk references, see load.js).
@@ -293,7 +294,7 @@ async function openStore(location, signal) {
   if (!isPackageStore(location)) {
     if (typeof location?.get !== "function") {
       throw new TypeError(
-        `a location must be a URL, a FetchStore, a ZipStore, a ReferenceStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
+        `a location must be a URL, a FetchStore, a ZipStore, a ReferenceStore, an IcechunkStore or a store object with get(key, options), not ${location === null ? "null" : typeof location}`,
       );
     }
     return glue.WasmStore.js(location, label(location), { cacheSize: location.cacheSize });
@@ -314,6 +315,9 @@ async function openStore(location, signal) {
           null,
         ),
       );
+    } else if (location instanceof IcechunkStore) {
+      // The ref and the snapshot are read once for every caller.
+      handle = call(() => glue.WasmStore.icechunk(location.url, location.options, null));
     } else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
@@ -330,10 +334,13 @@ async function openStore(location, signal) {
   return unlessAborted(handle, signal);
 }
 
-/** Whether reading `location` needs the full build: a ReferenceStore, or a ZIP archive in one. */
+/**
+ * Whether reading `location` needs the full build: a ReferenceStore or an IcechunkStore, or a ZIP
+ * archive in one.
+ */
 function needsFullBuild(location) {
   if (location instanceof ZipStore) return needsFullBuild(location.source);
-  return location instanceof ReferenceStore;
+  return location instanceof ReferenceStore || location instanceof IcechunkStore;
 }
 
 /** Whether `location` is one of the package's stores that are opened once and kept. */
@@ -341,7 +348,8 @@ function isPackageStore(location) {
   return (
     location instanceof FetchStore ||
     location instanceof ZipStore ||
-    location instanceof ReferenceStore
+    location instanceof ReferenceStore ||
+    location instanceof IcechunkStore
   );
 }
 

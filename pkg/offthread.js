@@ -4,7 +4,7 @@
 
 import { AbortError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
-import { FetchStore, ReferenceStore, ZipStore, label } from "./stores.js";
+import { FetchStore, IcechunkStore, ReferenceStore, ZipStore, label } from "./stores.js";
 
 // Parts a read is split into per worker: enough that a worker finishing early takes another.
 export const PARTS_PER_WORKER = 4;
@@ -163,6 +163,11 @@ export function describeStore(location, objects) {
     const options = sendableOptions(location.options, `ReferenceStore ${label(location)}`);
     return { id, kind: "reference", source: location.url ?? location.references, options };
   }
+  if (location instanceof IcechunkStore) {
+    // Each worker reads the ref and the snapshot itself.
+    const options = sendableOptions(location.options, `IcechunkStore ${location.url}`);
+    return { id, kind: "icechunk", url: location.url, options };
+  }
   if (location instanceof ZipStore) {
     return {
       id,
@@ -209,7 +214,7 @@ function storeLabel(desc) {
   if (desc.kind === "zip") return `${storeLabel(desc.source)}#${desc.key}`;
   if (desc.kind === "reference")
     return typeof desc.source === "string" ? desc.source : "ReferenceStore:";
-  return desc.kind === "fetch" ? desc.url : desc.label;
+  return desc.kind === "fetch" || desc.kind === "icechunk" ? desc.url : desc.label;
 }
 
 /** The ids of the store objects a store description reads through the main thread. */

@@ -269,6 +269,28 @@ export const REFERENCE_STORE = {
   baseUrl: url,
 };
 
+/** An array of strings. */
+const strings = (value, name) => {
+  if (!Array.isArray(value))
+    throw new TypeError(`${name} must be an array of strings, not ${show(value)}`);
+  value.forEach((v, i) => string(v, `${name}[${i}]`));
+};
+
+/**
+ * The IcechunkStore's: the FetchStore's for its requests (no listing), the version read (at most
+ * one of branch, tag and snapshot: IcechunkStore checks that), the virtual chunk containers it
+ * may read from, a URL prefix map and its bound on metadata files.
+ */
+export const ICECHUNK_STORE = {
+  ...FETCH_REQUESTS,
+  branch: string,
+  tag: string,
+  snapshot: string,
+  allowedContainers: strings,
+  urlMap: record(string),
+  maxMetadataBytes: bytes(1),
+};
+
 // Zarr Vectors: a level's reads (the query objects are options objects too). `bbox` and `delta`
 // are checked where they are used (index.js), as SelectionErrors of the query.
 const names = instance(Array, "an array of names");

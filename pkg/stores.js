@@ -3,7 +3,14 @@
 // resolving to a Uint8Array, or undefined for a missing key, is a store; these are the ones the
 // package provides.
 
-import { FETCH_STORE, REFERENCE_STORE, ZIP_STORE, checkOptions, show } from "./options.js";
+import {
+  FETCH_STORE,
+  ICECHUNK_STORE,
+  REFERENCE_STORE,
+  ZIP_STORE,
+  checkOptions,
+  show,
+} from "./options.js";
 
 /** A store that reads keys over HTTP(S) below `url` with fetch(). */
 export class FetchStore {
@@ -83,6 +90,33 @@ export class ReferenceStore {
     this.options = { ...checkOptions(options, "ReferenceStore", REFERENCE_STORE) };
     if (this.options.baseUrl !== undefined && this.options.baseUrl !== null)
       this.options.baseUrl = String(this.options.baseUrl);
+  }
+}
+
+/**
+ * An Icechunk repository (see index.d.ts) at `url` (http(s), s3:// or gs://), read at a branch
+ * ("main" unless `branch`, `tag` or `snapshot` says otherwise).
+ */
+export class IcechunkStore {
+  /** `options`: the version, the allowed virtual chunk containers, the FetchStore's for the requests. */
+  constructor(url, options = {}) {
+    checkUrl(url, "IcechunkStore");
+    this.url = String(url);
+    this.options = { ...checkOptions(options, "IcechunkStore", ICECHUNK_STORE) };
+    const versions = ["branch", "tag", "snapshot"].filter(
+      (k) => this.options[k] !== undefined && this.options[k] !== null,
+    );
+    if (versions.length > 1)
+      throw new RangeError(
+        `IcechunkStore options ${versions.join(" and ")}: give at most one of branch, tag and snapshot`,
+      );
+    const id = this.options.snapshot;
+    if (typeof id === "string" && !/^[0-9A-HJKMNP-TV-Z]{20}$/i.test(id))
+      throw new RangeError(
+        `IcechunkStore option snapshot must be a snapshot id (20 Crockford base 32 characters), not ${show(id)}`,
+      );
+    if (this.options.allowedContainers)
+      this.options.allowedContainers = [...this.options.allowedContainers];
   }
 }
 

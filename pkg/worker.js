@@ -5,6 +5,7 @@ import {
   __keepShardIndexes,
   __openReplaying,
   FetchStore,
+  IcechunkStore,
   ReferenceStore,
   ZipStore,
   __trapForTests,
@@ -63,6 +64,7 @@ function storeFrom(desc) {
     let store;
     if (desc.kind === "fetch") store = new FetchStore(desc.url, desc.options);
     else if (desc.kind === "reference") store = new ReferenceStore(desc.source, desc.options);
+    else if (desc.kind === "icechunk") store = new IcechunkStore(desc.url, desc.options);
     else if (desc.kind === "zip")
       store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
     else store = mainThreadStore(desc);

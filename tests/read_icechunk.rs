@@ -264,7 +264,9 @@ fn a_corrupt_snapshot_is_a_metadata_error_naming_its_url() {
     assert_eq!(err.kind, ErrorKind::Metadata);
     let text = std::fs::read_to_string(common::fixture_path("icechunk.expected.json")).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
-    let main = expected["repositories"]["v2"]["branch:main"]["snapshot"].as_str().unwrap();
+    let main = expected["repositories"]["v2"]["branch:main"]["snapshot"]
+        .as_str()
+        .unwrap();
     let url = format!("{BASE}/v2/snapshots/{main}");
     assert!(err.message.contains(&url), "{}", err.message);
 }

@@ -147,6 +147,32 @@ impl WasmStore {
         })
     }
 
+    /// The Icechunk repository at `url`, at the branch, tag or snapshot its `options` name (the
+    /// IcechunkStore's, the FetchStore's among them). Resolves to a WasmStore.
+    pub fn icechunk(url: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
+        wasm_bindgen_futures::future_to_promise(async move {
+            #[cfg(feature = "icechunk")]
+            {
+                let (ice, client) = options::icechunk_options(&options).map_err(js_error)?;
+                let cache = options::cache_size(&options).map_err(js_error)?;
+                let source = stores::IcechunkSource::open(url, ice, client, &signal).await?;
+                Ok(WasmStore {
+                    source: CachedSource::wrap(Rc::new(source), cache),
+                }
+                .into())
+            }
+            // index.js loads the build with Icechunk before it opens one (pkg/load.js).
+            #[cfg(not(feature = "icechunk"))]
+            {
+                let _ = (url, options, signal);
+                Err(js_error(crate::ZarrError::unsupported(
+                    "IcechunkStore",
+                    "this build of the module has no Icechunk reader (the larger build has)",
+                )))
+            }
+        })
+    }
+
     /// Opens the Zarr Vectors store whose root group is at `path` (resolves to a WasmVectors).
     pub fn vectors(&self, path: String) -> js_sys::Promise {
         let store = self.source.store();

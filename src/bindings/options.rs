@@ -11,6 +11,8 @@ use crate::hierarchy::node::OpenOptions;
 use crate::limits::Limits;
 use crate::store::counting::Counts;
 use crate::store::http::HttpOptions;
+#[cfg(feature = "icechunk")]
+use crate::store::icechunk::{IcechunkOptions, Version};
 #[cfg(feature = "vectors")]
 use crate::store::listing::Listing;
 #[cfg(feature = "references")]
@@ -369,6 +371,61 @@ pub fn reference_options(options: &JsValue) -> Result<(ReferenceOptions, FetchCl
     }
     refs.base_url = o.parsed("baseUrl", "a string", JsValue::as_string)?;
     Ok((refs, client))
+}
+
+/// The IcechunkStore's options: the FetchStore's (for the repository's objects and the virtual
+/// chunks), `branch`, `tag` or `snapshot` (at most one; the branch "main" without any),
+/// `allowedContainers` (URL prefixes), `urlMap` and `maxMetadataBytes`.
+#[cfg(feature = "icechunk")]
+pub fn icechunk_options(options: &JsValue) -> Result<(IcechunkOptions, FetchClient), ZarrError> {
+    let (http, client) = fetch_options(options)?;
+    let o = Options::new(options, "IcechunkStore option ");
+    let mut ice = IcechunkOptions {
+        http,
+        ..IcechunkOptions::default()
+    };
+    let mut versions = Vec::new();
+    for (name, make) in [
+        ("branch", Version::Branch as fn(String) -> Version),
+        ("tag", Version::Tag),
+        ("snapshot", Version::Snapshot),
+    ] {
+        if let Some(v) = o.parsed(name, "a string", JsValue::as_string)? {
+            versions.push(name);
+            ice.version = make(v);
+        }
+    }
+    if versions.len() > 1 {
+        return Err(o.range_error(format!(
+            "{}: give at most one of branch, tag and snapshot",
+            versions.join(" and ")
+        )));
+    }
+    let strings = |v: &JsValue| -> Option<Vec<String>> {
+        js_sys::Array::is_array(v).then(|| {
+            js_sys::Array::from(v)
+                .iter()
+                .map(|s| s.as_string())
+                .collect()
+        })?
+    };
+    ice.allowed_containers = o
+        .parsed(
+            "allowedContainers",
+            "an array of URL prefixes (strings)",
+            strings,
+        )?
+        .unwrap_or_default();
+    for (from, to) in o.entries("urlMap")?.unwrap_or_default() {
+        let to = to
+            .as_string()
+            .ok_or_else(|| o.error("urlMap must map URL prefixes to strings"))?;
+        ice.url_map.push((from, to));
+    }
+    if let Some(n) = o.integer("maxMetadataBytes", 1.0, MAX_BUFFER as f64)? {
+        ice.max_metadata_bytes = n as u64;
+    }
+    Ok((ice, client))
 }
 
 /// The `listing` option as a listing; Some(None) is "auto" (told by the URL's host).

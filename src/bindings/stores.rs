@@ -11,6 +11,8 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::store::cache::{CachedStore, StoreCache};
 use crate::store::documents::{Documents, ReplayingStore, MAX_RECORDED_BYTES};
 use crate::store::http::HttpStore;
+#[cfg(feature = "icechunk")]
+use crate::store::icechunk::{IcechunkOptions, IcechunkStore};
 #[cfg(feature = "references")]
 use crate::store::reference::{ReferenceOptions, ReferenceStore};
 use crate::store::zip::ZipStore;
@@ -279,6 +281,51 @@ impl ReferenceSource {
 
 #[cfg(feature = "references")]
 impl Source for ReferenceSource {
+    fn store(&self) -> Rc<dyn ReadableStore> {
+        self.0.clone()
+    }
+
+    fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
+        Rc::new(self.0.with_client(self.0.client().with_signal(signal)))
+    }
+}
+
+/// A version of an Icechunk repository (`IcechunkStore`): its ref and snapshot read once,
+/// manifests and chunks over HTTP as reads need them.
+#[cfg(feature = "icechunk")]
+pub struct IcechunkSource(Rc<IcechunkStore<FetchClient>>);
+
+#[cfg(feature = "icechunk")]
+impl IcechunkSource {
+    /// Opens the repository at `url`, its ref and snapshot asked for through `signal`.
+    pub async fn open(
+        url: String,
+        options: IcechunkOptions,
+        client: FetchClient,
+        signal: &JsValue,
+    ) -> std::result::Result<IcechunkSource, JsValue> {
+        let opening = if signal.is_undefined() || signal.is_null() {
+            client.clone()
+        } else {
+            let signal: AbortSignal = signal
+                .clone()
+                .dyn_into()
+                .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
+            FetchClient {
+                signal: Some(SignalWatch::new(signal)),
+                ..client.clone()
+            }
+        };
+        let store = IcechunkStore::open(&url, opening, options)
+            .await
+            .map_err(js_error)?;
+        // Later reads go through the plain client, or their own signal's.
+        Ok(IcechunkSource(Rc::new(store.with_client(client))))
+    }
+}
+
+#[cfg(feature = "icechunk")]
+impl Source for IcechunkSource {
     fn store(&self) -> Rc<dyn ReadableStore> {
         self.0.clone()
     }

@@ -208,6 +208,29 @@ test("chromium: a page's first open() of a ReferenceStore loads the full build, 
   await fresh.close();
 });
 
+test("chromium: a page's first open() of an IcechunkStore loads the full build, and reads the repository's branch with it", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const read = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    const repo = new zarr.IcechunkStore(`${location.origin}/tests/fixtures/icechunk/v2`, {
+      branch: "dev",
+    });
+    const small = await zarr.open(repo, { kind: "array", path: "small" });
+    return Array.from((await small.get()).data);
+  });
+  const want = JSON.parse(
+    readFileSync(new URL("../fixtures/icechunk.expected.json", import.meta.url), "utf8"),
+  ).repositories.v2["branch:dev"].arrays.small.values;
+  assert.deepEqual(read, want);
+  assert.deepEqual(
+    await moduleRequests(),
+    ["zarr_wasm_bg.wasm", "zarr_wasm_full_bg.wasm"],
+    "the Zarr build (loaded as index.js is imported), then the full build, once",
+  );
+  await fresh.close();
+});
+
 test("chromium: a page that calls preload({ vectors: true }) at the top downloads the full build only, and reads Zarr with it", async () => {
   await (await fetch(`${server.url}/__log/clear`)).text();
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/vectors-first.html`);

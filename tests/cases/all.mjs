@@ -1,8 +1,8 @@
 // Every shared case, in the order Node (tests/node/read.test.mjs) and headless Chromium
 // (tests/browser/read.test.mjs, page.html) register them. One file per subject:
 // read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, gdal.mjs (GDAL's Zarr),
-// stores.mjs, references.mjs (kerchunk references), api.mjs, workers.mjs,
-// vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
+// stores.mjs, references.mjs (kerchunk references), icechunk.mjs (Icechunk repositories), api.mjs,
+// workers.mjs, vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
 // as Viv's loader); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
@@ -10,6 +10,7 @@ import { wholeArrayCase } from "./fixtures.mjs";
 import { gdalCases } from "./gdal.mjs";
 import { hostileValueCases } from "./hostile_values.mjs";
 import { httpCases } from "./http.mjs";
+import { icechunkCases } from "./icechunk.mjs";
 import { readCases } from "./read.mjs";
 import { referenceCases } from "./references.mjs";
 import { v2Cases } from "./read_v2.mjs";
@@ -52,6 +53,7 @@ export function allCases(manifests) {
     ...decodingCases(manifests),
     ...storeCases,
     ...referenceCases,
+    ...icechunkCases,
     ...zarritaCases(manifests),
     ...vivCases,
     ...apiCases,

@@ -1,0 +1,191 @@
+// Icechunk repositories (IcechunkStore): tests/fixtures/icechunk/, written by the icechunk Python
+// package (scripts/make_icechunk_fixtures.py), read at each branch, tag and snapshot the script
+// read them at, value by value against what icechunk read; manifests fetched only when a read
+// needs them; virtual chunks only from allowed containers; missing refs; bad options.
+import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
+
+/** The expected values the fixture script wrote. */
+async function expected(ctx) {
+  return JSON.parse(new TextDecoder().decode(await ctx.bytes("icechunk.expected.json")));
+}
+
+/** The fixture's container, served by the test server below tests/fixtures/icechunk/. */
+const CONTAINER = "https://example.org/icechunk/";
+
+/** The IcechunkStore of repository `repo` at `version` ("branch:main", "tag:v1", "snapshot:<id>"). */
+function storeOf(ctx, repo, version = "branch:main", more = {}) {
+  const { IcechunkStore } = ctx.zarr;
+  const [kind, name] = version.split(":");
+  return new IcechunkStore(`${ctx.base}/icechunk/${repo}`, {
+    [kind]: name,
+    allowedContainers: [CONTAINER],
+    urlMap: { [CONTAINER]: `${ctx.base}/icechunk/` },
+    ...more,
+  });
+}
+
+/** `data` equals the JSON values `want` (null for NaN), each as its type rounds it. */
+function sameNumbers(data, want, what) {
+  equal(data.length, want.length, `${what}: length`);
+  const float32 = data instanceof Float32Array;
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i] === null ? Number.NaN : float32 ? Math.fround(want[i]) : want[i];
+    if (!Object.is(data[i], w) && !(Number.isNaN(data[i]) && Number.isNaN(w)))
+      throw new Error(`${what}: element ${i} is ${data[i]}, not ${w}`);
+  }
+}
+
+/** The requests the server saw below the repository `repo`. */
+const below = (log, repo) =>
+  log.filter((r) => r.path.includes(`/icechunk/${repo}/`)).map((r) => r.path.split(`/${repo}/`)[1]);
+
+export const icechunkCases = [
+  {
+    name: "icechunk: every array of the spec 2 and spec 1 repositories at each branch, tag and snapshot reads as icechunk read it (native, inline, virtual, missing and sharded chunks), and the groups' attributes",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const all = (await expected(ctx)).repositories;
+      let arrays = 0;
+      for (const [repo, versions] of Object.entries(all)) {
+        for (const [version, want] of Object.entries(versions)) {
+          const store = storeOf(ctx, repo, version);
+          for (const [path, a] of Object.entries(want.arrays)) {
+            const what = `${repo} ${version} ${path}`;
+            const arr = await open(store, { path, kind: "array" });
+            equal(arr.dtype, a.dtype, `${what}: dtype`);
+            deepEqual(arr.shape, a.shape, `${what}: shape`);
+            deepEqual(arr.attrs, a.attributes, `${what}: attributes`);
+            const { data } = await arr.get();
+            sameNumbers(data, a.values, what);
+            arrays++;
+          }
+          for (const [path, attrs] of Object.entries(want.groups)) {
+            const g = await open(store, { path, kind: "group" });
+            deepEqual(g.attrs, attrs, `${repo} ${version} group ${JSON.stringify(path)}`);
+          }
+        }
+      }
+      equal(arrays, 32, "arrays read");
+      // What changed between versions did change: a chunk rewritten on main after the tag.
+      const at = async (version) =>
+        (await (await open(storeOf(ctx, "v2", version), { path: "grid/native" })).get()).data[0];
+      equal(await at("branch:main"), 42, "main has the rewritten chunk");
+      ok((await at("tag:v1")) !== 42, "the tag has the first commit's chunk");
+    },
+  },
+  {
+    name: "icechunk: opening reads the ref and the snapshot only; each manifest is fetched when a read first needs it, once",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      await ctx.clearLog();
+      const store = storeOf(ctx, "v2");
+      const small = await open(store, { path: "small", kind: "array" });
+      const opened = below(await ctx.requests(), "v2");
+      equal(opened.length, 2, `the repo file and the snapshot: ${opened}`);
+      equal(opened[0], "repo", "the repo file first");
+      ok(opened[1].startsWith("snapshots/"), "then the snapshot");
+      await ctx.clearLog();
+      await small.get();
+      const read = below(await ctx.requests(), "v2");
+      equal(read.length, 1, `one manifest, and no chunk file (small's chunks are inline): ${read}`);
+      ok(read[0].startsWith("manifests/"), "a manifest");
+      await ctx.clearLog();
+      const native = await open(store, { path: "grid/native", kind: "array" });
+      await native.getChunk([1, 1]);
+      const more = below(await ctx.requests(), "v2");
+      ok(
+        more.every((k) => k.startsWith("chunks/") || k.startsWith("manifests/")),
+        `a manifest, if another holds it, and the chunk: ${more}`,
+      );
+      equal(more.filter((k) => k.startsWith("chunks/")).length, 1, "one chunk file read");
+      await ctx.clearLog();
+      await native.getChunk([1, 0]);
+      const again = below(await ctx.requests(), "v2");
+      equal(again.length, 1, `the manifest is kept, and the chunk file read: ${again}`);
+      ok(again[0].startsWith("chunks/"), "a chunk file");
+      // Its chunk rewritten on main as 42s compresses under the inline threshold: no chunk file.
+      await ctx.clearLog();
+      const chunk = await native.getChunk([0, 0]);
+      ok(
+        chunk.data.every((v) => v === 42),
+        "the rewritten chunk",
+      );
+      deepEqual(below(await ctx.requests(), "v2"), [], "an inline chunk needs no request");
+    },
+  },
+  {
+    name: "icechunk: a virtual chunk outside the allowed containers is a StoreError naming its URL and allowedContainers; a missing branch or tag is a NotFoundError naming it",
+    async run(ctx) {
+      const { open, IcechunkStore } = ctx.zarr;
+      for (const allowed of [undefined, ["https://example.org/other/"]]) {
+        const store = new IcechunkStore(`${ctx.base}/icechunk/v2`, { allowedContainers: allowed });
+        const arr = await open(store, { path: "virtual", kind: "array" });
+        await rejects(
+          arr.get(),
+          "StoreError",
+          [/https:\/\/example\.org\/icechunk\/virtual\.bin/, /allowedContainers/],
+          `the virtual array, containers ${allowed}`,
+        );
+      }
+      await rejects(
+        open(storeOf(ctx, "v2", "branch:nope")),
+        "NotFoundError",
+        [/branch "nope"/, /"main"/],
+        "a missing branch",
+      );
+      await rejects(
+        open(storeOf(ctx, "v1", "tag:nope")),
+        "NotFoundError",
+        [/tag "nope"/],
+        "a missing tag of spec version 1",
+      );
+      await rejects(
+        open(storeOf(ctx, "v2", "snapshot:00000000000000000000")),
+        "NotFoundError",
+        [/snapshot 00000000000000000000/],
+        "a missing snapshot",
+      );
+    },
+  },
+  {
+    name: "icechunk: options it does not take are a TypeError or RangeError naming them",
+    async run(ctx) {
+      const { IcechunkStore } = ctx.zarr;
+      const url = `${ctx.base}/icechunk/v2`;
+      const throwsAs = (Class, options, pattern) => {
+        let error = null;
+        try {
+          new IcechunkStore(url, options);
+        } catch (e) {
+          error = e;
+        }
+        ok(error instanceof Class, `${JSON.stringify(options)}: ${error}`);
+        ok(pattern.test(error.message), `${error.message} does not match ${pattern}`);
+      };
+      throwsAs(RangeError, { branch: "main", tag: "v1" }, /branch and tag/);
+      throwsAs(RangeError, { snapshot: "abc" }, /snapshot must be a snapshot id/);
+      throwsAs(TypeError, { allowedContainers: "https://x/" }, /allowedContainers/);
+      throwsAs(TypeError, { allowedContainers: [1] }, /allowedContainers\[0\]/);
+      throwsAs(TypeError, { brnch: "main" }, /did you mean "branch"/);
+      throwsAs(TypeError, 5, /options must be an object/);
+    },
+  },
+  {
+    name: "icechunk: an IcechunkStore read through workers, virtual chunks and all",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const want = (await expected(ctx)).repositories.v2["tag:v1"].arrays;
+      const pool = new ctx.zarr.WorkerPool(2);
+      try {
+        const store = storeOf(ctx, "v2", "tag:v1");
+        for (const path of ["grid/native", "virtual", "sharded"]) {
+          const arr = await open(store, { path, workers: pool });
+          sameNumbers((await arr.get()).data, want[path].values, `${path} through two workers`);
+          arr.free();
+        }
+      } finally {
+        pool.terminate();
+      }
+    },
+  },
+];
