@@ -14,6 +14,7 @@
 
 use super::http::{HttpClient, HttpOptions, HttpStore};
 use super::limit::Limiter;
+use super::parquet::{Bounds, Entry, Layout, Record};
 use super::single_flight::SingleFlight;
 use super::template::{Template, Value};
 use super::{merge_ranges, ByteRange, ReadHints, ReadableStore};
@@ -852,13 +853,90 @@ fn remove_dots(path: &str) -> String {
 
 type Blocks = Rc<Vec<(Range<u64>, Vec<u8>)>>;
 
+/// A reference file's records once read: its rows, and their target paths resolved.
+struct LoadedRecord {
+    record: Record,
+    targets: Vec<Target>,
+}
+
+/// A record as fetched: None where its file is missing (every chunk in it is).
+type Loaded = Option<Rc<LoadedRecord>>;
+
+/// A directory of kerchunk Parquet references: its layout (from `.zmetadata`) and the reference
+/// files read so far.
+struct Lazy {
+    /// The directory's URL (as `HttpStore` takes it) and the base its relative targets resolve
+    /// against (the directory, with its slash).
+    dir: String,
+    base: String,
+    layout: Layout,
+    bounds: Bounds,
+    url_map: Vec<(String, String)>,
+    records: SingleFlight<(String, u64), Loaded>,
+    cache: RefCell<RecordCache>,
+}
+
+/// The records read, kept while their size fits the cache's capacity (the least recently used
+/// dropped first).
+struct RecordCache {
+    entries: HashMap<(String, u64), (Loaded, usize, u64)>,
+    used: usize,
+    capacity: usize,
+    tick: u64,
+}
+
+impl RecordCache {
+    fn get(&mut self, key: &(String, u64)) -> Option<Loaded> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.entries.get_mut(key).map(|entry| {
+            entry.2 = tick;
+            entry.0.clone()
+        })
+    }
+
+    fn insert(&mut self, key: (String, u64), value: Loaded) {
+        let size = value.as_ref().map_or(0, |r| r.record.size()) + 64;
+        if size > self.capacity {
+            return;
+        }
+        while self.used + size > self.capacity {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.2)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some((_, s, _)) = self.entries.remove(&oldest) {
+                self.used -= s;
+            }
+        }
+        self.tick += 1;
+        if let Some((_, old, _)) = self.entries.insert(key, (value, size, self.tick)) {
+            self.used -= old;
+        }
+        self.used += size;
+    }
+}
+
+/// What a key's reference says, its target (if any) cloned out of the table it is in.
+enum Found {
+    Inline(Vec<u8>),
+    Whole(Target),
+    Span(Target, Range<u64>),
+}
+
 /// What every view of one reference store shares.
 struct Shared {
     refs: References,
+    /// Set for Parquet references: their chunk references, read lazily.
+    lazy: Option<Lazy>,
     http: HttpOptions,
     limiter: Limiter,
-    /// Range requests per target collected from the reads of one turn.
-    batches: SingleFlight<u32, Blocks, RefCell<Vec<Range<u64>>>>,
+    /// Range requests per target URL collected from the reads of one turn.
+    batches: SingleFlight<String, Blocks, RefCell<Vec<Range<u64>>>>,
 }
 
 /// A store of a reference file's keys, reading target bytes over HTTP through `C`.
@@ -867,28 +945,135 @@ pub struct ReferenceStore<C> {
     client: C,
 }
 
+/// Where the references at a URL are: a JSON file, or a directory of Parquet references.
+enum Source {
+    Json,
+    /// The directory's URL.
+    Parquet(String),
+}
+
+impl Source {
+    /// As fsspec tells them apart: a URL that ends in `/`, `.parq` or `.parquet` is a Parquet
+    /// directory, and so is the URL of its `.zmetadata`; anything else is a JSON file.
+    fn of(url: &str) -> Source {
+        let end = url.find(['?', '#']).unwrap_or(url.len());
+        let (path, tail) = url.split_at(end);
+        if let Some(dir) = path.strip_suffix("/.zmetadata") {
+            return Source::Parquet(format!("{dir}{tail}"));
+        }
+        let trimmed = path.trim_end_matches('/');
+        if path.ends_with('/') || trimmed.ends_with(".parq") || trimmed.ends_with(".parquet") {
+            return Source::Parquet(url.to_string());
+        }
+        Source::Json
+    }
+}
+
 impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
-    /// Reads and parses the reference file at `url`.
+    /// Reads and parses the references at `url`: a JSON reference file, or a directory of
+    /// Parquet references (`Source::of`; a JSON file's URL that answers 404 is tried as a
+    /// directory too, its `.zmetadata` read).
     pub async fn open(url: &str, client: C, options: ReferenceOptions) -> Result<Self> {
+        if let Source::Parquet(dir) = Source::of(url) {
+            return Self::open_parquet(&dir, client, options).await;
+        }
+        let Some((bytes, url)) = Self::read_file(url, "", &client, &options).await? else {
+            let dir = url.trim_end_matches('/');
+            if let Some(store) = Self::try_parquet(dir, &client, &options).await? {
+                return Ok(store);
+            }
+            return Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("no reference file at {url}"),
+            ));
+        };
+        Self::from_bytes(&bytes, Some(&url), client, options)
+    }
+
+    /// The file `key` below `url` (or at it: key ""), bounded by `max_file_bytes`, and its URL;
+    /// None where it is missing.
+    async fn read_file(
+        url: &str,
+        key: &str,
+        client: &C,
+        options: &ReferenceOptions,
+    ) -> Result<Option<(Vec<u8>, String)>> {
         let http = HttpOptions {
             max_object_bytes: options.max_file_bytes,
             ..options.http.clone()
         };
         let file = HttpStore::with_options(url, client.clone(), http);
-        let bytes = file.get("").await.map_err(|e| match e.kind {
+        let bytes = file.get(key).await.map_err(|e| match e.kind {
             ErrorKind::Aborted => e,
             _ => ZarrError {
                 message: format!("{} (the reference file)", e.message),
                 ..e
             },
         })?;
-        let Some(bytes) = bytes else {
-            return Err(ZarrError::new(
+        Ok(bytes.map(|b| (b, file.url(key))))
+    }
+
+    async fn open_parquet(dir: &str, client: C, options: ReferenceOptions) -> Result<Self> {
+        match Self::try_parquet(dir, &client, &options).await? {
+            Some(store) => Ok(store),
+            None => Err(ZarrError::new(
                 ErrorKind::NotFound,
-                format!("no reference file at {}", file.url("")),
-            ));
+                format!(
+                    "no Parquet references at {}: it has no .zmetadata",
+                    HttpStore::with_options(dir, client, options.http).url(".zmetadata")
+                ),
+            )),
+        }
+    }
+
+    /// The Parquet references in directory `dir`, or None where it has no `.zmetadata`.
+    async fn try_parquet(
+        dir: &str,
+        client: &C,
+        options: &ReferenceOptions,
+    ) -> Result<Option<Self>> {
+        let Some((bytes, url)) = Self::read_file(dir, ".zmetadata", client, options).await? else {
+            return Ok(None);
         };
-        Self::from_bytes(&bytes, Some(&file.url("")), client, options)
+        let layout = Layout::parse(&bytes, options.max_refs)
+            .map_err(|e| ZarrError::metadata(&format!("the references {url}"), e))?;
+        let dir_url = HttpStore::with_options(dir, client.clone(), HttpOptions::default()).url("");
+        let base = match dir_url.find('?') {
+            Some(q) => format!("{}/{}", &dir_url[..q], &dir_url[q..]),
+            None => format!("{dir_url}/"),
+        };
+        let refs = References {
+            label: dir_url.clone(),
+            refs: layout
+                .metadata
+                .iter()
+                .map(|(k, v)| (k.as_str().into(), Ref::Inline(v.as_slice().into())))
+                .collect(),
+            targets: Vec::new(),
+        };
+        let lazy = Lazy {
+            dir: dir.to_string(),
+            base,
+            bounds: Bounds {
+                max_rows: layout.record_size,
+                max_bytes: options.max_file_bytes,
+            },
+            layout,
+            url_map: options.url_map.clone(),
+            records: SingleFlight::default(),
+            cache: RefCell::new(RecordCache {
+                entries: HashMap::new(),
+                used: 0,
+                capacity: usize::try_from(options.max_file_bytes).unwrap_or(usize::MAX),
+                tick: 0,
+            }),
+        };
+        Ok(Some(Self::new(
+            refs,
+            Some(lazy),
+            client.clone(),
+            options.clone(),
+        )))
     }
 
     /// A store of the reference file `bytes` read from `url` (None: not from a URL).
@@ -899,15 +1084,20 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         options: ReferenceOptions,
     ) -> Result<Self> {
         let refs = References::parse(bytes, url, &options)?;
-        Ok(ReferenceStore {
+        Ok(Self::new(refs, None, client, options))
+    }
+
+    fn new(refs: References, lazy: Option<Lazy>, client: C, options: ReferenceOptions) -> Self {
+        ReferenceStore {
             shared: Rc::new(Shared {
                 refs,
+                lazy,
                 limiter: Limiter::new(options.http.max_requests),
                 http: options.http,
                 batches: SingleFlight::default(),
             }),
             client,
-        })
+        }
     }
 
     /// The same store sending through another client (one with a read's `AbortSignal`).
@@ -926,10 +1116,116 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         &self.shared.refs
     }
 
-    /// The URL of target `t`, or the error saying why it has none.
-    fn target_url(&self, key: &str, t: u32) -> Result<&str> {
-        let target = &self.shared.refs.targets[t as usize];
-        target.url.as_deref().map_err(|why| {
+    /// Whether the references are a directory of Parquet files.
+    pub fn is_parquet(&self) -> bool {
+        self.shared.lazy.is_some()
+    }
+
+    /// What `key`'s reference says, or None where there is none.
+    async fn find(&self, key: &str) -> Result<Option<Found>> {
+        let refs = &self.shared.refs;
+        let target = |t: &u32| refs.targets[*t as usize].clone();
+        if let Some(r) = refs.refs.get(key) {
+            return Ok(Some(match r {
+                Ref::Inline(bytes) => Found::Inline(bytes.to_vec()),
+                Ref::Whole(t) => Found::Whole(target(t)),
+                Ref::Span {
+                    target: t,
+                    offset,
+                    length,
+                } => Found::Span(target(t), *offset..offset + length),
+            }));
+        }
+        let Some(lazy) = &self.shared.lazy else {
+            return Ok(None);
+        };
+        let Some(place) = lazy.layout.place(key) else {
+            return Ok(None);
+        };
+        let Some(loaded) = self.record(lazy, place.field, place.record).await? else {
+            return Ok(None);
+        };
+        let target = |n: &u32| loaded.targets[*n as usize].clone();
+        Ok(match loaded.record.rows.get(place.row as usize) {
+            None | Some(Entry::Missing) => None,
+            Some(Entry::Inline(range)) => Some(Found::Inline(loaded.record.inline(range).to_vec())),
+            Some(Entry::Whole(n)) => Some(Found::Whole(target(n))),
+            Some(Entry::Span {
+                path,
+                offset,
+                length,
+            }) => Some(Found::Span(target(path), *offset..offset + length)),
+        })
+    }
+
+    /// Reference file `record` of the array `field`: read once (every read that wants it while
+    /// it is fetched waits for that fetch), then kept in the cache.
+    async fn record(&self, lazy: &Lazy, field: &str, record: u64) -> Result<Loaded> {
+        let key = (field.to_string(), record);
+        if let Some(hit) = lazy.cache.borrow_mut().get(&key) {
+            return Ok(hit);
+        }
+        let name = format!("{field}/refs.{record}.parq");
+        let location = || {
+            HttpStore::with_options(&lazy.dir, self.client.clone(), HttpOptions::default())
+                .url(&name)
+        };
+        let start = |_: Rc<()>, _: super::single_flight::Closer<_, _, _>| {
+            let view = self.with_client(self.client.clone());
+            let (key, name) = (key.clone(), name.clone());
+            async move {
+                let Some(lazy) = &view.shared.lazy else {
+                    return Ok(None);
+                };
+                let loaded = view.read_record(lazy, &name).await?;
+                lazy.cache.borrow_mut().insert(key, loaded.clone());
+                Ok(loaded)
+            }
+            .boxed_local()
+        };
+        lazy.records
+            .run(key.clone(), self, location, |_| {}, start)
+            .await
+    }
+
+    /// Fetches and reads the reference file `name` of the directory.
+    async fn read_record(&self, lazy: &Lazy, name: &str) -> Result<Loaded> {
+        let http = HttpOptions {
+            max_object_bytes: lazy.bounds.max_bytes,
+            ..self.shared.http.clone()
+        };
+        let store = HttpStore::with_options(&lazy.dir, self.client.clone(), http);
+        let url = store.url(name);
+        let bytes = {
+            let _permit = self.shared.limiter.acquire().await;
+            store.get(name).await
+        }
+        .map_err(|e| match e.kind {
+            ErrorKind::Aborted => e,
+            _ => ZarrError {
+                message: format!("{} (a Parquet reference file)", e.message),
+                ..e
+            },
+        })?;
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        let record = Record::read(&bytes, lazy.bounds)
+            .map_err(|e| ZarrError::metadata(&format!("the references {url}"), e))?;
+        let targets = record
+            .paths
+            .iter()
+            .map(|p| Target {
+                given: p.clone(),
+                url: resolve_url(p, Some(&lazy.base), &lazy.url_map),
+            })
+            .collect();
+        Ok(Some(Rc::new(LoadedRecord { record, targets })))
+    }
+
+    /// The URL of `target`, or the error saying why it has none.
+    fn target_url(&self, key: &str, target: &Target) -> Result<String> {
+        target.url.clone().map_err(|why| {
             ZarrError::store(
                 &self.locate(key),
                 format!("its target {}: {why}", quote(&target.given)),
@@ -976,11 +1272,10 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
 
     /// Bytes `range` of target `t`, fetched with the ranges of that target other reads ask for
     /// in the same turn.
-    async fn span(&self, key: &str, t: u32, range: Range<u64>) -> Result<Vec<u8>> {
+    async fn span(&self, key: &str, url: String, range: Range<u64>) -> Result<Vec<u8>> {
         if range.is_empty() {
             return Ok(Vec::new());
         }
-        let url = self.target_url(key, t)?.to_string();
         let wanted = range.clone();
         let join = |w: &RefCell<Vec<Range<u64>>>| w.borrow_mut().push(wanted.clone());
         let start = |w: Rc<RefCell<Vec<Range<u64>>>>,
@@ -1011,7 +1306,7 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         let blocks = self
             .shared
             .batches
-            .run(t, self, location, join, start)
+            .run(url.clone(), self, location, join, start)
             .await?;
         let (block, bytes) = blocks
             .iter()
@@ -1037,41 +1332,32 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
 #[async_trait(?Send)]
 impl<C: HttpClient + Clone + 'static> ReadableStore for ReferenceStore<C> {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        let found = self.shared.refs.refs.get(key).cloned();
-        match found {
+        match self.find(key).await? {
             None => Ok(None),
-            Some(Ref::Inline(bytes)) => Ok(Some(bytes.to_vec())),
-            Some(Ref::Whole(t)) => {
-                let url = self.target_url(key, t)?.to_string();
+            Some(Found::Inline(bytes)) => Ok(Some(bytes)),
+            Some(Found::Whole(target)) => {
+                let url = self.target_url(key, &target)?;
                 self.fetch(key, &url, None).await.map(Some)
             }
-            Some(Ref::Span {
-                target,
-                offset,
-                length,
-            }) => self
-                .span(key, target, offset..offset + length)
-                .await
-                .map(Some),
+            Some(Found::Span(target, range)) => {
+                let url = self.target_url(key, &target)?;
+                self.span(key, url, range).await.map(Some)
+            }
         }
     }
 
     async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        let found = self.shared.refs.refs.get(key).cloned();
-        match found {
+        match self.find(key).await? {
             None => Ok(None),
-            Some(Ref::Inline(bytes)) => Ok(Some(range.cut(&bytes).to_vec())),
-            Some(Ref::Whole(t)) => {
-                let url = self.target_url(key, t)?.to_string();
+            Some(Found::Inline(bytes)) => Ok(Some(range.cut(&bytes).to_vec())),
+            Some(Found::Whole(target)) => {
+                let url = self.target_url(key, &target)?;
                 self.fetch(key, &url, Some(range)).await.map(Some)
             }
-            Some(Ref::Span {
-                target,
-                offset,
-                length,
-            }) => {
-                let r = range.resolve(length);
-                self.span(key, target, offset + r.start..offset + r.end)
+            Some(Found::Span(target, span)) => {
+                let r = range.resolve(span.end - span.start);
+                let url = self.target_url(key, &target)?;
+                self.span(key, url, span.start + r.start..span.start + r.end)
                     .await
                     .map(Some)
             }
@@ -1701,5 +1987,273 @@ mod tests {
                 .contains("no reference file at http://h/none.json"),
             "{err}"
         );
+    }
+
+    /// The fixture directory `name` (below tests/fixtures/references/) served at
+    /// http://h/refs/<served>/, with data.h5 and data.nc beside it, and `extra` files.
+    fn parquet_fake(name: &str, served: &str, extra: &[(&str, Vec<u8>)]) -> Fake {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/references/");
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let dir = std::path::Path::new(root).join(name);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = |p: &std::path::Path| p.strip_prefix(&dir).unwrap().display().to_string();
+            if path.is_dir() {
+                for file in std::fs::read_dir(&path).unwrap() {
+                    let file = file.unwrap().path();
+                    files.push((rel(&file), std::fs::read(&file).unwrap()));
+                }
+            } else {
+                files.push((rel(&path), std::fs::read(&path).unwrap()));
+            }
+        }
+        let mut all: Vec<(String, Vec<u8>)> = files
+            .into_iter()
+            .map(|(rel, b)| (format!("http://h/refs/{served}/{rel}"), b))
+            .collect();
+        for target in ["data.h5", "data.nc"] {
+            all.push((
+                format!("http://h/refs/{target}"),
+                std::fs::read(format!("{root}{target}")).unwrap(),
+            ));
+        }
+        all.extend(extra.iter().map(|(u, b)| (u.to_string(), b.clone())));
+        let refs: Vec<(&str, Vec<u8>)> = all.iter().map(|(u, b)| (u.as_str(), b.clone())).collect();
+        fake(&refs)
+    }
+
+    fn urls(client: &Fake) -> Vec<String> {
+        client.seen.borrow().iter().map(|r| r.url.clone()).collect()
+    }
+
+    #[test]
+    fn parquet_references_are_recognised_by_their_url_and_read_lazily() {
+        let client = parquet_fake("h5.parq", "h5.parq", &[]);
+        let options = ReferenceOptions::default;
+        // The directory's URL, with or without its slash, or its .zmetadata's.
+        for url in [
+            "http://h/refs/h5.parq",
+            "http://h/refs/h5.parq/",
+            "http://h/refs/h5.parq/.zmetadata",
+        ] {
+            let store = block_on(ReferenceStore::open(url, client.clone(), options())).unwrap();
+            assert!(store.is_parquet(), "{url}");
+            assert_eq!(store.references().label(), "http://h/refs/h5.parq");
+        }
+        client.seen.borrow_mut().clear();
+        let store = block_on(ReferenceStore::open(
+            "http://h/refs/h5.parq",
+            client.clone(),
+            options(),
+        ))
+        .unwrap();
+        assert_eq!(urls(&client), ["http://h/refs/h5.parq/.zmetadata"]);
+        // Metadata from .zmetadata, with no request; and a consolidated .zmetadata of it.
+        let zarray = block_on(store.get("counts/.zarray")).unwrap().unwrap();
+        let zarray: Json = serde_json::from_slice(&zarray).unwrap();
+        assert_eq!(zarray["chunks"], serde_json::json!([5, 5]));
+        let zmeta = block_on(store.get(".zmetadata")).unwrap().unwrap();
+        let zmeta: Json = serde_json::from_slice(&zmeta).unwrap();
+        assert_eq!(zmeta["zarr_consolidated_format"], 1);
+        assert!(zmeta["metadata"]["temperature/.zattrs"].is_object());
+        assert_eq!(urls(&client).len(), 1);
+        // counts is 4 x 3 chunks, two a file: chunk (0, 2) is row 0 of refs.1.parq, which is
+        // missing (none of its chunks was written); (0, 1) is row 1 of refs.0.parq, inline.
+        assert_eq!(block_on(store.get("counts/0.2")).unwrap(), None);
+        assert_eq!(block_on(store.get("counts/1.0")).unwrap(), None);
+        let inline = block_on(store.get("counts/0.1")).unwrap().unwrap();
+        assert!(!inline.is_empty());
+        assert_eq!(
+            &urls(&client)[1..],
+            [
+                "http://h/refs/h5.parq/counts/refs.1.parq",
+                "http://h/refs/h5.parq/counts/refs.0.parq"
+            ],
+            "each reference file once, only those asked for"
+        );
+        // A chunk outside the grid, of no array, or a bad key: missing, with no request.
+        for key in ["counts/4.0", "nothing/0.0", "counts/x", "counts/0.0.0"] {
+            assert_eq!(block_on(store.get(key)).unwrap(), None, "{key}");
+        }
+        assert_eq!(urls(&client).len(), 3);
+        // A range reference: the bytes of data.h5 (relative to the directory: "../data.h5").
+        let bytes = block_on(store.get("contiguous/0.0")).unwrap().unwrap();
+        let h5 = &client.files["http://h/refs/data.h5"];
+        let record = Record::read(
+            &client.files["http://h/refs/h5.parq/contiguous/refs.0.parq"],
+            Bounds {
+                max_rows: 2,
+                max_bytes: 1 << 20,
+            },
+        )
+        .unwrap();
+        let Entry::Span { offset, length, .. } = record.rows[0] else {
+            panic!("{:?}", record.rows[0])
+        };
+        assert_eq!(bytes, h5[offset as usize..(offset + length) as usize]);
+        let range = block_on(store.get_range(
+            "contiguous/0.0",
+            ByteRange::Span {
+                offset: 4,
+                length: 8,
+            },
+        ))
+        .unwrap()
+        .unwrap();
+        assert_eq!(range, bytes[4..12]);
+    }
+
+    #[test]
+    fn parquet_reads_of_one_turn_share_a_reference_file_and_merge_their_ranges() {
+        let client = parquet_fake("nc_snappy.parq", "nc.parq", &[]);
+        let store = block_on(ReferenceStore::open(
+            "http://h/refs/nc.parq/",
+            client.clone(),
+            ReferenceOptions::default(),
+        ))
+        .unwrap();
+        // tas: 3 x 2 x 2 chunks, 5 a file: chunks 0..4 in refs.0.parq, in data.nc close together.
+        let keys = [
+            "tas/0.0.0",
+            "tas/0.0.1",
+            "tas/0.1.0",
+            "tas/0.1.1",
+            "tas/1.0.0",
+        ];
+        let got = block_on(join_all(keys.iter().map(|k| store.get(k))));
+        assert!(got
+            .iter()
+            .all(|g| matches!(g, Ok(Some(b)) if !b.is_empty())));
+        let seen = client.seen.borrow();
+        let refs: Vec<&str> = seen
+            .iter()
+            .filter(|r| r.url.ends_with(".parq"))
+            .map(|r| r.url.as_str())
+            .collect();
+        assert_eq!(refs, ["http://h/refs/nc.parq/tas/refs.0.parq"]);
+        let targets: Vec<_> = seen.iter().filter(|r| r.url.ends_with("data.nc")).collect();
+        assert_eq!(
+            targets.len(),
+            1,
+            "five chunks' ranges in one request: {targets:?}"
+        );
+        drop(seen);
+        // Read again: from the cache.
+        client.seen.borrow_mut().clear();
+        block_on(store.get("tas/0.0.0")).unwrap().unwrap();
+        assert!(urls(&client).iter().all(|u| u.ends_with("data.nc")));
+    }
+
+    #[test]
+    fn a_directory_url_without_suffix_is_tried_when_no_json_file_is_there() {
+        let client = parquet_fake("nc_arrow.parq", "plain", &[]);
+        let store = block_on(ReferenceStore::open(
+            "http://h/refs/plain",
+            client.clone(),
+            ReferenceOptions::default(),
+        ))
+        .unwrap();
+        assert!(store.is_parquet());
+        assert_eq!(
+            urls(&client),
+            ["http://h/refs/plain", "http://h/refs/plain/.zmetadata"]
+        );
+        let err = block_on(ReferenceStore::open(
+            "http://h/refs/none",
+            client.clone(),
+            ReferenceOptions::default(),
+        ))
+        .err()
+        .unwrap();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        assert!(
+            err.message
+                .contains("no reference file at http://h/refs/none"),
+            "{}",
+            err.message
+        );
+        let err = block_on(ReferenceStore::open(
+            "http://h/refs/none.parq",
+            client,
+            ReferenceOptions::default(),
+        ))
+        .err()
+        .unwrap();
+        assert!(
+            err.message
+                .contains("no Parquet references at http://h/refs/none.parq/.zmetadata"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn bad_parquet_references_are_errors_naming_the_file_and_the_column() {
+        let bad_meta = br#"{"metadata": {}, "record_size": -1}"#.to_vec();
+        let client = parquet_fake(
+            "nc_arrow.parq",
+            "n.parq",
+            &[("http://h/refs/bad.parq/.zmetadata", bad_meta)],
+        );
+        let err = block_on(ReferenceStore::open(
+            "http://h/refs/bad.parq",
+            client.clone(),
+            ReferenceOptions::default(),
+        ))
+        .err()
+        .unwrap();
+        assert!(
+            err.message.contains("http://h/refs/bad.parq/.zmetadata")
+                && err.message.contains("record_size"),
+            "{}",
+            err.message
+        );
+        // A reference file cut short, and one whose path column is damaged.
+        let file = client.files["http://h/refs/n.parq/tas/refs.0.parq"].clone();
+        let mut damaged = file.clone();
+        let at = damaged.windows(4).position(|w| w == b"data").unwrap();
+        damaged[at - 6] ^= 0x40;
+        let files = [
+            (
+                "http://h/refs/n.parq/tas/refs.0.parq",
+                file[..file.len() - 1].to_vec(),
+            ),
+            ("http://h/refs/n.parq/tas/refs.1.parq", damaged),
+        ];
+        let client = parquet_fake("nc_arrow.parq", "n.parq", &files);
+        let store = block_on(ReferenceStore::open(
+            "http://h/refs/n.parq",
+            client,
+            ReferenceOptions::default(),
+        ))
+        .unwrap();
+        let err = block_on(store.get("tas/0.0.0")).unwrap_err();
+        assert!(
+            err.message.contains("http://h/refs/n.parq/tas/refs.0.parq")
+                && err.message.contains("not a Parquet file"),
+            "{}",
+            err.message
+        );
+        let err = block_on(store.get("tas/1.0.1")).unwrap_err();
+        assert!(
+            err.message.contains("http://h/refs/n.parq/tas/refs.1.parq")
+                && err.message.contains("column \"path\""),
+            "{}",
+            err.message
+        );
+        // A record size above maxRefs.
+        let client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
+        let options = ReferenceOptions {
+            max_refs: 4,
+            ..ReferenceOptions::default()
+        };
+        let err = block_on(ReferenceStore::open(
+            "http://h/refs/n.parq",
+            client,
+            options,
+        ))
+        .err()
+        .unwrap();
+        assert!(err.message.contains("maxRefs"), "{}", err.message);
     }
 }

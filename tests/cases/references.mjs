@@ -1,7 +1,8 @@
 // kerchunk references (ReferenceStore): the HDF5 and NetCDF-4 files of tests/fixtures/references/
-// read through the reference JSON files kerchunk wrote for them (scripts/make_reference_fixtures.py),
-// value by value against what h5py and netCDF4 read; merged range requests; inline values; the
-// errors of missing targets and hostile reference files.
+// read through the reference JSON files and Parquet reference directories kerchunk, fsspec and
+// VirtualiZarr wrote for them (scripts/make_reference_fixtures.py), value by value against what
+// h5py and netCDF4 read; merged range requests; Parquet reference files fetched lazily; inline
+// values; the errors of missing targets and hostile reference files.
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 import { expectedFill, sameFill, sameValues } from "./fixtures.mjs";
 
@@ -31,12 +32,16 @@ const requestsFor = (log, file) => log.filter((r) => r.path.endsWith(`/reference
 
 export const referenceCases = [
   {
-    name: "references: every variable of kerchunk's HDF5 and NetCDF-4 references and VirtualiZarr's read value by value (versions 0 and 1, templates, a generator, absolute URLs mapped)",
+    name: "references: every variable of kerchunk's HDF5 and NetCDF-4 references and VirtualiZarr's read value by value (versions 0 and 1, templates, a generator, absolute URLs mapped, Parquet references of fastparquet and pyarrow)",
     async run(ctx) {
       const { open } = ctx.zarr;
       const stores = new Map();
       const entries = (await manifest(ctx)).arrays;
       ok(entries.length >= 20, `the manifest lists the variables (${entries.length})`);
+      ok(
+        entries.filter((e) => e.store.endsWith(".parq")).length >= 15,
+        "the manifest lists the Parquet references' variables",
+      );
       for (const entry of entries) {
         const name = entry.store.replace("references/", "");
         if (!stores.has(name)) stores.set(name, storeOf(ctx, name));
@@ -274,6 +279,70 @@ export const referenceCases = [
         thrown = err;
       }
       ok(thrown instanceof TypeError && /did you mean "maxRefs"/.test(thrown.message), "a typo");
+    },
+  },
+  {
+    name: "references: Parquet references fetch .zmetadata once, then only the reference files of the chunks read, each once (a missing one is fill values), their chunks' ranges merged",
+    async run(ctx) {
+      const { open, ReferenceStore } = ctx.zarr;
+      const entries = (await manifest(ctx)).arrays;
+      const expected = (path) =>
+        entries.find((e) => e.store === "references/h5.parq" && e.path === path);
+      const parquet = (log) =>
+        log
+          .filter((r) => r.path.includes("/references/h5.parq/"))
+          .map((r) => r.path.replace(/.*\/references\/h5\.parq\//, ""));
+      await ctx.clearLog();
+      const store = new ReferenceStore(`${ctx.base}/references/h5.parq/`);
+      const root = await open(store, { kind: "group" });
+      equal(root.attrs.title, "zarr-wasm reference fixture", "the root's attributes");
+      const temperature = await open(store, { path: "temperature", kind: "array" });
+      deepEqual(
+        parquet(await ctx.requests()),
+        [".zmetadata"],
+        "opening the group and an array reads .zmetadata alone",
+      );
+      // temperature: 3 x 3 chunks, 2 a file. Chunk (0, 0) is in refs.0.parq only.
+      await ctx.clearLog();
+      await temperature.getChunk([0, 0]);
+      let log = await ctx.requests();
+      deepEqual(parquet(log), ["temperature/refs.0.parq"], "one file");
+      equal(requestsFor(log, "data.h5").length, 1, "one range of data.h5");
+      // The whole array: the other four files, each once, and data.h5's ranges merged.
+      await ctx.clearLog();
+      const { data } = await temperature.get();
+      sameValues(data, await ctx.bytes(expected("temperature").data), "float32", "temperature");
+      log = await ctx.requests();
+      deepEqual(
+        parquet(log).sort(),
+        [1, 2, 3, 4].map((i) => `temperature/refs.${i}.parq`),
+        "each other reference file once; refs.0.parq from the cache",
+      );
+      const ranges = requestsFor(log, "data.h5");
+      ok(ranges.length >= 1 && ranges.length < 9, `9 chunks in ${ranges.length} range requests`);
+      // counts: 4 x 3 chunks; refs.1.parq and refs.2.parq hold only unwritten chunks and were
+      // never written: 404, the fill value.
+      await ctx.clearLog();
+      const counts = await open(store, { path: "counts", kind: "array" });
+      sameValues(
+        (await counts.get()).data,
+        await ctx.bytes(expected("counts").data),
+        "int16",
+        "counts",
+      );
+      log = (await ctx.requests()).filter((r) => r.path.includes("/h5.parq/counts/"));
+      deepEqual(
+        log.map((r) => `${r.path.replace(/.*\//, "")} ${r.status}`).sort(),
+        [
+          "refs.0.parq 200",
+          "refs.1.parq 404",
+          "refs.2.parq 404",
+          "refs.3.parq 200",
+          "refs.4.parq 200",
+          "refs.5.parq 200",
+        ],
+        "every reference file of counts asked for once, the missing ones too",
+      );
     },
   },
   {

@@ -1,0 +1,151 @@
+//! One of kerchunk's Parquet reference files (`<field>/refs.<i>.parq`) read into its rows: the
+//! columns `path` (the target URL; null where the chunk is inline or missing), `offset` and
+//! `size` (0 and 0: the whole target) and `raw` (the chunk's bytes inline). A row with neither a
+//! path nor raw bytes is a missing chunk, as fsspec's `LazyReferenceMapper` reads it.
+
+use super::column::{Bounds, Column};
+use super::file::ParquetFile;
+use super::thrift::Result;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// What one row says of its chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Missing,
+    /// Bytes of `Record::inline`.
+    Inline(Range<usize>),
+    /// The whole of `Record::paths[n]`.
+    Whole(u32),
+    Span {
+        path: u32,
+        offset: u64,
+        length: u64,
+    },
+}
+
+/// A reference file's rows, their target paths each kept once.
+#[derive(Debug, Default)]
+pub struct Record {
+    pub rows: Vec<Entry>,
+    pub paths: Vec<String>,
+    inline: Vec<u8>,
+}
+
+impl Record {
+    /// Reads the reference file `bytes`, of at most `bounds.max_rows` rows.
+    pub fn read(bytes: &[u8], bounds: Bounds) -> Result<Record> {
+        let file = ParquetFile::parse(bytes, bounds)?;
+        let mut budget = bounds.max_bytes;
+        let mut column = |name: &str| file.column(name, &mut budget);
+        let path = column("path")?;
+        let (offset, size) = (column("offset")?, column("size")?);
+        let raw = column("raw")?;
+        let (none, empty) = (Column::default(), Column::default());
+        let path = path.as_ref().unwrap_or(&none);
+        let raw = raw.as_ref().unwrap_or(&empty);
+        for (name, c) in [("path", path), ("raw", raw)] {
+            if !c.values.ints.is_empty() {
+                return Err(format!(
+                    "column \"{name}\" holds numbers, not strings or bytes"
+                ));
+            }
+        }
+        for (name, c) in [("offset", &offset), ("size", &size)] {
+            if c.as_ref().is_some_and(|c| !c.values.ranges.is_empty()) {
+                return Err(format!("column \"{name}\" holds bytes, not integers"));
+            }
+        }
+        let int = |c: &Option<Column>, i: usize| c.as_ref().and_then(|c| c.int(i)).unwrap_or(0);
+        let mut record = Record {
+            rows: Vec::with_capacity(file.rows()),
+            ..Record::default()
+        };
+        let mut interned: HashMap<&[u8], u32> = HashMap::new();
+        for i in 0..file.rows() {
+            let entry = if let Some(bytes) = raw.bytes(i) {
+                let start = record.inline.len();
+                record.inline.extend_from_slice(bytes);
+                Entry::Inline(start..record.inline.len())
+            } else if let Some(p) = path.bytes(i) {
+                let n = match interned.get(p) {
+                    Some(&n) => n,
+                    None => {
+                        let text = std::str::from_utf8(p)
+                            .map_err(|_| format!("row {i}: its path is not UTF-8"))?;
+                        let n = record.paths.len() as u32;
+                        record.paths.push(text.to_string());
+                        interned.insert(p, n);
+                        n
+                    }
+                };
+                let (o, s) = (int(&offset, i), int(&size, i));
+                if o < 0 || s < 0 || o.checked_add(s).is_none() {
+                    return Err(format!(
+                        "row {i}: offset {o} and size {s} are not a byte range"
+                    ));
+                }
+                if (o, s) == (0, 0) {
+                    Entry::Whole(n)
+                } else {
+                    Entry::Span {
+                        path: n,
+                        offset: o as u64,
+                        length: s as u64,
+                    }
+                }
+            } else {
+                Entry::Missing
+            };
+            record.rows.push(entry);
+        }
+        Ok(record)
+    }
+
+    /// The inline bytes of `range` (an `Entry::Inline`'s).
+    pub fn inline(&self, range: &Range<usize>) -> &[u8] {
+        &self.inline[range.clone()]
+    }
+
+    /// About how much memory the record holds.
+    pub fn size(&self) -> usize {
+        self.rows.len() * size_of::<Entry>()
+            + self.inline.len()
+            + self.paths.iter().map(|p| p.len() + 24).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/references/");
+    const BOUNDS: Bounds = Bounds {
+        max_rows: 100,
+        max_bytes: 1 << 20,
+    };
+
+    #[test]
+    fn rows_are_ranges_inline_bytes_or_missing() {
+        let bytes = std::fs::read(format!("{DIR}h5.parq/contiguous/refs.0.parq")).unwrap();
+        let r = Record::read(&bytes, BOUNDS).unwrap();
+        assert_eq!(r.paths, ["../data.h5"]);
+        assert!(matches!(
+            r.rows[0],
+            Entry::Span {
+                path: 0,
+                length: 192,
+                ..
+            }
+        ));
+        assert_eq!(r.rows[1], Entry::Missing);
+        let bytes = std::fs::read(format!("{DIR}nc_snappy.parq/time/refs.0.parq")).unwrap();
+        let r = Record::read(&bytes, BOUNDS).unwrap();
+        let Entry::Inline(range) = &r.rows[0] else {
+            panic!("{:?}", r.rows[0])
+        };
+        assert_eq!(r.inline(range).len(), 6 * 4);
+        assert!(r.rows[1..].iter().all(|e| *e == Entry::Missing));
+        assert!(r.size() > 24);
+    }
+}
