@@ -120,6 +120,7 @@ test("examples: every example that runs in Node runs, against the test server", 
     ["https://example.org/image.ome.zarr", `${server.url}/www/data/sample.ome.zarr`],
     ["https://example.org/data.zarr", `${server.url}/tests/fixtures/v3.zarr`],
     ["https://example.org/references/", `${server.url}/tests/fixtures/references/`],
+    ["https://example.org/icechunk/", `${server.url}/tests/fixtures/icechunk/`],
   ];
   const ran = [];
   const failed = [];
