@@ -28,11 +28,6 @@ impl Column {
         let r = self.values.ranges.get(v)?;
         Some(&self.values.bytes[r.clone()])
     }
-
-    /// Whether any row is not null.
-    pub fn any(&self) -> bool {
-        self.rows.iter().any(Option::is_some)
-    }
 }
 
 /// Bounds on what one file may decode to.

@@ -8,7 +8,6 @@ use super::thrift::Result;
 pub struct ParquetFile<'a> {
     bytes: &'a [u8],
     meta: FileMetaData,
-    bounds: Bounds,
 }
 
 impl<'a> ParquetFile<'a> {
@@ -28,11 +27,7 @@ impl<'a> ParquetFile<'a> {
                 meta.num_rows, bounds.max_rows
             ));
         }
-        Ok(ParquetFile {
-            bytes,
-            meta,
-            bounds,
-        })
+        Ok(ParquetFile { bytes, meta })
     }
 
     /// How many rows there are.
@@ -71,11 +66,6 @@ impl<'a> ParquetFile<'a> {
             .map_err(|e| bad(format!("row group {g}: {e}")))?;
         }
         Ok(Some(out))
-    }
-
-    /// The bounds the file was read with.
-    pub fn bounds(&self) -> Bounds {
-        self.bounds
     }
 }
 
