@@ -38,9 +38,22 @@ RNG = np.random.default_rng(20261127)
 WRITER = f"icechunk {icechunk.__version__}, zarr {zarr.__version__}"
 
 
-def config():
+def config(spec_version):
     c = icechunk.RepositoryConfig.default()
     c.inline_chunk_threshold_bytes = 64
+    # "split"'s manifests each cover two rows of its chunk grid; in spec 2, virtual chunk
+    # locations are zstd-compressed with a trained dictionary once a manifest has 8 of them.
+    splitting = icechunk.ManifestSplittingConfig.from_dict(
+        {icechunk.ManifestSplitCondition.name_matches("split"): {icechunk.ManifestSplitDimCondition.Axis(0): 2}}
+    )
+    compression = (
+        icechunk.ManifestVirtualChunkLocationCompressionConfig(min_num_chunks=8)
+        if spec_version == 2
+        else None
+    )
+    c.manifest = icechunk.ManifestConfig(
+        splitting=splitting, virtual_chunk_location_compression=compression
+    )
     c.set_virtual_chunk_container(
         icechunk.VirtualChunkContainer(CONTAINER, icechunk.http_store())
     )
@@ -52,7 +65,7 @@ def open_repo(path, spec_version):
         shutil.rmtree(path)
     return icechunk.Repository.create(
         icechunk.local_filesystem_storage(str(path)),
-        config=config(),
+        config=config(spec_version),
         spec_version=spec_version,
         authorize_virtual_chunk_access={CONTAINER: icechunk.credentials.HttpAccess},
     )
@@ -93,8 +106,23 @@ def first_commit(repo, virtual=None):
         "sharded", shape=(16, 16), chunks=(4, 4), shards=(8, 8), dtype="uint16", fill_value=7,
     )
     sharded[:, :12] = noise((16, 12), "uint16")
+    split = root.create_array(
+        "split", shape=(32, 32), chunks=(8, 8), dtype="float64", fill_value=0
+    )
+    split[:] = noise((32, 32), "float64") / 5
     if virtual is not None:
         a, offsets = virtual
+        # 32 one-element chunks, each 4 bytes of virtual.bin's first two rows.
+        many = root.create_array(
+            "virtual_many", shape=(32,), chunks=(1,), dtype="float32", fill_value=0,
+            compressors=None,
+        )
+        for i in range(32):
+            session.store.set_virtual_ref(
+                f"virtual_many/c/{i}", CONTAINER + "virtual.bin", offset=16 + 4 * i, length=4,
+                validate_container=True,
+            )
+        assert many.shape == (32,)
         v = root.create_array(
             "virtual", shape=(6, 8), chunks=(2, 8), dtype="float32", fill_value=0,
             compressors=None,
@@ -124,6 +152,8 @@ def describe(repo, version, virtual):
             else:
                 if p == "virtual":
                     values = virtual[0]
+                elif p == "virtual_many":
+                    values = virtual[0].ravel()[:32]
                 else:
                     values = node[...]
                 fill = node.metadata.fill_value

@@ -27,11 +27,16 @@ struct Files {
 impl HttpClient for Files {
     async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
         self.seen.borrow_mut().push(r.url.clone());
-        let rel = r
-            .url
-            .strip_prefix(BASE)
-            .unwrap_or("/none")
-            .trim_start_matches('/');
+        // The fixtures, also as a public S3 or GCS bucket's objects.
+        let rel = [
+            BASE,
+            "https://bucket.s3.amazonaws.com/icechunk",
+            "https://storage.googleapis.com/bucket/icechunk",
+        ]
+        .iter()
+        .find_map(|b| r.url.strip_prefix(b))
+        .unwrap_or("/none")
+        .trim_start_matches('/');
         let Ok(body) = std::fs::read(common::fixture_path(&format!("icechunk/{rel}"))) else {
             return Ok(HttpResponse {
                 status: 404,
@@ -142,7 +147,7 @@ fn every_array_at_every_version_reads_as_icechunk_reads_it() {
             }
         }
     }
-    assert_eq!(arrays, 20 + 12);
+    assert_eq!(arrays, 28 + 15);
 }
 
 #[test]
@@ -167,6 +172,57 @@ fn manifests_are_fetched_when_a_read_needs_them_and_once() {
     assert_eq!(after_one, 3, "{:?}", files.seen.borrow());
     block_on(small.get(&[])).unwrap();
     assert_eq!(files.seen.borrow().len(), 3, "the manifest is kept");
+}
+
+#[test]
+fn of_an_array_split_across_manifests_only_the_manifest_covering_a_read_is_fetched() {
+    // "split" is 4 x 4 chunks; each of its manifests covers two rows of them.
+    let files = Files::default();
+    let s = Rc::new(store("v2", Version::Branch("main".into()), files.clone()).unwrap());
+    let Node::Array(split) = block_on(open(s.clone(), "split")).unwrap() else {
+        panic!()
+    };
+    let manifests = |files: &Files| {
+        files
+            .seen
+            .borrow()
+            .iter()
+            .filter(|u| u.contains("/manifests/"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    block_on(split.get_chunk(&[0, 0])).unwrap();
+    block_on(split.get_chunk(&[1, 3])).unwrap();
+    let first = manifests(&files);
+    assert_eq!(first.len(), 1, "rows 0 and 1 share a manifest: {first:?}");
+    block_on(split.get_chunk(&[2, 0])).unwrap();
+    let second = manifests(&files);
+    assert_eq!(second.len(), 2, "row 2 is in the other one: {second:?}");
+    assert_ne!(second[0], second[1]);
+    block_on(split.get(&[])).unwrap();
+    assert_eq!(manifests(&files).len(), 2, "both kept");
+    assert_eq!(s.manifests_loaded(), 2);
+}
+
+#[test]
+fn s3_and_gs_repository_urls_are_read_from_the_buckets_public_endpoints() {
+    for url in ["s3://bucket/icechunk/v2", "gs://bucket/icechunk/v2/"] {
+        let files = Files::default();
+        let s = block_on(IcechunkStore::open(
+            url,
+            files.clone(),
+            options(Version::Tag("v1".into())),
+        ))
+        .unwrap();
+        let Node::Array(small) = block_on(open(Rc::new(s), "small")).unwrap() else {
+            panic!()
+        };
+        let got = block_on(small.get(&[])).unwrap();
+        assert_eq!(got.bytes.len(), 20, "{url}");
+        let seen = files.seen.borrow();
+        assert!(seen[0].ends_with("/icechunk/v2/repo"), "{seen:?}");
+        assert!(seen.iter().all(|u| u.starts_with("https://")), "{seen:?}");
+    }
 }
 
 #[test]

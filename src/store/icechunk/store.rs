@@ -568,3 +568,111 @@ impl<C: HttpClient + Clone + 'static> ReadableStore for IcechunkStore<C> {
         self.client.aborted().await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::header::{self, FileType};
+    use super::super::manifest::Manifest;
+    use super::super::refs::{RefKind, RepoInfo};
+    use super::super::snapshot::Snapshot;
+    use std::path::PathBuf;
+
+    /// The files icechunk wrote in a fixture repository's folder `dir` (v1 or v2).
+    fn files(repo: &str, dir: &str) -> Vec<Vec<u8>> {
+        let path: PathBuf = [
+            env!("CARGO_MANIFEST_DIR"),
+            "tests/fixtures/icechunk",
+            repo,
+            dir,
+        ]
+        .iter()
+        .collect();
+        let mut out: Vec<_> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Every byte of `payload` set to a few values, one at a time, through `parse`.
+    fn mutate(payload: &[u8], parse: impl Fn(Vec<u8>)) {
+        for i in 0..payload.len() {
+            for v in [0u8, 1, 0x7f, 0xff] {
+                let mut p = payload.to_vec();
+                p[i] = v;
+                parse(p);
+            }
+        }
+        for cut in (0..payload.len()).step_by(7) {
+            parse(payload[..cut].to_vec());
+        }
+    }
+
+    #[test]
+    fn every_real_metadata_file_mutated_byte_by_byte_is_read_or_refused_never_a_panic() {
+        let max = 1 << 20;
+        // The nodes of every snapshot, for the manifests' lookups.
+        let mut nodes = Vec::new();
+        for repo in ["v1", "v2"] {
+            for file in files(repo, "snapshots") {
+                let f = header::read(&file, FileType::Snapshot, max).unwrap();
+                let s = Snapshot::parse(&f.payload).unwrap();
+                nodes.extend(s.nodes.values().map(|n| n.id));
+                mutate(&f.payload, |p| {
+                    let _ = Snapshot::parse(&p);
+                });
+            }
+        }
+        assert!(nodes.len() > 10);
+        let indices: [&[u32]; 5] = [&[0], &[3], &[0, 0], &[1, 2], &[2, 0, 1]];
+        let mut found = 0;
+        for repo in ["v1", "v2"] {
+            for file in files(repo, "manifests") {
+                let f = header::read(&file, FileType::Manifest, max).unwrap();
+                let m = Manifest::parse(f.payload.clone()).unwrap();
+                for n in &nodes {
+                    for i in indices {
+                        found += usize::from(m.get(n, i).unwrap().is_some());
+                    }
+                }
+                // Mutated: parsed and looked up for a few nodes (every node would take long).
+                mutate(&f.payload, |p| {
+                    if let Ok(m) = Manifest::parse(p) {
+                        for n in nodes.iter().step_by(5) {
+                            let _ = m.get(n, &[0, 0]);
+                            let _ = m.get(n, &[1]);
+                        }
+                    }
+                });
+            }
+        }
+        assert!(found > 20, "the lookups found chunks ({found})");
+        let repo = std::fs::read(
+            [
+                env!("CARGO_MANIFEST_DIR"),
+                "tests/fixtures/icechunk/v2/repo",
+            ]
+            .iter()
+            .collect::<PathBuf>(),
+        )
+        .unwrap();
+        let f = header::read(&repo, FileType::RepoInfo, max).unwrap();
+        assert!(RepoInfo::parse(&f.payload)
+            .unwrap()
+            .resolve(RefKind::Branch, "dev")
+            .unwrap()
+            .is_some());
+        mutate(&f.payload, |p| {
+            if let Ok(r) = RepoInfo::parse(&p) {
+                let _ = r.resolve(RefKind::Branch, "main");
+                let _ = r.resolve(RefKind::Tag, "v1");
+                let _ = r.names(RefKind::Branch);
+            }
+        });
+        // And the compressed files themselves, cut anywhere.
+        for cut in (0..repo.len()).step_by(3) {
+            let _ = header::read(&repo[..cut], FileType::RepoInfo, max);
+        }
+    }
+}
