@@ -766,10 +766,12 @@ export function memoryUsage(): { wasmBytes: number; heapBytes: number };
  * sooner (before the page's other imports and work), or to learn early that the module cannot be
  * loaded: rejects with a `ZarrError` naming the file's URL.
  *
- * The module comes in two builds: one that reads Zarr (`zarr_wasm_bg.wasm`), and the full one
- * that also reads Zarr Vectors and kerchunk references (`zarr_wasm_full_bg.wasm`, about a quarter
- * larger), which replaces the first at the first `openVectors()` or `open()` of a
- * `ReferenceStore` (nodes already open move to it by themselves). A page that reads those from the
+ * The module comes in two builds: one that reads Zarr written with the codecs images use
+ * (`zarr_wasm_bg.wasm`), and the full one that also has numcodecs' filters and object codecs, the
+ * registry's array codecs, Zarr Vectors, kerchunk references and Icechunk
+ * (`zarr_wasm_full_bg.wasm`, larger), which replaces the first at the first `openVectors()`,
+ * `open()` of a `ReferenceStore` or `IcechunkStore`, or `open()` of an array with a codec only
+ * the full build has (nodes already open move to it by themselves). A page that reads those from the
  * start calls `preload({ full: true })` (or `{ vectors: true }`, the same) in its top-level code,
  * so that it downloads only that one.
  */

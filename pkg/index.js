@@ -84,6 +84,22 @@ export function preload(options = {}) {
   return loadWasm(options.full || options.vectors ? "full" : chosenKind());
 }
 
+/**
+ * `attempt()`, and once more in the full build where it failed for a codec that only the full
+ * build has (numcodecs' filters and object codecs, the registry's array codecs: the Zarr build
+ * leaves them out, src/codecs/mod.rs). The page loads the full build then, once; the nodes it
+ * opened move to it, and a pool's workers are sent it before their next node (pool.js).
+ */
+async function inFullBuildIfNeeded(attempt) {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!(err?.fullBuild || err?.cause?.fullBuild) || glueKind === "full") throw err;
+    await loadWasm("full");
+    return attempt();
+  }
+}
+
 // In a page, the download starts as this file is imported: it overlaps the page's own start.
 // After the page's own top-level code, which may have chosen the full build (preload). Not in
 // workers: a pool's workers are given the module their page compiled (pool.js).
@@ -659,7 +675,7 @@ export class Group extends Node {
     // Resolves to [handle, documents read]; reopened from those documents (no request).
     const openIn = (known) => withHandle(this, (h) => h.open(path, known));
     const [handle, read] = await unlessAborted(
-      call(() => openIn(null)),
+      inFullBuildIfNeeded(() => call(() => openIn(null))),
       options.signal,
     );
     const reopen = () => call(async () => (await openIn(read))[0]);
@@ -797,14 +813,16 @@ async function openNode(location, options, documents) {
     }
   };
   const known = documents ?? (await early);
-  const [handle, read] = await call(() => openIn(signal, known)).catch((err) => {
-    throw isForeignStore(location) && err instanceof NotFoundError
-      ? new NotFoundError(
-          `${err.message}. If the store is a zarrita.js store (its keys start with "/"), wrap it: open(zarritaStore(store)), with zarritaStore from "zarr-wasm/zarrita"`,
-          { cause: err },
-        )
-      : err;
-  });
+  const [handle, read] = await inFullBuildIfNeeded(() => call(() => openIn(signal, known))).catch(
+    (err) => {
+      throw isForeignStore(location) && err instanceof NotFoundError
+        ? new NotFoundError(
+            `${err.message}. If the store is a zarrita.js store (its keys start with "/"), wrap it: open(zarritaStore(store)), with zarritaStore from "zarr-wasm/zarrita"`,
+            { cause: err },
+          )
+        : err;
+    },
+  );
   // Opened again (a new instance) from the documents it was opened from: no request, and the
   // metadata the node's properties already show, whatever the store holds now.
   const reopen = () => call(async () => (await openIn(null, read))[0]);
@@ -838,7 +856,7 @@ export async function bytesDecoder(codec, options = {}) {
     return built;
   };
   await loadWasm();
-  let built = await call(build);
+  let built = await inFullBuildIfNeeded(() => call(build));
   return {
     name: codec.name,
     encodedSize: (decodedSize) =>

@@ -3,10 +3,12 @@
 // from preload(), or at the first open(). A WorkerPool hands the compiled module to its workers,
 // which then neither download nor compile it again.
 //
-// The main module comes in two builds (scripts/build.sh): "zarr" reads Zarr; "full" is the same,
-// Zarr Vectors and kerchunk references (ReferenceStore), about a quarter larger. A page loads
-// "zarr" unless it asks for more: at its first openVectors() or open() of a ReferenceStore (the
-// nodes it opened move to the larger instance), or from the start with preload({ full: true }).
+// The main module comes in two builds (scripts/build.sh): "zarr" reads Zarr written with the
+// codecs images use; "full" is the same, numcodecs' filters and the registry's array codecs,
+// Zarr Vectors, kerchunk references (ReferenceStore) and Icechunk (IcechunkStore), about a third
+// larger. A page loads "zarr" unless it asks for more: at its first openVectors(), open() of a
+// ReferenceStore or IcechunkStore, or open() of an array with a codec only "full" has (the nodes
+// it opened move to the larger instance), or from the start with preload({ full: true }).
 // The URLs are written out in full so that bundlers find both files.
 import { ZarrError } from "./errors.js";
 
@@ -21,6 +23,8 @@ const MODULES = {
   },
 };
 const compiling = { zarr: null, full: null };
+// The modules compiled so far, for those who cannot wait for one (pool.js hands them to workers).
+const compiled = { zarr: null, full: null };
 // This file's URL, for the URLs in messages: held apart so that bundlers do not take
 // `new URL(name, import.meta.url)` with a name in a variable for an asset to find.
 const HERE = import.meta.url;
@@ -43,11 +47,19 @@ export function chooseKind(kind) {
  * by the next call.
  */
 export function compiledModule(kind = chosenKind()) {
-  compiling[kind] ??= compile(kind).catch((err) => {
-    compiling[kind] = null;
-    throw err;
-  });
+  compiling[kind] ??= compile(kind).then(
+    (module) => (compiled[kind] = module),
+    (err) => {
+      compiling[kind] = null;
+      throw err;
+    },
+  );
   return compiling[kind];
+}
+
+/** The compiled module of `kind` if it has been compiled, else null. */
+export function compiledNow(kind) {
+  return compiled[kind];
 }
 
 /** The glue (wasm-bindgen's JavaScript) of `kind`. */
@@ -67,6 +79,7 @@ export async function glueOf(kind) {
 export function useCompiledModule(module, kind = "zarr") {
   if (!(module instanceof WebAssembly.Module) || !MODULES[kind]) return;
   compiling[kind] = Promise.resolve(module);
+  compiled[kind] = module;
   chosen = kind;
 }
 

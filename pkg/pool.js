@@ -4,7 +4,7 @@
 // and puts the parts in place as they arrive. Fetching, decoding and assembling each part happen in
 // a worker; the main thread only copies finished rows.
 import { AbortError, SelectionError, WorkerError, errorFromData } from "./errors.js";
-import { chosenKind, compiledModule } from "./load.js";
+import { chosenKind, compiledModule, compiledNow } from "./load.js";
 
 // Reads in flight per worker: some decoding while others' requests are under way, and for many
 // small reads at once (a viewer's tiles) enough for their ranges to be merged. Measured with the
@@ -169,7 +169,10 @@ export class WorkerPool {
       // compile for the page. Where it cannot be had, the worker loads its own.
       const kind = chosenKind();
       const module = await compiledModule(kind).catch(() => null);
-      if (module) worker.port.post({ type: "module", module, kind });
+      if (module) {
+        worker.port.post({ type: "module", module, kind });
+        worker.kind = kind;
+      }
       worker.port.listen(
         (message) => pool.deref()?.receive(worker, message),
         (reason) => pool.deref()?.fail(worker, reason),
@@ -252,6 +255,7 @@ export class WorkerPool {
       worker.running.add(task.id);
       try {
         if (!worker.opened.has(task.node.id)) {
+          sendBuild(worker);
           worker.port.post({ type: "open", node: task.node });
           worker.opened.add(task.node.id);
         }
@@ -353,6 +357,19 @@ function aborted(signal, label) {
 
 /** The number of elements of `shape`. */
 export const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/**
+ * Sends `worker` the build the page uses now, if it was given another: the page moved to the full
+ * build after the worker started (an array needed one of its codecs), and the worker's nodes
+ * are to open in the same build as the page's.
+ */
+function sendBuild(worker) {
+  const kind = chosenKind();
+  const module = worker.kind === kind ? null : compiledNow(kind);
+  if (!module) return;
+  worker.port.post({ type: "module", module, kind });
+  worker.kind = kind;
+}
 
 /** Empty data for `total` elements, of the same kind as `sample` (which holds `sampleCount`). */
 export function allocateLike(sample, sampleCount, total) {

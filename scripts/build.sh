@@ -3,18 +3,19 @@
 #   scripts/build.sh                          the package (pkg/)
 #   scripts/build.sh --scalar DIR             the package without simd128, into DIR (the
 #                                             benchmark's scalar column; tests run it too)
-# The main module comes in two builds (issue 33): zarr_wasm (Zarr: every core and registry codec,
-# metadata, selections, stores) and zarr_wasm_full (the same, Zarr Vectors and kerchunk
-# references), which a page loads instead the first time it opens a Zarr Vectors store or a
-# ReferenceStore (pkg/load.js): a page that reads only Zarr never downloads either.
+# The main module comes in two builds (issue 33): zarr_wasm (Zarr: metadata, selections, stores,
+# the codecs images are written with) and zarr_wasm_full (the same, numcodecs' filters and the
+# registry's array codecs, Zarr Vectors, kerchunk references and Icechunk), which a page loads
+# instead the first time it opens a Zarr Vectors store, a ReferenceStore or an IcechunkStore, or
+# an array with a codec only the full build has (pkg/load.js, pkg/index.js): a page that reads
+# images never downloads it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The main modules never link the extra codecs: they are the second module, built below.
-out=pkg target_dir=target/wasm
+out=pkg target_dir=target/wasm simd=+simd128
 case "${1:-}" in
   # Its own target dir: other flags would otherwise rebuild every crate at each switch.
-  --scalar) out=${2:?"--scalar needs an output directory"} target_dir=target/wasm-scalar
-    export RUSTFLAGS="-C target-feature=-simd128" ;;
+  --scalar) out=${2:?"--scalar needs an output directory"} target_dir=target/wasm-scalar simd=-simd128 ;;
   "") ;;
   *) echo "usage: scripts/build.sh [--scalar DIR]" >&2; exit 2 ;;
 esac
@@ -26,8 +27,22 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # A target dir of its own: the wasm build may use another rustc than native `cargo test`.
 export CARGO_TARGET_DIR=$target_dir
 if [ -n "$WASM_RUSTC" ]; then
-  export RUSTC="$WASM_RUSTC" RUSTC_BOOTSTRAP=1
+  export RUSTC="$WASM_RUSTC"
 fi
+# Built for size (issue 33), measured on the Zarr build, gzipped: 416.2 KiB as before; std rebuilt
+# from source with the module's profile (BUILD_STD, -Zbuild-std) and no source locations in panic
+# messages (-Zlocation-detail=none): 401.5; a panic traps at once, without formatting its message
+# (-Cpanic=immediate-abort): 391.5. A panic is a bug either way: it has always ended the instance
+# (index.js starts a fresh one); what is lost is its message in the console. Both flags are
+# unstable, hence RUSTC_BOOTSTRAP; a rustc without immediate-abort (Debian's) builds without it.
+# RUSTFLAGS replaces .cargo/config.toml's flags, so simd128 is set here too.
+export RUSTC_BOOTSTRAP=1
+rustflags="-C target-feature=$simd -Zlocation-detail=none"
+if "${RUSTC:-rustc}" -Zunstable-options -Cpanic=immediate-abort --target wasm32-unknown-unknown \
+  --print cfg >/dev/null 2>&1; then
+  rustflags="$rustflags -Zunstable-options -Cpanic=immediate-abort"
+fi
+export RUSTFLAGS="$rustflags"
 # binaryen's wasm-opt (pinned in package.json) after wasm-bindgen, to strip the function names
 # and producer records: 1392 -> 1216 KiB, 523 -> 473 KiB gzipped. Its -O3 is not run: measured
 # (README, "Download size"), it made the module no smaller gzipped (478 KiB) and reads 5-15 %
@@ -50,7 +65,7 @@ fi
 # report traps).
 for name in zarr_wasm zarr_wasm_full; do
   features=bindings
-  [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references,icechunk
+  [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references,icechunk,all-codecs
   # shellcheck disable=SC2086
   "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD --no-default-features --features "$features"
   wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name "$name" \

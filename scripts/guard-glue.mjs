@@ -51,8 +51,9 @@ function __zarrGuard(exports) {
       continue;
     }
     // Called by JS on its own (microtasks, promise reactions, event listeners, finalizers), where
-    // nobody could catch what they throw.
-    const callback = name.startsWith("wasm_bindgen__convert__closures") || name.endsWith("_free") || name === "__wbindgen_destroy_closure";
+    // nobody could catch what they throw. (Their names carry a crate hash when std is built from
+    // source: wasm_bindgen_<hash>___convert__closures...)
+    const callback = /^wasm_bindgen\\w*__convert__closures/.test(name) || name.endsWith("_free") || name === "__wbindgen_destroy_closure";
     guarded[name] = function (...args) {
       try {
         return value.apply(this, args);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing zarr-wasm need, and skips whatever is already there:
-#   1. Rust that can build for wasm32: rustup's target where it can be had, otherwise Debian's
-#      rustc-web with its std source (std is then built with -Zbuild-std);
+#   1. Rust that can build for wasm32: rustup's target and std source where they can be had,
+#      otherwise Debian's rustc-web with its std source (std is built with -Zbuild-std either way:
+#      see scripts/build.sh);
 #   2. wasm-bindgen-cli of exactly the version Cargo.lock pins;
 #   3. Node.js >= 18 and the npm devDependencies;
 #   4. Chromium (Debian's) for the browser tests, and its ChromeDriver with wasm-pack (pinned) for
@@ -34,7 +35,7 @@ debian_has_wasm() {
     [ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library/std" ]
 }
 write_env_rustup() {
-  printf 'CARGO=cargo\nWASM_RUSTC=\nBUILD_STD=\n' > target/toolchain.env
+  printf 'CARGO=cargo\nWASM_RUSTC=\nBUILD_STD=-Zbuild-std=std,panic_abort\n' > target/toolchain.env
 }
 write_env_debian() {
   # Debian's rustc ships no wasm32 std, only its source: build it, which needs RUSTC_BOOTSTRAP.
@@ -54,10 +55,10 @@ else
 fi
 log "wasm32 toolchain: $(grep '^CARGO=' target/toolchain.env)"
 
-# The lints in scripts/test.sh need clippy and rustfmt.
+# The lints in scripts/test.sh need clippy and rustfmt; the wasm build rebuilds std from rust-src.
 if command -v rustup >/dev/null; then
   installed=$(rustup component list --installed 2>/dev/null || true)
-  for component in clippy rustfmt; do
+  for component in clippy rustfmt rust-src; do
     case "$installed" in
       *"$component"*) ;;
       *) log "adding rustup component $component"; timeout 120 rustup component add "$component" >&2 ;;

@@ -12,6 +12,9 @@ pub enum ErrorKind {
     Metadata,
     /// Valid Zarr that uses something this reader does not implement.
     Unsupported,
+    /// Valid Zarr that uses a codec this build leaves out and a build with the `all-codecs`
+    /// feature reads (the npm package's full build, which its JS then loads).
+    NotInThisBuild,
     /// Chunk bytes that a codec cannot decode.
     Codec,
     /// The store could not deliver bytes (HTTP status, network failure).
@@ -63,6 +66,16 @@ impl ZarrError {
         Self::new(
             ErrorKind::Unsupported,
             format!("unsupported in {location}: {reason}"),
+        )
+    }
+
+    /// `location` uses `codec`, which this build leaves out (see `ErrorKind::NotInThisBuild`).
+    pub fn not_in_this_build(location: &str, codec: &str) -> Self {
+        Self::new(
+            ErrorKind::NotInThisBuild,
+            format!(
+                "unsupported in {location}: codec \"{codec}\" is left out of this build of the module (a build with the all-codecs feature reads it: the npm package's full build)"
+            ),
         )
     }
 

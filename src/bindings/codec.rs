@@ -4,9 +4,9 @@
 
 use super::errors::js_error;
 use crate::codecs::codec::{default_unknown_decoded_limit, BytesToBytesCodec, DecodedSize};
-use crate::codecs::entry;
 use crate::codecs::extra::any_needs;
 use crate::codecs::table::standalone_bytes_codec;
+use crate::codecs::{entry, left_out};
 use crate::data_type::DataType;
 use crate::error::ZarrError;
 use crate::metadata::extension::Extension;
@@ -33,6 +33,12 @@ impl WasmBytesCodec {
         let codec =
             Extension::parse(&value).map_err(|e| js_error(ZarrError::metadata("a codec", e)))?;
         let location = format!("codec \"{}\"", codec.name);
+        if left_out(codec.registered_name()) {
+            return Err(js_error(ZarrError::not_in_this_build(
+                &location,
+                &codec.name,
+            )));
+        }
         if entry(codec.registered_name()).is_none() {
             return Err(js_error(ZarrError::unsupported(
                 &location,

@@ -16,13 +16,17 @@ pub fn js_error(err: ZarrError) -> JsValue {
     e.set_name(match err.kind {
         ErrorKind::NotFound => "NotFoundError",
         ErrorKind::Metadata => "MetadataError",
-        ErrorKind::Unsupported => "UnsupportedError",
+        ErrorKind::Unsupported | ErrorKind::NotInThisBuild => "UnsupportedError",
         ErrorKind::Codec => "CodecError",
         ErrorKind::Store => "StoreError",
         ErrorKind::Selection => "SelectionError",
         ErrorKind::Aborted => "AbortError",
         ErrorKind::ArgumentType | ErrorKind::ArgumentRange => unreachable!("returned above"),
     });
+    // index.js loads the full build and tries again when it sees this.
+    if err.kind == ErrorKind::NotInThisBuild {
+        let _ = Reflect::set(&e, &"fullBuild".into(), &JsValue::TRUE);
+    }
     if let Some(status) = err.status {
         let _ = Reflect::set(&e, &"status".into(), &JsValue::from(status));
     }

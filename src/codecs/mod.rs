@@ -17,48 +17,91 @@ pub mod table;
 pub use codec::{elements_size, ChunkRepr, DecodedSize};
 pub use pipeline::CodecPipeline;
 
-/// Declares each codec's module and lists its entries in `TABLE`.
+/// Declares each codec's module and lists its entries in `TABLE`: the first list in every build,
+/// the second in builds with the `all-codecs` feature.
 macro_rules! codecs {
-    ($($codec:ident),* $(,)?) => {
+    ($($codec:ident),* $(,)?; $($more:ident),* $(,)?) => {
         $(pub mod $codec;)*
+        $(#[cfg(feature = "all-codecs")] pub mod $more;)*
         /// Every codec's entries, by file.
-        pub(crate) const TABLE: &[&[codec::CodecEntry]] = &[$($codec::CODECS),*];
+        pub(crate) const TABLE: &[&[codec::CodecEntry]] = &[
+            $($codec::CODECS,)*
+            $(#[cfg(feature = "all-codecs")] $more::CODECS,)*
+        ];
+        #[cfg(all(test, feature = "all-codecs"))]
+        const SECOND_LIST: &[&[codec::CodecEntry]] = &[$($more::CODECS),*];
     };
 }
 
 codecs!(
-    astype,
-    base64,
-    bitround,
+    // What the images viewers read are written with, and the gateways to the second module's
+    // decoders (bz2, lzma, pcodec, zfp, zfpy): in every build.
     blosc,
     bytes,
     bz2,
-    cast_value,
-    categorize,
     checksum32,
-    conditional,
-    delta,
-    fixed_scale_offset,
     gzip,
-    json2,
     lz4,
     lzma,
-    msgpack2,
-    n5_default,
-    numcodecs_packbits,
-    packbits,
     pcodec,
-    reshape,
-    scale_offset,
     sharding,
-    shuffle,
     transpose,
     vlen,
     zfp,
     zfpy,
     zlib,
-    zstd,
+    zstd;
+    // numcodecs' filters and object codecs, the registry's array codecs, N5: only with
+    // `all-codecs`. The npm package's Zarr build leaves them out (with their numeric conversions
+    // between data types, 36 KiB of the gzipped module) and loads its full build for an array
+    // that uses one (pkg/index.js); `IN_FULL_BUILD` names them there.
+    astype,
+    base64,
+    bitround,
+    cast_value,
+    categorize,
+    conditional,
+    delta,
+    fixed_scale_offset,
+    json2,
+    msgpack2,
+    n5_default,
+    numcodecs_packbits,
+    packbits,
+    reshape,
+    scale_offset,
+    shuffle,
 );
+
+/// The names of the codecs of `codecs!`'s second list: a build without them says that a build
+/// with them reads the array, rather than that nothing does. (A test checks the list against the
+/// codecs' own entries.)
+pub const IN_FULL_BUILD: &[&str] = &[
+    "numcodecs.quantize",
+    "numcodecs.astype",
+    "numcodecs.base64",
+    "bitround",
+    "numcodecs.bitround",
+    "cast_value",
+    "numcodecs.categorize",
+    "conditional",
+    "numcodecs.delta",
+    "numcodecs.fixedscaleoffset",
+    "numcodecs.json2",
+    "numcodecs.msgpack2",
+    "n5_default",
+    "numcodecs.packbits",
+    "packbits",
+    "reshape",
+    "scale_offset",
+    "numcodecs.shuffle",
+];
+
+/// Whether the codec named `name` (a registered name, or `numcodecs.<id>`) is one this build
+/// leaves out (`IN_FULL_BUILD`).
+pub fn left_out(name: &str) -> bool {
+    IN_FULL_BUILD.contains(&name) && entry(name).is_none()
+}
 
 /// The table's entry for the codec named `name` in v3 metadata (a registered name, or
 /// `numcodecs.<id>`).
@@ -67,4 +110,21 @@ pub fn entry(name: &str) -> Option<&'static codec::CodecEntry> {
         .iter()
         .flat_map(|entries| entries.iter())
         .find(|e| e.names.contains(&name))
+}
+
+#[cfg(all(test, feature = "all-codecs"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_full_build_names_exactly_the_second_lists_codecs() {
+        let mut second: Vec<&str> = SECOND_LIST
+            .iter()
+            .flat_map(|entries| entries.iter().flat_map(|e| e.names.iter().copied()))
+            .collect();
+        let mut listed = IN_FULL_BUILD.to_vec();
+        second.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(second, listed);
+    }
 }

@@ -35,6 +35,11 @@ fn transforms_values(filter: &Extension) -> bool {
 /// that turns elements into bytes (implicit in v2), then the byte filters and the compressor.
 fn codec_order(v2: &V2Codecs, location: &str) -> Result<Vec<Extension>> {
     let unsupported = |reason: String| ZarrError::unsupported(location, reason);
+    // A filter this build leaves out could not be told from a bytes filter below.
+    let mut filters_and_compressor = v2.filters.iter().chain(&v2.compressor);
+    if let Some((_, left_out)) = filters_and_compressor.find(|(_, c)| super::left_out(&c.name)) {
+        return Err(ZarrError::not_in_this_build(location, &left_out.name));
+    }
     let mut values = Vec::new();
     let mut bytes_filters: Vec<(String, Extension)> = Vec::new();
     let mut serializer = None;

@@ -57,6 +57,9 @@ pub fn build_pipeline(
             if !codec.must_understand {
                 continue;
             }
+            if super::left_out(codec.registered_name()) {
+                return Err(ZarrError::not_in_this_build(location, &codec.name));
+            }
             return Err(ZarrError::unsupported(
                 location,
                 format!("codec \"{}\"", codec.name),

@@ -185,6 +185,51 @@ test("chromium: a page that reads Zarr downloads the Zarr build only; at its fir
   await fresh.close();
 });
 
+test("chromium: a page's first open() of an array with a codec the Zarr build leaves out (numcodecs' delta) loads the full build, once, and reads it exactly; the nodes opened before read on, and a WorkerPool's worker is handed the full build", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const read = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    const base = `${location.origin}/tests/fixtures`;
+    const pool = new zarr.WorkerPool(1);
+    const arr = await zarr.open(`${base}/v3.zarr`, { path: "dtypes/uint16" });
+    const pooled = await zarr.open(`${base}/v3.zarr`, { path: "dtypes/uint16", workers: pool });
+    const before = Array.from((await arr.get()).data);
+    const pooledBefore = Array.from((await pooled.get()).data);
+    const delta = await zarr.open(`${base}/zarr3_v2.zarr`, {
+      path: "big_endian_delta",
+      kind: "array",
+      workers: pool,
+    });
+    const expected = new Float64Array(
+      await (await fetch(`${base}/v2_zarr3.expected/zarr3_v2__big_endian_delta.bin`)).arrayBuffer(),
+    );
+    const values = Array.from((await delta.get()).data);
+    const sameAsExpected = JSON.stringify(values) === JSON.stringify(Array.from(expected));
+    const after = Array.from((await arr.get()).data);
+    const pooledAfter = Array.from((await pooled.get()).data);
+    pool.terminate();
+    return {
+      sameAsExpected,
+      count: values.length,
+      arraysReadOn: JSON.stringify([before, pooledBefore]) === JSON.stringify([after, pooledAfter]),
+      sameInBoth: JSON.stringify(before) === JSON.stringify(pooledBefore),
+    };
+  });
+  assert.deepEqual(read, {
+    sameAsExpected: true,
+    count: 120,
+    arraysReadOn: true,
+    sameInBoth: true,
+  });
+  assert.deepEqual(
+    await moduleRequests(),
+    ["zarr_wasm_bg.wasm", "zarr_wasm_full_bg.wasm"],
+    "the Zarr build, then the full build, once (the worker is handed both, fetching neither)",
+  );
+  await fresh.close();
+});
+
 test("chromium: a page's first open() of a ReferenceStore loads the full build, which replaces the Zarr build; the arrays already open read on", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
   await (await fetch(`${server.url}/__log/clear`)).text();
