@@ -340,11 +340,16 @@ export class ZipStore {
 
 /** The ReferenceStore's options: the FetchStore's for its requests (the reference file's and its targets'), and its bounds. */
 export interface ReferenceStoreOptions extends Omit<FetchStoreOptions, "listing"> {
-  /** The largest reference file read (default 256 MiB): a larger one is refused as it arrives. */
+  /**
+   * The largest reference file read (default 256 MiB): a larger one is refused as it arrives.
+   * Parquet references: `.zmetadata` and each reference file, what a file's pages decompress to,
+   * and the reference files kept in memory together.
+   */
   maxReferenceBytes?: number;
   /**
    * The most keys, written and generated together (default 10,000,000): a `gen` generator's keys
-   * are counted before any is made, and a file past it is refused.
+   * are counted before any is made, and a file past it is refused. Parquet references: the most
+   * rows a reference file may have (`record_size`).
    */
   maxRefs?: number;
   /**
@@ -367,13 +372,23 @@ export interface ReferenceStoreOptions extends Omit<FetchStoreOptions, "listing"
  * and `gs://bucket/key` from `https://storage.googleapis.com/bucket/key` (`urlMap` for others).
  * Ranges of one target that reads ask for together are fetched in one request where they lie
  * within `mergeGap` bytes of each other. A key the file does not have is missing (the fill value);
- * a target that answers 404 is a StoreError naming the key and the target. Parquet references
- * are not read. Opening it again reuses the parsed file. It is read by the module's full build,
- * which a page loads at its first open() of a ReferenceStore (see `preload`).
+ * a target that answers 404 is a StoreError naming the key and the target. Opening it again
+ * reuses the parsed file.
+ *
+ * `source` may also be the URL of a directory of kerchunk's Parquet references (fsspec's
+ * `LazyReferenceMapper`, `kerchunk.df.refs_to_dataframe`): a URL that ends in `/`, `.parq` or
+ * `.parquet`, or its `.zmetadata`'s URL (a JSON file's URL that answers 404 is tried as a
+ * directory too). Its `.zmetadata` is read on opening; each `<array>/refs.<i>.parq` file is
+ * fetched the first time a chunk in it is read, once, and kept (within `maxReferenceBytes`). A
+ * missing reference file or a null reference is a missing chunk (the fill value). The files may be
+ * written by fastparquet or pyarrow, uncompressed or with Snappy, GZIP or ZSTD.
+ *
+ * It is read by the module's full build, which a page loads at its first open() of a
+ * ReferenceStore (see `preload`).
  */
 export class ReferenceStore {
   constructor(source: string | URL | Record<string, unknown>, options?: ReferenceStoreOptions);
-  /** The reference file's URL, when `source` was one. */
+  /** The reference file's (or Parquet reference directory's) URL, when `source` was one. */
   readonly url?: string;
   /** The reference object, when `source` was one. */
   readonly references?: Record<string, unknown>;

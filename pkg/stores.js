@@ -74,8 +74,8 @@ export class ZipStore {
 }
 
 /**
- * kerchunk references (see index.d.ts): `source` is the URL of a reference JSON file, or the file
- * parsed (a plain object, version 0 or 1).
+ * kerchunk references (see index.d.ts): `source` is the URL of a reference JSON file or of a
+ * directory of Parquet references, or a JSON file parsed (a plain object, version 0 or 1).
  */
 export class ReferenceStore {
   /** `options`: the FetchStore's for the requests, and the bounds; a TypeError or RangeError names a bad one. */
@@ -85,7 +85,7 @@ export class ReferenceStore {
       this.references = source;
     else
       throw new TypeError(
-        `ReferenceStore takes the URL of a kerchunk reference file (a string or a URL object) or the file parsed (an object), not ${show(source)}`,
+        `ReferenceStore takes the URL of a kerchunk reference file or Parquet reference directory (a string or a URL object) or a reference file parsed (an object), not ${show(source)}`,
       );
     this.options = { ...checkOptions(options, "ReferenceStore", REFERENCE_STORE) };
     if (this.options.baseUrl !== undefined && this.options.baseUrl !== null)
