@@ -83,6 +83,11 @@ impl Manifest {
         })
     }
 
+    /// The bytes it holds (its payload), for cache budgets.
+    pub fn size(&self) -> usize {
+        self.payload.len()
+    }
+
     /// The reference of chunk `index` of node `node`; None where the manifest has none.
     pub fn get(&self, node: &Id8, index: &[u32]) -> FbResult<Option<ChunkRef>> {
         let arrays = arrays(&self.payload)?;

@@ -18,7 +18,7 @@ use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
 use futures_util::future::{join, FutureExt};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// Which version of the repository is read.
@@ -53,6 +53,9 @@ pub struct IcechunkOptions {
     pub url_map: Vec<(String, String)>,
     /// The largest metadata file (repo info, snapshot, manifest), decompressed.
     pub max_metadata_bytes: u64,
+    /// The manifests kept for later reads, in decompressed bytes: past it, the first kept are
+    /// dropped (and fetched again if a read needs them).
+    pub manifest_cache_bytes: usize,
     /// How the repository's objects and virtual chunks are requested.
     pub http: HttpOptions,
 }
@@ -64,6 +67,7 @@ impl Default for IcechunkOptions {
             allowed_containers: Vec::new(),
             url_map: Vec::new(),
             max_metadata_bytes: 256 << 20,
+            manifest_cache_bytes: 256 << 20,
             http: HttpOptions::default(),
         }
     }
@@ -82,8 +86,35 @@ struct Shared {
     snapshot: Snapshot,
     options: IcechunkOptions,
     limiter: Limiter,
-    manifests: RefCell<HashMap<Id12, Rc<Manifest>>>,
+    manifests: RefCell<ManifestCache>,
     flights: SingleFlight<Id12, Rc<Manifest>>,
+}
+
+/// The manifests fetched, kept within a byte budget: the first kept go first.
+#[derive(Default)]
+struct ManifestCache {
+    kept: HashMap<Id12, Rc<Manifest>>,
+    order: VecDeque<Id12>,
+    bytes: usize,
+}
+
+impl ManifestCache {
+    fn insert(&mut self, id: Id12, manifest: Rc<Manifest>, budget: usize) {
+        if manifest.size() > budget || self.kept.contains_key(&id) {
+            return;
+        }
+        while self.bytes + manifest.size() > budget {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(m) = self.kept.remove(&old) {
+                self.bytes -= m.size();
+            }
+        }
+        self.bytes += manifest.size();
+        self.order.push_back(id);
+        self.kept.insert(id, manifest);
+    }
 }
 
 /// A version of an Icechunk repository, read over HTTP through `C`.
@@ -207,7 +238,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
 
     /// Manifests fetched and kept so far.
     pub fn manifests_loaded(&self) -> usize {
-        self.shared.manifests.borrow().len()
+        self.shared.manifests.borrow().kept.len()
     }
 
     /// The array node and chunk index a chunk key names: `<path>/c/i/j` (or `c.i.j` where the
@@ -240,7 +271,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
 
     /// Manifest `id`, fetched once and kept.
     async fn manifest(&self, key: &str, id: Id12) -> Result<Rc<Manifest>> {
-        if let Some(m) = self.shared.manifests.borrow().get(&id) {
+        if let Some(m) = self.shared.manifests.borrow().kept.get(&id) {
             return Ok(m.clone());
         }
         let start = |_: Rc<()>, _closer| {
@@ -268,10 +299,11 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                     .map_err(|e| view.bad_metadata(&key, e))?;
                 let manifest =
                     Rc::new(Manifest::parse(file.payload).map_err(|e| view.bad_metadata(&key, e))?);
-                view.shared
-                    .manifests
-                    .borrow_mut()
-                    .insert(id, manifest.clone());
+                view.shared.manifests.borrow_mut().insert(
+                    id,
+                    manifest.clone(),
+                    view.shared.options.manifest_cache_bytes,
+                );
                 Ok(manifest)
             }
             .boxed_local()
@@ -607,6 +639,36 @@ mod tests {
         for cut in (0..payload.len()).step_by(7) {
             parse(payload[..cut].to_vec());
         }
+    }
+
+    #[test]
+    fn the_manifest_cache_keeps_within_its_budget_dropping_the_first_kept() {
+        use super::super::testbuild::{build, F};
+        let manifest = |n: usize| {
+            // Its size in `extra`, the field kept for extensions.
+            let payload = build(vec![
+                F::Scalar(vec![0; 12]),
+                F::Tables(vec![]),
+                F::Absent,
+                F::Absent,
+                F::Bytes(vec![0; n]),
+            ]);
+            std::rc::Rc::new(Manifest::parse(payload).unwrap())
+        };
+        let (a, b, c) = (manifest(100), manifest(100), manifest(100));
+        let budget = a.size() * 2 + 10;
+        let mut cache = super::ManifestCache::default();
+        cache.insert([1; 12], a.clone(), budget);
+        cache.insert([2; 12], b, budget);
+        assert_eq!(cache.kept.len(), 2);
+        cache.insert([3; 12], c, budget);
+        assert_eq!(cache.kept.len(), 2, "the first dropped");
+        assert!(!cache.kept.contains_key(&[1; 12]));
+        assert!(cache.bytes <= budget);
+        // One larger than the whole budget is used but not kept.
+        cache.insert([4; 12], manifest(1000), budget);
+        assert!(!cache.kept.contains_key(&[4; 12]));
+        assert_eq!(cache.bytes, a.size() * 2);
     }
 
     #[test]
