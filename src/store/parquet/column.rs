@@ -88,7 +88,8 @@ pub fn read_chunk(
         })?;
     let mut at = start as usize;
     let end = end as usize;
-    let mut dictionary: Option<Values> = None;
+    // The chunk's dictionary: where its entries start among the column's values, and how many.
+    let mut dictionary: Option<(u32, u32)> = None;
     let target = column.rows.len() + rows;
     let mut n = 0;
     while column.rows.len() < target {
@@ -124,12 +125,17 @@ pub fn read_chunk(
                 }
                 let data =
                     inflate(chunk.codec, body, header.uncompressed_size, budget).map_err(page)?;
-                // PLAIN decoding checks each entry against the bytes left before taking it.
-                let mut values = Values::default();
-                values
+                // PLAIN decoding checks each entry against the bytes left before taking it. The
+                // entries join the column's values once; rows refer to them by index.
+                let base = column.values.len();
+                column
+                    .values
                     .plain(field.physical, &data, header.num_values)
                     .map_err(page)?;
-                dictionary = Some(values);
+                let size = column.values.len() - base;
+                let fits =
+                    |n: usize| u32::try_from(n).map_err(|_| page("more than 2^32 values".into()));
+                dictionary = Some((fits(base)?, fits(size)?));
             }
             page::DATA_PAGE | page::DATA_PAGE_V2 => {
                 let left = target - column.rows.len();
@@ -139,7 +145,6 @@ pub fn read_chunk(
                         header.num_values
                     )));
                 }
-                let dictionary = dictionary.as_ref();
                 data_page(field, chunk, &header, body, dictionary, budget, column).map_err(page)?;
             }
             // Index pages and kinds this reader does not know carry no values.
@@ -166,7 +171,7 @@ fn data_page(
     chunk: &ColumnChunk,
     header: &PageHeader,
     body: &[u8],
-    dictionary: Option<&Values>,
+    dictionary: Option<(u32, u32)>,
     budget: &mut u64,
     column: &mut Column,
 ) -> Result<()> {
@@ -225,22 +230,34 @@ fn data_page(
         Some(levels) => levels.iter().filter(|&&l| l == 1).count(),
         None => count,
     };
-    let first = column.values.len();
+    // Each present value's index among the column's values.
+    let mut ids = Vec::with_capacity(present);
     match header.encoding {
         page::PLAIN => {
+            let first = column.values.len();
             column.values.plain(field.physical, &values, present)?;
+            if column.values.len() > u32::MAX as usize {
+                return Err("more than 2^32 values".into());
+            }
+            ids.extend(first as u32..column.values.len() as u32);
         }
         page::PLAIN_DICTIONARY | page::RLE_DICTIONARY => {
-            let dict = dictionary.ok_or("dictionary indices without a dictionary page")?;
-            let mut indices = Vec::with_capacity(present);
+            let (base, size) = dictionary.ok_or("dictionary indices without a dictionary page")?;
             if present > 0 {
                 let width = *values
                     .first()
                     .ok_or("dictionary indices without their bit width")?;
-                rle_hybrid(&values[1..], u32::from(width), present, &mut indices)
+                rle_hybrid(&values[1..], u32::from(width), present, &mut ids)
                     .map_err(|e| format!("its dictionary indices: {e}"))?;
             }
-            column.values.push_from_dictionary(dict, &indices)?;
+            for id in &mut ids {
+                if *id >= size {
+                    return Err(format!(
+                        "dictionary index {id} in a dictionary of {size} values"
+                    ));
+                }
+                *id += base;
+            }
         }
         e => {
             return Err(format!(
@@ -249,26 +266,19 @@ fn data_page(
             ))
         }
     }
-    if column.values.len() > u32::MAX as usize {
-        return Err("more than 2^32 values".into());
-    }
-    let mut next = first as u32;
     match levels {
         Some(levels) => {
+            let mut ids = ids.into_iter();
             for l in levels {
-                match l {
-                    0 => column.rows.push(None),
-                    1 => {
-                        column.rows.push(Some(next));
-                        next += 1;
-                    }
+                column.rows.push(match l {
+                    0 => None,
+                    // As many ids as levels of 1 (`present`).
+                    1 => ids.next(),
                     l => return Err(format!("definition level {l} in a flat column")),
-                }
+                });
             }
         }
-        None => column
-            .rows
-            .extend((0..count as u32).map(|i| Some(next + i))),
+        None => column.rows.extend(ids.into_iter().map(Some)),
     }
     Ok(())
 }

@@ -137,28 +137,6 @@ impl Values {
             p => Err(format!("values of type {} are not read", p.name())),
         }
     }
-
-    /// Appends the values at `indices` of the dictionary `dict`.
-    pub fn push_from_dictionary(&mut self, dict: &Values, indices: &[u32]) -> Result<()> {
-        let size = dict.len();
-        for &i in indices {
-            let i = i as usize;
-            if i >= size {
-                return Err(format!(
-                    "dictionary index {i} in a dictionary of {size} values"
-                ));
-            }
-            if dict.ranges.is_empty() {
-                self.ints.push(dict.ints[i]);
-            } else {
-                let start = self.bytes.len();
-                self.bytes
-                    .extend_from_slice(&dict.bytes[dict.ranges[i].clone()]);
-                self.ranges.push(start..self.bytes.len());
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -205,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn plain_values_and_dictionaries() {
+    fn plain_values() {
         let mut v = Values::default();
         let mut data = Vec::new();
         for s in ["ab", "", "cde"] {
@@ -225,13 +203,5 @@ mod tests {
         assert_eq!(ints.ints, [-5, 1 << 40]);
         assert!(ints.plain(Physical::Int64, &[0; 7], 1).is_err());
         assert!(ints.plain(Physical::Double, &[0; 8], 1).is_err());
-        let mut out = Values::default();
-        out.push_from_dictionary(&v, &[2, 0, 2]).unwrap();
-        assert_eq!(out.ranges.len(), 3);
-        assert_eq!(&out.bytes[out.ranges[1].clone()], b"ab");
-        assert!(out
-            .push_from_dictionary(&v, &[3])
-            .unwrap_err()
-            .contains("index 3"));
     }
 }

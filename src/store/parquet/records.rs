@@ -61,23 +61,35 @@ impl Record {
             rows: Vec::with_capacity(file.rows()),
             ..Record::default()
         };
-        let mut interned: HashMap<&[u8], u32> = HashMap::new();
+        // Each path kept once: by its value (a dictionary's entries are shared by many rows, and
+        // are each one value), then by its text (plain pages repeat it).
+        let mut by_value = vec![u32::MAX; path.values.len()];
+        let mut by_text: HashMap<&[u8], u32> = HashMap::new();
         for i in 0..file.rows() {
             let entry = if let Some(bytes) = raw.bytes(i) {
                 let start = record.inline.len();
                 record.inline.extend_from_slice(bytes);
                 Entry::Inline(start..record.inline.len())
-            } else if let Some(p) = path.bytes(i) {
-                let n = match interned.get(p) {
-                    Some(&n) => n,
-                    None => {
-                        let text = std::str::from_utf8(p)
-                            .map_err(|_| format!("row {i}: its path is not UTF-8"))?;
-                        let n = record.paths.len() as u32;
-                        record.paths.push(text.to_string());
-                        interned.insert(p, n);
+            } else if let Some(Some(v)) = path.rows.get(i) {
+                let v = *v as usize;
+                let n = match by_value[v] {
+                    u32::MAX => {
+                        let p = path.bytes(i).unwrap_or_default();
+                        let n = match by_text.get(p) {
+                            Some(&n) => n,
+                            None => {
+                                let text = std::str::from_utf8(p)
+                                    .map_err(|_| format!("row {i}: its path is not UTF-8"))?;
+                                let n = record.paths.len() as u32;
+                                record.paths.push(text.to_string());
+                                by_text.insert(p, n);
+                                n
+                            }
+                        };
+                        by_value[v] = n;
                         n
                     }
+                    n => n,
                 };
                 let (o, s) = (int(&offset, i), int(&size, i));
                 if o < 0 || s < 0 || o.checked_add(s).is_none() {
