@@ -35,7 +35,8 @@ scripts/references-requirements.txt). Outputs, in tests/fixtures/references/:
                                     with the pyarrow engine (zstd, dictionary pages), 5 refs a file
   nc_snappy.parq/                   nc_arrow.parq's refs files as pyarrow writes them with other
                                     compressions and data page v2: snappy, gzip and uncompressed
-                                    by turns, dictionary encoding off for the gzip ones
+                                    by turns, dictionary encoding off for the gzip ones, row
+                                    groups of 2 rows and small pages for the uncompressed ones
   ../references.expected.json       the manifest (as the other fixture sets'), one entry per
   ../references.expected/*.bin      variable read through a reference file, values in C order
 """
@@ -213,8 +214,14 @@ def rewrite_parquet(source, name):
     for n, path in enumerate(files):
         table = pq.read_table(path)
         compression = ["snappy", "gzip", "none"][n % 3]
+        # Uncompressed ones also in row groups of 2 rows, pages of a few values.
+        split = compression == "none"
         pq.write_table(table, path, compression=compression, data_page_version="2.0",
-                       use_dictionary=compression != "gzip", write_statistics=False)
+                       use_dictionary=compression != "gzip", write_statistics=False,
+                       row_group_size=2 if split else None, data_page_size=16 if split else None,
+                       write_batch_size=1 if split else None)
+    files = [pq.ParquetFile(f).metadata for f in files]
+    assert any(m.num_row_groups > 1 for m in files), "some files have several row groups"
 
 
 def check_parquet(name, refs, engine):

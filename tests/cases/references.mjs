@@ -346,10 +346,11 @@ export const referenceCases = [
     },
   },
   {
-    name: "references: a ReferenceStore read through workers",
+    name: "references: a ReferenceStore read through workers, JSON and Parquet",
     async run(ctx) {
       const { open } = ctx.zarr;
-      const entry = (await manifest(ctx)).arrays.find(
+      const entries = (await manifest(ctx)).arrays;
+      const entry = entries.find(
         (e) => e.store === "references/h5.json" && e.path === "temperature",
       );
       const pool = new ctx.zarr.WorkerPool(2);
@@ -363,6 +364,16 @@ export const referenceCases = [
           "temperature through two workers",
         );
         arr.free();
+        // Parquet references: each worker reads .zmetadata and the reference files it needs.
+        const counts = entries.find((e) => e.store === "references/h5.parq" && e.path === "counts");
+        const parquet = await open(storeOf(ctx, "h5.parq"), { path: "counts", workers: pool });
+        sameValues(
+          (await parquet.get()).data,
+          await ctx.bytes(counts.data),
+          "int16",
+          "counts through Parquet references and two workers",
+        );
+        parquet.free();
       } finally {
         pool.terminate();
       }

@@ -129,6 +129,14 @@ mod tests {
             assert_eq!(arrow, other, "{var}");
             assert_eq!(arrow.len(), 5);
         }
+        // pr's rewrite is in row groups of 2 rows.
+        let pr = read("nc_snappy.parq/pr/refs.0.parq");
+        let groups = ParquetFile::parse(&pr, BOUNDS)
+            .unwrap()
+            .meta
+            .row_groups
+            .len();
+        assert_eq!(groups, 3);
         let lat = rows(&read("nc_arrow.parq/lat/refs.0.parq"), BOUNDS).unwrap();
         assert_eq!(lat[0].3.as_ref().map(Vec::len), Some(10 * 8));
         assert!(lat[1..]
