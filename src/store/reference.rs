@@ -11,6 +11,12 @@
 //! The file is data a server controls: its size, its number of keys (generated ones counted before
 //! they are made), its templates' nesting and every expression are bounded, and every error names
 //! the reference file, the key and what was wrong.
+//!
+//! kerchunk's Parquet references are a directory instead (`store::parquet`): its `.zmetadata`
+//! holds the metadata documents and is read on opening; each `<array>/refs.<i>.parq` holds the
+//! references of `record_size` chunks and is fetched the first time a read needs one of them
+//! (once, however many reads wait for it), then kept in a cache bounded by the reference file
+//! size bound. Their targets resolve, and their ranges merge, as a JSON file's do.
 
 use super::http::{HttpClient, HttpOptions, HttpStore};
 use super::limit::Limiter;
@@ -897,6 +903,9 @@ impl RecordCache {
 
     fn insert(&mut self, key: (String, u64), value: Loaded) {
         let size = value.as_ref().map_or(0, |r| r.record.size()) + 64;
+        if let Some((_, old, _)) = self.entries.remove(&key) {
+            self.used -= old;
+        }
         if size > self.capacity {
             return;
         }
@@ -914,9 +923,7 @@ impl RecordCache {
             }
         }
         self.tick += 1;
-        if let Some((_, old, _)) = self.entries.insert(key, (value, size, self.tick)) {
-            self.used -= old;
-        }
+        self.entries.insert(key, (value, size, self.tick));
         self.used += size;
     }
 }
@@ -2185,6 +2192,45 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn the_record_cache_drops_the_least_recently_used_past_its_capacity() {
+        let record = || {
+            Some(Rc::new(LoadedRecord {
+                record: Record::default(),
+                targets: Vec::new(),
+            }))
+        };
+        // Each empty record counts 64 bytes: three fit in 200.
+        let mut cache = RecordCache {
+            entries: HashMap::new(),
+            used: 0,
+            capacity: 200,
+            tick: 0,
+        };
+        let key = |n: u64| ("a".to_string(), n);
+        for n in 0..3 {
+            cache.insert(key(n), record());
+        }
+        assert!(cache.get(&key(0)).is_some());
+        cache.insert(key(3), record());
+        assert!(
+            cache.get(&key(1)).is_none(),
+            "the least recently used is dropped"
+        );
+        for n in [0, 2, 3] {
+            assert!(cache.get(&key(n)).is_some(), "{n}");
+        }
+        assert_eq!(cache.used, 192);
+        // A missing file is kept too (as None), and the same key replaces its entry.
+        cache.insert(key(3), None);
+        assert!(matches!(cache.get(&key(3)), Some(None)));
+        assert_eq!(cache.used, 192);
+        // Larger than the whole cache: not kept.
+        cache.capacity = 10;
+        cache.insert(key(9), record());
+        assert!(cache.get(&key(9)).is_none());
     }
 
     #[test]
