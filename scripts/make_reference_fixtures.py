@@ -37,6 +37,11 @@ scripts/references-requirements.txt). Outputs, in tests/fixtures/references/:
                                     compressions and data page v2: snappy, gzip and uncompressed
                                     by turns, dictionary encoding off for the gzip ones, row
                                     groups of 2 rows and small pages for the uncompressed ones
+  vz_nc_absolute.parq/              VirtualiZarr's Parquet references of data.nc (its to_kerchunk with
+                                    format="parquet", 4 refs a file), its paths renamed by its
+                                    rename_paths to file:///fixtures/references/data.nc (it takes
+                                    no relative paths), which fsspec writes as the local path
+                                    /fixtures/references/data.nc (the tests map the prefix)
   ../references.expected.json       the manifest (as the other fixture sets'), one entry per
   ../references.expected/*.bin      variable read through a reference file, values in C order
 """
@@ -124,19 +129,33 @@ def translate(path):
     return refs
 
 
-def virtualizarr_refs(path):
-    """VirtualiZarr's references of `path` (its HDF5 parser, written as kerchunk JSON), relative."""
+def virtual_dataset(path):
+    """VirtualiZarr's virtual dataset of `path` (its HDF5 parser)."""
     from obstore.store import LocalStore
     from virtualizarr import open_virtual_dataset
     from virtualizarr.parsers import HDFParser
     from virtualizarr.registry import ObjectStoreRegistry
 
     registry = ObjectStoreRegistry({"file://": LocalStore()})
-    vds = open_virtual_dataset(f"file://{path}", registry=registry, parser=HDFParser(),
-                               loadable_variables=[])
-    refs = vds.vz.to_kerchunk(format="dict")
+    return open_virtual_dataset(f"file://{path}", registry=registry, parser=HDFParser(),
+                                loadable_variables=[])
+
+
+def virtualizarr_refs(path):
+    """VirtualiZarr's references of `path` (its HDF5 parser, written as kerchunk JSON), relative."""
+    refs = virtual_dataset(path).vz.to_kerchunk(format="dict")
     assert refs.get("version") == 1, refs.keys()
     return relative(refs, path)
+
+
+def virtualizarr_parquet(path, name):
+    """VirtualiZarr's Parquet references of `path` (its to_kerchunk(format="parquet"), 4 refs a
+    file), its paths renamed by its rename_paths to an absolute URL under ABSOLUTE (it accepts
+    no relative paths; the tests map the prefix)."""
+    # A function, not a string: a string renames the empty path of unwritten chunks too, which
+    # would make them zero-length ranges of the file.
+    vds = virtual_dataset(path).vz.rename_paths(lambda p: ABSOLUTE + path.name if p else p)
+    vds.vz.to_kerchunk(str(OUT / name), format="parquet", record_size=4)
 
 
 def rewrite_urls(refs, fn):
@@ -335,6 +354,7 @@ def main():
     check_parquet("nc_arrow.parq", nc_parq, "pyarrow")
     rewrite_parquet("nc_arrow.parq", "nc_snappy.parq")
     check_parquet("nc_snappy.parq", nc_parq, "pyarrow")
+    virtualizarr_parquet(nc, "vz_nc_absolute.parq")
 
     writer_h5 = f"h5py, references by kerchunk ({VERSIONS}; scripts/make_reference_fixtures.py)"
     writer_nc = f"netCDF4, references by kerchunk ({VERSIONS}; scripts/make_reference_fixtures.py)"
@@ -356,6 +376,12 @@ def main():
         for name in ["tas", "pr", "time", "lat", "lon"]:
             za = json.loads(vz_refs["refs"][f"{name}/.zarray"])
             record("vz_nc.json", name, ds[name][...], za, writer_vz)
+        for name in ["tas", "pr", "time", "lat", "lon"]:
+            za = json.loads(vz_refs["refs"][f"{name}/.zarray"])
+            record("vz_nc_absolute.parq", name, ds[name][...], za,
+                   f"netCDF4, Parquet references by VirtualiZarr {virtualizarr.__version__} "
+                   f"(to_kerchunk(format=\"parquet\"): kerchunk.df.refs_to_dataframe; {VERSIONS}, "
+                   f"{PARQUET_VERSIONS}; scripts/make_reference_fixtures.py)")
         for reference, how in [("nc_arrow.parq", "pyarrow"),
                                ("nc_snappy.parq", "rewritten by pyarrow: snappy, gzip, none")]:
             for name in ["tas", "pr", "time", "lat", "lon"]:
