@@ -53,12 +53,14 @@ pub fn build_pipeline(
             ZarrError::metadata(location, format!("codec \"{}\": {reason}", codec.name))
         };
         let Some(entry) = entry(codec.registered_name()) else {
+            // Before `must_understand`: the full build applies what it understands, and the two
+            // builds read alike.
+            if super::left_out(codec.registered_name()) {
+                return Err(ZarrError::not_in_this_build(location, &codec.name));
+            }
             // The spec lets readers ignore what is marked `must_understand: false`.
             if !codec.must_understand {
                 continue;
-            }
-            if super::left_out(codec.registered_name()) {
-                return Err(ZarrError::not_in_this_build(location, &codec.name));
             }
             return Err(ZarrError::unsupported(
                 location,
