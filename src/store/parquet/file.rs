@@ -14,7 +14,14 @@ impl<'a> ParquetFile<'a> {
     /// Reads the footer of `bytes`, and checks its rows against `bounds`.
     pub fn parse(bytes: &'a [u8], bounds: Bounds) -> Result<ParquetFile<'a>> {
         let meta = read_footer(bytes)?;
-        let rows: i64 = meta.row_groups.iter().map(|g| g.num_rows.max(0)).sum();
+        if let Some(g) = meta.row_groups.iter().position(|g| g.num_rows < 0) {
+            return Err(format!("row group {g} has a negative row count"));
+        }
+        let rows = meta
+            .row_groups
+            .iter()
+            .try_fold(0i64, |n, g| n.checked_add(g.num_rows))
+            .ok_or("its row groups' row counts overflow")?;
         if meta.num_rows < 0 || rows != meta.num_rows {
             return Err(format!(
                 "its row groups hold {rows} rows and its metadata says {}",
@@ -142,6 +149,56 @@ mod tests {
         assert!(lat[1..]
             .iter()
             .all(|r| r == &(None, Some(0), Some(0), None)));
+    }
+
+    /// A file of one INT64 column "a" whose footer has row groups of `rows` rows each (and
+    /// column chunks of as many values), its pages empty.
+    fn footer_with_row_groups(rows: &[i64]) -> Vec<u8> {
+        let zigzag = |v: i64| ((v << 1) ^ (v >> 63)) as u8;
+        let total: i64 = rows.iter().sum();
+        // version 1; schema [root with 1 child, "a" INT64 required]; num_rows.
+        let mut m = vec![0x15, 2, 0x19, 0x2c];
+        m.extend([0x48, 1, b'r', 0x15, 2, 0]);
+        m.extend([0x15, 4, 0x25, 0, 0x18, 1, b'a', 0]);
+        m.extend([0x16, zigzag(total), 0x19, (rows.len() as u8) << 4 | 0x0c]);
+        for &n in rows {
+            // columns [{file_offset 0, meta_data {INT64, [PLAIN], ["a"], UNCOMPRESSED, n values,
+            // sizes 0, data_page_offset 4}}], total_byte_size 0, num_rows n.
+            m.extend([
+                0x19, 0x1c, 0x26, 0, 0x1c, 0x15, 4, 0x19, 0x15, 0, 0x19, 0x18, 1, b'a',
+            ]);
+            m.extend([0x15, 0, 0x16, zigzag(n), 0x16, 0, 0x16, 0, 0x26, 8, 0, 0]);
+            m.extend([0x16, 0, 0x16, zigzag(n), 0]);
+        }
+        m.push(0);
+        let mut file = b"PAR1".to_vec();
+        file.extend(&m);
+        file.extend((m.len() as u32).to_le_bytes());
+        file.extend(b"PAR1");
+        file
+    }
+
+    #[test]
+    fn row_counts_that_do_not_add_up_are_errors() {
+        let file = footer_with_row_groups(&[0]);
+        let parsed = ParquetFile::parse(&file, BOUNDS).unwrap();
+        assert_eq!(parsed.rows(), 0);
+        assert_eq!(parsed.column("a", &mut 100).unwrap().unwrap().rows.len(), 0);
+        // A negative group that the others make up for.
+        let err = ParquetFile::parse(&footer_with_row_groups(&[-2, 2]), BOUNDS)
+            .err()
+            .unwrap();
+        assert!(
+            err.contains("row group 0 has a negative row count"),
+            "{err}"
+        );
+        // Rows with no pages to hold them.
+        let file = footer_with_row_groups(&[2]);
+        let err = ParquetFile::parse(&file, BOUNDS)
+            .unwrap()
+            .column("a", &mut 100)
+            .unwrap_err();
+        assert!(err.contains("column \"a\": row group 0"), "{err}");
     }
 
     #[test]
