@@ -6,12 +6,12 @@
 mod common;
 
 use async_trait::async_trait;
-use futures_executor::block_on;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 use zarr_wasm::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse};
 use zarr_wasm::store::icechunk::{IcechunkOptions, IcechunkStore, Version};
+use zarr_wasm::store::ByteRange;
 use zarr_wasm::{open, ErrorKind, Node};
 
 const BASE: &str = "http://fixtures.test/icechunk";
@@ -21,12 +21,47 @@ const CONTAINER: &str = "https://example.org/icechunk/";
 #[derive(Clone, Default)]
 struct Files {
     seen: Rc<RefCell<Vec<String>>>,
+    /// Each request's range, beside `seen`.
+    ranges: Rc<RefCell<Vec<Option<ByteRange>>>>,
+}
+
+thread_local! {
+    /// The fake clock's turn: a 0 ms timer ends once a later turn has come.
+    static TURN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A timer of 0 ms, as JavaScript's event loop runs it: done at the next turn, once everything
+/// that could go on meanwhile has (reads started together join the same batch by then).
+struct NextTurn(u64);
+
+impl std::future::Future for NextTurn {
+    type Output = ();
+    fn poll(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        match TURN.with(|t| t.get()) > self.0 {
+            true => std::task::Poll::Ready(()),
+            false => std::task::Poll::Pending,
+        }
+    }
+}
+
+/// Runs `f` to the end, a turn at a time: everything that can go on goes on, then the timers of
+/// that turn fire.
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        TURN.with(|t| t.set(t.get() + 1));
+    }
 }
 
 #[async_trait(?Send)]
 impl HttpClient for Files {
     async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
         self.seen.borrow_mut().push(r.url.clone());
+        self.ranges.borrow_mut().push(r.range);
         // The fixtures, also as a public S3 or GCS bucket's objects.
         let rel = [
             BASE,
@@ -65,7 +100,9 @@ impl HttpClient for Files {
             }
         })
     }
-    async fn sleep(&self, _ms: u32) {}
+    async fn sleep(&self, _ms: u32) {
+        NextTurn(TURN.with(|t| t.get())).await
+    }
 }
 
 fn options(version: Version) -> IcechunkOptions {
@@ -105,7 +142,7 @@ fn pack(dtype: &str, values: &[Value]) -> Vec<u8> {
 }
 
 fn store(repo: &str, version: Version, client: Files) -> zarr_wasm::Result<IcechunkStore<Files>> {
-    block_on(IcechunkStore::open(
+    run(IcechunkStore::open(
         &format!("{BASE}/{repo}"),
         client,
         options(version),
@@ -128,10 +165,10 @@ fn every_array_at_every_version_reads_as_icechunk_reads_it() {
             assert_eq!(s.spec_version(), if repo == "v1" { 1 } else { 2 });
             assert_eq!(s.writer(), "ic-2.3.0");
             for (path, a) in want["arrays"].as_object().unwrap() {
-                let Node::Array(arr) = block_on(open(s.clone(), path)).unwrap() else {
+                let Node::Array(arr) = run(open(s.clone(), path)).unwrap() else {
                     panic!("{repo} {key} {path} is not an array");
                 };
-                let got = block_on(arr.get(&[])).unwrap();
+                let got = run(arr.get(&[])).unwrap();
                 let dtype = a["dtype"].as_str().unwrap();
                 let bytes = pack(dtype, a["values"].as_array().unwrap());
                 // NaN compares by its bits: the writer's NaN fill and numpy's are the same one.
@@ -139,7 +176,7 @@ fn every_array_at_every_version_reads_as_icechunk_reads_it() {
                 arrays += 1;
             }
             for (path, attrs) in want["groups"].as_object().unwrap() {
-                let Node::Group(g) = block_on(open(s.clone(), path)).unwrap() else {
+                let Node::Group(g) = run(open(s.clone(), path)).unwrap() else {
                     panic!("{repo} {key} {path:?} is not a group");
                 };
                 let got = Value::Object(g.metadata().attributes.clone());
@@ -156,7 +193,7 @@ fn manifests_are_fetched_when_a_read_needs_them_and_once() {
     let s = Rc::new(store("v2", Version::Branch("main".into()), files.clone()).unwrap());
     // The repo file and the snapshot.
     assert_eq!(files.seen.borrow().len(), 2);
-    let Node::Array(small) = block_on(open(s.clone(), "small")).unwrap() else {
+    let Node::Array(small) = run(open(s.clone(), "small")).unwrap() else {
         panic!()
     };
     assert_eq!(
@@ -165,12 +202,12 @@ fn manifests_are_fetched_when_a_read_needs_them_and_once() {
         "metadata comes from the snapshot"
     );
     assert_eq!(s.manifests_loaded(), 0);
-    block_on(small.get(&[])).unwrap();
+    run(small.get(&[])).unwrap();
     let after_one = files.seen.borrow().len();
     assert_eq!(s.manifests_loaded(), 1);
     // Inline chunks: only the manifest was fetched.
     assert_eq!(after_one, 3, "{:?}", files.seen.borrow());
-    block_on(small.get(&[])).unwrap();
+    run(small.get(&[])).unwrap();
     assert_eq!(files.seen.borrow().len(), 3, "the manifest is kept");
 }
 
@@ -179,7 +216,7 @@ fn of_an_array_split_across_manifests_only_the_manifest_covering_a_read_is_fetch
     // "split" is 4 x 4 chunks; each of its manifests covers two rows of them.
     let files = Files::default();
     let s = Rc::new(store("v2", Version::Branch("main".into()), files.clone()).unwrap());
-    let Node::Array(split) = block_on(open(s.clone(), "split")).unwrap() else {
+    let Node::Array(split) = run(open(s.clone(), "split")).unwrap() else {
         panic!()
     };
     let manifests = |files: &Files| {
@@ -191,15 +228,15 @@ fn of_an_array_split_across_manifests_only_the_manifest_covering_a_read_is_fetch
             .cloned()
             .collect::<Vec<_>>()
     };
-    block_on(split.get_chunk(&[0, 0])).unwrap();
-    block_on(split.get_chunk(&[1, 3])).unwrap();
+    run(split.get_chunk(&[0, 0])).unwrap();
+    run(split.get_chunk(&[1, 3])).unwrap();
     let first = manifests(&files);
     assert_eq!(first.len(), 1, "rows 0 and 1 share a manifest: {first:?}");
-    block_on(split.get_chunk(&[2, 0])).unwrap();
+    run(split.get_chunk(&[2, 0])).unwrap();
     let second = manifests(&files);
     assert_eq!(second.len(), 2, "row 2 is in the other one: {second:?}");
     assert_ne!(second[0], second[1]);
-    block_on(split.get(&[])).unwrap();
+    run(split.get(&[])).unwrap();
     assert_eq!(manifests(&files).len(), 2, "both kept");
     assert_eq!(s.manifests_loaded(), 2);
 }
@@ -208,21 +245,73 @@ fn of_an_array_split_across_manifests_only_the_manifest_covering_a_read_is_fetch
 fn s3_and_gs_repository_urls_are_read_from_the_buckets_public_endpoints() {
     for url in ["s3://bucket/icechunk/v2", "gs://bucket/icechunk/v2/"] {
         let files = Files::default();
-        let s = block_on(IcechunkStore::open(
+        let s = run(IcechunkStore::open(
             url,
             files.clone(),
             options(Version::Tag("v1".into())),
         ))
         .unwrap();
-        let Node::Array(small) = block_on(open(Rc::new(s), "small")).unwrap() else {
+        let Node::Array(small) = run(open(Rc::new(s), "small")).unwrap() else {
             panic!()
         };
-        let got = block_on(small.get(&[])).unwrap();
+        let got = run(small.get(&[])).unwrap();
         assert_eq!(got.bytes.len(), 20, "{url}");
         let seen = files.seen.borrow();
         assert!(seen[0].ends_with("/icechunk/v2/repo"), "{seen:?}");
         assert!(seen.iter().all(|u| u.starts_with("https://")), "{seen:?}");
     }
+}
+
+#[test]
+fn the_virtual_chunks_of_one_file_read_together_are_fetched_in_merged_ranges() {
+    let files = Files::default();
+    let s = Rc::new(store("v2", Version::Branch("main".into()), files.clone()).unwrap());
+    let requests_of_the_file = |files: &Files| {
+        let seen = files.seen.borrow();
+        let ranges = files.ranges.borrow();
+        seen.iter()
+            .zip(ranges.iter())
+            .filter(|(u, _)| u.ends_with("/virtual.bin"))
+            .map(|(_, r)| *r)
+            .collect::<Vec<_>>()
+    };
+    // Three chunks at 16..80, 80..144 and 160..224 of virtual.bin: within the merge gap.
+    let Node::Array(v) = run(open(s.clone(), "virtual")).unwrap() else {
+        panic!()
+    };
+    run(v.get(&[])).unwrap();
+    assert_eq!(
+        requests_of_the_file(&files),
+        [Some(ByteRange::Span {
+            offset: 16,
+            length: 208
+        })]
+    );
+    // 32 chunks of 4 bytes, back to back: one request.
+    files.seen.borrow_mut().clear();
+    files.ranges.borrow_mut().clear();
+    let Node::Array(many) = run(open(s.clone(), "virtual_many")).unwrap() else {
+        panic!()
+    };
+    run(many.get(&[])).unwrap();
+    assert_eq!(
+        requests_of_the_file(&files),
+        [Some(ByteRange::Span {
+            offset: 16,
+            length: 128
+        })]
+    );
+    // One chunk alone: its own range.
+    files.seen.borrow_mut().clear();
+    files.ranges.borrow_mut().clear();
+    run(v.get_chunk(&[2, 0])).unwrap();
+    assert_eq!(
+        requests_of_the_file(&files),
+        [Some(ByteRange::Span {
+            offset: 160,
+            length: 64
+        })]
+    );
 }
 
 #[test]
@@ -233,17 +322,17 @@ fn virtual_chunks_outside_the_allowed_containers_are_refused_naming_the_url_and_
     };
     let files = Files::default();
     let s = Rc::new(
-        block_on(IcechunkStore::open(
+        run(IcechunkStore::open(
             &format!("{BASE}/v2"),
             files.clone(),
             opts,
         ))
         .unwrap(),
     );
-    let Node::Array(v) = block_on(open(s, "virtual")).unwrap() else {
+    let Node::Array(v) = run(open(s, "virtual")).unwrap() else {
         panic!()
     };
-    let err = block_on(v.get(&[])).unwrap_err();
+    let err = run(v.get(&[])).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Store);
     assert!(
         err.message
@@ -310,7 +399,7 @@ fn a_corrupt_snapshot_is_a_metadata_error_naming_its_url() {
         }
         async fn sleep(&self, _ms: u32) {}
     }
-    let err = block_on(IcechunkStore::open(
+    let err = run(IcechunkStore::open(
         &format!("{BASE}/v2"),
         Cut::default(),
         options(Version::Branch("main".into())),

@@ -188,4 +188,22 @@ export const icechunkCases = [
       }
     },
   },
+  {
+    name: "icechunk: the virtual chunks of one file that a read needs are fetched in merged range requests",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      const store = storeOf(ctx, "v2");
+      const ranges = async () =>
+        (await ctx.requests()).filter((r) => r.path.endsWith("/virtual.bin")).map((r) => r.range);
+      const virtual = await open(store, { path: "virtual", kind: "array" });
+      await ctx.clearLog();
+      await virtual.get();
+      // Three chunks at 16..80, 80..144 and 160..224: within mergeGap of each other.
+      deepEqual(await ranges(), ["bytes=16-223"], "one request for the three");
+      const many = await open(store, { path: "virtual_many", kind: "array" });
+      await ctx.clearLog();
+      await many.get();
+      deepEqual(await ranges(), ["bytes=16-143"], "32 chunks back to back, one request");
+    },
+  },
 ];

@@ -13,12 +13,13 @@ use crate::error::{quote, ErrorKind, Result, ZarrError};
 use crate::store::http::{HttpClient, HttpOptions, HttpStore};
 use crate::store::limit::Limiter;
 use crate::store::reference::resolve_url;
-use crate::store::single_flight::SingleFlight;
-use crate::store::{ByteRange, ReadHints, ReadableStore};
+use crate::store::single_flight::{Closer, SingleFlight};
+use crate::store::{merge_ranges, ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
-use futures_util::future::{join, FutureExt};
+use futures_util::future::{join, join_all, FutureExt};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
 use std::rc::Rc;
 
 /// Which version of the repository is read.
@@ -88,7 +89,12 @@ struct Shared {
     limiter: Limiter,
     manifests: RefCell<ManifestCache>,
     flights: SingleFlight<Id12, Rc<Manifest>>,
+    /// Range requests per virtual chunk file, collected from the reads of one turn.
+    batches: SingleFlight<String, Blocks, RefCell<Vec<Range<u64>>>>,
 }
+
+/// The runs of bytes fetched of one file, each with its range.
+type Blocks = Rc<Vec<(Range<u64>, Vec<u8>)>>;
 
 /// The manifests fetched, kept within a byte budget: the first kept go first.
 #[derive(Default)]
@@ -204,6 +210,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 options,
                 manifests: RefCell::default(),
                 flights: SingleFlight::default(),
+                batches: SingleFlight::default(),
             }),
             client,
         })
@@ -366,7 +373,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
 
     /// `range` of the chunk `r` of `key`.
     async fn read(&self, key: &str, r: ChunkRef, range: Option<ByteRange>) -> Result<Vec<u8>> {
-        let (url, object_key, offset, length) = match r {
+        let (url, object_key, offset, length, batched) = match r {
             ChunkRef::Inline(bytes) => {
                 return Ok(match range {
                     Some(range) => range.cut(&bytes).to_vec(),
@@ -378,7 +385,10 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 format!("chunks/{}", id_text(&id)),
                 offset,
                 length,
+                false,
             ),
+            // Virtual chunks are ranges of large files (NetCDF, HDF5): the ranges reads ask for
+            // together are fetched together.
             ChunkRef::Virtual {
                 location,
                 offset,
@@ -389,60 +399,115 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 String::new(),
                 offset,
                 length,
+                true,
             ),
         };
         let within = range.map_or(0..length, |r| r.resolve(length));
         if within.is_empty() {
             return Ok(Vec::new());
         }
-        let span = ByteRange::Span {
-            offset: offset + within.start,
-            length: within.end - within.start,
-        };
+        let span = offset + within.start..offset + within.end;
+        if batched {
+            self.batched(key, &url, span).await
+        } else {
+            self.fetch_span(key, &url, &object_key, span).await
+        }
+    }
+
+    /// Bytes `span` of the object `object_key` below `url` (or of `url` itself).
+    async fn fetch_span(
+        &self,
+        key: &str,
+        url: &str,
+        object_key: &str,
+        span: Range<u64>,
+    ) -> Result<Vec<u8>> {
         let _permit = self.shared.limiter.acquire().await;
         let where_ = if object_key.is_empty() {
-            url.clone()
+            url.to_string()
         } else {
             format!("{url}/{object_key}")
         };
-        let bytes = fetch_object(
-            &url,
-            &object_key,
-            &self.client,
-            &self.shared.options.http,
-            Some(span),
-        )
-        .await
-        .map_err(|e| {
-            if e.kind == ErrorKind::Aborted {
-                return e;
-            }
-            ZarrError {
-                message: ZarrError::store(
+        let range = ByteRange::Span {
+            offset: span.start,
+            length: span.end - span.start,
+        };
+        let http = &self.shared.options.http;
+        let bytes = fetch_object(url, object_key, &self.client, http, Some(range))
+            .await
+            .map_err(|e| {
+                if e.kind == ErrorKind::Aborted {
+                    return e;
+                }
+                ZarrError {
+                    message: ZarrError::store(
+                        &self.locate(key),
+                        format!("its chunk at {where_}: {}", e.message),
+                    )
+                    .message,
+                    ..e
+                }
+            })?
+            .ok_or_else(|| {
+                ZarrError::store(
                     &self.locate(key),
-                    format!("its chunk at {where_}: {}", e.message),
+                    format!(
+                        "its chunk {where_} is missing (HTTP 404): the manifest says it is there"
+                    ),
                 )
-                .message,
-                ..e
-            }
-        })?
-        .ok_or_else(|| {
-            ZarrError::store(
-                &self.locate(key),
-                format!("its chunk {where_} is missing (HTTP 404): the manifest says it is there"),
-            )
-        })?;
-        if (bytes.len() as u64) < within.end - within.start {
+            })?;
+        if (bytes.len() as u64) < span.end - span.start {
             return Err(ZarrError::store(
                 &self.locate(key),
                 format!(
                     "its chunk {where_} ends before bytes {}..{} the manifest gives",
-                    offset + within.start,
-                    offset + within.end
+                    span.start, span.end
                 ),
             ));
         }
         Ok(bytes)
+    }
+
+    /// Bytes `span` of the file at `url`, fetched with the ranges of that file other reads ask
+    /// for in the same turn: one request per run of ranges within the merge gap.
+    async fn batched(&self, key: &str, url: &str, span: Range<u64>) -> Result<Vec<u8>> {
+        let wanted = span.clone();
+        let join = |w: &RefCell<Vec<Range<u64>>>| w.borrow_mut().push(wanted.clone());
+        let start = |w: Rc<RefCell<Vec<Range<u64>>>>, closer: Closer<String, Blocks, _>| {
+            let view = self.with_client(self.client.clone());
+            let (key, url) = (key.to_string(), url.to_string());
+            async move {
+                view.batch_window().await;
+                closer.close();
+                let groups = merge_ranges(w.take(), view.shared.options.http.hints.merge_gap);
+                let replies = join_all(
+                    groups
+                        .iter()
+                        .map(|g| view.fetch_span(&key, &url, "", g.clone())),
+                )
+                .await;
+                let mut blocks = Vec::with_capacity(groups.len());
+                for (g, bytes) in groups.into_iter().zip(replies) {
+                    blocks.push((g, bytes?));
+                }
+                Ok(Rc::new(blocks))
+            }
+            .boxed_local()
+        };
+        let location = || self.locate(key);
+        let blocks = self
+            .shared
+            .batches
+            .run(url.to_string(), self, location, join, start)
+            .await?;
+        let (block, bytes) = blocks
+            .iter()
+            .find(|(g, _)| g.start <= span.start && span.end <= g.end)
+            .ok_or_else(|| ZarrError::store(&self.locate(key), "its range was not fetched"))?;
+        let from = (span.start - block.start) as usize;
+        let to = (span.end - block.start) as usize;
+        // fetch_span checked that each block is whole.
+        Ok(bytes[from..to].to_vec())
     }
 
     /// The `zarr.json` of the node at `key`, if `key` is one.
