@@ -78,30 +78,35 @@ impl HttpClient for Files {
                 ..Default::default()
             });
         };
-        Ok(match r.range {
-            None => HttpResponse {
-                status: 200,
-                body,
-                ..Default::default()
-            },
-            Some(range) => {
-                let at = range.resolve(body.len() as u64);
-                HttpResponse {
-                    status: 206,
-                    body: range.cut(&body).to_vec(),
-                    content_range: Some(format!(
-                        "bytes {}-{}/{}",
-                        at.start,
-                        at.end.max(1) - 1,
-                        body.len()
-                    )),
-                    ..Default::default()
-                }
-            }
-        })
+        Ok(answer(body, r.range))
     }
     async fn sleep(&self, _ms: u32) {
         NextTurn(TURN.with(|t| t.get())).await
+    }
+}
+
+/// `body`, or its `range`, as a server answers.
+fn answer(body: Vec<u8>, range: Option<ByteRange>) -> HttpResponse {
+    match range {
+        None => HttpResponse {
+            status: 200,
+            body,
+            ..Default::default()
+        },
+        Some(range) => {
+            let at = range.resolve(body.len() as u64);
+            HttpResponse {
+                status: 206,
+                body: range.cut(&body).to_vec(),
+                content_range: Some(format!(
+                    "bytes {}-{}/{}",
+                    at.start,
+                    at.end.max(1) - 1,
+                    body.len()
+                )),
+                ..Default::default()
+            }
+        }
     }
 }
 
@@ -414,4 +419,85 @@ fn a_corrupt_snapshot_is_a_metadata_error_naming_its_url() {
         .unwrap();
     let url = format!("{BASE}/v2/snapshots/{main}");
     assert!(err.message.contains(&url), "{}", err.message);
+}
+
+/// The fixtures with the objects whose URL contains `pattern` cut in half (`cut`) or gone.
+#[derive(Clone)]
+struct Mangled {
+    files: Files,
+    pattern: &'static str,
+    cut: bool,
+}
+
+#[async_trait(?Send)]
+impl HttpClient for Mangled {
+    async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        if !r.url.contains(self.pattern) {
+            return self.files.send(r).await;
+        }
+        if !self.cut {
+            return Ok(HttpResponse {
+                status: 404,
+                ..Default::default()
+            });
+        }
+        let whole = HttpRequest {
+            range: None,
+            ..r.clone()
+        };
+        let mut body = self.files.send(whole).await?.body;
+        body.truncate(body.len() / 2);
+        Ok(answer(body, r.range))
+    }
+    async fn sleep(&self, ms: u32) {
+        self.files.sleep(ms).await
+    }
+}
+
+#[test]
+fn a_broken_manifest_a_missing_chunk_file_and_a_missing_virtual_file_are_errors_naming_them() {
+    let read = |pattern: &'static str, cut: bool, path: &str| {
+        let client = Mangled {
+            files: Files::default(),
+            pattern,
+            cut,
+        };
+        let s = run(IcechunkStore::open(
+            &format!("{BASE}/v2"),
+            client,
+            options(Version::Branch("main".into())),
+        ))
+        .unwrap();
+        let Node::Array(a) = run(open(Rc::new(s), path)).unwrap() else {
+            panic!()
+        };
+        run(a.get(&[])).unwrap_err()
+    };
+    let err = read("/manifests/", true, "small");
+    assert_eq!(err.kind, ErrorKind::Metadata, "{}", err.message);
+    assert!(err.message.contains("/v2/manifests/"), "{}", err.message);
+    let err = read("/manifests/", false, "small");
+    assert_eq!(err.kind, ErrorKind::Store, "{}", err.message);
+    assert!(
+        err.message.contains("the manifest is missing"),
+        "{}",
+        err.message
+    );
+    let err = read("/chunks/", false, "grid/native");
+    assert_eq!(err.kind, ErrorKind::Store, "{}", err.message);
+    assert!(err.message.contains("/v2/chunks/"), "{}", err.message);
+    assert!(
+        err.message.contains("the manifest says it is there"),
+        "{}",
+        err.message
+    );
+    let err = read("/chunks/", true, "grid/native");
+    assert!(err.message.contains("ends before bytes"), "{}", err.message);
+    let err = read("virtual.bin", false, "virtual");
+    assert_eq!(err.kind, ErrorKind::Store, "{}", err.message);
+    assert!(
+        err.message.contains("virtual.bin is missing"),
+        "{}",
+        err.message
+    );
 }
