@@ -428,9 +428,10 @@ export interface IcechunkStoreOptions extends Omit<FetchStoreOptions, "listing">
  * snapshot; each chunk manifest is fetched when a read first needs a chunk it holds, and kept.
  * Native chunks are read from the repository, inline ones from the manifest, virtual ones from
  * their URL if `allowedContainers` allows it; a chunk the manifests do not have is the fill value.
- * A branch or tag it does not have is a NotFoundError naming it. Virtual chunk checksums (ETag,
- * last modified) are not checked, and `vcc://` locations are not resolved. It is read by the
- * module's full build, which a page loads at its first open() of an IcechunkStore.
+ * A branch or tag it does not have is a NotFoundError naming it. `vcc://<name>/...` locations
+ * resolve through the named containers of the repository's configuration (spec 2). Virtual chunk
+ * checksums (ETag, last modified) are not checked. It is read by the module's full build, which a
+ * page loads at its first open() of an IcechunkStore.
  */
 export class IcechunkStore {
   constructor(url: string | URL, options?: IcechunkStoreOptions);

@@ -19,7 +19,8 @@ scripts/icechunk-requirements.txt). Outputs, in tests/fixtures/icechunk/:
                       per repository, per version (branch, tag, snapshot id): the snapshot id it
                       resolves to and every array's shape, dtype, fill value and values in C order
                       as icechunk reads them (virtual chunks: as numpy reads virtual.bin, since
-                      icechunk here cannot fetch https://example.org)
+                      icechunk here cannot fetch https://example.org). Virtual chunks are at
+                      absolute URLs, and two at vcc://data/virtual.bin (the container's name)
 """
 import json
 import pathlib
@@ -54,8 +55,11 @@ def config(spec_version):
     c.manifest = icechunk.ManifestConfig(
         splitting=splitting, virtual_chunk_location_compression=compression
     )
+    # In spec 2 the container has a name: chunks can then be at vcc://data/<path>.
     c.set_virtual_chunk_container(
-        icechunk.VirtualChunkContainer(CONTAINER, icechunk.http_store())
+        icechunk.VirtualChunkContainer(
+            CONTAINER, icechunk.http_store(), name="data" if spec_version == 2 else None
+        )
     )
     return c
 
@@ -123,6 +127,17 @@ def first_commit(repo, virtual=None):
                 validate_container=True,
             )
         assert many.shape == (32,)
+        # Two chunks at a location relative to the named container.
+        named = root.create_array(
+            "virtual_named", shape=(4, 8), chunks=(2, 8), dtype="float32", fill_value=0,
+            compressors=None,
+        )
+        for i, off in enumerate(offsets[:2]):
+            session.store.set_virtual_ref(
+                f"virtual_named/c/{i}/0", "vcc://data/virtual.bin", offset=off, length=64,
+                validate_container=True,
+            )
+        assert named.shape == (4, 8)
         v = root.create_array(
             "virtual", shape=(6, 8), chunks=(2, 8), dtype="float32", fill_value=0,
             compressors=None,
@@ -152,6 +167,8 @@ def describe(repo, version, virtual):
             else:
                 if p == "virtual":
                     values = virtual[0]
+                elif p == "virtual_named":
+                    values = virtual[0][:4]
                 elif p == "virtual_many":
                     values = virtual[0].ravel()[:32]
                 else:

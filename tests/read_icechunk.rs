@@ -189,7 +189,7 @@ fn every_array_at_every_version_reads_as_icechunk_reads_it() {
             }
         }
     }
-    assert_eq!(arrays, 28 + 15);
+    assert_eq!(arrays, 32 + 15);
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn virtual_chunks_outside_the_allowed_containers_are_refused_naming_the_url_and_
         ))
         .unwrap(),
     );
-    let Node::Array(v) = run(open(s, "virtual")).unwrap() else {
+    let Node::Array(v) = run(open(s.clone(), "virtual")).unwrap() else {
         panic!()
     };
     let err = run(v.get(&[])).unwrap_err();
@@ -351,6 +351,17 @@ fn virtual_chunks_outside_the_allowed_containers_are_refused_naming_the_url_and_
         .borrow()
         .iter()
         .any(|u| u.contains("virtual.bin")));
+    // A location relative to a named container (vcc://data/...) is checked as the URL it names.
+    let Node::Array(named) = run(open(s, "virtual_named")).unwrap() else {
+        panic!()
+    };
+    let err = run(named.get(&[])).unwrap_err();
+    assert!(
+        err.message
+            .contains("https://example.org/icechunk/virtual.bin"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]

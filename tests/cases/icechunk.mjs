@@ -41,7 +41,7 @@ const below = (log, repo) =>
 
 export const icechunkCases = [
   {
-    name: "icechunk: every array of the spec 2 and spec 1 repositories at each branch, tag and snapshot reads as icechunk read it (native, inline, virtual with plain and dictionary-compressed locations, missing and sharded chunks, manifests split by region), and the groups' attributes",
+    name: "icechunk: every array of the spec 2 and spec 1 repositories at each branch, tag and snapshot reads as icechunk read it (native, inline, virtual with plain, dictionary-compressed and container-relative (vcc://) locations, missing and sharded chunks, manifests split by region), and the groups' attributes",
     async run(ctx) {
       const { open } = ctx.zarr;
       const all = (await expected(ctx)).repositories;
@@ -65,7 +65,7 @@ export const icechunkCases = [
           }
         }
       }
-      equal(arrays, 43, "arrays read");
+      equal(arrays, 47, "arrays read");
       // What changed between versions did change: a chunk rewritten on main after the tag.
       const at = async (version) =>
         (await (await open(storeOf(ctx, "v2", version), { path: "grid/native" })).get()).data[0];

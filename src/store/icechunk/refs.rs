@@ -42,6 +42,8 @@ pub fn check_name(kind: RefKind, name: &str) -> Result<(), String> {
 
 /// The refs of a spec version 2 repo info payload.
 pub struct RepoInfo<'a> {
+    /// The repository's configuration, FlexBuffers.
+    config: Option<&'a [u8]>,
     branches: Names<'a>,
     tags: Names<'a>,
     snapshots: super::flatbuffer::Tables<'a>,
@@ -68,6 +70,7 @@ impl<'a> RepoInfo<'a> {
     pub fn parse(payload: &'a [u8]) -> FbResult<RepoInfo<'a>> {
         let t = root(payload)?;
         Ok(RepoInfo {
+            config: t.bytes(9)?,
             tags: Names(t.required("Repo.tags", |t| t.tables(1))?),
             branches: Names(t.required("Repo.branches", |t| t.tables(2))?),
             snapshots: t.required("Repo.snapshots", |t| t.tables(4))?,
@@ -107,6 +110,11 @@ impl<'a> RepoInfo<'a> {
             }
         }
         Ok(None)
+    }
+
+    /// The configuration (FlexBuffers), where the file has one.
+    pub fn config(&self) -> Option<&'a [u8]> {
+        self.config
     }
 
     /// The names of the refs of `kind` (the first 100), for messages.

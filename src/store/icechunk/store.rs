@@ -4,6 +4,7 @@
 //! are looked up in the manifests that cover them, each fetched once when a read first needs it
 //! (reads that want it meanwhile wait for the same request) and then kept.
 
+use super::flexbuffer::named_containers;
 use super::header::{self, FileType};
 use super::ids::{decode12, Id12};
 use super::manifest::{ChunkRef, Manifest};
@@ -81,6 +82,9 @@ struct Shared {
     /// "the Icechunk repository <url> at branch "main"", for messages.
     label: String,
     snapshot_id: Id12,
+    /// The named virtual chunk containers of the repository's configuration: `(name,
+    /// url_prefix)`, what `vcc://<name>/...` locations are resolved with (spec 2 only).
+    containers: Vec<(String, String)>,
     spec_version: u8,
     /// The writer the snapshot file names ("ic-2.3.0").
     writer: String,
@@ -170,17 +174,8 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
             max_object_bytes: options.max_metadata_bytes,
             ..options.http.clone()
         };
-        let snapshot_id = match &options.version {
-            Version::Snapshot(id) => decode12(id).map_err(|e| {
-                ZarrError::argument(format!("IcechunkStore: the snapshot {e}"), true)
-            })?,
-            Version::Branch(name) => {
-                resolve(&root, RefKind::Branch, name, &client, &meta_http, &options).await?
-            }
-            Version::Tag(name) => {
-                resolve(&root, RefKind::Tag, name, &client, &meta_http, &options).await?
-            }
-        };
+        let (snapshot_id, containers) =
+            resolve(&root, &options.version, &client, &meta_http, &options).await?;
         let key = format!("snapshots/{}", id_text(&snapshot_id));
         let bytes = fetch_object(&root, &key, &client, &meta_http, None)
             .await
@@ -203,6 +198,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 root,
                 label,
                 snapshot_id,
+                containers,
                 spec_version: file.spec_version,
                 writer: file.implementation,
                 snapshot,
@@ -341,14 +337,35 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
     /// The http(s) URL of a virtual chunk at `location`, if its container is allowed.
     fn virtual_url(&self, key: &str, location: &str) -> Result<String> {
         let opts = &self.shared.options;
-        if location.starts_with("vcc://") {
-            return Err(ZarrError::unsupported(
-                &self.locate(key),
-                format!(
-                    "the virtual chunk location {location} names its container (vcc://), which this reader does not resolve"
-                ),
-            ));
-        }
+        // vcc://<name>/<path>: the path in the named container of the repository's configuration.
+        let named;
+        let location = match location.strip_prefix("vcc://") {
+            None => location,
+            Some(rest) => {
+                let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
+                let Some((_, prefix)) = self.shared.containers.iter().find(|(n, _)| n == name)
+                else {
+                    let known: Vec<&str> = self
+                        .shared
+                        .containers
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect();
+                    return Err(ZarrError::store(
+                        &self.locate(key),
+                        format!(
+                            "the virtual chunk location {location} names the container {name:?}, which the repository's configuration does not name (its named containers: {}; a spec version 1 repository's configuration is not read)",
+                            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                        ),
+                    ));
+                };
+                named = match prefix.ends_with('/') {
+                    true => format!("{prefix}{path}"),
+                    false => format!("{prefix}/{path}"),
+                };
+                named.as_str()
+            }
+        };
         if !opts
             .allowed_containers
             .iter()
@@ -527,15 +544,32 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
     }
 }
 
-/// The snapshot that branch or tag `name` points to.
+/// The snapshot `version` is, and the named virtual chunk containers of the repository's
+/// configuration (spec 2: the repo file; spec 1 has none to read).
 async fn resolve<C: HttpClient + Clone>(
     root: &str,
-    kind: RefKind,
-    name: &str,
+    version: &Version,
     client: &C,
     http: &HttpOptions,
     options: &IcechunkOptions,
-) -> Result<Id12> {
+) -> Result<(Id12, Vec<(String, String)>)> {
+    let (kind, name) = match version {
+        Version::Branch(name) => (RefKind::Branch, name.as_str()),
+        Version::Tag(name) => (RefKind::Tag, name.as_str()),
+        Version::Snapshot(id) => {
+            let id = decode12(id).map_err(|e| {
+                ZarrError::argument(format!("IcechunkStore: the snapshot {e}"), true)
+            })?;
+            let repo = fetch_object(root, "repo", client, http, None)
+                .await
+                .map_err(|e| while_reading(e, "the repo file of an Icechunk repository"))?;
+            let containers = match repo {
+                Some(bytes) => repo_info(root, &bytes, options, |_| Ok(id))?.1,
+                None => Vec::new(),
+            };
+            return Ok((id, containers));
+        }
+    };
     check_name(kind, name).map_err(|e| ZarrError::argument(format!("IcechunkStore: {e}"), true))?;
     let repo = fetch_object(root, "repo", client, http, None)
         .await
@@ -550,30 +584,29 @@ async fn resolve<C: HttpClient + Clone>(
         )
     };
     if let Some(bytes) = repo {
-        let bad = |e: String| ZarrError::metadata(&format!("{root}/repo"), e);
-        let file =
-            header::read(&bytes, FileType::RepoInfo, options.max_metadata_bytes).map_err(bad)?;
-        let info = RepoInfo::parse(&file.payload).map_err(bad)?;
-        return match info.resolve(kind, name).map_err(bad)? {
-            Some(id) => Ok(id),
-            None => {
-                let names = info.names(kind).map_err(bad)?;
-                let list = if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names
-                        .iter()
-                        .map(|n| format!("{n:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                let plural = match kind {
-                    RefKind::Branch => "branches",
-                    RefKind::Tag => "tags",
-                };
-                Err(not_found(format!(" (its {plural}: {list})")))
+        return repo_info(root, &bytes, options, |info| {
+            let bad = |e: String| ZarrError::metadata(&format!("{root}/repo"), e);
+            match info.resolve(kind, name).map_err(bad)? {
+                Some(id) => Ok(id),
+                None => {
+                    let names = info.names(kind).map_err(bad)?;
+                    let list = if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names
+                            .iter()
+                            .map(|n| format!("{n:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    let plural = match kind {
+                        RefKind::Branch => "branches",
+                        RefKind::Tag => "tags",
+                    };
+                    Err(not_found(format!(" (its {plural}: {list})")))
+                }
             }
-        };
+        });
     }
     // Spec version 1: a ref file per branch and tag; a deleted tag has a tombstone beside it.
     let key = kind.v1_key(name);
@@ -600,7 +633,29 @@ async fn resolve<C: HttpClient + Clone>(
             " (neither {root}/repo, of spec version 2, nor {root}/{key}, of spec version 1, is there)"
         )));
     };
-    parse_v1_ref(&bytes).map_err(|e| ZarrError::metadata(&format!("{root}/{key}"), e))
+    let id = parse_v1_ref(&bytes).map_err(|e| ZarrError::metadata(&format!("{root}/{key}"), e))?;
+    Ok((id, Vec::new()))
+}
+
+/// The repo file `bytes`: the snapshot `pick` chooses in it, and its named virtual chunk
+/// containers.
+fn repo_info(
+    root: &str,
+    bytes: &[u8],
+    options: &IcechunkOptions,
+    pick: impl FnOnce(&RepoInfo<'_>) -> Result<Id12>,
+) -> Result<(Id12, Vec<(String, String)>)> {
+    let bad = |e: String| ZarrError::metadata(&format!("{root}/repo"), e);
+    let file = header::read(bytes, FileType::RepoInfo, options.max_metadata_bytes).map_err(bad)?;
+    let info = RepoInfo::parse(&file.payload).map_err(bad)?;
+    let id = pick(&info)?;
+    let containers = match info.config() {
+        Some(config) => {
+            named_containers(config).map_err(|e| bad(format!("its configuration: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    Ok((id, containers))
 }
 
 #[async_trait(?Send)]
