@@ -411,8 +411,9 @@ export interface IcechunkStoreOptions extends Omit<FetchStoreOptions, "listing">
    */
   allowedContainers?: string[];
   /**
-   * URL prefixes rewritten before virtual chunks are fetched (the longest matching prefix wins),
-   * for mirrors and for locations that are not http(s), s3 or gs; containers are matched first.
+   * URL prefixes rewritten before virtual chunks (and the repository's own URL) are fetched (the
+   * longest matching prefix wins), for mirrors and for locations that are not http(s), s3 or gs;
+   * containers are matched first.
    */
   urlMap?: Record<string, string>;
   /** The largest metadata file (repo info, snapshot, manifest) read, decompressed (default 256 MiB). */
