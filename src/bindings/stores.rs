@@ -37,14 +37,34 @@ pub fn reading(
     source: &dyn Source,
     signal: &JsValue,
 ) -> std::result::Result<Rc<dyn ReadableStore>, JsValue> {
+    Ok(match watched(signal)? {
+        Some(watch) => source.with_signal(&watch),
+        None => source.store(),
+    })
+}
+
+/// `signal` (an `AbortSignal`, or undefined or null for none) watched for its abort.
+fn watched(signal: &JsValue) -> std::result::Result<Option<Rc<SignalWatch>>, JsValue> {
     if signal.is_undefined() || signal.is_null() {
-        return Ok(source.store());
+        return Ok(None);
     }
     let signal: AbortSignal = signal
         .clone()
         .dyn_into()
         .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
-    Ok(source.with_signal(&SignalWatch::new(signal)))
+    Ok(Some(SignalWatch::new(signal)))
+}
+
+/// `client`, or its view that passes `signal` to its requests (for a store's opening reads).
+#[cfg(feature = "references")]
+fn opening_client(
+    client: &FetchClient,
+    signal: &JsValue,
+) -> std::result::Result<FetchClient, JsValue> {
+    Ok(match watched(signal)? {
+        Some(watch) => client.with_signal(&watch),
+        None => client.clone(),
+    })
 }
 
 /// A source whose every view shares one cache: identical requests in flight are one, and up to
@@ -254,18 +274,7 @@ impl ReferenceSource {
         client: FetchClient,
         signal: &JsValue,
     ) -> std::result::Result<ReferenceSource, JsValue> {
-        let opening = if signal.is_undefined() || signal.is_null() {
-            client.clone()
-        } else {
-            let signal: AbortSignal = signal
-                .clone()
-                .dyn_into()
-                .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
-            FetchClient {
-                signal: Some(SignalWatch::new(signal)),
-                ..client.clone()
-            }
-        };
+        let opening = opening_client(&client, signal)?;
         let store = match (url, text) {
             (_, Some(text)) => ReferenceStore::from_bytes(text.as_bytes(), None, opening, options),
             (Some(url), None) => ReferenceStore::open(&url, opening, options).await,
@@ -304,18 +313,7 @@ impl IcechunkSource {
         client: FetchClient,
         signal: &JsValue,
     ) -> std::result::Result<IcechunkSource, JsValue> {
-        let opening = if signal.is_undefined() || signal.is_null() {
-            client.clone()
-        } else {
-            let signal: AbortSignal = signal
-                .clone()
-                .dyn_into()
-                .map_err(|_| js_error(ZarrError::selection("signal must be an AbortSignal")))?;
-            FetchClient {
-                signal: Some(SignalWatch::new(signal)),
-                ..client.clone()
-            }
-        };
+        let opening = opening_client(&client, signal)?;
         let store = IcechunkStore::open(&url, opening, options)
             .await
             .map_err(js_error)?;
