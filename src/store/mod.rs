@@ -17,6 +17,8 @@ pub mod parquet;
 pub mod reference;
 pub mod single_flight;
 #[cfg(feature = "references")]
+pub mod span_batch;
+#[cfg(feature = "references")]
 pub mod template;
 pub mod zip;
 

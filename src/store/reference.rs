@@ -22,11 +22,12 @@ use super::http::{HttpClient, HttpOptions, HttpStore};
 use super::limit::Limiter;
 use super::parquet::{Bounds, Entry, Layout, Record};
 use super::single_flight::SingleFlight;
+use super::span_batch::{fetch_batched, SpanBatches, SpanSource};
 use super::template::{Template, Value};
-use super::{merge_ranges, ByteRange, ReadHints, ReadableStore};
+use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{quote, ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
-use futures_util::future::{join_all, FutureExt};
+use futures_util::future::FutureExt;
 use serde_json::Value as Json;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -857,8 +858,6 @@ fn remove_dots(path: &str) -> String {
     }
 }
 
-type Blocks = Rc<Vec<(Range<u64>, Vec<u8>)>>;
-
 /// A reference file's records once read: its rows, and their target paths resolved.
 struct LoadedRecord {
     record: Record,
@@ -943,7 +942,7 @@ struct Shared {
     http: HttpOptions,
     limiter: Limiter,
     /// Range requests per target URL collected from the reads of one turn.
-    batches: SingleFlight<String, Blocks, RefCell<Vec<Range<u64>>>>,
+    batches: SpanBatches,
 }
 
 /// A store of a reference file's keys, reading target bytes over HTTP through `C`.
@@ -1283,56 +1282,39 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         if range.is_empty() {
             return Ok(Vec::new());
         }
-        let wanted = range.clone();
-        let join = |w: &RefCell<Vec<Range<u64>>>| w.borrow_mut().push(wanted.clone());
-        let start = |w: Rc<RefCell<Vec<Range<u64>>>>,
-                     closer: super::single_flight::Closer<_, _, _>| {
-            let view = self.with_client(self.client.clone());
-            let (key, url) = (key.to_string(), url.clone());
-            async move {
-                view.batch_window().await;
-                closer.close();
-                let groups = merge_ranges(w.take(), view.shared.http.hints.merge_gap);
-                let replies = join_all(groups.iter().map(|g| {
-                    let r = ByteRange::Span {
-                        offset: g.start,
-                        length: g.end - g.start,
-                    };
-                    view.fetch(&key, &url, Some(r))
-                }))
-                .await;
-                let mut blocks = Vec::with_capacity(groups.len());
-                for (g, bytes) in groups.into_iter().zip(replies) {
-                    blocks.push((g, bytes?));
-                }
-                Ok(Rc::new(blocks))
-            }
-            .boxed_local()
-        };
-        let location = || self.locate(key);
-        let blocks = self
-            .shared
-            .batches
-            .run(url.clone(), self, location, join, start)
-            .await?;
-        let (block, bytes) = blocks
-            .iter()
-            .find(|(g, _)| g.start <= range.start && range.end <= g.end)
-            .ok_or_else(|| ZarrError::store(&self.locate(key), "its range was not fetched"))?;
-        let from = (range.start - block.start) as usize;
-        let to = (range.end - block.start) as usize;
-        if bytes.len() < to {
+        let block = fetch_batched(self, key, &url, range.clone()).await?;
+        if block.end() < range.end {
             return Err(ZarrError::store(
                 &self.locate(key),
                 format!(
                     "its target {url} ends at byte {}, before the end of bytes {}..{} the references give",
-                    block.start + bytes.len() as u64,
+                    block.end(),
                     range.start,
                     range.end
                 ),
             ));
         }
-        Ok(bytes[from..to].to_vec())
+        Ok(block.slice(range).to_vec())
+    }
+}
+
+/// Target spans fetched in batches (`span_batch`).
+#[async_trait(?Send)]
+impl<C: HttpClient + Clone + 'static> SpanSource for ReferenceStore<C> {
+    fn span_batches(&self) -> &SpanBatches {
+        &self.shared.batches
+    }
+
+    fn batch_view(&self) -> Self {
+        self.with_client(self.client.clone())
+    }
+
+    async fn fetch_block(&self, key: &str, url: &str, range: Range<u64>) -> Result<Vec<u8>> {
+        let r = ByteRange::Span {
+            offset: range.start,
+            length: range.end - range.start,
+        };
+        self.fetch(key, url, Some(r)).await
     }
 }
 
@@ -1403,6 +1385,7 @@ impl<C: HttpClient + Clone + 'static> ReadableStore for ReferenceStore<C> {
 mod tests {
     use super::super::http::{HttpFailure, HttpRequest, HttpResponse};
     use super::*;
+    use futures_util::future::join_all;
     use std::cell::Cell;
     use std::future::Future;
     use std::pin::Pin;

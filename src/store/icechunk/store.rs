@@ -14,10 +14,11 @@ use crate::error::{quote, ErrorKind, Result, ZarrError};
 use crate::store::http::{HttpClient, HttpOptions, HttpStore};
 use crate::store::limit::Limiter;
 use crate::store::reference::resolve_url;
-use crate::store::single_flight::{Closer, SingleFlight};
-use crate::store::{merge_ranges, ByteRange, ReadHints, ReadableStore};
+use crate::store::single_flight::SingleFlight;
+use crate::store::span_batch::{fetch_batched, SpanBatches, SpanSource};
+use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
-use futures_util::future::{join, join_all, FutureExt};
+use futures_util::future::{join, FutureExt};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
@@ -94,11 +95,8 @@ struct Shared {
     manifests: RefCell<ManifestCache>,
     flights: SingleFlight<Id12, Rc<Manifest>>,
     /// Range requests per virtual chunk file, collected from the reads of one turn.
-    batches: SingleFlight<String, Blocks, RefCell<Vec<Range<u64>>>>,
+    batches: SpanBatches,
 }
-
-/// The runs of bytes fetched of one file, each with its range.
-type Blocks = Rc<Vec<(Range<u64>, Vec<u8>)>>;
 
 /// The manifests fetched, kept within a byte budget: the first kept go first.
 #[derive(Default)]
@@ -488,43 +486,9 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
     /// Bytes `span` of the file at `url`, fetched with the ranges of that file other reads ask
     /// for in the same turn: one request per run of ranges within the merge gap.
     async fn batched(&self, key: &str, url: &str, span: Range<u64>) -> Result<Vec<u8>> {
-        let wanted = span.clone();
-        let join = |w: &RefCell<Vec<Range<u64>>>| w.borrow_mut().push(wanted.clone());
-        let start = |w: Rc<RefCell<Vec<Range<u64>>>>, closer: Closer<String, Blocks, _>| {
-            let view = self.with_client(self.client.clone());
-            let (key, url) = (key.to_string(), url.to_string());
-            async move {
-                view.batch_window().await;
-                closer.close();
-                let groups = merge_ranges(w.take(), view.shared.options.http.hints.merge_gap);
-                let replies = join_all(
-                    groups
-                        .iter()
-                        .map(|g| view.fetch_span(&key, &url, "", g.clone())),
-                )
-                .await;
-                let mut blocks = Vec::with_capacity(groups.len());
-                for (g, bytes) in groups.into_iter().zip(replies) {
-                    blocks.push((g, bytes?));
-                }
-                Ok(Rc::new(blocks))
-            }
-            .boxed_local()
-        };
-        let location = || self.locate(key);
-        let blocks = self
-            .shared
-            .batches
-            .run(url.to_string(), self, location, join, start)
-            .await?;
-        let (block, bytes) = blocks
-            .iter()
-            .find(|(g, _)| g.start <= span.start && span.end <= g.end)
-            .ok_or_else(|| ZarrError::store(&self.locate(key), "its range was not fetched"))?;
-        let from = (span.start - block.start) as usize;
-        let to = (span.end - block.start) as usize;
+        let block = fetch_batched(self, key, url, span.clone()).await?;
         // fetch_span checked that each block is whole.
-        Ok(bytes[from..to].to_vec())
+        Ok(block.slice(span).to_vec())
     }
 
     /// The `zarr.json` of the node at `key`, if `key` is one.
@@ -656,6 +620,22 @@ fn repo_info(
         None => Vec::new(),
     };
     Ok((id, containers))
+}
+
+/// Virtual chunk spans fetched in batches (`span_batch`).
+#[async_trait(?Send)]
+impl<C: HttpClient + Clone + 'static> SpanSource for IcechunkStore<C> {
+    fn span_batches(&self) -> &SpanBatches {
+        &self.shared.batches
+    }
+
+    fn batch_view(&self) -> Self {
+        self.with_client(self.client.clone())
+    }
+
+    async fn fetch_block(&self, key: &str, url: &str, range: Range<u64>) -> Result<Vec<u8>> {
+        self.fetch_span(key, url, "", range).await
+    }
 }
 
 #[async_trait(?Send)]
