@@ -78,35 +78,10 @@ impl HttpClient for Files {
                 ..Default::default()
             });
         };
-        Ok(answer(body, r.range))
+        Ok(common::http_answer(body, r.range))
     }
     async fn sleep(&self, _ms: u32) {
         NextTurn(TURN.with(|t| t.get())).await
-    }
-}
-
-/// `body`, or its `range`, as a server answers.
-fn answer(body: Vec<u8>, range: Option<ByteRange>) -> HttpResponse {
-    match range {
-        None => HttpResponse {
-            status: 200,
-            body,
-            ..Default::default()
-        },
-        Some(range) => {
-            let at = range.resolve(body.len() as u64);
-            HttpResponse {
-                status: 206,
-                body: range.cut(&body).to_vec(),
-                content_range: Some(format!(
-                    "bytes {}-{}/{}",
-                    at.start,
-                    at.end.max(1) - 1,
-                    body.len()
-                )),
-                ..Default::default()
-            }
-        }
     }
 }
 
@@ -458,7 +433,7 @@ impl HttpClient for Mangled {
         };
         let mut body = self.files.send(whole).await?.body;
         body.truncate(body.len() / 2);
-        Ok(answer(body, r.range))
+        Ok(common::http_answer(body, r.range))
     }
     async fn sleep(&self, ms: u32) {
         self.files.sleep(ms).await

@@ -35,27 +35,7 @@ impl HttpClient for Files {
                 ..Default::default()
             });
         };
-        Ok(match r.range {
-            None => HttpResponse {
-                status: 200,
-                body,
-                ..Default::default()
-            },
-            Some(range) => {
-                let at = range.resolve(body.len() as u64);
-                HttpResponse {
-                    status: 206,
-                    body: range.cut(&body).to_vec(),
-                    content_range: Some(format!(
-                        "bytes {}-{}/{}",
-                        at.start,
-                        at.end.max(1) - 1,
-                        body.len()
-                    )),
-                    ..Default::default()
-                }
-            }
-        })
+        Ok(common::http_answer(body, r.range))
     }
     async fn sleep(&self, _ms: u32) {}
 }

@@ -275,3 +275,33 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     e.write_all(data).unwrap();
     e.finish().unwrap()
 }
+
+/// `body`, or its `range`, as an HTTP server answers a request for it (for the fake HTTP clients
+/// of the store tests).
+pub fn http_answer(
+    body: Vec<u8>,
+    range: Option<ByteRange>,
+) -> zarr_wasm::store::http::HttpResponse {
+    use zarr_wasm::store::http::HttpResponse;
+    match range {
+        None => HttpResponse {
+            status: 200,
+            body,
+            ..Default::default()
+        },
+        Some(range) => {
+            let at = range.resolve(body.len() as u64);
+            HttpResponse {
+                status: 206,
+                body: range.cut(&body).to_vec(),
+                content_range: Some(format!(
+                    "bytes {}-{}/{}",
+                    at.start,
+                    at.end.max(1) - 1,
+                    body.len()
+                )),
+                ..Default::default()
+            }
+        }
+    }
+}
