@@ -33,15 +33,7 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 const PEAK_CAP: usize = 64 << 20;
 
 fn settings() -> (usize, u64) {
-    let iterations = std::env::var("FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let seed = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20261124);
-    (iterations, seed)
+    common::fuzz_settings(2000, 20261124)
 }
 
 /// Every metadata document below `dir`, with its key relative to the store root `root`.

@@ -26,15 +26,7 @@ const BOUNDS: Bounds = Bounds {
 };
 
 fn settings() -> (usize, u64) {
-    let iterations = std::env::var("FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let seed = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20261127);
-    (iterations, seed)
+    common::fuzz_settings(2000, 20261127)
 }
 
 /// Every file below the fixtures' Parquet reference directories, by kind.

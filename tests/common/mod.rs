@@ -117,6 +117,19 @@ pub fn walk(dir: &std::path::Path, files: &mut Vec<PathBuf>) {
 }
 
 /// How many mutated inputs a fuzzing test tries: `FUZZ_ITERS`, or 3000.
+/// A fuzz test's iterations and seed: `FUZZ_ITERS` and `FUZZ_SEED` where set, else the test's own.
+pub fn fuzz_settings(iterations: usize, seed: u64) -> (usize, u64) {
+    let var = |name| std::env::var(name).ok();
+    (
+        var("FUZZ_ITERS")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(iterations),
+        var("FUZZ_SEED")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(seed),
+    )
+}
+
 pub fn iterations() -> usize {
     std::env::var("FUZZ_ITERS")
         .ok()
