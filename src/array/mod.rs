@@ -25,7 +25,7 @@ use crate::metadata::ArrayMetadata;
 use crate::store::ReadableStore;
 use chunk_cache::ChunkCache;
 use futures_util::stream::{self, StreamExt};
-use piece::{Content, Piece};
+use piece::{Content, Piece, StoredInner};
 use sharded::ShardReader;
 pub use sharded::MAX_INDEX_BYTES;
 
@@ -626,6 +626,9 @@ impl Array {
                 self.copy_piece(&piece, Some(&scratch[..len]), out, counts);
                 return Ok(());
             }
+            Content::Inner(stored) => {
+                return self.place_inner(stored, &piece, out, counts, scratch).await
+            }
             Content::Decoded(data) => Some(data),
             Content::Missing => None,
         };
@@ -650,6 +653,67 @@ impl Array {
             (None, data, _) => data,
         };
         self.copy_piece(&piece, data.as_deref(), out, counts);
+        Ok(())
+    }
+
+    /// Decodes an inner chunk of a shard (`stored`, see `ShardReader::read`) straight into `out`
+    /// where it is one run of it, else into `scratch` and copies its share from there.
+    async fn place_inner(
+        &self,
+        stored: StoredInner,
+        piece: &Piece,
+        out: &mut [u8],
+        counts: &[u64],
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
+        let location = || self.store.locate(&stored.shard_key);
+        let broken = |reason: String| {
+            ZarrError::codec(&location(), CodecError::new("sharding_indexed", reason))
+        };
+        let Some(codec) = self.pipeline.partial_decoder() else {
+            return Err(broken(
+                "the array's codecs cannot read shards in parts".into(),
+            ));
+        };
+        let esize = self.data_type().size();
+        let len = elements_size(&piece.chunk_shape, esize).ok_or_else(|| {
+            broken(format!(
+                "inner chunk shape {:?} is too large",
+                piece.chunk_shape
+            ))
+        })?;
+        let encoded = stored.block[stored.range.clone()].to_vec();
+        // The block goes once its last inner chunk is decoded.
+        drop(stored.block);
+        let cancelled = || self.store.cancelled();
+        let stopped = |stop| match stop {
+            Stopped::Cancelled => ZarrError::aborted(&location()),
+            Stopped::Failed(reason) => broken(reason),
+        };
+        let contiguous = lands_contiguously(&piece.parts, &piece.chunk_shape, counts);
+        let dest = if contiguous {
+            let start: u64 = piece
+                .parts
+                .iter()
+                .zip(c_strides(counts))
+                .map(|(p, stride)| p.out_start * stride)
+                .sum();
+            let start = start as usize * esize;
+            out.get_mut(start..start.saturating_add(len))
+                .ok_or_else(|| broken("an inner chunk lies outside the result".into()))?
+        } else {
+            try_grow(scratch, len)
+                .map_err(|_| broken(format!("cannot allocate {len} bytes for an inner chunk")))?;
+            &mut scratch[..len]
+        };
+        codec
+            .decode_inner_into(encoded, &stored.coords, dest, &cancelled)
+            .await
+            .map_err(stopped)?;
+        if !contiguous {
+            self.copy_piece(piece, Some(&scratch[..len]), out, counts);
+        }
+        crate::host::yield_if_busy().await;
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! holds. Chunk and shard readers make pieces; the array places them in the result.
 
 use crate::indexing::selection::DimChunkPart;
+use std::ops::Range;
+use std::rc::Rc;
 
 /// Decoded elements of one chunk (or inner chunk) and the share of the selection they fill.
 pub struct Piece {
@@ -21,6 +23,21 @@ pub enum Content {
     Decoded(Vec<u8>),
     /// A whole chunk as stored, decoded where it is placed.
     Encoded(Vec<u8>),
+    /// An inner chunk of a shard as stored, decoded where it is placed: a read holds each
+    /// shard's fetched bytes until its inner chunks are in place, never their decoded copies.
+    Inner(StoredInner),
+}
+
+/// Where an inner chunk's stored bytes are.
+pub struct StoredInner {
+    /// A block fetched from the shard, shared by the inner chunks in it (freed with the last).
+    pub block: Rc<Vec<u8>>,
+    /// The inner chunk's bytes in `block`.
+    pub range: Range<usize>,
+    /// The shard's key, for errors.
+    pub shard_key: Rc<str>,
+    /// The inner chunk's coordinates in the shard.
+    pub coords: Vec<u64>,
 }
 
 impl From<Option<Vec<u8>>> for Content {

@@ -5,7 +5,7 @@
 //! Either way the inner chunks decode one by one, letting the event loop run between them.
 
 use super::chunk_cache::{inner_key, ChunkCache};
-use super::piece::{Content, Piece};
+use super::piece::{Content, Piece, StoredInner};
 use crate::codecs::codec::{PartialDecoder, ShardIndex, Stopped};
 use crate::error::{CodecError, Result, ZarrError};
 use crate::indexing::region::c_strides;
@@ -205,7 +205,7 @@ impl ShardReader {
             .collect();
         let (index, blocks) = if earlier.iter().all(Option::is_some) {
             (None, Rc::default())
-        } else if fetches_whole(&cps, inner.len(), &**store) {
+        } else if fetches_whole(codec, &cps, inner.len(), &**store) {
             // Most of the shard is wanted, or the store sends whole values anyway: one request
             // for all of it beats an index round trip, and its index is read from it.
             let Some(shard) = store.get(key).await? else {
@@ -228,6 +228,9 @@ impl ShardReader {
             (Some(index), blocks)
         };
         let cancelled = || store.cancelled();
+        // Inner chunks decode where the read places them, unless they are to be kept.
+        let decoded_later = codec.decodes_inner_into() && !kept.is_on();
+        let shard_key: Rc<str> = Rc::from(key);
         let mut pieces = Vec::with_capacity(inner.len());
         for (inner_projection, earlier) in inner.into_iter().zip(earlier) {
             let range = index
@@ -246,8 +249,22 @@ impl ShardReader {
                             "the shard disappeared between reading its index and its chunks".into(),
                         )
                     })?;
-                    let slice =
-                        bytes[(r.start - g.start) as usize..(r.end - g.start) as usize].to_vec();
+                    let within = (r.start - g.start) as usize..(r.end - g.start) as usize;
+                    if decoded_later {
+                        pieces.push(Piece {
+                            chunk_shape: codec.inner_shape().to_vec(),
+                            parts: in_shard(&inner_projection, &projection),
+                            data: Content::Inner(StoredInner {
+                                block: bytes.clone(),
+                                range: within,
+                                shard_key: shard_key.clone(),
+                                coords: inner_projection.coords,
+                            }),
+                            coords: None,
+                        });
+                        continue;
+                    }
+                    let slice = bytes[within].to_vec();
                     let decoded = codec
                         .decode_inner(slice, &inner_projection.coords, &cancelled)
                         .await
@@ -263,19 +280,9 @@ impl ShardReader {
                     Some(decoded)
                 }
             };
-            // The inner chunk's share, placed where the shard's share goes in the result.
-            let parts = inner_projection
-                .parts
-                .iter()
-                .zip(&projection.parts)
-                .map(|(p, shard)| DimChunkPart {
-                    out_start: p.out_start + shard.out_start,
-                    ..*p
-                })
-                .collect();
             pieces.push(Piece {
                 chunk_shape: codec.inner_shape().to_vec(),
-                parts,
+                parts: in_shard(&inner_projection, &projection),
                 data: data.into(),
                 coords: None,
             });
@@ -360,7 +367,7 @@ impl ShardReader {
             )
         };
         let (cps, inner) = inner_projections(codec, projection, shard_shape).map_err(broken)?;
-        if fetches_whole(&cps, inner.len(), &**store) {
+        if fetches_whole(codec, &cps, inner.len(), &**store) {
             return Ok(None);
         }
         Ok(Some(self.encoded_index(store, codec, key, &cps).await?))
@@ -402,13 +409,40 @@ fn inner_projections(
 
 /// Whether a read of `wanted` of a shard's inner chunks fetches the whole shard: when most of it
 /// is wanted, one request for all of it beats an index round trip, and when the store sends whole
-/// values anyway.
-fn fetches_whole(cps: &[u64], wanted: usize, store: &dyn ReadableStore) -> bool {
+/// values anyway. Not a shard over `MAX_WHOLE_SHARD_BYTES` decoded: beside its transfer the index
+/// round trip is small, the index is kept for later reads, and a range answer is reserved at its
+/// size at once (a whole body past 64 MiB is grown as it arrives, which copies it).
+fn fetches_whole(
+    codec: &dyn PartialDecoder,
+    cps: &[u64],
+    wanted: usize,
+    store: &dyn ReadableStore,
+) -> bool {
     let total = cps
         .iter()
         .try_fold(1u64, |acc, &n| acc.checked_mul(n))
         .unwrap_or(u64::MAX);
-    (wanted as u64).saturating_mul(2) > total || store.hints().whole_values
+    let small = codec
+        .inner_chunk_bytes()
+        .is_none_or(|b| b.saturating_mul(total) <= MAX_WHOLE_SHARD_BYTES);
+    ((wanted as u64).saturating_mul(2) > total && small) || store.hints().whole_values
+}
+
+/// The largest shard (decoded) a read fetches whole rather than by its index.
+const MAX_WHOLE_SHARD_BYTES: u64 = 16 << 20;
+
+/// An inner chunk's share (`inner`, in shard coordinates), placed where the shard's share
+/// (`shard`) goes in the result.
+fn in_shard(inner: &ChunkProjection, shard: &ChunkProjection) -> Vec<DimChunkPart> {
+    inner
+        .parts
+        .iter()
+        .zip(&shard.parts)
+        .map(|(p, shard)| DimChunkPart {
+            out_start: p.out_start + shard.out_start,
+            ..*p
+        })
+        .collect()
 }
 
 /// A missing shard's share: the fill value.

@@ -121,12 +121,13 @@ impl FetchClient {
 
     /// The body of `response`, read as it arrives: refused as soon as it would exceed `limit`
     /// bytes (by its Content-Length, or by what has come), and failed after `timeout_ms` without
-    /// a part arriving.
+    /// a part arriving. Up to `believed` bytes are reserved at once on its Content-Length.
     async fn read_body(
         &self,
         response: &Response,
         content_length: Option<u64>,
         limit: u64,
+        believed: u64,
         timeout_ms: u32,
     ) -> Result<Vec<u8>, HttpFailure> {
         let too_large = |size: String| HttpFailure {
@@ -156,9 +157,11 @@ impl FetchClient {
         let mut body: Vec<u8> = Vec::new();
         if let Some(n) = content_length {
             // Bounded by `limit` above, and by what a first reservation may take on a server's
-            // word: a body that really is larger grows as it arrives. A failed reservation is an
-            // error, not a trap.
-            let n = n.min(FIRST_RESERVATION);
+            // word: a body that really is larger grows as it arrives. A partial answer is
+            // reserved whole: its limit is the range asked for, our own number, and growing a
+            // 64 MiB body copies it (a read of two 64 MiB shards then peaked 60 MiB higher). A
+            // failed reservation is an error, not a trap.
+            let n = n.min(believed);
             body.try_reserve_exact(n as usize)
                 .map_err(|_| HttpFailure {
                     message: format!("cannot allocate {n} bytes for the response body"),
@@ -412,7 +415,12 @@ impl HttpClient for FetchClient {
                 })
             }
             Method::Get => {
-                self.read_body(&response, content_length, limit, timeout)
+                // A partial answer's limit is the range asked for: our own number.
+                let believed = match (status, request.max_body.partial) {
+                    (206, Some(_)) => limit,
+                    _ => FIRST_RESERVATION,
+                };
+                self.read_body(&response, content_length, limit, believed, timeout)
                     .await?
             }
             Method::Head => Vec::new(),

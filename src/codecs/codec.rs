@@ -10,7 +10,7 @@ use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::limits::Limits;
 use crate::metadata::extension::Extension;
-use futures_util::future::LocalBoxFuture;
+use futures_util::future::{FutureExt, LocalBoxFuture};
 use std::ops::Range;
 
 /// What a chunk is in array form: its stored shape and element type.
@@ -411,6 +411,22 @@ pub trait ChunkDecoder {
         repr: &'a ChunkRepr,
         cancelled: &'a dyn Fn() -> bool,
     ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>>;
+    /// `decode_async` into `out`, the decoded chunk's exact size (fixed-size data). Pipelines
+    /// that can write straight into it do, saving a chunk buffer and a copy.
+    fn decode_into_async<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        repr: &'a ChunkRepr,
+        out: &'a mut [u8],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<(), Stopped>> {
+        async move {
+            let decoded = self.decode_async(encoded, repr, cancelled).await?;
+            copy_exact(&decoded, out)?;
+            Ok(())
+        }
+        .boxed_local()
+    }
     /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
     fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
     /// Whether variable-length elements are reordered after decoding.
@@ -449,6 +465,41 @@ pub trait PartialDecoder {
         coords: &'a [u64],
         cancelled: &'a dyn Fn() -> bool,
     ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped<String>>>;
+    /// The decoded size of an inner chunk, for fixed-size data.
+    fn inner_chunk_bytes(&self) -> Option<u64>;
+    /// Whether `decode_inner_into` can decode an inner chunk: not for variable-length data,
+    /// whose decoded size is not its shape's.
+    fn decodes_inner_into(&self) -> bool;
+    /// `decode_inner` into `out`, the inner chunk's exact decoded size: a read places inner
+    /// chunks straight into its result instead of holding each shard's decoded chunks.
+    fn decode_inner_into<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        coords: &'a [u64],
+        out: &'a mut [u8],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<(), Stopped<String>>> {
+        async move {
+            let decoded = self.decode_inner(encoded, coords, cancelled).await?;
+            copy_exact(&decoded, out)
+                .map_err(|e| Stopped::Failed(format!("inner chunk {coords:?}: {}", e.reason)))
+        }
+        .boxed_local()
+    }
+}
+
+/// Copies a decoded chunk into `out`, which must be its size.
+pub(crate) fn copy_exact(decoded: &[u8], out: &mut [u8]) -> Result<(), CodecError> {
+    if decoded.len() != out.len() {
+        let reason = format!(
+            "decoded to {} bytes, its shape needs {}",
+            decoded.len(),
+            out.len()
+        );
+        return Err(CodecError::new("pipeline", reason));
+    }
+    out.copy_from_slice(decoded);
+    Ok(())
 }
 
 /// The decoded index of one shard: per inner chunk (C order over the chunks per shard), where its

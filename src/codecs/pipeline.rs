@@ -8,8 +8,8 @@
 //! large chunk does not hold up a page or a timer; the other codecs are quick and run at once.
 
 use super::codec::{
-    chain, decode_array_to_array, default_unknown_decoded_limit, output, output_buffer, steps,
-    ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkDecoder, ChunkRepr, Codec,
+    chain, copy_exact, decode_array_to_array, default_unknown_decoded_limit, output, output_buffer,
+    steps, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkDecoder, ChunkRepr, Codec,
     DecodedSize, PartialDecoder, StepDecoder, Stopped,
 };
 use super::shards_behind::ShardsBehindArrayCodecs;
@@ -433,6 +433,23 @@ impl ChunkDecoder for CodecPipeline {
         cancelled: &'a dyn Fn() -> bool,
     ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>> {
         CodecPipeline::decode_async(self, encoded, repr, cancelled).boxed_local()
+    }
+
+    fn decode_into_async<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        repr: &'a ChunkRepr,
+        out: &'a mut [u8],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<(), Stopped>> {
+        async move {
+            if self.decodes_in_place(repr) {
+                return CodecPipeline::decode_into_async(self, encoded, repr, out, cancelled).await;
+            }
+            let decoded = CodecPipeline::decode_async(self, encoded, repr, cancelled).await?;
+            Ok(copy_exact(&decoded, out)?)
+        }
+        .boxed_local()
     }
 
     fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize> {

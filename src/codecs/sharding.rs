@@ -183,6 +183,38 @@ impl PartialDecoder for ShardingCodec {
         }
         .boxed_local()
     }
+
+    fn inner_chunk_bytes(&self) -> Option<u64> {
+        if self.data_type.is_variable() {
+            return None;
+        }
+        let elements = self
+            .inner_shape
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(n))?;
+        elements.checked_mul(self.data_type.size() as u64)
+    }
+
+    fn decodes_inner_into(&self) -> bool {
+        !self.data_type.is_variable()
+    }
+
+    fn decode_inner_into<'a>(
+        &'a self,
+        encoded: Vec<u8>,
+        coords: &'a [u64],
+        out: &'a mut [u8],
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<(), Stopped<String>>> {
+        async move {
+            let repr = self.inner_repr();
+            self.inner
+                .decode_into_async(encoded, &repr, out, cancelled)
+                .await
+                .map_err(|stop| stop.map(|e| inner_failed(coords, e)))
+        }
+        .boxed_local()
+    }
 }
 
 impl ShardingCodec {

@@ -166,6 +166,14 @@ impl PartialDecoder for ShardsBehindArrayCodecs {
         Ok(ShardIndex { entries })
     }
 
+    fn inner_chunk_bytes(&self) -> Option<u64> {
+        self.partial().ok()?.inner_chunk_bytes()
+    }
+
+    fn decodes_inner_into(&self) -> bool {
+        !self.data_type.is_variable() && self.partial().is_ok_and(|p| p.decodes_inner_into())
+    }
+
     fn decode_inner<'a>(
         &'a self,
         encoded: Vec<u8>,
