@@ -348,15 +348,16 @@ async function readParts({
                 requests[i] = p.requests;
                 report();
               });
+        // Fetched here, once for the page: two workers reading parts of one shard would each
+        // fetch its index.
+        const indexes = (await indexesOf?.(part.selection, stops[i].signal)) ?? undefined;
         const message = {
           type: "read",
           selection: part.selection,
           concurrency,
           progress: Boolean(onProgress),
           bits: Boolean(bits),
-          // Fetched here, once for the page: two workers reading parts of one shard would each
-          // fetch its index.
-          indexes: (await indexesOf?.(part.selection, stops[i].signal)) ?? undefined,
+          indexes,
         };
         const value = await pool.run(node, message, {
           signal: stops[i].signal,

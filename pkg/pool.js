@@ -168,6 +168,9 @@ export class WorkerPool {
       // The module this thread compiled, before any other message: one download and one
       // compile for the page. Where it cannot be had, the worker loads its own.
       const kind = chosenKind();
+      // The worker imports the build's glue now, while this thread downloads and compiles the
+      // module: had it waited for the module, the glue's download would follow it.
+      worker.port.post({ type: "prepare", kind });
       const module = await compiledModule(kind).catch(() => null);
       if (module) {
         worker.port.post({ type: "module", module, kind });
@@ -245,9 +248,10 @@ export class WorkerPool {
   /** Hands queued tasks to workers with room, the least busy first. */
   pump() {
     if (!this.workers) return;
+    const handed = new Map(); // worker -> the tasks it is given now
     while (this.queue.length) {
       const worker = this.workers.reduce((a, b) => (b.running.size < a.running.size ? b : a));
-      if (worker.running.size >= TASKS_PER_WORKER) return;
+      if (worker.running.size >= TASKS_PER_WORKER) break;
       const task = this.queue.shift();
       if (!this.tasks.has(task.id)) continue; // aborted while queued
       task.worker = worker;
@@ -259,15 +263,45 @@ export class WorkerPool {
           worker.port.post({ type: "open", node: task.node });
           worker.opened.add(task.node.id);
         }
-        worker.port.post(task.message);
       } catch (err) {
-        // Something in the message cannot be sent to a worker.
-        this.finish(task);
-        task.reject(
-          new SelectionError(`${task.label}: cannot be sent to a worker (${err?.message ?? err})`),
-        );
+        this.unsendable(task, err);
+        continue;
+      }
+      if (!handed.has(worker)) handed.set(worker, []);
+      handed.get(worker).push(task);
+    }
+    for (const [worker, tasks] of handed) this.send(worker, tasks);
+  }
+
+  /**
+   * Posts the messages of `tasks` to `worker` as one, so that it starts them in one turn: a
+   * worker's reads, like the main thread's, merge the ranges of the reads started together, and
+   * messages posted one by one may reach a busy worker in turns of their own.
+   */
+  send(worker, tasks) {
+    if (tasks.length > 1) {
+      try {
+        worker.port.post({ type: "batch", messages: tasks.map((t) => t.message) });
+        return;
+      } catch {
+        // One of them cannot be sent: each on its own, which finds it.
       }
     }
+    for (const task of tasks) {
+      try {
+        worker.port.post(task.message);
+      } catch (err) {
+        this.unsendable(task, err);
+      }
+    }
+  }
+
+  /** Fails a task whose message cannot be sent to a worker. */
+  unsendable(task, err) {
+    this.finish(task);
+    task.reject(
+      new SelectionError(`${task.label}: cannot be sent to a worker (${err?.message ?? err})`),
+    );
   }
 
   /** Forgets a task, freeing its worker's place. */

@@ -9,10 +9,11 @@ import {
   ReferenceStore,
   ZipStore,
   __trapForTests,
+  preload,
 } from "./index.js";
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
-import { useCompiledModule } from "./load.js";
+import { glueOf, useCompiledModule } from "./load.js";
 
 // No top-level await: a bundler may build this file as a classic script (Vite's default worker
 // format, "iife"), where there is none. In Node, `parentPort` comes from a dynamic import; the
@@ -141,8 +142,13 @@ async function read(message) {
   }
 }
 
-port.listen((message) => {
+port.listen(handle);
+
+function handle(message) {
   switch (message.type) {
+    case "batch": // reads handed out together (pool.js): started in one turn, their ranges merged
+      for (const one of message.messages) handle(one);
+      break;
     case "open":
       described.set(message.node.id, message.node);
       storeFrom(message.node.store);
@@ -161,8 +167,13 @@ port.listen((message) => {
         });
       } else read(message);
       break;
-    case "module": // the main thread's compiled module, sent first
+    case "prepare": // the build the main thread is loading: its glue is imported meanwhile
+      glueOf(message.kind).catch(() => {}); // a failure shows where the glue is used
+      break;
+    case "module": // the main thread's compiled module, sent before any node
       useCompiledModule(message.module, message.kind);
+      // Started now, not at the first read: the read that follows finds the instance ready.
+      preload().catch(() => {}); // a failure shows at the first read, which tries again
       break;
     case "trap": // WorkerPool.__trapForTests
       __trapForTests(message.ms).catch(() => {});
@@ -189,4 +200,4 @@ port.listen((message) => {
       break;
     }
   }
-});
+}

@@ -89,6 +89,35 @@ test("chromium: the module is downloaded as the page imports zarr-wasm, once; a 
   await fresh.close();
 });
 
+test("chromium: a WorkerPool's workers import the module's glue and start their instance as the pool starts, before any read", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const requests = async (file) =>
+    (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+      r.path.endsWith(`/pkg/${file}`),
+    ).length;
+  await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    window.pool = new zarr.WorkerPool(2);
+    // Opened through the pool, which starts it; nothing is read.
+    await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+      path: "dtypes/uint16",
+      workers: window.pool,
+    });
+  });
+  // Had the workers waited for a read, only the page would have imported the glue.
+  for (let i = 0; i < 200 && (await requests("zarr_wasm.js")) < 3; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await requests("zarr_wasm.js"), 3, "the page's glue and each worker's, no read");
+  assert.equal(
+    await requests("zarr_wasm_bg.wasm"),
+    1,
+    "the module, once: the workers are given it",
+  );
+  await fresh.evaluate(() => window.pool.terminate());
+  await fresh.close();
+});
+
 test("chromium: a cold page's first open() asks for its metadata while the module is still downloading, and only once", async () => {
   // The package from a slow path (every file of it 400 ms late): the module arrives long after
   // open() is called. The node's zarr.json must be asked for before then, and never again.
