@@ -171,6 +171,22 @@ export const icechunkCases = [
     },
   },
   {
+    name: "icechunk: a repository whose ref, snapshot, manifests and chunks arrive in 1-byte writes reads as icechunk read it",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      // The repository's files and the virtual chunks' file, one byte per write.
+      const parted = { ...ctx, base: ctx.base.replace(ctx.origin, `${ctx.origin}/__parts/1`) };
+      const want = (await expected(ctx)).repositories.v2["branch:main"].arrays;
+      const store = storeOf(parted, "v2", "branch:main");
+      const paths = Object.keys(want);
+      ok(paths.length >= 5, `arrays on main (${paths.length})`);
+      for (const path of paths) {
+        const arr = await open(store, { path, kind: "array" });
+        sameNumbers((await arr.get()).data, want[path].values, `${path} in 1-byte writes`);
+      }
+    },
+  },
+  {
     name: "icechunk: an IcechunkStore read through workers, virtual chunks and all",
     async run(ctx) {
       const { open } = ctx.zarr;

@@ -352,6 +352,27 @@ export const referenceCases = [
     },
   },
   {
+    name: "references: JSON and Parquet references whose files, pages and target chunks arrive in 1-byte writes read value by value",
+    async run(ctx) {
+      const { open } = ctx.zarr;
+      // Every file below the reference files (theirs, .zmetadata, refs.N.parq, data.h5 and
+      // data.nc) sent one byte per write: parsers and ranges that assume whole bodies show here.
+      const parted = { ...ctx, base: ctx.base.replace(ctx.origin, `${ctx.origin}/__parts/1`) };
+      const names = ["h5.json", "nc.json", "nc_snappy.parq"];
+      const entries = (await manifest(ctx)).arrays.filter((e) =>
+        names.includes(e.store.replace("references/", "")),
+      );
+      ok(entries.length >= 8, `variables of ${names.join(", ")} (${entries.length})`);
+      const stores = new Map(names.map((n) => [n, storeOf(parted, n)]));
+      for (const entry of entries) {
+        const name = entry.store.replace("references/", "");
+        const arr = await open(stores.get(name), { path: entry.path, kind: "array" });
+        const what = `${name} ${entry.path} in 1-byte writes`;
+        sameValues((await arr.get()).data, await ctx.bytes(entry.data), entry.dtype, what, entry);
+      }
+    },
+  },
+  {
     name: "references: a ReferenceStore read through workers, JSON and Parquet",
     async run(ctx) {
       const { open } = ctx.zarr;
