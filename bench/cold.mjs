@@ -9,7 +9,7 @@
 // tile and all twelve (from navigation start), and the requests the data server saw.
 //
 //   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
-import { copyFileSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
 import { launchChromium } from "../tests/support/browser.mjs";
@@ -52,7 +52,10 @@ async function bundleReaders(repo) {
 }
 
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
-async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, explicit, throttle }) {
+async function coldPage(
+  browser,
+  { pageOrigin, dataOrigin, reader, page: pagePath, workers, explicit, throttle },
+) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -76,7 +79,7 @@ async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, expl
     await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
     const base = `${dataOrigin}/tiles.zarr`;
     const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}${explicit ? "&suffix=0" : ""}`;
-    await page.goto(`${pageOrigin}/bench/cold/${reader}.html?${query}`);
+    await page.goto(`${pageOrigin}${pagePath ?? `/bench/cold/${reader}.html`}?${query}`);
     const view = await (
       await page.waitForFunction(() => window.coldView, null, { timeout: 120000 })
     ).jsonValue();
@@ -95,6 +98,26 @@ async function coldPage(browser, { pageOrigin, dataOrigin, reader, workers, expl
   } finally {
     await context.close();
   }
+}
+
+/**
+ * `reader`'s page with a preload hint in its head for each file of code `files` (what a plain
+ * cold page of it downloaded): the page's own HTML, as a viewer author who knows what the page
+ * will load writes it. Modules get `modulepreload`; zarr-wasm's WebAssembly `preload as="fetch"`
+ * with `crossorigin`, which its loader's fetch() then takes instead of downloading it again.
+ */
+function writeHintedPage(repo, reader, files) {
+  const links = files.map((f) =>
+    f.endsWith(".wasm")
+      ? `<link rel="preload" href="${f}" as="fetch" crossorigin />`
+      : `<link rel="modulepreload" href="${f}" />`,
+  );
+  const html = readFileSync(`${repo}/bench/cold/${reader}.html`, "utf8").replace(
+    '<meta charset="utf-8" />',
+    `<meta charset="utf-8" />\n${links.join("\n")}`,
+  );
+  writeFileSync(`${repo}/target/bench/cold/${reader}-hinted.html`, html);
+  return `/bench-build/cold/${reader}-hinted.html`;
 }
 
 /** Every scenario, `runs` cold pages per reader, alternating. */
@@ -128,6 +151,15 @@ export async function measureColdPages({ repo, runs }) {
       cross: false,
       throttle: true,
     },
+    // Both pages with preload hints for the code they load (found by the first scenario's
+    // pages): the wasm, which zarr-wasm's page otherwise asks for only once its JavaScript runs,
+    // and zarrita's and numcodecs.js's chunks, otherwise found one import after another.
+    {
+      name: "same origin, preload hints in each page",
+      pages: ["zarr-wasm+hints", "zarrita+hints"],
+      cross: false,
+      throttle: true,
+    },
     {
       name: "unthrottled, same origin",
       pages: ["zarr-wasm", "zarrita"],
@@ -136,6 +168,7 @@ export async function measureColdPages({ repo, runs }) {
     },
   ];
   const results = [];
+  const hinted = new Map(); // page -> its hinted HTML, once a plain page has shown its code
   try {
     for (const s of scenarios) {
       const dataOrigin = `http://127.0.0.1:${port}`;
@@ -150,6 +183,7 @@ export async function measureColdPages({ repo, runs }) {
             pageOrigin,
             dataOrigin,
             reader,
+            page: hinted.get(p),
             workers,
             explicit: p === "zarr-wasm+explicit",
             throttle: s.throttle,
@@ -160,6 +194,9 @@ export async function measureColdPages({ repo, runs }) {
       }
       if (sums.size !== 1)
         throw new Error(`cold pages, ${s.name}: the readers read different values`);
+      if (results.length === 0)
+        for (const p of s.pages)
+          hinted.set(`${p}+hints`, writeHintedPage(repo, p, byPage[p].at(-1).codeFiles));
       results.push({
         scenario: s.name,
         pages: Object.fromEntries(
@@ -193,6 +230,8 @@ const LABELS = {
   zarrita: "zarrita.js",
   "zarr-wasm+workers": "zarr-wasm, WorkerPool(2)",
   "zarr-wasm+explicit": "zarr-wasm, suffixRequests: false",
+  "zarr-wasm+hints": "zarr-wasm, preload hints",
+  "zarrita+hints": "zarrita.js, preload hints",
 };
 
 /** The report's table: a row per scenario and page, with ratios against the scenario's peer. */
@@ -200,7 +239,7 @@ export function coldTable({ results }) {
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const rows = [];
   for (const { scenario, pages } of results) {
-    const peer = pages.zarrita ?? pages["zarr-wasm"];
+    const peer = pages.zarrita ?? pages["zarrita+hints"] ?? pages["zarr-wasm"];
     for (const [p, r] of Object.entries(pages)) {
       const vs = (k) => (r === peer ? "" : ` (${(r[k] / peer[k]).toFixed(2)}x)`);
       rows.push(
