@@ -598,13 +598,7 @@ impl Array {
                     data_type: self.data_type(),
                 };
                 if lands_contiguously(&piece.parts, &piece.chunk_shape, counts) {
-                    let start: u64 = piece
-                        .parts
-                        .iter()
-                        .zip(c_strides(counts))
-                        .map(|(p, stride)| p.out_start * stride)
-                        .sum();
-                    let start = start as usize * esize;
+                    let start = offset_in_result(&piece.parts, counts, esize);
                     // Within the result: the chunk is wholly inside the selection.
                     let run = out
                         .get_mut(start..start.saturating_add(len))
@@ -692,13 +686,7 @@ impl Array {
         };
         let contiguous = lands_contiguously(&piece.parts, &piece.chunk_shape, counts);
         let dest = if contiguous {
-            let start: u64 = piece
-                .parts
-                .iter()
-                .zip(c_strides(counts))
-                .map(|(p, stride)| p.out_start * stride)
-                .sum();
-            let start = start as usize * esize;
+            let start = offset_in_result(&piece.parts, counts, esize);
             out.get_mut(start..start.saturating_add(len))
                 .ok_or_else(|| broken("an inner chunk lies outside the result".into()))?
         } else {
@@ -779,6 +767,17 @@ pub struct ChunkRegion {
     /// keeps).
     pub out_start: Vec<u64>,
     pub shape: Vec<u64>,
+}
+
+/// The byte offset in a result of shape `counts` (elements of `esize` bytes) where a piece's
+/// first element goes.
+fn offset_in_result(parts: &[DimChunkPart], counts: &[u64], esize: usize) -> usize {
+    let start: u64 = parts
+        .iter()
+        .zip(c_strides(counts))
+        .map(|(p, stride)| p.out_start * stride)
+        .sum();
+    start as usize * esize
 }
 
 /// Whether a whole chunk of `chunk_shape`, its share given by `parts`, is one run of elements
