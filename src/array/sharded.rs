@@ -229,7 +229,7 @@ impl ShardReader {
         };
         let cancelled = || store.cancelled();
         // Inner chunks decode where the read places them, unless they are to be kept.
-        let decoded_later = codec.decodes_inner_into() && !kept.is_on();
+        let decoded_later = codec.inner_chunk_bytes().is_some() && !kept.is_on();
         let shard_key: Rc<str> = Rc::from(key);
         let mut pieces = Vec::with_capacity(inner.len());
         for (inner_projection, earlier) in inner.into_iter().zip(earlier) {

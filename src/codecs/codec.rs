@@ -411,22 +411,15 @@ pub trait ChunkDecoder {
         repr: &'a ChunkRepr,
         cancelled: &'a dyn Fn() -> bool,
     ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>>;
-    /// `decode_async` into `out`, the decoded chunk's exact size (fixed-size data). Pipelines
-    /// that can write straight into it do, saving a chunk buffer and a copy.
+    /// `decode_async` into `out`, the decoded chunk's exact size (fixed-size data): straight
+    /// into it where the codecs allow, saving a chunk buffer and a copy.
     fn decode_into_async<'a>(
         &'a self,
         encoded: Vec<u8>,
         repr: &'a ChunkRepr,
         out: &'a mut [u8],
         cancelled: &'a dyn Fn() -> bool,
-    ) -> LocalBoxFuture<'a, Result<(), Stopped>> {
-        async move {
-            let decoded = self.decode_async(encoded, repr, cancelled).await?;
-            copy_exact(&decoded, out)?;
-            Ok(())
-        }
-        .boxed_local()
-    }
+    ) -> LocalBoxFuture<'a, Result<(), Stopped>>;
     /// The encoded size of a chunk of `repr`, where every codec makes it fixed.
     fn fixed_encoded_size(&self, repr: &ChunkRepr) -> Option<usize>;
     /// Whether variable-length elements are reordered after decoding.
@@ -465,11 +458,9 @@ pub trait PartialDecoder {
         coords: &'a [u64],
         cancelled: &'a dyn Fn() -> bool,
     ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped<String>>>;
-    /// The decoded size of an inner chunk, for fixed-size data.
+    /// The decoded size of an inner chunk; `None` for variable-length data, whose decoded size
+    /// is not its shape's, and which `decode_inner_into` therefore cannot decode.
     fn inner_chunk_bytes(&self) -> Option<u64>;
-    /// Whether `decode_inner_into` can decode an inner chunk: not for variable-length data,
-    /// whose decoded size is not its shape's.
-    fn decodes_inner_into(&self) -> bool;
     /// `decode_inner` into `out`, the inner chunk's exact decoded size: a read places inner
     /// chunks straight into its result instead of holding each shard's decoded chunks.
     fn decode_inner_into<'a>(

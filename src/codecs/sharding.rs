@@ -195,10 +195,6 @@ impl PartialDecoder for ShardingCodec {
         elements.checked_mul(self.data_type.size() as u64)
     }
 
-    fn decodes_inner_into(&self) -> bool {
-        !self.data_type.is_variable()
-    }
-
     fn decode_inner_into<'a>(
         &'a self,
         encoded: Vec<u8>,

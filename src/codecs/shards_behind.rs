@@ -167,11 +167,10 @@ impl PartialDecoder for ShardsBehindArrayCodecs {
     }
 
     fn inner_chunk_bytes(&self) -> Option<u64> {
+        if self.data_type.is_variable() {
+            return None;
+        }
         self.partial().ok()?.inner_chunk_bytes()
-    }
-
-    fn decodes_inner_into(&self) -> bool {
-        !self.data_type.is_variable() && self.partial().is_ok_and(|p| p.decodes_inner_into())
     }
 
     fn decode_inner<'a>(
