@@ -1,6 +1,6 @@
 //! Arrays and groups described to JS: `info` objects, chunk extents, chunk regions and partitions.
 
-use super::js::{json, numbers, set};
+use super::js::{numbers, object_from_json, set};
 use crate::array::{Array, ChunkRegion};
 use crate::data_type::fill_value::Scalar;
 use crate::data_type::structured::{Field, FieldKind};
@@ -80,8 +80,15 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
         fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type)
     };
     set(&obj, "fillValue", fill)?;
-    set(&obj, "attrs", json(&meta.attributes)?)?;
-    set(&obj, "dimensionNames", json(&meta.dimension_names)?)?;
+    set(&obj, "attrs", object_from_json(&meta.attributes))?;
+    let names = meta
+        .dimension_names
+        .as_ref()
+        .map_or(JsValue::NULL, |names| {
+            let name = |n: &Option<String>| n.as_deref().map_or(JsValue::NULL, JsValue::from_str);
+            names.iter().map(name).collect::<js_sys::Array>().into()
+        });
+    set(&obj, "dimensionNames", names)?;
     Ok(obj.into())
 }
 
@@ -90,7 +97,11 @@ pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
     set(&obj, "kind", "group")?;
     set(&obj, "path", group.path().as_str())?;
     set(&obj, "zarrFormat", group.metadata().zarr_format)?;
-    set(&obj, "attrs", json(&group.metadata().attributes)?)?;
+    set(
+        &obj,
+        "attrs",
+        object_from_json(&group.metadata().attributes),
+    )?;
     let children = group.children().map(|list| {
         list.iter()
             .map(|c| {

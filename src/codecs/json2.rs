@@ -10,7 +10,6 @@ use crate::data_type::variable::element_count;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::metadata::json;
-use serde::de::IgnoredAny;
 use std::ops::Range;
 
 /// numcodecs' `json2`, the object codec of v2 object arrays.
@@ -106,7 +105,7 @@ impl<'a> Walk<'a> {
         walk.out.extend(count.to_le_bytes());
         if walk.peek() != Some(b'[') {
             // Said as serde_json says it where the document is not JSON at all.
-            return Err(match serde_json::from_slice::<IgnoredAny>(text) {
+            return Err(match json::read_strict(text) {
                 Err(e) => Fault::Syntax(format!("not valid JSON ({e})")),
                 Ok(_) => Fault::Chunk("the chunk is not a JSON list".into()),
             });
@@ -147,7 +146,7 @@ impl<'a> Walk<'a> {
         let [dtype, written] = last;
         let dtype_text = &text[dtype];
         let is_object = dtype_text.len() <= 64
-            && serde_json::from_slice::<String>(dtype_text).is_ok_and(|d| d == "|O");
+            && json::read_strict(dtype_text).is_ok_and(|d| d == "|O");
         if !is_object {
             return Err(Fault::Chunk(format!(
                 "the chunk's dtype is {}, not \"|O\"",
@@ -298,7 +297,7 @@ impl<'a> Walk<'a> {
                 }
             }
         }
-        if let Err(e) = serde_json::from_slice::<IgnoredAny>(&text[start..end]) {
+        if let Err(e) = json::read_strict(&text[start..end]) {
             return Err(Fault::Syntax(format!(
                 "not valid JSON (the value at byte {start}: {e})"
             )));
@@ -324,7 +323,7 @@ impl<'a> Walk<'a> {
                 return None;
             }
             let item = walk.value(2).ok()?;
-            dims.push(serde_json::from_slice::<u64>(&walk.text[item]).ok()?);
+            dims.push(json::read_strict(&walk.text[item]).ok()?.as_u64()?);
         }
         Some(dims)
     }

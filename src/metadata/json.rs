@@ -4,7 +4,7 @@
 //! "Infinity" and "-Infinity": the form the Zarr specs give non-finite floats in JSON.
 
 use crate::error::{Result, ZarrError};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The most lists and objects a metadata document may hold. Parsed, each takes up to about 150
 /// bytes (a 556 KB document of nested one-element lists took 80 MB), so this bounds what a
@@ -21,12 +21,7 @@ pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
             format!("the document holds more than {MAX_CONTAINERS} lists and objects ({containers}), more than metadata may"),
         ));
     }
-    serde_json::from_slice(bytes)
-        .or_else(|strict| match quote_non_finite(bytes) {
-            Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| strict),
-            None => Err(strict),
-        })
-        .map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
+    read(bytes).map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
 }
 
 /// Where a scan of a JSON text is: inside a string (and after a backslash) or not. Shared with
@@ -98,6 +93,329 @@ pub fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
         i += 1;
     }
     found.then_some(out)
+}
+
+/// The items of the list `value`, each converted by `item`; `None` where it is not a list or an
+/// item does not convert.
+pub fn list<T>(value: &Value, item: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
+    value.as_array()?.iter().map(item).collect()
+}
+
+/// The deepest nesting of lists and objects read, as serde_json allows (127): deeper text is an
+/// error, not a stack overflow, which in wasm would end the instance.
+const MAX_DEPTH: usize = 127;
+
+/// Why a JSON text was not read, and where (a byte offset, given as line and column).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntaxError {
+    what: &'static str,
+    line: usize,
+    column: usize,
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.what, self.line, self.column
+        )
+    }
+}
+
+/// Reads a JSON text (RFC 8259) into a `Value`, with Python's bare `NaN`, `Infinity` and
+/// `-Infinity` read as those strings. Our own reader rather than serde_json's deserializer: the
+/// module then carries no serde deserialization machinery (about 47 KB of wasm code for one
+/// generic `Value` deserializer and its float parser). What it reads is what serde_json reads
+/// (checked by tests/json_differential.rs): integers as u64 or i64 where they fit, other numbers
+/// as the nearest double (Rust's own parser rounds exactly), duplicate keys keeping their first
+/// place and their last value, strings as UTF-8 with every escape and surrogate pair checked.
+pub fn read(bytes: &[u8]) -> std::result::Result<Value, SyntaxError> {
+    read_with(bytes, true)
+}
+
+/// Reads a JSON text as [`read`] does, but strictly: Python's bare tokens are errors (numcodecs'
+/// JSON codec checks element texts it passes on as they are).
+pub fn read_strict(bytes: &[u8]) -> std::result::Result<Value, SyntaxError> {
+    read_with(bytes, false)
+}
+
+fn read_with(bytes: &[u8], python_tokens: bool) -> std::result::Result<Value, SyntaxError> {
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        python_tokens,
+    };
+    let value = reader.value(0)?;
+    reader.skip_space();
+    if reader.at < bytes.len() {
+        return Err(reader.error("trailing characters"));
+    }
+    Ok(value)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// Whether bare `NaN`, `Infinity` and `-Infinity` are read (as those strings).
+    python_tokens: bool,
+}
+
+impl Reader<'_> {
+    fn error(&self, what: &'static str) -> SyntaxError {
+        let before = &self.bytes[..self.at.min(self.bytes.len())];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let column = before.len()
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        SyntaxError { what, line, column }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Takes `word` if the text goes on with it.
+    fn take(&mut self, word: &[u8]) -> bool {
+        let found = self.bytes[self.at..].starts_with(word);
+        if found {
+            self.at += word.len();
+        }
+        found
+    }
+
+    fn value(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
+        self.skip_space();
+        let Some(first) = self.peek() else {
+            return Err(self.error("EOF while parsing a value"));
+        };
+        let word = |s: &str| Value::String(s.into());
+        Ok(match first {
+            b'{' | b'[' if depth == MAX_DEPTH => return Err(self.error("recursion limit exceeded")),
+            b'{' => self.object(depth + 1)?,
+            b'[' => self.list(depth + 1)?,
+            b'"' => Value::String(self.string()?),
+            _ if self.take(b"true") => Value::Bool(true),
+            _ if self.take(b"false") => Value::Bool(false),
+            _ if self.take(b"null") => Value::Null,
+            _ if self.python_tokens && self.take(b"NaN") => word("NaN"),
+            _ if self.python_tokens && self.take(b"Infinity") => word("Infinity"),
+            _ if self.python_tokens && self.take(b"-Infinity") => word("-Infinity"),
+            b'-' | b'0'..=b'9' => self.number()?,
+            _ => return Err(self.error("expected value")),
+        })
+    }
+
+    fn list(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.take(b"]") {
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Value::Array(items));
+                }
+                Some(_) => return Err(self.error("expected `,` or `]`")),
+                None => return Err(self.error("EOF while parsing a list")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
+        self.at += 1;
+        let mut entries = Map::new();
+        self.skip_space();
+        if self.take(b"}") {
+            return Ok(Value::Object(entries));
+        }
+        loop {
+            self.skip_space();
+            match self.peek() {
+                Some(b'"') => {}
+                Some(_) => return Err(self.error("key must be a string")),
+                None => return Err(self.error("EOF while parsing an object")),
+            }
+            let key = self.string()?;
+            self.skip_space();
+            if !self.take(b":") {
+                return Err(self.error(if self.peek().is_some() {
+                    "expected `:`"
+                } else {
+                    "EOF while parsing an object"
+                }));
+            }
+            let value = self.value(depth)?;
+            entries.insert(key, value);
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Value::Object(entries));
+                }
+                Some(_) => return Err(self.error("expected `,` or `}`")),
+                None => return Err(self.error("EOF while parsing an object")),
+            }
+        }
+    }
+
+    /// A string, its opening quote next.
+    fn string(&mut self) -> std::result::Result<String, SyntaxError> {
+        self.at += 1;
+        let mut text = Vec::new();
+        loop {
+            // The run up to the next quote, backslash or control character is copied as it is.
+            let run = self.bytes[self.at..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            let Some(run) = run else {
+                self.at = self.bytes.len();
+                return Err(self.error("EOF while parsing a string"));
+            };
+            text.extend_from_slice(&self.bytes[self.at..self.at + run]);
+            self.at += run + 1;
+            match self.bytes[self.at - 1] {
+                b'"' => break,
+                b'\\' => self.escape(&mut text)?,
+                _ => return Err(self.error("control character in a string")),
+            }
+        }
+        String::from_utf8(text).map_err(|_| self.error("invalid UTF-8 in a string"))
+    }
+
+    /// An escape, its backslash taken, appended to `text` as UTF-8.
+    fn escape(&mut self, text: &mut Vec<u8>) -> std::result::Result<(), SyntaxError> {
+        let Some(kind) = self.peek() else {
+            return Err(self.error("EOF while parsing a string"));
+        };
+        self.at += 1;
+        let byte = match kind {
+            b'"' | b'\\' | b'/' => kind,
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let unit = self.hex4()?;
+                let code = match unit {
+                    0xdc00..=0xdfff => {
+                        return Err(self.error("lone trailing surrogate in an escape"))
+                    }
+                    0xd800..=0xdbff => {
+                        if !self.take(b"\\u") {
+                            return Err(self.error("lone leading surrogate in an escape"));
+                        }
+                        let low = self.hex4()?;
+                        if !(0xdc00..=0xdfff).contains(&low) {
+                            return Err(self.error("lone leading surrogate in an escape"));
+                        }
+                        0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)
+                    }
+                    _ => unit,
+                };
+                // Every value left is a scalar value: surrogates were paired above.
+                let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+                text.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                return Ok(());
+            }
+            _ => return Err(self.error("invalid escape")),
+        };
+        text.push(byte);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> std::result::Result<u32, SyntaxError> {
+        let digits = self.bytes.get(self.at..self.at + 4);
+        let Some(digits) = digits else {
+            self.at = self.bytes.len();
+            return Err(self.error("EOF while parsing a string"));
+        };
+        let mut unit = 0;
+        for &d in digits {
+            let Some(v) = (d as char).to_digit(16) else {
+                return Err(self.error("invalid escape"));
+            };
+            unit = unit * 16 + v;
+            self.at += 1;
+        }
+        Ok(unit)
+    }
+
+    /// A number: integers as u64 or i64 where they fit, as serde_json reads them; other numbers
+    /// as the nearest double.
+    fn number(&mut self) -> std::result::Result<Value, SyntaxError> {
+        let start = self.at;
+        let negative = self.take(b"-");
+        let digits = |r: &mut Self| {
+            let n = r.bytes[r.at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            r.at += n;
+            n
+        };
+        let int_start = self.at;
+        match digits(self) {
+            0 => return Err(self.error("invalid number")),
+            n if n > 1 && self.bytes[int_start] == b'0' => {
+                self.at = int_start + 1;
+                return Err(self.error("invalid number"));
+            }
+            _ => {}
+        }
+        let mut integer = true;
+        if self.take(b".") {
+            integer = false;
+            if digits(self) == 0 {
+                return Err(self.error("invalid number"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.error("invalid number"));
+            }
+        }
+        // ASCII by construction.
+        let text = std::str::from_utf8(&self.bytes[start..self.at]).unwrap_or_default();
+        if integer {
+            if negative {
+                if let Ok(i) = text.parse::<i64>() {
+                    return Ok(if i == 0 {
+                        Value::from(-0.0)
+                    } else {
+                        Value::from(i)
+                    });
+                }
+            } else if let Ok(u) = text.parse::<u64>() {
+                return Ok(Value::from(u));
+            }
+        }
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Value::from(f)),
+            _ => Err(self.error("number out of range")),
+        }
+    }
 }
 
 #[cfg(test)]

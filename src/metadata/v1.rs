@@ -99,8 +99,8 @@ fn compressor(meta: &Map<String, Value>, location: &str) -> Result<Value> {
             ))
         }
     };
-    let defaults =
-        serde_json::from_str(defaults).map_err(|e| ZarrError::metadata(location, e.to_string()))?;
+    let defaults = super::json::read(defaults.as_bytes())
+        .map_err(|e| ZarrError::metadata(location, e.to_string()))?;
     configured(defaults, opts, scalar).ok_or_else(bad_opts)
 }
 

@@ -124,7 +124,7 @@ fn draft_error(location: &str, format: &Value, asked: Option<&str>) -> ZarrError
 /// error to give instead where the root's `zarr.json` (`bytes`, at `location`) is the pre-2023
 /// v3 draft's, whose nodes are not where Zarr v3 (or v2) puts them.
 pub fn draft_below(bytes: &[u8], location: &str, asked: &str) -> Option<ZarrError> {
-    let doc: Value = serde_json::from_slice(bytes).ok()?;
+    let doc = super::json::read(bytes).ok()?;
     let format = doc.get("zarr_format").filter(|f| is_draft_protocol(f))?;
     Some(draft_error(location, format, Some(asked)))
 }

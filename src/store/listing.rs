@@ -270,7 +270,7 @@ fn parse_gcs(json: &[u8]) -> Result<(Vec<String>, Option<String>), String> {
         return Err("the listing holds more lists and objects than a page of names".into());
     }
     let value: Value =
-        serde_json::from_slice(json).map_err(|e| format!("the listing is not JSON: {e}"))?;
+        crate::metadata::json::read(json).map_err(|e| format!("the listing is not JSON: {e}"))?;
     let strings = |v: Option<&Value>| -> Vec<String> {
         v.and_then(Value::as_array)
             .map(|a| {

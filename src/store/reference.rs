@@ -117,7 +117,7 @@ impl References {
             )));
         }
         let json: Json =
-            serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
+            crate::metadata::json::read(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
         let Json::Object(top) = json else {
             return Err(bad(format!(
                 "a reference file is a JSON object, not {}",
@@ -1915,9 +1915,9 @@ mod tests {
 
     #[test]
     fn numbers_in_reference_files_parse_to_the_nearest_double() {
-        // netCDF's default float fill value, as VirtualiZarr writes it in a .zarray (serde_json's
-        // float_roundtrip; Python and JS read the same double).
-        let v: Json = serde_json::from_str("[9.969209968386869e+36]").unwrap();
+        // netCDF's default float fill value, as VirtualiZarr writes it in a .zarray (Python and
+        // JS read the same double).
+        let v = crate::metadata::json::read(b"[9.969209968386869e+36]").unwrap();
         assert_eq!(v[0].as_f64(), Some(9.969209968386869e36));
     }
 

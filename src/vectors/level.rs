@@ -11,6 +11,7 @@ use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
 use crate::indexing::selection::DimSelection;
+use crate::metadata::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -233,8 +234,7 @@ impl VectorLevel {
         // Values a row: the product of `row_shape` (a scalar attribute has none).
         let width = match cells.attrs().get("row_shape") {
             None => 1,
-            Some(shape) => serde_json::from_value::<Vec<u64>>(shape.clone())
-                .ok()
+            Some(shape) => json::list(shape, serde_json::Value::as_u64)
                 .and_then(|s| {
                     s.iter()
                         .try_fold(1u64, |a, &n| a.checked_mul(n))
@@ -330,8 +330,8 @@ impl VectorLevel {
             .get("group_ranges")
             .and_then(|r| r.get(id.to_string()))
         {
-            let run = serde_json::from_value::<[i64; 2]>(run.clone())
-                .ok()
+            let run = json::list(run, serde_json::Value::as_i64)
+                .and_then(|run| <[i64; 2]>::try_from(run).ok())
                 .filter(|[a, b]| {
                     *a >= 0
                         && b.checked_sub(*a)

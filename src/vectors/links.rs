@@ -19,6 +19,7 @@ use crate::data_type::DataType;
 use crate::error::{CodecError, ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::Node;
+use crate::metadata::json;
 use crate::store::listing::is_entry_name;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde_json::Value;
@@ -423,7 +424,7 @@ fn segment(name: String, array: Array, family: &LinkFamily) -> Result<LinkSegmen
     } = *family;
     let cells = SpatialArray::new(array, ndim)?;
     let offsets = match cells.attrs().get("offsets") {
-        Some(v) => serde_json::from_value::<Vec<Vec<i64>>>(v.clone()).ok(),
+        Some(v) => json::list(v, |row| json::list(row, Value::as_i64)),
         None => parse_segment(&name, ndim),
     }
     .filter(|o| o.len() == width - 1 && o.iter().all(|c| c.len() == ndim))

@@ -37,8 +37,7 @@ impl SpatialArray {
         let attrs = &array.metadata().attributes;
         let origin = match attrs.get("chunk_grid_origin") {
             None => vec![0; ndim],
-            Some(v) => serde_json::from_value::<Vec<i64>>(v.clone())
-                .ok()
+            Some(v) => crate::metadata::json::list(v, Value::as_i64)
                 .filter(|o| o.len() == ndim)
                 .ok_or_else(|| bad(format!("\"chunk_grid_origin\" must be {ndim} integers")))?,
         };

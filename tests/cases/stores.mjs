@@ -110,6 +110,30 @@ export const storeCases = [
     },
   },
   {
+    name: "attributes reach JS as JSON.parse reads the document: key order, numbers, nesting, a __proto__ key as an own property",
+    async run(ctx) {
+      const { open, MemoryStore } = ctx.zarr;
+      // Hand-made: the conversion of parsed JSON to JS values is the subject, not a writer's output.
+      const text = `{"zarr_format": 3, "node_type": "group", "attributes": {"z": 1, "a": [1.5, -0.0,
+        null, true, "s\\u00e9\\ud83d\\ude00"], "__proto__": {"polluted": 1}, "big": 18446744073709551615,
+        "neg": -9223372036854775808, "tiny": 5e-324, "nested": {"b": {"c": []}, "a": {}}, "z2": NaN}}`;
+      const memory = new MemoryStore([["zarr.json", new TextEncoder().encode(text)]]);
+      const group = await open(memory, { kind: "group" });
+      const want = JSON.parse(text.replace("NaN", '"NaN"')).attributes;
+      deepEqual(Object.keys(group.attrs), Object.keys(want), "key order");
+      deepEqual(group.attrs, want, "values");
+      ok(Object.is(group.attrs.a[1], -0), "-0.0 stays negative zero");
+      equal(group.attrs.big, 2 ** 64, "a u64 past 2^53, as a double");
+      equal(group.attrs.neg, -(2 ** 63), "i64's least");
+      equal(group.attrs.tiny, 5e-324, "the least subnormal");
+      equal(group.attrs.a[4], "s\u00e9\u{1f600}", "escapes");
+      ok(Object.hasOwn(group.attrs, "__proto__"), "__proto__ is an own property");
+      equal(Object.getPrototypeOf(group.attrs), Object.prototype, "the prototype is untouched");
+      equal({}.polluted, undefined, "nothing polluted");
+      equal(group.attrs.z2, "NaN", "Python's NaN as the string");
+    },
+  },
+  {
     name: "a MemoryStore holds a hierarchy in memory; a user's store object is read with get and getRange",
     async run(ctx) {
       const { open, MemoryStore } = ctx.zarr;

@@ -129,7 +129,7 @@ impl<'a> RepoInfo<'a> {
 /// The snapshot id of a spec version 1 ref file.
 pub fn parse_v1_ref(bytes: &[u8]) -> Result<Id12, String> {
     let json: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        crate::metadata::json::read(bytes).map_err(|e| format!("not JSON: {e}"))?;
     let id = json
         .get("snapshot")
         .and_then(|s| s.as_str())

@@ -31,7 +31,7 @@ pub struct Layout {
 impl Layout {
     /// Parses `.zmetadata`; a record size above `max_record_size` is refused.
     pub fn parse(bytes: &[u8], max_record_size: u64) -> Result<Layout> {
-        let json: Value = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        let json = crate::metadata::json::read(bytes).map_err(|e| format!("not JSON: {e}"))?;
         let Value::Object(top) = json else {
             return Err("a JSON object is expected".into());
         };
