@@ -28,7 +28,7 @@ pub fn try_grow(v: &mut Vec<u8>, len: usize) -> Result<(), String> {
     if len > v.len() {
         v.try_reserve_exact(len - v.len())
             .map_err(|_| format!("cannot allocate {len} bytes"))?;
-        v.resize(len, 0);
+        zarr_wasm_kernels::bytes::grow_zeroed(v, len);
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! `opt-level = "s"` these made Blosc reads three times slower). They know nothing of Zarr.
 
 pub mod blosclz;
+pub mod bytes;
 pub mod lz4;
 pub mod shuffle;
 pub mod snappy;

@@ -215,7 +215,7 @@ impl FetchClient {
                         refused: false,
                     })?;
             }
-            body.resize(end as usize, 0);
+            zarr_wasm_kernels::bytes::grow_zeroed(&mut body, end as usize);
             chunk.copy_to(&mut body[start..]);
         }
     }
