@@ -325,7 +325,8 @@ export class MemoryStore implements Store {
  * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore; stored or deflated members, ZIP64),
  * read with range requests: the end of the archive, its central directory, then only what reads
  * need (stored members in ranges too). `source` is the archive's URL, or a store with `key` the
- * archive's key in it. Opening it again reuses the directory.
+ * archive's key in it. Opening it again reuses the directory. Read by the module's full build,
+ * which the first `open()` of a ZipStore loads.
  */
 export class ZipStore {
   constructor(

@@ -350,13 +350,13 @@ async function openStore(location, signal) {
   return unlessAborted(handle, signal);
 }
 
-/**
- * Whether reading `location` needs the full build: a ReferenceStore or an IcechunkStore, or a ZIP
- * archive in one.
- */
+/** Whether reading `location` needs the full build: a ZipStore, ReferenceStore or IcechunkStore. */
 function needsFullBuild(location) {
-  if (location instanceof ZipStore) return needsFullBuild(location.source);
-  return location instanceof ReferenceStore || location instanceof IcechunkStore;
+  return (
+    location instanceof ZipStore ||
+    location instanceof ReferenceStore ||
+    location instanceof IcechunkStore
+  );
 }
 
 /** Whether `location` is one of the package's stores that are opened once and kept. */

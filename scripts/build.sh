@@ -5,8 +5,9 @@
 #                                             benchmark's scalar column; tests run it too)
 # The main module comes in two builds (issue 33): zarr_wasm (Zarr: metadata, selections, stores,
 # the codecs images are written with) and zarr_wasm_full (the same, numcodecs' filters and the
-# registry's array codecs, Zarr Vectors, kerchunk references and Icechunk), which a page loads
-# instead the first time it opens a Zarr Vectors store, a ReferenceStore or an IcechunkStore, or
+# registry's array codecs, Zarr Vectors, kerchunk references, Icechunk and ZIP archives), which a
+# page loads instead the first time it opens a Zarr Vectors store, a ZipStore, a ReferenceStore or
+# an IcechunkStore, or
 # an array with a codec only the full build has (pkg/load.js, pkg/index.js): a page that reads
 # images never downloads it.
 set -euo pipefail
@@ -65,7 +66,7 @@ fi
 # report traps).
 for name in zarr_wasm zarr_wasm_full; do
   features=bindings
-  [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references,icechunk,all-codecs
+  [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references,icechunk,all-codecs,zip
   # shellcheck disable=SC2086
   "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD --no-default-features --features "$features"
   wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name "$name" \

@@ -34,7 +34,7 @@ use errors::js_error;
 use info::{array_info, chunk_extent, group_info};
 use selection::{parse_coords, parse_selection};
 use std::rc::Rc;
-use stores::{CachedSource, HttpSource, JsSource, Source, ZipSource};
+use stores::{CachedSource, HttpSource, JsSource, Source};
 use typed::array_data_to_js;
 use wasm_bindgen::prelude::*;
 
@@ -105,12 +105,24 @@ impl WasmStore {
     pub fn zip(&self, key: String, options: JsValue, signal: JsValue) -> js_sys::Promise {
         let inner = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let cache = options::cache_size(&options).map_err(js_error)?;
-            let zip = ZipSource::open(inner, &key, &signal).await?;
-            Ok(WasmStore {
-                source: CachedSource::wrap(Rc::new(zip), cache),
+            #[cfg(feature = "zip")]
+            {
+                let cache = options::cache_size(&options).map_err(js_error)?;
+                let zip = stores::ZipSource::open(inner, &key, &signal).await?;
+                Ok(WasmStore {
+                    source: CachedSource::wrap(Rc::new(zip), cache),
+                }
+                .into())
             }
-            .into())
+            // index.js loads the build with ZIP archives before it opens one (pkg/load.js).
+            #[cfg(not(feature = "zip"))]
+            {
+                let _ = (inner, key, options, signal);
+                Err(js_error(crate::ZarrError::unsupported(
+                    "ZipStore",
+                    "this build of the module has no ZIP reader (the larger build has)",
+                )))
+            }
         })
     }
 

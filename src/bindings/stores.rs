@@ -15,6 +15,7 @@ use crate::store::http::HttpStore;
 use crate::store::icechunk::{IcechunkOptions, IcechunkStore};
 #[cfg(feature = "references")]
 use crate::store::reference::{ReferenceOptions, ReferenceStore};
+#[cfg(feature = "zip")]
 use crate::store::zip::ZipStore;
 use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
@@ -229,11 +230,14 @@ impl Source for JsSource {
     }
 }
 
+/// A ZIP archive in another store (`ZipStore`).
+#[cfg(feature = "zip")]
 pub struct ZipSource {
     inner: Rc<dyn Source>,
     zip: Rc<ZipStore>,
 }
 
+#[cfg(feature = "zip")]
 impl ZipSource {
     /// Reads the directory of the archive at `key` of `inner`.
     pub async fn open(
@@ -249,6 +253,7 @@ impl ZipSource {
     }
 }
 
+#[cfg(feature = "zip")]
 impl Source for ZipSource {
     fn store(&self) -> Rc<dyn ReadableStore> {
         self.zip.clone()

@@ -20,6 +20,7 @@ pub mod single_flight;
 pub mod span_batch;
 #[cfg(feature = "references")]
 pub mod template;
+#[cfg(feature = "zip")]
 pub mod zip;
 
 use crate::error::Result;

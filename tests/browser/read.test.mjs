@@ -282,6 +282,39 @@ test("chromium: a page's first open() of a ReferenceStore loads the full build, 
   await fresh.close();
 });
 
+test("chromium: a page's first open() of a ZipStore loads the full build, which replaces the Zarr build; the arrays already open read on", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const read = await fresh.evaluate(async () => {
+    const zarr = await import("/pkg/index.js");
+    const base = `${location.origin}/tests/fixtures`;
+    const arr = await zarr.open(`${base}/v3.zarr`, { path: "dtypes/uint16" });
+    const before = Array.from((await arr.get()).data);
+    const zip = new zarr.ZipStore(`${base}/zip/v2_zarr2.zip`);
+    const raw = await zarr.open(zip, { kind: "array", path: "images/raw" });
+    const values = Array.from((await raw.get()).data);
+    const after = Array.from((await arr.get()).data);
+    return { same: JSON.stringify(before) === JSON.stringify(after), values };
+  });
+  const manifest = JSON.parse(
+    readFileSync(new URL("../fixtures/v2.expected.json", import.meta.url), "utf8"),
+  );
+  const entry = manifest.arrays.find(
+    (e) => e.store === "v2_consolidated.zarr" && e.path === "images/raw",
+  );
+  const bytes = readFileSync(new URL(`../fixtures/${entry.data}`, import.meta.url));
+  assert.equal(entry.dtype, "uint16");
+  const typed = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+  assert.equal(read.same, true, "the array opened before reads the same after");
+  assert.deepEqual(read.values, Array.from(typed), "the zipped array's values");
+  assert.deepEqual(
+    await moduleRequests(),
+    ["zarr_wasm_bg.wasm", "zarr_wasm_full_bg.wasm"],
+    "the Zarr build (loaded as index.js is imported), then the full build, once",
+  );
+  await fresh.close();
+});
+
 test("chromium: a page's first open() of an IcechunkStore loads the full build, and reads the repository's branch with it", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
   await (await fetch(`${server.url}/__log/clear`)).text();
