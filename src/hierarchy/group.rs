@@ -3,15 +3,14 @@
 
 use crate::limits::Limits;
 use crate::metadata::node_path::NodePath;
-use crate::metadata::{GroupMetadata, ListedNode};
+use crate::metadata::{GroupMetadata, ListedNode, Listing};
 use crate::store::ReadableStore;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// Consolidated metadata found in the group at `root`: every node below it, by path relative to it.
 pub struct Consolidated {
     root: NodePath,
-    nodes: BTreeMap<String, ListedNode>,
+    nodes: Listing,
 }
 
 impl Consolidated {

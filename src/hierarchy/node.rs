@@ -9,10 +9,9 @@ use crate::error::{ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::{Consolidated, Group};
 use crate::limits::Limits;
 use crate::metadata::node_path::NodePath;
-use crate::metadata::{v1, v2, v3, ListedNode, NodeMetadata};
+use crate::metadata::{v1, v2, v3, Listing, NodeMetadata};
 use crate::store::ReadableStore;
 use futures_util::future::join;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 pub enum Node {
@@ -282,7 +281,7 @@ async fn from_consolidated(
     store: &Rc<dyn ReadableStore>,
     listed_at: &NodePath,
     path: &NodePath,
-    mut listed: BTreeMap<String, ListedNode>,
+    mut listed: Listing,
     location: &str,
 ) -> Result<Node> {
     let own = listed.remove("").ok_or_else(|| {

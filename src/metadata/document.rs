@@ -9,7 +9,6 @@ use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::metadata::chunk_key_encoding::ChunkKeyEncoding;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayMetadata {
@@ -59,13 +58,51 @@ pub struct GroupMetadata {
     pub attributes: Map<String, Value>,
     /// Consolidated metadata: every descendant's documents, keyed by its path relative to this
     /// group. `None` when the group has none.
-    pub consolidated: Option<BTreeMap<String, ListedNode>>,
+    pub consolidated: Option<Listing>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeMetadata {
     Array(ArrayMetadata),
     Group(GroupMetadata),
+}
+
+/// The nodes consolidated metadata lists, by path, in path order. A list sorted once rather than
+/// a BTreeMap: the map's code for this one type was about 10 KB of the wasm module (issue 33).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Listing(Vec<(String, ListedNode)>);
+
+impl Listing {
+    /// The nodes `entries` gives, each path once; the first path given twice is returned as the
+    /// error.
+    pub fn new(mut entries: Vec<(String, ListedNode)>) -> std::result::Result<Listing, String> {
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        match entries.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            Some(pair) => Err(pair[0].0.clone()),
+            None => Ok(Listing(entries)),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&ListedNode> {
+        let at = self
+            .0
+            .binary_search_by(|(p, _)| p.as_str().cmp(path))
+            .ok()?;
+        Some(&self.0[at].1)
+    }
+
+    pub fn remove(&mut self, path: &str) -> Option<ListedNode> {
+        let at = self
+            .0
+            .binary_search_by(|(p, _)| p.as_str().cmp(path))
+            .ok()?;
+        Some(self.0.remove(at).1)
+    }
+
+    /// The nodes in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ListedNode)> {
+        self.0.iter().map(|(path, node)| (path, node))
+    }
 }
 
 /// A node's documents as consolidated metadata lists them, parsed when the node is opened.

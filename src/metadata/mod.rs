@@ -14,7 +14,9 @@ pub mod v1;
 pub mod v2;
 pub mod v3;
 
-pub use document::{ArrayMetadata, CodecList, GroupMetadata, ListedNode, NodeMetadata, V2Codecs};
+pub use document::{
+    ArrayMetadata, CodecList, GroupMetadata, ListedNode, Listing, NodeMetadata, V2Codecs,
+};
 
 use crate::error::Result;
 

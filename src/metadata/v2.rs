@@ -5,7 +5,7 @@
 
 use super::document::{
     attributes, check_shape, regular_grid, required, u64_list, ArrayMetadata, CodecList,
-    GroupMetadata, ListedNode, V2Codecs,
+    GroupMetadata, ListedNode, Listing, V2Codecs,
 };
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
@@ -15,7 +15,6 @@ use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
 use crate::metadata::node_path::NodePath;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 /// The codecs that turn the elements of an object (`|O`) array into bytes; zarr-python puts the
 /// array's one as its first filter.
@@ -67,7 +66,7 @@ pub fn parse_group(
 
 /// The nodes listed by a `.zmetadata` document (`{"metadata": {".zgroup": ..., "a/.zarray": ...,
 /// "a/.zattrs": ...}, "zarr_consolidated_format": 1}`), by path relative to where it lies.
-pub fn parse_consolidated(doc: &Value, location: &str) -> Result<BTreeMap<String, ListedNode>> {
+pub fn parse_consolidated(doc: &Value, location: &str) -> Result<Listing> {
     let obj = object(doc, location)?;
     match obj.get("zarr_consolidated_format") {
         Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
@@ -92,7 +91,7 @@ pub fn parse_consolidated(doc: &Value, location: &str) -> Result<BTreeMap<String
         Some((path, name)) => (path.to_string(), name.to_string()),
         None => (String::new(), key.to_string()),
     };
-    let mut nodes = BTreeMap::new();
+    let mut nodes = Vec::new();
     for key in documents.keys() {
         let (path, name) = split(key);
         let zattrs_key = match key.strip_suffix(name.as_str()) {
@@ -116,17 +115,14 @@ pub fn parse_consolidated(doc: &Value, location: &str) -> Result<BTreeMap<String
         let Ok(path) = NodePath::parse(&path) else {
             continue;
         };
-        if nodes.insert(path.as_str().to_string(), node).is_some() {
-            return Err(ZarrError::metadata(
-                location,
-                format!(
-                    "the consolidated metadata lists two nodes at \"{}\"",
-                    path.as_str()
-                ),
-            ));
-        }
+        nodes.push((path.as_str().to_string(), node));
     }
-    Ok(nodes)
+    Listing::new(nodes).map_err(|path| {
+        ZarrError::metadata(
+            location,
+            format!("the consolidated metadata lists two nodes at \"{path}\""),
+        )
+    })
 }
 
 /// An array from its `.zarray` and `.zattrs` documents.
@@ -629,7 +625,8 @@ mod tests {
             .unwrap_err()
             .message
             .contains("two nodes"));
-        let super::super::NodeMetadata::Array(b) = nodes["a/b"].parse("m").unwrap() else {
+        let super::super::NodeMetadata::Array(b) = nodes.get("a/b").unwrap().parse("m").unwrap()
+        else {
             panic!()
         };
         assert_eq!(b.attributes["k"], json!(1));

@@ -1,6 +1,8 @@
 //! Zarr v3 `zarr.json` documents (core spec 3.1).
 
-use super::document::{attributes, check_shape, required, u64_list, CodecList, ListedNode};
+use super::document::{
+    attributes, check_shape, required, u64_list, CodecList, ListedNode, Listing,
+};
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::v3_names::{self, V3DataType};
@@ -8,7 +10,6 @@ use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 pub use super::document::{ArrayMetadata, GroupMetadata, NodeMetadata};
 
@@ -148,10 +149,7 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
 
 /// The inline consolidated metadata of a group document. Other kinds are marked
 /// `must_understand: false` by their writer, so a reader that does not know them goes without.
-fn consolidated(
-    obj: &Map<String, Value>,
-    location: &str,
-) -> Result<Option<BTreeMap<String, ListedNode>>> {
+fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Listing>> {
     let Some(Value::Object(c)) = obj.get("consolidated_metadata") else {
         return Ok(None);
     };
@@ -159,12 +157,19 @@ fn consolidated(
         return Ok(None);
     }
     match c.get("metadata") {
-        Some(Value::Object(nodes)) => Ok(Some(
+        Some(Value::Object(nodes)) => Listing::new(
             nodes
                 .iter()
                 .map(|(path, doc)| (path.clone(), ListedNode::V3(doc.clone())))
                 .collect(),
-        )),
+        )
+        .map(Some)
+        .map_err(|path| {
+            ZarrError::metadata(
+                location,
+                format!("consolidated_metadata lists two nodes at \"{path}\""),
+            )
+        }),
         _ => Err(ZarrError::metadata(
             location,
             "consolidated_metadata has no \"metadata\" object",
