@@ -24,6 +24,7 @@ import {
   ReferenceStore,
   ZipStore,
   firstDocuments,
+  firstShardIndexes,
   label,
   where,
 } from "./stores.js";
@@ -412,6 +413,9 @@ class Revivable {
     this.make = make;
     this.where = where;
     this.reviving = null;
+    // Shard indexes JS is fetching for the node as it opens (see keepEarlyIndexes): reads wait
+    // for them rather than ask for them again.
+    this.pending = null;
   }
 
   /** The handle, if it belongs to the current instance; a ResetError while it is made again. */
@@ -520,6 +524,7 @@ function handle(node) {
 function liveHandle(node) {
   try {
     const entry = entryOf(node);
+    if (entry.pending) return entry.pending.then(() => liveHandle(node));
     return entry.generation === generation ? entry.handle : entry.live();
   } catch (err) {
     return Promise.reject(err);
@@ -771,6 +776,25 @@ export function open(location, options = {}) {
   return openNode(location, options, null);
 }
 
+/**
+ * Hands the shard indexes JS is fetching as `node` opens (`indexes`, from firstShardIndexes) to
+ * it once they are in; its reads wait for them until then (they are usually in before the
+ * module is), rather than ask for them again. Best effort: where the module does not take them,
+ * the reads fetch them.
+ */
+function keepEarlyIndexes(node, indexes) {
+  const entry = entryOf(node);
+  entry.pending = indexes.then((kept) => {
+    entry.pending = null;
+    if (!kept || entry.generation !== generation) return;
+    try {
+      entry.handle.keepShardIndexes(kept);
+    } catch {
+      // Not kept: the reads fetch them.
+    }
+  });
+}
+
 /** Keeps shard indexes the main thread fetched for a worker's read (worker.js). */
 export function __keepShardIndexes(node, indexes) {
   return withHandle(node, (h) => h.keepShardIndexes(indexes));
@@ -789,6 +813,9 @@ async function openNode(location, options, documents) {
   // Until the module is ready, the node's metadata is asked for from JS: its request overlaps the
   // module's download and compile instead of following them.
   const early = glue || documents ? null : firstDocuments(location, options);
+  // And, for a small sharded array, its shard indexes, once its zarr.json is in: the first reads
+  // then go straight to the chunks.
+  const earlyIndexes = early?.then((docs) => firstShardIndexes(location, options, docs));
   // A pool's workers start now, while the node opens: the reads that follow do not wait for them
   // (a failure to start is reported by the first read).
   // A ReferenceStore needs the full build: asked for before the workers start, so that they get
@@ -827,6 +854,7 @@ async function openNode(location, options, documents) {
   // metadata the node's properties already show, whatever the store holds now.
   const reopen = () => call(async () => (await openIn(null, read))[0]);
   const node = ofKind(wrap(handle, where(location, options.path), reopen), options.kind);
+  if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
   // The workers open the node from what this thread read: no request of theirs for it.
   if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);
   return node;

@@ -151,29 +151,15 @@ const MAX_DOCUMENT_BYTES = 1 << 20;
  * or 404): the module then asks as usual. Never rejects.
  */
 export async function firstDocuments(location, options) {
-  const store = location instanceof FetchStore ? location : null;
-  const url = store
-    ? store.url
-    : typeof location === "string" || location instanceof URL
-      ? String(location)
-      : null;
-  const o = store?.options ?? {};
+  const plain = plainHttp(location, options);
   const path = options.path ?? "";
-  if (url === null || o.fetch || options.zarrFormat === 2 || options.consolidated) return null;
-  if (!/^https?:\/\/[^?#]*$/.test(url) || !/^[A-Za-z0-9._~/-]*$/.test(path)) return null;
+  if (!plain || options.zarrFormat === 2 || options.consolidated) return null;
+  if (!/^[A-Za-z0-9._~/-]*$/.test(path)) return null;
   const dir = path.replace(/^\/+|\/+$/g, "");
   const key = dir ? `${dir}/zarr.json` : "zarr.json";
-  const timeout = o.timeout ?? 30000;
-  const signals = [options.signal, timeout > 0 ? AbortSignal.timeout(timeout) : null].filter(
-    Boolean,
-  );
+  const { o } = plain;
   try {
-    const response = await fetch(`${url.replace(/\/+$/, "")}/${key}`, {
-      headers: o.headers,
-      credentials: o.credentials,
-      redirect: o.redirect,
-      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
-    });
+    const response = await plain.get(key);
     if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
       await response.body?.cancel();
       return [[key, null]];
@@ -188,6 +174,138 @@ export async function firstDocuments(location, options) {
   } catch {
     return null;
   }
+}
+
+/**
+ * Where `location` (a URL or a FetchStore without a `fetch` of the caller's) is read over plain
+ * HTTP(S): `{ o, get(key, headers?) }`, `get` fetching a key as the module's store would (its
+ * URL, headers, credentials, redirects and timeout, and the open()'s signal); else null.
+ */
+function plainHttp(location, options) {
+  const store = location instanceof FetchStore ? location : null;
+  const url = store
+    ? store.url
+    : typeof location === "string" || location instanceof URL
+      ? String(location)
+      : null;
+  const o = store?.options ?? {};
+  if (url === null || o.fetch || !/^https?:\/\/[^?#]*$/.test(url)) return null;
+  const timeout = o.timeout ?? 30000;
+  const get = (key, extra = {}) => {
+    const signals = [options.signal, timeout > 0 ? AbortSignal.timeout(timeout) : null].filter(
+      Boolean,
+    );
+    const headers = new Headers(o.headers);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return fetch(`${url.replace(/\/+$/, "")}/${key}`, {
+      headers,
+      credentials: o.credentials,
+      redirect: o.redirect,
+      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+    });
+  };
+  return { o, get };
+}
+
+// An open() asks for the shard indexes of an array of at most this many shards from JS, each of
+// at most this many bytes (see firstShardIndexes).
+const EARLY_SHARDS = 8;
+const EARLY_INDEX_BYTES = 64 << 10;
+
+/**
+ * The shard indexes of a small sharded array, asked for from JS as soon as its `zarr.json`
+ * (`documents`, from firstDocuments) is in, while the module is still downloading: the node's
+ * first reads then find them kept and go straight to the chunks (a viewer's first view is often
+ * an OME-Zarr image's lowest level, of a few shards). Only the plain case: a v3 array on a
+ * regular grid whose one codec is sharding_indexed with its index at the end, coded as `bytes`
+ * and an optional `crc32c`; at most EARLY_SHARDS shards; suffix ranges allowed. Resolves to
+ * `[[key, bytes or null]]` (null: no such shard), or null where none were asked for; never
+ * rejects. The module checks each index as it checks those it fetches (`keepShardIndexes` drops
+ * one of the wrong size; a damaged one fails the read that uses it).
+ */
+export async function firstShardIndexes(location, options, documents) {
+  const plain = plainHttp(location, options);
+  const [key, bytes] = documents?.[0] ?? [];
+  if (!plain || !bytes || plain.o.suffixRequests === false) return null;
+  const plan = indexPlan(bytes);
+  if (!plan) return null;
+  const dir = key.slice(0, -"zarr.json".length);
+  const { o } = plain;
+  const one = async (shard) => {
+    const shardKey = dir + shard;
+    try {
+      const response = await plain.get(shardKey, { Range: `bytes=-${plan.size}` });
+      if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
+        await response.body?.cancel();
+        return [[shardKey, null]];
+      }
+      if (response.status !== 206) {
+        await response.body?.cancel();
+        return [];
+      }
+      const index = await bodyWithin(response, plan.size);
+      return index?.length === plan.size ? [[shardKey, index]] : [];
+    } catch {
+      return [];
+    }
+  };
+  const indexes = (await Promise.all(plan.shards.map(one))).flat();
+  return indexes.length > 0 ? indexes : null;
+}
+
+/**
+ * For a `zarr.json` of the plain sharded case firstShardIndexes takes: its shards' keys (below
+ * the node) and the size of each encoded index; else null.
+ */
+function indexPlan(bytes) {
+  let meta;
+  try {
+    meta = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+  const { shape, chunk_grid: grid, codecs, chunk_key_encoding: encoding } = meta ?? {};
+  const whole = (list, n) =>
+    Array.isArray(list) && list.length === n && list.every((x) => Number.isSafeInteger(x) && x > 0);
+  const shardShape = grid?.configuration?.chunk_shape;
+  const sharding = codecs?.length === 1 ? codecs[0] : null;
+  const config = sharding?.configuration ?? {};
+  const indexCodecs = (config.index_codecs ?? []).map((c) => (typeof c === "string" ? c : c?.name));
+  if (
+    meta?.zarr_format !== 3 ||
+    meta.node_type !== "array" ||
+    !Array.isArray(shape) ||
+    shape.length === 0 ||
+    !shape.every((n) => Number.isSafeInteger(n) && n >= 0) ||
+    grid?.name !== "regular" ||
+    !whole(shardShape, shape.length) ||
+    sharding?.name !== "sharding_indexed" ||
+    !whole(config.chunk_shape, shape.length) ||
+    (config.index_location ?? "end") !== "end" ||
+    !(indexCodecs[0] === "bytes" && indexCodecs.slice(1).every((c) => c === "crc32c")) ||
+    indexCodecs.length > 2
+  )
+    return null;
+  const perShard = shardShape.map((n, i) => n / config.chunk_shape[i]);
+  if (!perShard.every(Number.isSafeInteger)) return null;
+  const size = perShard.reduce((a, b) => a * b, 1) * 16 + (indexCodecs.length === 2 ? 4 : 0);
+  const counts = shape.map((n, i) => Math.ceil(n / shardShape[i]));
+  const total = counts.reduce((a, b) => a * b, 1);
+  if (total === 0 || total > EARLY_SHARDS || size > EARLY_INDEX_BYTES) return null;
+  const name = encoding?.name ?? "default";
+  const separator = encoding?.configuration?.separator ?? (name === "v2" ? "." : "/");
+  if ((name !== "default" && name !== "v2") || (separator !== "/" && separator !== "."))
+    return null;
+  const shards = [];
+  for (let i = 0; i < total; i++) {
+    const coords = [];
+    for (let d = counts.length - 1, rest = i; d >= 0; d--) {
+      coords.unshift(rest % counts[d]);
+      rest = Math.floor(rest / counts[d]);
+    }
+    shards.push(name === "v2" ? coords.join(separator) : ["c", ...coords].join(separator));
+  }
+  return { shards, size };
 }
 
 /**

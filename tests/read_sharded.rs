@@ -422,3 +422,30 @@ fn shard_indexes_handed_to_another_reader_are_not_fetched_again() {
     let (_, plain) = open_counting("v3.zarr", "layouts/many_chunks");
     assert!(block_on(plain.shard_indexes(&[])).unwrap().is_empty());
 }
+
+/// Indexes handed over with a size other than every index of the array has (JS computed the
+/// array's index size otherwise, or a server sent another range) are not kept: the read fetches
+/// the index itself and reads right. One of the right size is kept.
+#[test]
+fn handed_indexes_of_the_wrong_size_are_fetched_again() {
+    let (_, arr) = open_counting("codecs.zarr", "sharding/index_end");
+    let region = [slice(0, 16), slice(0, 16)];
+    let right = block_on(arr.shard_indexes(&region)).unwrap();
+    let expected = block_on(arr.get(&region)).unwrap().bytes;
+    let index = right[0].1.clone().unwrap();
+    let index_requests = |log: &[(String, Option<ByteRange>)]| {
+        log.iter()
+            .filter(|(_, r)| matches!(r, Some(ByteRange::Suffix(_))))
+            .count()
+    };
+    for wrong in [index[4..].to_vec(), [&index[..], &[0; 16]].concat()] {
+        let (there, other) = open_counting("codecs.zarr", "sharding/index_end");
+        other.keep_shard_indexes(vec![(right[0].0.clone(), Some(Rc::new(wrong)))]);
+        assert_eq!(block_on(other.get(&region)).unwrap().bytes, expected);
+        assert_eq!(index_requests(&there.log.borrow()), 1, "fetched again");
+    }
+    let (there, other) = open_counting("codecs.zarr", "sharding/index_end");
+    other.keep_shard_indexes(vec![(right[0].0.clone(), Some(index))]);
+    assert_eq!(block_on(other.get(&region)).unwrap().bytes, expected);
+    assert_eq!(index_requests(&there.log.borrow()), 0, "kept");
+}

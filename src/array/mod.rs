@@ -331,11 +331,26 @@ impl Array {
         Ok(indexes)
     }
 
-    /// Keeps shard indexes another reader of this array fetched (see `shard_indexes`).
+    /// Keeps shard indexes another reader of this array fetched (see `shard_indexes`), or JS
+    /// fetched as the array opened (pkg/stores.js, `firstShardIndexes`). Where every index of the
+    /// array has one size (regular shards), one of another size is not kept: a read fetches it.
+    /// What is kept is checked as a fetched index is, when a read decodes it.
     pub fn keep_shard_indexes(&self, indexes: Vec<(String, Option<Rc<Vec<u8>>>)>) {
+        let size = self.encoded_index_size();
         for (key, index) in indexes {
+            if size.is_some_and(|size| index.as_ref().is_some_and(|i| i.len() != size)) {
+                continue;
+            }
             self.shards.keep_index(&key, index, &*self.store);
         }
+    }
+
+    /// The size of every encoded shard index of a sharded array on a regular grid.
+    fn encoded_index_size(&self) -> Option<usize> {
+        let codec = self.pipeline.partial_decoder()?;
+        let shard_shape = self.metadata.chunk_grid.regular_chunk_shape()?;
+        let cps = codec.chunks_per_shard(shard_shape).ok()?;
+        codec.index_size(&cps).ok()
     }
 
     /// The bytes of `selection`'s result (its element count times the element size), saturating.

@@ -181,6 +181,47 @@ test("chromium: a cold page's first open() of a server that sends zarr.json with
   await fresh.close();
 });
 
+test("chromium: a cold page's open() of a small sharded array asks for every shard's index from JS while the module loads; its reads then ask for none again, and read right", async () => {
+  const expected = (name) => {
+    const bytes = readFileSync(new URL(`../fixtures/v3.expected/${name}.bin`, import.meta.url));
+    return Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2));
+  };
+  // 50 x 60 in 32 x 32 shards: 4 shards. In "sparse" the writer left the first out (a 404, read
+  // as the fill value).
+  for (const name of ["index_end", "sparse"]) {
+    const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+    await (await fetch(`${server.url}/__log/clear`)).text();
+    const read = await fresh.evaluate(async (path) => {
+      const zarr = await import("/pkg/index.js");
+      const arr = await zarr.open(`${location.origin}/tests/fixtures/codecs.zarr`, {
+        path,
+        kind: "array",
+      });
+      const at = async (y, x) =>
+        (await arr.get([zarr.slice(y, y + 1), zarr.slice(x, x + 1)])).data[0];
+      return [await at(40, 50), await at(0, 0), await at(10, 40)];
+    }, `sharding/${name}`);
+    const want = expected(`codecs__sharding__${name}`);
+    assert.deepEqual(read, [want[40 * 60 + 50], want[0], want[10 * 60 + 40]], name);
+    const log = await (await fetch(`${server.url}/__log`)).json();
+    const shardRequests = log
+      .filter((r) => r.path.includes(`/sharding/${name}/c/`))
+      .map((r) => `${r.path.split(`/${name}/`)[1]} ${/^bytes=-/.test(r.range) ? "index" : "data"}`);
+    const indexes = shardRequests.filter((r) => r.endsWith("index")).sort();
+    // Three elements read, and every shard's index was asked for, each once: from JS, as the
+    // array opened (the module asks only for those its reads need).
+    assert.deepEqual(
+      indexes,
+      ["c/0/0 index", "c/0/1 index", "c/1/0 index", "c/1/1 index"],
+      `${name}: ${shardRequests}`,
+    );
+    // One inner chunk per element (sparse's are fewer: its empty inner chunks need none).
+    const data = shardRequests.filter((r) => r.endsWith("data"));
+    assert.ok(data.length <= 3, `${name}: ${shardRequests}`);
+    await fresh.close();
+  }
+});
+
 // The main module's two builds (pkg/load.js): the page's requests for each.
 async function moduleRequests() {
   const log = await (await fetch(`${server.url}/__log`)).json();
