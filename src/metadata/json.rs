@@ -223,16 +223,32 @@ impl Reader<'_> {
         }
         loop {
             items.push(self.value(depth)?);
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(Value::Array(items));
-                }
-                Some(_) => return Err(self.error("expected `,` or `]`")),
-                None => return Err(self.error("EOF while parsing a list")),
+            if !self.more(b']', "expected `,` or `]`", "EOF while parsing a list")? {
+                return Ok(Value::Array(items));
             }
+        }
+    }
+
+    /// After an item of a list or object: true where a comma says another follows, false where
+    /// `close` ends it.
+    fn more(
+        &mut self,
+        close: u8,
+        expected: &'static str,
+        eof: &'static str,
+    ) -> std::result::Result<bool, SyntaxError> {
+        self.skip_space();
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.at += 1;
+                Ok(false)
+            }
+            Some(_) => Err(self.error(expected)),
+            None => Err(self.error(eof)),
         }
     }
 
@@ -261,15 +277,8 @@ impl Reader<'_> {
             }
             let value = self.value(depth)?;
             entries.insert(key, value);
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(Value::Object(entries));
-                }
-                Some(_) => return Err(self.error("expected `,` or `}`")),
-                None => return Err(self.error("EOF while parsing an object")),
+            if !self.more(b'}', "expected `,` or `}`", "EOF while parsing an object")? {
+                return Ok(Value::Object(entries));
             }
         }
     }
