@@ -145,8 +145,8 @@ impl<'a> Walk<'a> {
         }
         let [dtype, written] = last;
         let dtype_text = &text[dtype];
-        let is_object = dtype_text.len() <= 64
-            && json::read_strict(dtype_text).is_ok_and(|d| d == "|O");
+        let is_object =
+            dtype_text.len() <= 64 && json::read_strict(dtype_text).is_ok_and(|d| d == "|O");
         if !is_object {
             return Err(Fault::Chunk(format!(
                 "the chunk's dtype is {}, not \"|O\"",
