@@ -4,6 +4,7 @@
 
 pub mod blosclz;
 pub mod bytes;
+pub mod crc32;
 pub mod lz4;
 pub mod shuffle;
 pub mod snappy;

@@ -6,6 +6,7 @@
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use super::configuration::{Bounded, Configuration, Location};
 use crate::error::CodecError;
+use zarr_wasm_kernels::crc32;
 
 /// `crc32c` (v3), and numcodecs' `crc32`, `crc32c` and `adler32`.
 pub const CODECS: &[CodecEntry] = &[
@@ -84,8 +85,8 @@ impl Checksum {
     /// The checksum of `prefix` then `data` (only lookup3 has a prefix).
     fn compute(self, prefix: &[u8], data: &[u8]) -> u32 {
         match self {
-            Checksum::Crc32 => crc32fast::hash(data),
-            Checksum::Crc32c => crc32c::crc32c(data),
+            Checksum::Crc32 => crc32::crc32(data),
+            Checksum::Crc32c => crc32::crc32c(data),
             Checksum::Adler32 => adler32(data),
             Checksum::Fletcher32 => fletcher32(data),
             Checksum::JenkinsLookup3 { initval } if prefix.is_empty() => lookup3(data, initval),

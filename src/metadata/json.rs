@@ -420,8 +420,8 @@ impl Reader<'_> {
                 return Ok(Value::from(u));
             }
         }
-        match text.parse::<f64>() {
-            Ok(f) if f.is_finite() => Ok(Value::from(f)),
+        match super::decimal::to_f64(text.as_bytes()) {
+            f if f.is_finite() => Ok(Value::from(f)),
             _ => Err(self.error("number out of range")),
         }
     }

@@ -6,6 +6,7 @@
 
 pub mod chunk_grid;
 pub mod chunk_key_encoding;
+pub mod decimal;
 pub mod document;
 pub mod extension;
 pub mod json;

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use zarr_wasm_kernels::crc32;
 
 /// The end of central directory record is 22 bytes and may be followed by a comment of up to
 /// 65535 bytes: the last 65557 bytes hold it for sure.
@@ -291,7 +292,7 @@ fn span_length(range: ByteRange) -> u64 {
 }
 
 fn check_crc(data: &[u8], expected: u32, location: &str) -> Result<()> {
-    let actual = crc32fast::hash(data);
+    let actual = crc32::crc32(data);
     if actual != expected {
         return Err(ZarrError::store(
             location,
