@@ -39,6 +39,7 @@ pub mod error;
 pub mod host;
 pub mod limits;
 pub mod lru;
+pub mod sort;
 
 pub use array::{Array, ArrayData};
 pub use error::{ErrorKind, Result, ZarrError};

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["compression"],
     &["metadata"],
     &["data_type"],
-    &["host", "limits", "lru"],
+    &["host", "limits", "lru", "sort"],
     &["buffer", "error"],
 ];
 

@@ -127,7 +127,7 @@ impl Group {
                 })
             })
             .collect();
-        children.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::sort::sort_by(&mut children, |a, b| a.name < b.name);
         Some(children)
     }
 }

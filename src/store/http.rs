@@ -507,8 +507,7 @@ impl<C: HttpClient> HttpStore<C> {
             names.extend(page.names);
             token = page.next;
             if token.is_none() {
-                names.sort_unstable();
-                names.dedup();
+                crate::sort::sort_dedup(&mut names);
                 return Ok(Some(names));
             }
         }

@@ -138,8 +138,7 @@ impl Listing {
             .filter(|n| is_entry_name(n))
             .map(String::from)
             .collect();
-        names.sort_unstable();
-        names.dedup();
+        crate::sort::sort_dedup(&mut names);
         Ok(Page { names, next })
     }
 
@@ -211,8 +210,7 @@ pub fn index_page_names(page: &str) -> Option<Vec<String>> {
             names.push(name);
         }
     }
-    names.sort_unstable();
-    names.dedup();
+    crate::sort::sort_dedup(&mut names);
     (!names.is_empty()).then_some(names)
 }
 
