@@ -38,7 +38,7 @@ pub fn to_f64(text: &[u8]) -> f64 {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
     };
-    let magnitude = Decimal::parse(rest).to_f64();
+    let magnitude = Decimal::parse(rest).into_f64();
     if negative {
         -magnitude
     } else {
@@ -108,7 +108,7 @@ impl Decimal {
         d
     }
 
-    fn to_f64(mut self) -> f64 {
+    fn into_f64(mut self) -> f64 {
         const MANTISSA_BITS: u32 = 52;
         const BIAS: i32 = -1023;
         if self.nd == 0 {
