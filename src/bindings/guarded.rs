@@ -95,7 +95,10 @@ pub fn elements(value: &JsValue, max: usize) -> Result<Option<Vec<JsValue>>, Str
         return Ok(None);
     };
     if n > max as f64 {
-        return Err(format!("it has {n} entries, more than the {max} allowed"));
+        return Err(format!(
+            "it has {} entries, more than the {max} allowed",
+            number(n)
+        ));
     }
     (0..n as u32)
         .map(|i| Reflect::get_u32(value, i).map_err(|e| format!("entry {i}: {}", describe(e))))
@@ -195,6 +198,15 @@ pub fn describe(err: JsValue) -> String {
     }
 }
 
+/// A JS number as JS writes it (`String(n)`: `1.5`, `NaN`, `1e+21`). Written by JS, not by Rust's
+/// float formatting, which would bring 9 KB of code and tables to the module for error messages.
+pub fn number(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
 /// A short description of a value for messages, which runs none of its code (`{:?}` of a JsValue
 /// would call its toString).
 pub fn show(value: &JsValue) -> String {
@@ -203,7 +215,7 @@ pub fn show(value: &JsValue) -> String {
         return format!("{cut:?}");
     }
     if let Some(n) = value.as_f64() {
-        return n.to_string();
+        return number(n);
     }
     if value.is_bigint() {
         return "a BigInt".into();

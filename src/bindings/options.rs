@@ -3,6 +3,7 @@
 //! that is `undefined` or `null` is absent; so is every option of an absent options object.
 
 use super::fetch::FetchClient;
+use super::guarded;
 use super::js::set;
 use crate::array::ReadOptions;
 use crate::buffer::MAX_BUFFER;
@@ -101,12 +102,19 @@ impl<'a> Options<'a> {
         min: f64,
         max: f64,
     ) -> Result<f64, ZarrError> {
-        let expected = format!("an integer from {min} to {max}");
+        let expected = format!(
+            "an integer from {} to {}",
+            guarded::number(min),
+            guarded::number(max)
+        );
         let n = self.checked(name, value, &expected, JsValue::as_f64)?;
         if n.fract() == 0.0 && (min..=max).contains(&n) {
             Ok(n)
         } else {
-            Err(self.range_error(format!("{name} must be {expected}, not {n}")))
+            Err(self.range_error(format!(
+                "{name} must be {expected}, not {}",
+                guarded::number(n)
+            )))
         }
     }
 
@@ -146,7 +154,7 @@ impl<'a> Options<'a> {
 /// An object's own enumerable properties as (name, value) pairs: at most a few hundred, since no
 /// options object has more.
 fn entries(object: &JsValue) -> Result<Vec<(String, JsValue)>, String> {
-    super::guarded::entries(object, 256)
+    guarded::entries(object, 256)
 }
 
 /// `get()`'s options.
@@ -229,7 +237,7 @@ pub fn open_options(options: &JsValue) -> Result<OpenOptions, ZarrError> {
             _ => {
                 return Err(o.error(format!(
                     "zarrFormat must be 1, 2 or 3, not {}",
-                    super::guarded::show(&v)
+                    guarded::show(&v)
                 )))
             }
         });

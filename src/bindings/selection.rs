@@ -24,7 +24,8 @@ fn integer(value: &JsValue, what: &str) -> Result<i64, ZarrError> {
         })?;
     if n.fract() != 0.0 || !n.is_finite() || n.abs() > 9.007_199_254_740_991e15 {
         return Err(ZarrError::selection(format!(
-            "{what} must be an integer, not {n}"
+            "{what} must be an integer, not {}",
+            guarded::number(n)
         )));
     }
     Ok(n as i64)
@@ -54,7 +55,8 @@ pub fn parse_selection(value: &JsValue, ndim: usize) -> Result<Vec<DimSelection>
     })?;
     if n > ndim as f64 {
         return Err(ZarrError::selection(format!(
-            "{n} dimensions selected, the array has {ndim}"
+            "{} dimensions selected, the array has {ndim}",
+            guarded::number(n)
         )));
     }
     let list = guarded::elements(value, ndim)
@@ -103,7 +105,8 @@ pub fn parse_coords(value: &JsValue, ndim: usize) -> Result<Vec<u64>, ZarrError>
         .ok_or_else(|| ZarrError::selection("chunk coordinates must be an array of integers"))?;
     if n != ndim as f64 {
         return Err(ZarrError::selection(format!(
-            "{n} chunk coordinates given, the array has {ndim} dimensions"
+            "{} chunk coordinates given, the array has {ndim} dimensions",
+            guarded::number(n)
         )));
     }
     let list = guarded::elements(value, ndim)

@@ -88,6 +88,8 @@ impl ZfpCodec {
         for key in keys {
             let value = config.required::<f64>(key)?;
             if !matches!(*key, "rate" | "tolerance") && value.fract() != 0.0 {
+                // serde_json writes the number: Rust's float formatting is not in the module.
+                let value = serde_json::Value::from(value);
                 return Err(format!("\"{key}\" must be a whole number, not {value}"));
             }
             params.push(value);
