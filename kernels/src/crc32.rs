@@ -4,8 +4,8 @@
 //! The tables are computed on first use rather than stored in the module: as data they are
 //! 16 KiB per polynomial of bytes that do not compress, and the crates this replaces (crc32fast
 //! and crc32c, whose tables are built at compile time) put 24 KiB of them into every page's
-//! download. Building one costs about 6,000 steps (256 x 8 bit steps, 15 x 256 entries), once per module
-//! instance.
+//! download. Building one costs about 6,000 steps (256 x 8 bit steps, 15 x 256 entries), once
+//! per module instance.
 
 use std::sync::OnceLock;
 
