@@ -250,8 +250,8 @@ fn fail(what: &str, name: &str, iteration: usize, input: &[u8]) -> ! {
 }
 
 /// The most a decode may hold at once: the output, one scratch block or conversion copy of it,
-/// copies of the input, and the zstd decoder's window, which may be up to 8 MiB whatever the
-/// output (streamed frames declare such windows; see codecs/zstd.rs) plus its fixed tables.
+/// copies of the input, and the decoders' fixed state (10 MiB: it was set when the zstd decoder
+/// kept a window of up to 8 MiB; ours keeps none, its output is the window).
 /// pco (the pcodec decoder) sizes its delta-lookback state and page buffers from the stream's
 /// own metadata, up to the format's maxima (chunks of up to 2^24 numbers), before any number is
 /// decoded: a hostile stream of a few bytes makes it allocate up to a few hundred MiB (181 MB was

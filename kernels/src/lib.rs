@@ -8,3 +8,4 @@ pub mod crc32;
 pub mod lz4;
 pub mod shuffle;
 pub mod snappy;
+pub mod zstd;

@@ -1,5 +1,5 @@
-//! The `zstd` codec (and numcodecs' Zstd): one or more Zstandard frames, decoded with
-//! structured-zstd (see the README's decoder decisions for why this crate and not ruzstd).
+//! The `zstd` codec (and numcodecs' Zstd): one or more Zstandard frames, decoded by
+//! `zarr_wasm_kernels::zstd` (CONTRIBUTING's decoder decisions say why our own).
 //! Frames with or without a content size and with or without a checksum are read; skippable frames
 //! are skipped; a frame's checksum, when present, is verified; frames that need a dictionary are
 //! refused. Output never exceeds the chunk's size.
@@ -12,9 +12,7 @@ use super::configuration::Configuration;
 use crate::buffer::{in_one_go, Output};
 use crate::error::CodecError;
 use std::cell::RefCell;
-use std::ops::Range;
-use structured_zstd::decoding::errors::FrameDecoderError;
-use structured_zstd::decoding::{ContentChecksum, FrameDecoder};
+use zarr_wasm_kernels::zstd::{finish_frame, Decoder, Dictionary, Error, FrameHeader, MAX_BLOCK};
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -62,78 +60,52 @@ impl BytesToBytesCodec for ZstdCodec {
     }
 }
 
-/// The largest window accepted for an output smaller than it. A window larger than the output is
-/// never needed, but encoders that stream without a content size declare one (2 MiB at level 3,
-/// 8 MiB at level 19), so up to 8 MiB is allowed whatever the output size: a hostile header cannot
-/// make the decoder reserve the gigabytes that zstd permits.
-const MAX_SMALL_WINDOW: usize = 8 << 20;
-
-/// The most output a streamed frame is given room for at once, where its output grows.
-const STREAM_SHARE: usize = 1 << 20;
-
-/// A frame of up to this many steps' output decodes in one step, straight into the output:
-/// streaming it through the decoder's window costs 15 to 45 % more (16 MiB natively: 18.6 ms
-/// against 21.8 at level 3, 8.1 against 11.6 at level 19), and zstd decodes about four times as
-/// fast as DEFLATE in wasm (16 MiB: 34 ms against 115 in Node), so that step takes about as long
-/// as a DEFLATE step. Larger frames are streamed.
-const WHOLE_FRAME_STEPS: u64 = 4;
-
 thread_local! {
-    /// A decoder kept for the next chunk: a new one allocates its buffers and tables for every
-    /// frame, and Blosc chunks hold a frame per block. Decodes in steps of several chunks may
+    /// A decoder kept for the next chunk: a new one allocates its tables and literals buffer,
+    /// and Blosc chunks hold a frame per block. Decodes in steps of several chunks may
     /// interleave: one takes it, the others meanwhile make their own.
-    static SPARE: RefCell<Option<Box<FrameDecoder>>> = const { RefCell::new(None) };
+    static SPARE: RefCell<Option<Box<Decoder>>> = const { RefCell::new(None) };
 }
 
-/// The thread's spare decoder, or a new one, its window ceiling set for an output of `limit`
-/// bytes.
-fn take_decoder(limit: usize) -> Result<Box<FrameDecoder>, String> {
-    let spare = SPARE.with(|spare| spare.borrow_mut().take());
-    let mut decoder = spare.unwrap_or_else(|| {
-        let mut decoder = Box::new(FrameDecoder::new());
-        decoder.set_content_checksum(ContentChecksum::Verify);
-        decoder
-    });
-    let ceiling = (limit.max(MAX_SMALL_WINDOW) as u64)
-        .min(structured_zstd::decoding::MAX_DECODER_WINDOW_SIZE);
-    decoder
-        .set_max_window_size(ceiling)
-        .map_err(|e| e.to_string())?;
-    Ok(decoder)
-}
-
-/// A zstd chunk (one or more frames) being decoded, a share at a time. A frame of a few steps'
-/// output (`WHOLE_FRAME_STEPS`) decodes straight into the output; a larger one (or one of unknown
-/// size where the output grows) is streamed a few blocks at a time through the decoder's window,
-/// which costs a copy of its output but lets the decode stop between blocks.
-pub struct Unzstd<D = Vec<u8>> {
+/// A zstd chunk (one or more frames) being decoded, a share at a time: block by block, straight
+/// into the output, which is each frame's window (no window is reserved, whatever a header
+/// declares). Each frame is walked block header by block header before it decodes, so that a
+/// truncated one is refused before any output.
+pub struct Unzstd<'d, D = Vec<u8>> {
     data: D,
     limit: usize,
-    /// Where the next frame starts in `data`, and its index among all frames.
+    dictionary: Option<&'d Dictionary>,
+    /// Where the next frame, or the current frame's next block, starts in `data`; the index of
+    /// the frame among all frames.
     next: usize,
     index: usize,
     /// The output written so far.
     written: usize,
-    /// The frame being streamed: its index, and where its undecoded rest lies in `data`.
-    streaming: Option<(usize, Range<usize>)>,
-    /// Taken when the first step starts; given back to the thread once the chunk is done, unless
-    /// it streamed a frame (its buffers are then a window large) or failed (it is never reused
+    /// The frame being decoded: its header, where its output starts, and where it ends in `data`.
+    frame: Option<(FrameHeader, usize, usize)>,
+    /// Taken when the first step starts; given back to the thread once the chunk is done (never
     /// half-way through a frame).
-    decoder: Option<Box<FrameDecoder>>,
-    streamed: bool,
+    decoder: Option<Box<Decoder>>,
 }
 
-impl<D: AsRef<[u8]>> Unzstd<D> {
-    pub fn new(data: D, limit: usize) -> Unzstd<D> {
+impl<D: AsRef<[u8]>> Unzstd<'static, D> {
+    pub fn new(data: D, limit: usize) -> Unzstd<'static, D> {
+        Unzstd::with_dictionary(data, limit, None)
+    }
+}
+
+impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
+    /// A decode whose frames may use `dictionary` (icechunk's compressed locations).
+    pub fn with_dictionary(data: D, limit: usize, dictionary: Option<&'d Dictionary>) -> Self {
         Unzstd {
             data,
             limit,
+            dictionary,
             next: 0,
             index: 0,
             written: 0,
-            streaming: None,
+            frame: None,
             decoder: None,
-            streamed: false,
         }
     }
 
@@ -149,61 +121,64 @@ impl<D: AsRef<[u8]>> Unzstd<D> {
             return Err("zstd data is empty".into());
         }
         let (start, budget) = (self.written, budget.max(1));
-        let decoder = match &mut self.decoder {
-            Some(decoder) => decoder,
-            None => self.decoder.insert(take_decoder(self.limit)?),
-        };
+        let decoder = self.decoder.get_or_insert_with(|| {
+            SPARE
+                .with(|spare| spare.borrow_mut().take())
+                .unwrap_or_default()
+        });
+        let history = self.dictionary.map_or(&[][..], Dictionary::content);
         loop {
-            let left = budget.saturating_sub(self.written - start);
-            if let Some((index, rest)) = self.streaming.take() {
-                let input = &data[rest.clone()];
-                let used = stream(decoder, input, out, &mut self.written, self.limit, left)
-                    .map_err(|e| format!("frame {index}: {e}"))?;
-                if let Some(used) = used {
-                    self.streaming = Some((index, rest.start + used..rest.end));
+            let index = self.index;
+            if let Some((header, frame_start, frame_end)) = self.frame.take() {
+                let room = out.room(self.written.saturating_add(MAX_BLOCK), self.limit)?;
+                let room_end = room.len().min(self.limit);
+                let room = &mut room[frame_start..room_end];
+                let input = &data[self.next..frame_end];
+                let block = decoder
+                    .decode_block(input, room, self.written - frame_start, history)
+                    .map_err(|e| describe(index, e, self.limit))?;
+                self.next += block.used;
+                self.written = frame_start + block.end;
+                if block.last {
+                    finish_frame(&header, &room[..block.end], &data[self.next..frame_end])
+                        .map_err(|e| format!("frame {index}: {e}"))?;
+                    self.next = frame_end;
+                    self.index += 1;
+                } else {
+                    self.frame = Some((header, frame_start, frame_end));
+                }
+                if self.written - start >= budget {
                     return Ok(None);
                 }
                 continue;
             }
             if self.next == data.len() {
-                if let Some(decoder) = self.decoder.take().filter(|_| !self.streamed) {
+                if let Some(decoder) = self.decoder.take() {
                     SPARE.with(|spare| *spare.borrow_mut() = Some(decoder));
                 }
                 return Ok(Some(self.written));
             }
-            if left == 0 {
-                return Ok(None);
-            }
-            let index = self.index;
             let (len, frame) =
                 next_frame(&data[self.next..]).map_err(|e| format!("frame {index} {e}"))?;
             let end = self.next + len;
-            (self.next, self.index) = (end, index + 1);
-            let Some(frame) = frame else { continue };
-            // A frame of unknown size is bounded by the output where that is the caller's.
-            let room_left = match out {
-                Output::Fixed(out) => Some((out.len() - self.written) as u64),
-                Output::Growing(_) => None,
+            let Some(frame) = frame else {
+                (self.next, self.index) = (end, index + 1);
+                continue;
             };
-            match frame.content_size.or(room_left) {
-                Some(size) if size <= (left as u64).saturating_mul(WHOLE_FRAME_STEPS) => {
-                    if size > (self.limit - self.written) as u64 {
-                        return Err(format!("frame {index}: {}", too_large(self.limit)));
-                    }
-                    let target = out.room(self.written + size as usize, self.limit)?;
-                    self.written += decoder
-                        .decode_all(frame.bytes, &mut target[self.written..])
-                        .map_err(|e| describe(index, e, self.limit))?;
-                }
-                _ => {
-                    let mut input = frame.bytes;
-                    decoder
-                        .init(&mut input)
-                        .map_err(|e| format!("frame {index}: {}", refusal(&e)))?;
-                    self.streaming = Some((index, end - input.len()..end));
-                    self.streamed = true;
-                }
+            let header =
+                FrameHeader::parse(frame.bytes).map_err(|e| format!("frame {index} {e}"))?;
+            if header
+                .content_size
+                .is_some_and(|size| size > (self.limit - self.written) as u64)
+            {
+                return Err(format!("frame {index}: {}", too_large(self.limit)));
             }
+            let dictionary = decoder
+                .dictionary_for(&header, self.dictionary)
+                .map_err(|e| format!("frame {index}: {e}"))?;
+            decoder.start_frame(dictionary);
+            self.next += header.length;
+            self.frame = Some((header, self.written, end));
         }
     }
 
@@ -213,49 +188,10 @@ impl<D: AsRef<[u8]>> Unzstd<D> {
     }
 }
 
-impl<D: AsRef<[u8]>> StepDecoder for Unzstd<D> {
+impl<D: AsRef<[u8]>> StepDecoder for Unzstd<'_, D> {
     fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
         self.advance(out, budget)
             .map_err(|e| CodecError::new("zstd", e))
-    }
-}
-
-/// Streams about `budget` more bytes of the frame begun in `decoder`, whose undecoded rest is
-/// `input`, into `out` from `written` on, the output held to `limit`: whole blocks, each decoded
-/// into the decoder's window and handed out before the next (so the window holds one block
-/// beyond its size). Returns how much of `input` it used, or `None` once the frame has ended (its
-/// size and checksum checked).
-fn stream(
-    decoder: &mut FrameDecoder,
-    input: &[u8],
-    out: &mut Output<'_>,
-    written: &mut usize,
-    limit: usize,
-    budget: usize,
-) -> Result<Option<usize>, String> {
-    let (mut used, start) = (0usize, *written);
-    loop {
-        let share = STREAM_SHARE.min(budget.saturating_sub(*written - start).max(1));
-        let room = out.room(written.saturating_add(share), limit)?;
-        let end = written.saturating_add(share).min(room.len()).min(limit);
-        let (read, wrote) = decoder
-            .decode_from_to(&input[used..], &mut room[*written..end])
-            .map_err(|e| refusal(&e))?;
-        (used, *written) = (used + read, *written + wrote);
-        if decoder.is_finished() && decoder.can_collect() == 0 {
-            return Ok(None);
-        }
-        if read == 0 && wrote == 0 {
-            // No progress: the output is full and the frame holds more, or it has no whole
-            // block left.
-            return Err(match decoder.can_collect() > 0 || end == *written {
-                true => too_large(limit),
-                false => "the frame ends early".into(),
-            });
-        }
-        if *written - start >= budget {
-            return Ok(Some(used));
-        }
     }
 }
 
@@ -267,11 +203,20 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
 }
 
 /// Decodes every frame of `input` into a vector grown as frames decode, up to `limit` bytes: for
-/// chunks whose decoded size is not known beforehand (variable-length data). A frame that declares
-/// its content size is decoded straight into the vector; others are streamed a block at a time.
+/// chunks whose decoded size is not known beforehand (variable-length data).
 pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    decompress_growing_with(input, limit, None)
+}
+
+/// `decompress_growing`, the frames using `dictionary` where they name it or name none.
+pub fn decompress_growing_with(
+    input: &[u8],
+    limit: usize,
+    dictionary: Option<&Dictionary>,
+) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    let len = Unzstd::new(input, limit).finish(&mut Output::Growing(&mut out))?;
+    let len =
+        Unzstd::with_dictionary(input, limit, dictionary).finish(&mut Output::Growing(&mut out))?;
     out.truncate(len);
     Ok(out)
 }
@@ -279,10 +224,9 @@ pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String>
 /// One zstd frame of a chunk, found by walking its header and block headers.
 struct Frame<'a> {
     bytes: &'a [u8],
-    content_size: Option<u64>,
 }
 
-const FRAME_MAGIC: u32 = 0xFD2F_B528;
+use zarr_wasm_kernels::zstd::FRAME_MAGIC;
 
 /// The length of the frame at the start of `data`, and the frame itself unless it is a skippable
 /// one (RFC 8878 3.1.1).
@@ -331,11 +275,6 @@ fn next_frame(data: &[u8]) -> Result<(usize, Option<Frame<'_>>), String> {
     if at > data.len() {
         return Err(truncated("the frame header"));
     }
-    let content_size = match fcs_len {
-        0 => None,
-        2 => word(fcs_at, 2).map(|v| v + 256),
-        n => word(fcs_at, n),
-    };
     let mut block = 0usize;
     loop {
         let header = word(at, 3).ok_or_else(|| truncated(&format!("block {block}'s header")))?;
@@ -360,44 +299,18 @@ fn next_frame(data: &[u8]) -> Result<(usize, Option<Frame<'_>>), String> {
             return Err(truncated("the content checksum"));
         }
     }
-    let frame = Frame {
-        bytes: &data[..at],
-        content_size,
-    };
+    let frame = Frame { bytes: &data[..at] };
     Ok((at, Some(frame)))
 }
 
 /// The decoder's error, said in terms of the chunk.
-fn describe(index: usize, e: FrameDecoderError, capacity: usize) -> String {
+fn describe(index: usize, e: Error, limit: usize) -> String {
     match e {
-        FrameDecoderError::TargetTooSmall => {
-            format!("frame {index}: {}", too_large(capacity))
-        }
-        other => format!("frame {index}: {}", refusal(&other)),
+        Error::OutputFull => format!("frame {index}: {}", too_large(limit)),
+        Error::Corrupt(message) => format!("frame {index}: {message}"),
     }
 }
 
 fn too_large(limit: usize) -> String {
     format!("decoded data is larger than {limit} bytes")
-}
-
-/// The message for a frame whose decoded data does not hash to its stored checksum, in one wording
-/// whichever path found it.
-fn checksum_mismatch(stored: u32, computed: u32) -> String {
-    format!("content checksum {stored:#010x} does not match the decoded data's ({computed:#010x})")
-}
-
-/// Names what the frame needs that a Zarr codec cannot give (a dictionary), or the decoder's own
-/// description of what is wrong.
-fn refusal(e: &FrameDecoderError) -> String {
-    match e {
-        FrameDecoderError::DictNotProvided { .. } | FrameDecoderError::DictIdMismatch { .. } => {
-            format!("the frame needs a zstd dictionary, which Zarr's zstd codec has no way to name ({e})")
-        }
-        FrameDecoderError::ChecksumMismatch {
-            expected,
-            calculated,
-        } => checksum_mismatch(*expected, *calculated),
-        other => other.to_string(),
-    }
 }

@@ -2,7 +2,7 @@
 //! 12 magic bytes (`ICE🧊CHUNK`), 24 bytes naming the writer (space-padded), the spec version
 //! (1 or 2), the file type and the compression (0 none, 1 zstd). The payload is a FlatBuffer.
 
-use structured_zstd::decoding::{ContentChecksum, DictionaryHandle, FrameDecoder};
+use zarr_wasm_kernels::zstd::Dictionary;
 
 pub const MAGIC: &[u8] = "ICE🧊CHUNK".as_bytes();
 const IMPLEMENTATION_LEN: usize = 24;
@@ -89,57 +89,11 @@ fn too_large(max_bytes: u64) -> String {
 }
 
 /// The zstd frames of `data`, decompressed, at most `max_bytes` of them (more is an error), with
-/// the dictionary `dict` where one is given. Decoded through the same calls as the zstd codec's
-/// (`init`, `decode_from_to`), a share at a time into a growing buffer: a frame without a content
-/// size (icechunk's have none) is bounded by what it really holds, never by a size it declares.
-pub fn unzstd(
-    data: &[u8],
-    max_bytes: u64,
-    dict: Option<&DictionaryHandle>,
-) -> Result<Vec<u8>, String> {
-    const SHARE: usize = 1 << 20;
+/// the dictionary `dict` where one is given: a frame without a content size (icechunk's have
+/// none) is bounded by what it really holds, never by a size it declares.
+pub fn unzstd(data: &[u8], max_bytes: u64, dict: Option<&Dictionary>) -> Result<Vec<u8>, String> {
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    let mut decoder = FrameDecoder::new();
-    decoder.set_content_checksum(ContentChecksum::Verify);
-    // A window larger than the output is never needed; 8 MiB covers what encoders that stream
-    // without a content size declare. A hostile header cannot make it reserve more.
-    let window = max_bytes.clamp(8 << 20, structured_zstd::decoding::MAX_DECODER_WINDOW_SIZE);
-    decoder
-        .set_max_window_size(window)
-        .map_err(|e| e.to_string())?;
-    let mut input = data;
-    let mut out = Vec::new();
-    if input.is_empty() {
-        return Err("no zstd frame".into());
-    }
-    while !input.is_empty() {
-        match dict {
-            Some(dict) => decoder.init_with_dict_handle(&mut input, dict),
-            None => decoder.init(&mut input),
-        }
-        .map_err(|e| e.to_string())?;
-        loop {
-            let at = out.len();
-            // One byte past the bound: output that fills it is refused below.
-            let share = at.clamp(64 << 10, SHARE).min(max.saturating_add(1) - at);
-            out.resize(at + share, 0);
-            let (read, wrote) = decoder
-                .decode_from_to(input, &mut out[at..])
-                .map_err(|e| e.to_string())?;
-            out.truncate(at + wrote);
-            input = &input[read..];
-            if out.len() > max {
-                return Err(too_large(max_bytes));
-            }
-            if decoder.is_finished() && decoder.can_collect() == 0 {
-                break;
-            }
-            if read == 0 && wrote == 0 {
-                return Err("the frame ends early".into());
-            }
-        }
-    }
-    Ok(out)
+    crate::codecs::zstd::decompress_growing_with(data, max, dict)
 }
 
 #[cfg(test)]

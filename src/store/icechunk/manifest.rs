@@ -10,7 +10,7 @@ use super::flatbuffer::{root, FbResult, Table, Tables};
 use super::header::unzstd;
 use super::ids::{Id12, Id8};
 use std::cmp::Ordering;
-use structured_zstd::decoding::DictionaryHandle;
+use zarr_wasm_kernels::zstd::Dictionary;
 
 /// The longest virtual chunk URL a compressed location may expand to.
 const MAX_LOCATION: u64 = 64 * 1024;
@@ -36,7 +36,7 @@ pub enum ChunkRef {
 
 pub struct Manifest {
     payload: Vec<u8>,
-    dictionary: Option<DictionaryHandle>,
+    dictionary: Option<Dictionary>,
 }
 
 impl std::fmt::Debug for Manifest {
@@ -71,10 +71,9 @@ impl Manifest {
         arrays(&payload)?;
         // compression_algorithm: 1 (zstd with the dictionary) unless written otherwise.
         let dictionary = match (t.u8(3, 1)?, t.bytes(2)?) {
-            (1, Some(dict)) if !dict.is_empty() => Some(
-                DictionaryHandle::decode_dict(dict)
-                    .map_err(|e| format!("its location dictionary: {e}"))?,
-            ),
+            (1, Some(dict)) if !dict.is_empty() => {
+                Some(Dictionary::parse(dict).map_err(|e| format!("its location dictionary: {e}"))?)
+            }
             _ => None,
         };
         Ok(Manifest {

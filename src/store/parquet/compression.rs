@@ -6,7 +6,6 @@
 use super::thrift::Result;
 use crate::buffer::try_zeroed;
 use crate::compression::inflate::{inflate_append, Wrapper};
-use structured_zstd::decoding::{ContentChecksum, FrameDecoder};
 use zarr_wasm_kernels::crc32;
 
 pub const UNCOMPRESSED: i32 = 0;
@@ -60,24 +59,10 @@ pub fn decompress(codec: i32, input: &[u8], size: usize) -> Result<Vec<u8>> {
     }
 }
 
-/// The largest zstd window accepted below the output's size (encoders declare windows larger
-/// than small outputs need).
-const MAX_SMALL_WINDOW: u64 = 8 << 20;
-
 fn unzstd(input: &[u8], size: usize) -> Result<Vec<u8>> {
-    let mut decoder = FrameDecoder::new();
-    decoder.set_content_checksum(ContentChecksum::Verify);
-    let window = (size as u64).clamp(
-        MAX_SMALL_WINDOW,
-        structured_zstd::decoding::MAX_DECODER_WINDOW_SIZE,
-    );
-    decoder
-        .set_max_window_size(window)
-        .map_err(|e| format!("zstd: {e}"))?;
     let mut out = try_zeroed(size)?;
-    let written = decoder
-        .decode_all(input, &mut out)
-        .map_err(|e| format!("zstd: {e}"))?;
+    let written =
+        crate::codecs::zstd::decompress_into(input, &mut out).map_err(|e| format!("zstd: {e}"))?;
     if written != size {
         return Err(format!(
             "zstd: the page decodes to {written} bytes, not the {size} it says"
