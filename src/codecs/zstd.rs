@@ -11,8 +11,9 @@ use super::codec::{
 use super::configuration::Configuration;
 use crate::buffer::{in_one_go, Output};
 use crate::error::CodecError;
+use std::borrow::Cow;
 use std::cell::RefCell;
-use zarr_wasm_kernels::zstd::{finish_frame, Decoder, Dictionary, Error, FrameHeader, MAX_BLOCK};
+use zarr_wasm_kernels::zstd::{finish_frame, Decoder, Error, FrameHeader, MAX_BLOCK};
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -71,10 +72,10 @@ thread_local! {
 /// into the output, which is each frame's window (no window is reserved, whatever a header
 /// declares). Each frame is walked block header by block header before it decodes, so that a
 /// truncated one is refused before any output.
-pub struct Unzstd<'d, D = Vec<u8>> {
-    data: D,
+pub struct Unzstd<'a> {
+    /// (Owned or borrowed: one decoder's code for both, where a type parameter made two.)
+    data: Cow<'a, [u8]>,
     limit: usize,
-    dictionary: Option<&'d Dictionary>,
     /// Where the next frame, or the current frame's next block, starts in `data`; the index of
     /// the frame among all frames.
     next: usize,
@@ -88,19 +89,11 @@ pub struct Unzstd<'d, D = Vec<u8>> {
     decoder: Option<Box<Decoder>>,
 }
 
-impl<D: AsRef<[u8]>> Unzstd<'static, D> {
-    pub fn new(data: D, limit: usize) -> Unzstd<'static, D> {
-        Unzstd::with_dictionary(data, limit, None)
-    }
-}
-
-impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
-    /// A decode whose frames may use `dictionary` (icechunk's compressed locations).
-    pub fn with_dictionary(data: D, limit: usize, dictionary: Option<&'d Dictionary>) -> Self {
+impl<'a> Unzstd<'a> {
+    pub fn new(data: impl Into<Cow<'a, [u8]>>, limit: usize) -> Unzstd<'a> {
         Unzstd {
-            data,
+            data: data.into(),
             limit,
-            dictionary,
             next: 0,
             index: 0,
             written: 0,
@@ -116,7 +109,7 @@ impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
         out: &mut Output<'_>,
         budget: usize,
     ) -> Result<Option<usize>, String> {
-        let data = self.data.as_ref();
+        let data = &*self.data;
         if data.is_empty() {
             return Err("zstd data is empty".into());
         }
@@ -126,7 +119,6 @@ impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
                 .with(|spare| spare.borrow_mut().take())
                 .unwrap_or_default()
         });
-        let history = self.dictionary.map_or(&[][..], Dictionary::content);
         loop {
             let index = self.index;
             if let Some((header, frame_start, frame_end)) = self.frame.take() {
@@ -135,7 +127,7 @@ impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
                 let room = &mut room[frame_start..room_end];
                 let input = &data[self.next..frame_end];
                 let block = decoder
-                    .decode_block(input, room, self.written - frame_start, history)
+                    .decode_block(input, room, self.written - frame_start, &[])
                     .map_err(|e| describe(index, e, self.limit))?;
                 self.next += block.used;
                 self.written = frame_start + block.end;
@@ -173,10 +165,10 @@ impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
             {
                 return Err(format!("frame {index}: {}", too_large(self.limit)));
             }
-            let dictionary = decoder
-                .dictionary_for(&header, self.dictionary)
+            decoder
+                .dictionary_for(&header, None)
                 .map_err(|e| format!("frame {index}: {e}"))?;
-            decoder.start_frame(dictionary);
+            decoder.start_frame(None);
             self.next += header.length;
             self.frame = Some((header, self.written, end));
         }
@@ -188,7 +180,7 @@ impl<'d, D: AsRef<[u8]>> Unzstd<'d, D> {
     }
 }
 
-impl<D: AsRef<[u8]>> StepDecoder for Unzstd<'_, D> {
+impl StepDecoder for Unzstd<'_> {
     fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
         self.advance(out, budget)
             .map_err(|e| CodecError::new("zstd", e))
@@ -205,18 +197,8 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
 /// Decodes every frame of `input` into a vector grown as frames decode, up to `limit` bytes: for
 /// chunks whose decoded size is not known beforehand (variable-length data).
 pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String> {
-    decompress_growing_with(input, limit, None)
-}
-
-/// `decompress_growing`, the frames using `dictionary` where they name it or name none.
-pub fn decompress_growing_with(
-    input: &[u8],
-    limit: usize,
-    dictionary: Option<&Dictionary>,
-) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    let len =
-        Unzstd::with_dictionary(input, limit, dictionary).finish(&mut Output::Growing(&mut out))?;
+    let len = Unzstd::new(input, limit).finish(&mut Output::Growing(&mut out))?;
     out.truncate(len);
     Ok(out)
 }

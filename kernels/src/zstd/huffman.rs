@@ -152,24 +152,11 @@ impl Table {
         decode(&self.entries, self.log, bits)
     }
 
-    /// Decodes one stream filling `out`.
+    /// Decodes one stream filling `out` (a single stream holds at most 1023 literals: one symbol
+    /// at a time is fast enough).
     pub fn decode_stream(&self, src: &[u8], out: &mut [u8]) -> Result<(), String> {
         let mut bits = BackwardBits::new(src)?;
-        let mut chunks = out.chunks_exact_mut(4);
-        for chunk in &mut chunks {
-            if bits.reload() != Status::Unfinished {
-                // Near the stream's start: the rest one symbol at a time.
-                for byte in chunk {
-                    bits.reload();
-                    *byte = self.decode(&mut bits);
-                }
-                continue;
-            }
-            for byte in chunk {
-                *byte = self.decode(&mut bits);
-            }
-        }
-        for byte in chunks.into_remainder() {
+        for byte in out {
             bits.reload();
             *byte = self.decode(&mut bits);
         }
@@ -206,7 +193,7 @@ impl Table {
         // The table and its log in locals: the stores to the output would otherwise make the
         // compiler load them again from `self` for every symbol.
         let (entries, log) = (&*self.entries, self.log);
-        // As many symbols of each stream at a time as 55 bits hold, the streams interleaved to
+        // Four to six symbols of each stream at a time (at most 55 bits), the streams interleaved to
         // hide each lookup's latency, while all four are far from their starts. Every quarter but
         // the last has `segment` bytes, the last at most that.
         let quarters = [&mut *q0, &mut *q1, &mut *q2, &mut *q3];
@@ -214,8 +201,7 @@ impl Table {
         let done = match log {
             12 => bursts::<4>(entries, log, streams4, quarters),
             10 | 11 => bursts::<5>(entries, log, streams4, quarters),
-            8 | 9 => bursts::<6>(entries, log, streams4, quarters),
-            _ => bursts::<7>(entries, log, streams4, quarters),
+            _ => bursts::<6>(entries, log, streams4, quarters),
         };
         for (q, s) in [q0, q1, q2, q3].into_iter().zip(streams.iter_mut()) {
             for byte in &mut q[done..] {

@@ -498,6 +498,66 @@ impl Decoder {
     }
 }
 
+/// Decodes every frame of `input` (skippable frames skipped), with `dictionary` where one is
+/// given, into a vector grown a block at a time up to `limit` bytes: more is an error, so that a
+/// frame is bounded by what it holds, never by a size it declares. For payloads read whole
+/// (Icechunk's files, Parquet pages); chunks go through the zstd codec, which decodes in steps.
+pub fn decode_to_vec(
+    input: &[u8],
+    limit: usize,
+    dictionary: Option<&Dictionary>,
+) -> Result<Vec<u8>, String> {
+    if input.is_empty() {
+        return Err("no zstd frame".into());
+    }
+    let mut out = Vec::new();
+    let mut decoder = Decoder::new();
+    let mut rest = input;
+    let mut index = 0;
+    while !rest.is_empty() {
+        let in_frame = |e: String| format!("frame {index}: {e}");
+        let magic = rest
+            .get(..4)
+            .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+        if magic.is_some_and(|m| m & 0xFFFF_FFF0 == 0x184D_2A50) {
+            let length = rest
+                .get(4..8)
+                .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize)
+                .filter(|&l| 8 + l <= rest.len())
+                .ok_or_else(|| in_frame("a skippable frame, truncated".into()))?;
+            rest = &rest[8 + length..];
+            index += 1;
+            continue;
+        }
+        let header = FrameHeader::parse(rest).map_err(in_frame)?;
+        let dictionary = decoder
+            .dictionary_for(&header, dictionary)
+            .map_err(in_frame)?;
+        decoder.start_frame(dictionary);
+        let history = dictionary.map_or(&[][..], Dictionary::content);
+        let (start, mut used) = (out.len(), header.length);
+        loop {
+            let written = out.len();
+            out.resize((written + MAX_BLOCK).min(limit).max(written), 0);
+            let block = decoder
+                .decode_block(&rest[used..], &mut out[start..], written - start, history)
+                .map_err(|e| match e {
+                    Error::OutputFull => format!("decoded data is larger than {limit} bytes"),
+                    Error::Corrupt(message) => in_frame(message),
+                })?;
+            out.truncate(start + block.end);
+            used += block.used;
+            if block.last {
+                break;
+            }
+        }
+        used += finish_frame(&header, &out[start..], &rest[used..]).map_err(in_frame)?;
+        rest = &rest[used..];
+        index += 1;
+    }
+    Ok(out)
+}
+
 /// Checks a frame's output (`out`, all of it) against its header's content size and the checksum
 /// at the start of `trailer`; returns the length of the checksum.
 pub fn finish_frame(header: &FrameHeader, out: &[u8], trailer: &[u8]) -> Result<usize, String> {

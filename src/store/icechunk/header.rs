@@ -2,7 +2,7 @@
 //! 12 magic bytes (`ICE🧊CHUNK`), 24 bytes naming the writer (space-padded), the spec version
 //! (1 or 2), the file type and the compression (0 none, 1 zstd). The payload is a FlatBuffer.
 
-use zarr_wasm_kernels::zstd::Dictionary;
+use zarr_wasm_kernels::zstd::{self, Dictionary};
 
 pub const MAGIC: &[u8] = "ICE🧊CHUNK".as_bytes();
 const IMPLEMENTATION_LEN: usize = 24;
@@ -93,7 +93,13 @@ fn too_large(max_bytes: u64) -> String {
 /// none) is bounded by what it really holds, never by a size it declares.
 pub fn unzstd(data: &[u8], max_bytes: u64, dict: Option<&Dictionary>) -> Result<Vec<u8>, String> {
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    crate::codecs::zstd::decompress_growing_with(data, max, dict)
+    zstd::decode_to_vec(data, max, dict).map_err(|e| {
+        // Too much output: said with the option that sets the bound.
+        match e.starts_with("decoded data is larger than") {
+            true => too_large(max_bytes),
+            false => e,
+        }
+    })
 }
 
 #[cfg(test)]

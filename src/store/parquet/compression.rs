@@ -60,9 +60,9 @@ pub fn decompress(codec: i32, input: &[u8], size: usize) -> Result<Vec<u8>> {
 }
 
 fn unzstd(input: &[u8], size: usize) -> Result<Vec<u8>> {
-    let mut out = try_zeroed(size)?;
-    let written =
-        crate::codecs::zstd::decompress_into(input, &mut out).map_err(|e| format!("zstd: {e}"))?;
+    let out = zarr_wasm_kernels::zstd::decode_to_vec(input, size, None)
+        .map_err(|e| format!("zstd: {e}"))?;
+    let written = out.len();
     if written != size {
         return Err(format!(
             "zstd: the page decodes to {written} bytes, not the {size} it says"
