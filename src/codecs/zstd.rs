@@ -13,7 +13,7 @@ use crate::buffer::{in_one_go, Output};
 use crate::error::CodecError;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use zarr_wasm_kernels::zstd::{finish_frame, Decoder, Error, FrameHeader, MAX_BLOCK};
+use zarr_wasm_kernels::zstd::{finish_frame, next_frame, Decoder, Error, FrameHeader, MAX_BLOCK};
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -150,15 +150,13 @@ impl<'a> Unzstd<'a> {
                 }
                 return Ok(Some(self.written));
             }
-            let (len, frame) =
+            let (len, header) =
                 next_frame(&data[self.next..]).map_err(|e| format!("frame {index} {e}"))?;
             let end = self.next + len;
-            let Some(frame) = frame else {
+            let Some(header) = header else {
                 (self.next, self.index) = (end, index + 1);
                 continue;
             };
-            let header =
-                FrameHeader::parse(frame.bytes).map_err(|e| format!("frame {index} {e}"))?;
             if header
                 .content_size
                 .is_some_and(|size| size > (self.limit - self.written) as u64)
@@ -201,88 +199,6 @@ pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String>
     let len = Unzstd::new(input, limit).finish(&mut Output::Growing(&mut out))?;
     out.truncate(len);
     Ok(out)
-}
-
-/// One zstd frame of a chunk, found by walking its header and block headers.
-struct Frame<'a> {
-    bytes: &'a [u8],
-}
-
-use zarr_wasm_kernels::zstd::FRAME_MAGIC;
-
-/// The length of the frame at the start of `data`, and the frame itself unless it is a skippable
-/// one (RFC 8878 3.1.1).
-fn next_frame(data: &[u8]) -> Result<(usize, Option<Frame<'_>>), String> {
-    let word = |at: usize, n: usize| -> Option<u64> {
-        let bytes = data.get(at..at + n)?;
-        Some(
-            bytes
-                .iter()
-                .rev()
-                .fold(0u64, |acc, &b| acc << 8 | u64::from(b)),
-        )
-    };
-    let truncated = |what: &str| format!("is truncated: the data ends inside {what}");
-    let magic = word(0, 4).ok_or_else(|| truncated("the magic number"))? as u32;
-    if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
-        let length = word(4, 4).ok_or_else(|| truncated("a skippable frame's header"))?;
-        let end = 8 + length as usize;
-        if end > data.len() {
-            return Err(format!(
-                "is a skippable frame of {length} bytes, truncated: the data ends inside it"
-            ));
-        }
-        return Ok((end, None));
-    }
-    if magic != FRAME_MAGIC {
-        return Err(format!(
-            "does not start with the zstd magic number (found {magic:#010x})"
-        ));
-    }
-    let descriptor = *data.get(4).ok_or_else(|| truncated("the frame header"))?;
-    if descriptor & 0x08 != 0 {
-        return Err("sets the frame header's reserved bit".into());
-    }
-    let single_segment = descriptor & 0x20 != 0;
-    let fcs_len = match descriptor >> 6 {
-        0 if single_segment => 1,
-        0 => 0,
-        1 => 2,
-        2 => 4,
-        _ => 8,
-    };
-    let dict_len = [0, 1, 2, 4][usize::from(descriptor & 3)];
-    let fcs_at = 5 + usize::from(!single_segment) + dict_len;
-    let mut at = fcs_at + fcs_len;
-    if at > data.len() {
-        return Err(truncated("the frame header"));
-    }
-    let mut block = 0usize;
-    loop {
-        let header = word(at, 3).ok_or_else(|| truncated(&format!("block {block}'s header")))?;
-        let (last, kind, size) = (header & 1 != 0, (header >> 1) & 3, (header >> 3) as usize);
-        let body = match kind {
-            1 => 1,
-            3 => return Err(format!("has a block ({block}) of the reserved type")),
-            _ => size,
-        };
-        at += 3 + body;
-        if at > data.len() {
-            return Err(truncated(&format!("block {block}")));
-        }
-        block += 1;
-        if last {
-            break;
-        }
-    }
-    if descriptor & 0x04 != 0 {
-        at += 4;
-        if at > data.len() {
-            return Err(truncated("the content checksum"));
-        }
-    }
-    let frame = Frame { bytes: &data[..at] };
-    Ok((at, Some(frame)))
 }
 
 /// The decoder's error, said in terms of the chunk.

@@ -117,6 +117,60 @@ impl FrameHeader {
     }
 }
 
+/// The length of the frame at the start of `data`, and its header unless it is a skippable frame
+/// (RFC 8878 3.1.1), found by walking its header and block headers: a frame cut short is refused
+/// before any of it is decoded. Errors follow "frame N ".
+pub fn next_frame(data: &[u8]) -> Result<(usize, Option<FrameHeader>), String> {
+    let truncated = |what: &str| format!("is truncated: the data ends inside {what}");
+    let word = |at: usize, n: usize| -> Option<u64> {
+        let bytes = data.get(at..at + n)?;
+        Some(
+            bytes
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &b| acc << 8 | u64::from(b)),
+        )
+    };
+    let magic = word(0, 4).ok_or_else(|| truncated("the magic number"))? as u32;
+    if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+        let length = word(4, 4).ok_or_else(|| truncated("a skippable frame's header"))?;
+        let end = 8 + length as usize;
+        if end > data.len() {
+            return Err(format!(
+                "is a skippable frame of {length} bytes, truncated: the data ends inside it"
+            ));
+        }
+        return Ok((end, None));
+    }
+    let header = FrameHeader::parse(data)?;
+    let mut at = header.length;
+    let mut block = 0usize;
+    loop {
+        let fields = word(at, 3).ok_or_else(|| truncated(&format!("block {block}'s header")))?;
+        let (last, kind, size) = (fields & 1 != 0, (fields >> 1) & 3, (fields >> 3) as usize);
+        let body = match kind {
+            1 => 1,
+            3 => return Err(format!("has a block ({block}) of the reserved type")),
+            _ => size,
+        };
+        at += 3 + body;
+        if at > data.len() {
+            return Err(truncated(&format!("block {block}")));
+        }
+        block += 1;
+        if last {
+            break;
+        }
+    }
+    if header.checksum {
+        at += 4;
+        if at > data.len() {
+            return Err(truncated("the content checksum"));
+        }
+    }
+    Ok((at, Some(header)))
+}
+
 /// The entropy tables a block may repeat from the block before it (or from a dictionary).
 #[derive(Default)]
 struct Entropy {
@@ -515,21 +569,13 @@ pub fn decode_to_vec(
     let mut rest = input;
     let mut index = 0;
     while !rest.is_empty() {
-        let in_frame = |e: String| format!("frame {index}: {e}");
-        let magic = rest
-            .get(..4)
-            .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
-        if magic.is_some_and(|m| m & 0xFFFF_FFF0 == 0x184D_2A50) {
-            let length = rest
-                .get(4..8)
-                .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize)
-                .filter(|&l| 8 + l <= rest.len())
-                .ok_or_else(|| in_frame("a skippable frame, truncated".into()))?;
-            rest = &rest[8 + length..];
-            index += 1;
-            continue;
-        }
-        let header = FrameHeader::parse(rest).map_err(in_frame)?;
+        let (len, header) = next_frame(rest).map_err(|e| format!("frame {index} {e}"))?;
+        let frame_index = index;
+        let in_frame = |e: String| format!("frame {frame_index}: {e}");
+        let frame = &rest[..len];
+        rest = &rest[len..];
+        index += 1;
+        let Some(header) = header else { continue };
         let dictionary = decoder
             .dictionary_for(&header, dictionary)
             .map_err(in_frame)?;
@@ -540,7 +586,7 @@ pub fn decode_to_vec(
             let written = out.len();
             out.resize((written + MAX_BLOCK).min(limit).max(written), 0);
             let block = decoder
-                .decode_block(&rest[used..], &mut out[start..], written - start, history)
+                .decode_block(&frame[used..], &mut out[start..], written - start, history)
                 .map_err(|e| match e {
                     Error::OutputFull => format!("decoded data is larger than {limit} bytes"),
                     Error::Corrupt(message) => in_frame(message),
@@ -551,9 +597,7 @@ pub fn decode_to_vec(
                 break;
             }
         }
-        used += finish_frame(&header, &out[start..], &rest[used..]).map_err(in_frame)?;
-        rest = &rest[used..];
-        index += 1;
+        finish_frame(&header, &out[start..], &frame[used..]).map_err(in_frame)?;
     }
     Ok(out)
 }
