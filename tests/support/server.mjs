@@ -246,12 +246,22 @@ export async function startServer({
     };
     Object.defineProperty(entry, "at", { value: Date.now() });
     inProgress.add(entry);
-    res.on("close", () => {
+    let settled = false;
+    const socket = req.socket;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      socket.off("close", settle);
       active--;
       inProgress.delete(entry);
       // The client went away before the answer was sent: an aborted request.
       if (!res.writableFinished) entry.aborted = true;
-    });
+    };
+    res.on("close", settle);
+    // A request that arrives on a connection whose previous answer is still being written waits
+    // behind it, and Node never says "close" for such an answer if the connection is then closed:
+    // the connection's end settles it too.
+    socket.once("close", settle);
     log.push(entry);
     let trickleMs = 0;
     let partBytes = 0;
@@ -265,11 +275,13 @@ export async function startServer({
         body = Buffer.from(body);
         res.flushHeaders();
         let at = 0;
+        // The last part ends the answer in the same write: the client, which has the whole body,
+        // may send its next request on the connection at once.
         const next = () => {
           if (res.destroyed) return;
-          if (at >= body.length) return res.end();
           const part = body.subarray(at, at + partBytes);
           at += partBytes;
+          if (at >= body.length) return res.end(part);
           res.write(part, () => setImmediate(next));
         };
         return next();
@@ -281,9 +293,10 @@ export async function startServer({
       let at = 0;
       const next = () => {
         if (res.destroyed) return;
-        if (at >= body.length) return res.end();
-        res.write(body.subarray(at, at + 1024));
+        const part = body.subarray(at, at + 1024);
         at += 1024;
+        if (at >= body.length) return res.end(part);
+        res.write(part);
         setTimeout(next, trickleMs);
       };
       next();
@@ -335,6 +348,17 @@ export async function startServer({
       return reply(302);
     }
     const hostile = /^\/__(endless|huge|trickle\/(\d+))(\/.*)$/.exec(path);
+    if (hostile && hostile[1] !== "huge" && !hostile[2] && req.method === "HEAD") {
+      // A HEAD's answer is whole with its headers: no length, as a stream of zeros has none.
+      entry.status = 200;
+      res.setHeader("Transfer-Encoding", "chunked");
+      return res.end();
+    }
+    if (hostile?.[1] === "huge" && req.method === "HEAD") {
+      entry.status = 200;
+      res.setHeader("Content-Length", String(2 ** 40));
+      return res.end();
+    }
     if (hostile && hostile[1] !== "huge" && !hostile[2]) {
       // Zeros for ever, as fast as the client takes them, until it goes away.
       const range = req.headers.range ? /bytes=(\d*)-(\d*)/.exec(req.headers.range) : null;
