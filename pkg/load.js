@@ -11,6 +11,7 @@
 // it opened move to the larger instance), or from the start with preload({ full: true }).
 // The URLs are written out in full so that bundlers find both files.
 import { ZarrError } from "./errors.js";
+import { extraDecode, loadExtra } from "./extra.js";
 
 const MODULES = {
   zarr: {
@@ -65,7 +66,11 @@ export function compiledNow(kind) {
 /** The glue (wasm-bindgen's JavaScript) of `kind`. */
 export async function glueOf(kind) {
   try {
-    return await MODULES[kind].glue();
+    const glue = await MODULES[kind].glue();
+    // The second module's loader and decoder, which the glue does not import itself (a bundle
+    // keeps it a chunk of its own: scripts/glue-imports.mjs).
+    glue.__zarrUseExtra({ loadExtra, extraDecode });
+    return glue;
   } catch (err) {
     const name = kind === "zarr" ? "./zarr_wasm.js" : `./zarr_wasm_${kind}.js`;
     throw new ZarrError(

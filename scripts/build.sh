@@ -72,6 +72,7 @@ for name in zarr_wasm zarr_wasm_full; do
   wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name "$name" \
     "$target_dir/wasm32-unknown-unknown/release/zarr_wasm.wasm"
   node scripts/guard-glue.mjs "$out/$name.js"
+  node scripts/glue-imports.mjs "$out/$name.js" "$out/${name}_bg.wasm"
   strip "$out/${name}_bg.wasm"
 done
 # shellcheck disable=SC2086
@@ -80,6 +81,7 @@ done
 # Its reset function starts a fresh instance after a trap (extra.js).
 wasm-bindgen --target web --experimental-reset-state-function --out-dir "$out" --out-name zarr_wasm_extra \
   "$target_dir/wasm32-unknown-unknown/release/zarr_wasm_extra.wasm"
+node scripts/glue-imports.mjs "$out/zarr_wasm_extra.js" "$out/zarr_wasm_extra_bg.wasm"
 strip "$out/zarr_wasm_extra_bg.wasm"
 # The package carries the licences (kept once, at the top of the repository).
 cp LICENSE-MIT LICENSE-APACHE "$out/"
