@@ -141,9 +141,15 @@ fn cap_message(message: String) -> String {
     format!("{head} [... {cut} characters cut ...] {tail}")
 }
 
-/// `value` for quoting in a message: as it is, or its first 200 characters and how long it is.
-pub fn quote(value: impl fmt::Display) -> String {
-    let text = value.to_string();
+/// A document's `value` for quoting in a message: its JSON text, or the first 200 characters of
+/// it and how long it is.
+pub fn quote(value: &serde_json::Value) -> String {
+    quote_text(crate::json_text::JsonText(value))
+}
+
+/// `text` for quoting in a message: as it is, or its first 200 characters and how long it is.
+pub fn quote_text(text: impl fmt::Display) -> String {
+    let text = text.to_string();
     let count = text.chars().count();
     if count <= 200 {
         return text;
@@ -199,7 +205,7 @@ mod tests {
             .starts_with("invalid metadata in http://h/a/zarr.json: codecs xxx"));
         assert!(err.message.ends_with("xxx is not a list"));
         assert!(err.message.contains("characters cut"));
-        assert_eq!(quote("short"), "short");
-        assert!(quote("y".repeat(1000)).ends_with("... (1000 characters)"));
+        assert_eq!(quote_text("short"), "short");
+        assert!(quote_text("y".repeat(1000)).ends_with("... (1000 characters)"));
     }
 }

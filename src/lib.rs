@@ -41,6 +41,9 @@ pub mod limits;
 pub mod lru;
 pub mod sort;
 
+// JSON text of a value (for messages), below every other layer.
+pub mod json_text;
+
 pub use array::{Array, ArrayData};
 pub use error::{ErrorKind, Result, ZarrError};
 pub use hierarchy::group::Group;

@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["data_type"],
     &["host", "limits", "lru", "sort"],
     &["buffer", "error"],
+    &["json_text"],
 ];
 
 fn layer_of(top: &str) -> usize {

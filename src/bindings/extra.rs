@@ -70,6 +70,6 @@ pub fn use_second_module() {
 fn message(err: &JsValue) -> String {
     match err.dyn_ref::<js_sys::Error>() {
         Some(error) => String::from(error.message()),
-        None => err.as_string().unwrap_or_else(|| format!("{err:?}")),
+        None => err.as_string().unwrap_or_else(|| super::guarded::show(err)),
     }
 }

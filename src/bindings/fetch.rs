@@ -1,5 +1,6 @@
 //! `HttpClient` over the global `fetch` (browsers, workers and Node >= 18 all have one).
 
+use super::guarded::show;
 use crate::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse, Method};
 use crate::store::ByteRange;
 use async_trait::async_trait;
@@ -187,7 +188,7 @@ impl FetchClient {
                 .map_err(failure)?
                 .dyn_into()
                 .map_err(|v| HttpFailure {
-                    message: format!("the response body gave {v:?}, not bytes"),
+                    message: format!("the response body gave {}, not bytes", show(&v)),
                     retryable: false,
                     aborted: false,
                     refused: false,
@@ -325,7 +326,7 @@ fn describe(err: JsValue) -> String {
             .unwrap_or_default();
         format!("{}{cause}", String::from(e.message()))
     } else {
-        err.as_string().unwrap_or_else(|| format!("{err:?}"))
+        err.as_string().unwrap_or_else(|| show(&err))
     }
 }
 
@@ -391,7 +392,10 @@ impl HttpClient for FetchClient {
             .await?
             .dyn_into()
             .map_err(|v| HttpFailure {
-                message: format!("the fetch function resolved to {v:?}, not a Response"),
+                message: format!(
+                    "the fetch function resolved to {}, not a Response",
+                    show(&v)
+                ),
                 retryable: false,
                 aborted: false,
                 refused: false,

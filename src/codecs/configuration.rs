@@ -66,7 +66,11 @@ impl<'a> Configuration<'a> {
 /// that the message is built by one function however many field types there are.
 fn not_a(key: &str, expected: fn() -> String, value: Option<&Value>) -> String {
     match value {
-        Some(value) => format!("\"{key}\" must be {}, not {value}", expected()),
+        Some(value) => format!(
+            "\"{key}\" must be {}, not {value}",
+            expected(),
+            value = crate::error::quote(&value)
+        ),
         None => format!("\"{key}\" ({}) is required", expected()),
     }
 }

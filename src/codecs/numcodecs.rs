@@ -72,13 +72,16 @@ fn codec_order(v2: &V2Codecs, location: &str) -> Result<Vec<Extension>> {
         Some(ext) => ext,
         None => {
             let endian = stored_order(v2.endian, &values);
-            let configuration = match endian {
-                Some(Endian::Little) => json!({"endian": "little"}),
-                Some(Endian::Big) => json!({"endian": "big"}),
-                None => json!({}),
+            // Written out whole: json! of a variable goes through serde's serializer, code that
+            // the module has no other use for.
+            let bytes = match endian {
+                Some(Endian::Little) => {
+                    json!({"name": "bytes", "configuration": {"endian": "little"}})
+                }
+                Some(Endian::Big) => json!({"name": "bytes", "configuration": {"endian": "big"}}),
+                None => json!({"name": "bytes", "configuration": {}}),
             };
-            Extension::parse(&json!({"name": "bytes", "configuration": configuration}))
-                .map_err(|e| ZarrError::metadata(location, e))?
+            Extension::parse(&bytes).map_err(|e| ZarrError::metadata(location, e))?
         }
     };
     Ok(values

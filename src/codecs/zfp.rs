@@ -90,7 +90,7 @@ impl ZfpCodec {
             if !matches!(*key, "rate" | "tolerance") && value.fract() != 0.0 {
                 // serde_json writes the number: Rust's float formatting is not in the module.
                 let value = serde_json::Value::from(value);
-                return Err(format!("\"{key}\" must be a whole number, not {value}"));
+                return Err(format!("\"{key}\" must be a whole number, not {value}", value = crate::error::quote(&value)));
             }
             params.push(value);
         }

@@ -136,7 +136,8 @@ impl FillValue {
                     .collect::<Option<Vec<u8>>>()
                     .ok_or_else(|| {
                         format!(
-                            "fill_value {value} has an entry that is not an integer from 0 to 255"
+                            "fill_value {value} has an entry that is not an integer from 0 to 255",
+                            value = crate::error::quote(&value)
                         )
                     })?
             }
@@ -164,7 +165,7 @@ impl FillValue {
         // An object array's fill value is any JSON value, held as its text (`null` for none).
         if data_type == DataType::Object {
             let mut fill = FillValue::from_native_bytes(vec![0; data_type.size()]);
-            fill.item = Some(value.to_string().into_bytes());
+            fill.item = Some(crate::json_text::JsonText(value).to_string().into_bytes());
             fill.undefined = value.is_null();
             return Ok(fill);
         }
@@ -204,7 +205,8 @@ impl FillValue {
                 if bytes.len() > len {
                     return Err(format!(
                         "fill_value {value} has {} bytes, more than {data_type} holds",
-                        bytes.len()
+                        bytes.len(),
+                        value = crate::error::quote(&value)
                     ));
                 }
                 bytes.resize(len, 0);
@@ -218,7 +220,8 @@ impl FillValue {
                 if units.len() > chars {
                     return Err(format!(
                         "fill_value {value} has {} characters, more than {data_type} holds",
-                        units.len()
+                        units.len(),
+                        value = crate::error::quote(&value)
                     ));
                 }
                 units.resize(chars, 0);
@@ -229,7 +232,8 @@ impl FillValue {
                 if bytes.len() != size {
                     return Err(format!(
                         "fill_value {value} has {} bytes, {data_type} has {size}",
-                        bytes.len()
+                        bytes.len(),
+                        value = crate::error::quote(&value)
                     ));
                 }
                 bytes
@@ -327,7 +331,9 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
     let item = match (data_type, value) {
         (DataType::String, Value::String(s)) => s.as_bytes().to_vec(),
         // zarr-python reads a number as its text (zarr-python 2 wrote 0 for string arrays).
-        (DataType::String, Value::Number(n)) => n.to_string().into_bytes(),
+        (DataType::String, Value::Number(_)) => {
+            crate::json_text::JsonText(value).to_string().into_bytes()
+        }
         (DataType::String, _) => {
             return Err(format!(
                 "fill_value {} is not a string",
@@ -342,7 +348,8 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
         })?,
         _ => {
             return Err(format!(
-                "fill_value {value} is not a base64 string of bytes"
+                "fill_value {value} is not a base64 string of bytes",
+                value = crate::error::quote(&value)
             ))
         }
     };
@@ -490,7 +497,8 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                 if hex.len() != size * 2 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(format!(
                         "fill_value {value} must be \"0x\" and exactly {} hex digits",
-                        size * 2
+                        size * 2,
+                        value = crate::error::quote(&value)
                     ));
                 }
                 let bits = u64::from_str_radix(hex, 16).map_err(|_| {

@@ -67,16 +67,22 @@ pub fn parse_fields(
                     crate::error::quote(entry)
                 )
             })?;
-        let name = parts[0]
-            .as_str()
-            .ok_or_else(|| format!("field name {} is not a string", parts[0]))?;
+        let name = parts[0].as_str().ok_or_else(|| {
+            format!(
+                "field name {} is not a string",
+                crate::error::quote(&parts[0])
+            )
+        })?;
         let shape = match parts.get(2) {
             None => Vec::new(),
             Some(s) => s
                 .as_array()
                 .and_then(|dims| dims.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
                 .ok_or_else(|| {
-                    format!("field \"{name}\" has a shape {s} that is not a list of sizes")
+                    format!(
+                        "field \"{name}\" has a shape {s} that is not a list of sizes",
+                        s = crate::error::quote(&s)
+                    )
                 })?,
         };
         let kind = field_type(name, &parts[1])?;

@@ -85,7 +85,8 @@ fn time_unit(configuration: &Map<String, Value>) -> Result<TimeUnit, String> {
             .ok_or_else(|| {
                 format!(
                     "\"scale_factor\" must be an integer from 1 to {}, not {v}",
-                    u32::MAX
+                    u32::MAX,
+                    v = crate::error::quote(&v)
                 )
             })?,
     };
@@ -105,7 +106,7 @@ fn length_bytes(configuration: &Map<String, Value>) -> Result<usize, String> {
         .ok_or_else(|| {
             format!(
                 "\"length_bytes\" must be an integer from 1 to {MAX_ELEMENT_SIZE}, not {}",
-                value.map_or("nothing".to_string(), Value::to_string)
+                value.map_or("nothing".to_string(), crate::error::quote)
             )
         })
 }
@@ -127,7 +128,12 @@ fn parse_fields(list: &[Value]) -> Result<(Vec<Field>, usize), String> {
         let empty = Map::new();
         let parsed = parse(name, configuration.unwrap_or(&empty))
             .map_err(|e| format!("field \"{field}\": {e}"))?
-            .ok_or_else(|| format!("field \"{field}\" has an unknown data type {data_type}"))?;
+            .ok_or_else(|| {
+                format!(
+                    "field \"{field}\" has an unknown data type {data_type}",
+                    data_type = crate::error::quote(&data_type)
+                )
+            })?;
         match parsed.fields {
             Some(fields) => Ok(FieldKind::Record {
                 size: parsed.data_type.size(),

@@ -160,7 +160,10 @@ async fn open_v2(
         Some((doc, location)) if !doc.is_object() => {
             return Err(ZarrError::metadata(
                 &location,
-                format!("attributes are not a JSON object: {doc}"),
+                format!(
+                    "attributes are not a JSON object: {doc}",
+                    doc = crate::error::quote(&doc)
+                ),
             ))
         }
         other => other.map(|(doc, _)| doc),

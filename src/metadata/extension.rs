@@ -52,7 +52,8 @@ impl Extension {
                     Some(Value::Object(c)) => c.clone(),
                     Some(other) => {
                         return Err(format!(
-                            "configuration of \"{name}\" is not an object: {other}"
+                            "configuration of \"{name}\" is not an object: {other}",
+                            other = crate::error::quote(&other)
                         ))
                     }
                 };
@@ -61,7 +62,8 @@ impl Extension {
                     Some(Value::Bool(b)) => *b,
                     Some(other) => {
                         return Err(format!(
-                            "must_understand of \"{name}\" is not a boolean: {other}"
+                            "must_understand of \"{name}\" is not a boolean: {other}",
+                            other = crate::error::quote(&other)
                         ))
                     }
                 };
@@ -72,7 +74,8 @@ impl Extension {
                 })
             }
             other => Err(format!(
-                "{other} is neither an extension name nor an extension object"
+                "{other} is neither an extension name nor an extension object",
+                other = crate::error::quote(&other)
             )),
         }
     }

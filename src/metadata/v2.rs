@@ -75,7 +75,7 @@ pub fn parse_consolidated(doc: &Value, location: &str) -> Result<Listing> {
                 location,
                 format!(
                     "zarr_consolidated_format {} (expected 1)",
-                    other.map_or("missing".to_string(), Value::to_string)
+                    other.map_or("missing".to_string(), crate::error::quote)
                 ),
             ))
         }
@@ -151,7 +151,8 @@ pub fn parse_array(
         Value::String(s) if s == "C" || s == "F" => s.as_str(),
         other => {
             return Err(meta_err(format!(
-                "\"order\" must be \"C\" or \"F\", not {other}"
+                "\"order\" must be \"C\" or \"F\", not {other}",
+                other = crate::error::quote(&other)
             )))
         }
     };
@@ -164,7 +165,8 @@ pub fn parse_array(
         })?,
         Some(other) => {
             return Err(meta_err(format!(
-                "dimension_separator {other} is not a string"
+                "dimension_separator {other} is not a string",
+                other = crate::error::quote(&other)
             )))
         }
     };
@@ -370,7 +372,8 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
             Ok(FieldKind::Record { fields, size })
         }
         other => Err(format!(
-            "field \"{name}\" has a dtype {other} that is not a type"
+            "field \"{name}\" has a dtype {other} that is not a type",
+            other = crate::error::quote(&other)
         )),
     })
 }

@@ -80,7 +80,7 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
             location,
             format!(
                 "node_type \"{}\" is neither \"array\" nor \"group\"",
-                crate::error::quote(other)
+                crate::error::quote_text(other)
             ),
         )),
         None => Err(ZarrError::metadata(
@@ -116,7 +116,8 @@ fn draft_error(location: &str, format: &Value, asked: Option<&str>) -> ZarrError
              with FORMAT=ZARR_V3: not read (nor by zarr-python or zarrita.js; its arrays are \
              meta/root/<name>.array.json, their chunks under data/root/<name>/). Convert it with \
              GDAL: gdal_translate -of ZARR -co FORMAT=ZARR_V2, or GDAL 3.8 or later, whose \
-             FORMAT=ZARR_V3 writes Zarr v3 as released"
+             FORMAT=ZARR_V3 writes Zarr v3 as released",
+            format = crate::error::quote(&format)
         ),
     )
 }
@@ -265,7 +266,8 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                 location,
                 format!(
                     "\"dimension_names\" must list {} strings or nulls, not {other}",
-                    shape.len()
+                    shape.len(),
+                    other = crate::error::quote(&other)
                 ),
             ))
         }
@@ -316,7 +318,7 @@ fn parse_chunk_grid(value: &Value, shape: &[u64], location: &str) -> Result<Chun
                         location,
                         format!(
                             "rectilinear chunk grid kind \"{}\"",
-                            crate::error::quote(other)
+                            crate::error::quote_text(other)
                         ),
                     ))
                 }

@@ -25,7 +25,8 @@ use super::single_flight::SingleFlight;
 use super::span_batch::{fetch_batched, SpanBatches, SpanSource};
 use super::template::{Template, Value};
 use super::{ByteRange, ReadHints, ReadableStore};
-use crate::error::{quote, ErrorKind, Result, ZarrError};
+use crate::error::{quote, quote_text, ErrorKind, Result, ZarrError};
+use crate::json_text::JsonText;
 use async_trait::async_trait;
 use futures_util::future::FutureExt;
 use serde_json::Value as Json;
@@ -216,7 +217,7 @@ impl Parser<'_> {
     }
 
     fn bad_key(&self, key: &str, what: impl std::fmt::Display) -> ZarrError {
-        self.bad(format!("key \"{}\": {what}", quote(key)))
+        self.bad(format!("key \"{}\": {what}", quote_text(key)))
     }
 
     fn check_count(&self, count: u64) -> Result<()> {
@@ -299,7 +300,7 @@ impl Parser<'_> {
             let Json::String(text) = value else {
                 return Err(self.bad(format!(
                     "template \"{}\" must be a string, not {}",
-                    quote(name),
+                    quote_text(name),
                     kind_of(value)
                 )));
             };
@@ -326,7 +327,7 @@ impl Parser<'_> {
             return Ok(rendered.clone());
         }
         let max = self.options.max_template_depth;
-        let bad = |what: String| self.bad(format!("template \"{}\": {what}", quote(name)));
+        let bad = |what: String| self.bad(format!("template \"{}\": {what}", quote_text(name)));
         let too_deep = || {
             bad(format!(
                 "templates use each other deeper than {max} (a template that uses itself?)"
@@ -371,7 +372,7 @@ impl Parser<'_> {
                 None => Ok(Ref::Inline(s.as_bytes().into())),
             },
             // An object is its JSON text (fsspec's json.dumps of it).
-            Json::Object(_) => Ok(Ref::Inline(value.to_string().into_bytes().into())),
+            Json::Object(_) => Ok(Ref::Inline(JsonText(value).to_string().into_bytes().into())),
             Json::Array(parts) => {
                 let url = match parts.first() {
                     Some(Json::String(u)) => u,
@@ -395,7 +396,7 @@ impl Parser<'_> {
                         .and_then(|t| {
                             t.render(&|n| Ok(templates.get(n).map(|t| Value::Text(t.clone()))))
                         })
-                        .map_err(|e| self.bad_key(key, format!("its URL {}: {e}", quote(url))))?
+                        .map_err(|e| self.bad_key(key, format!("its URL {}: {e}", quote_text(url))))?
                 } else {
                     url.clone()
                 };
@@ -471,7 +472,7 @@ impl Parser<'_> {
                 }
                 Some(Json::String(s)) => Template::parse(s)
                     .map(Some)
-                    .map_err(|e| bad(format!("\"{name}\" {}: {e}", quote(s)))),
+                    .map_err(|e| bad(format!("\"{name}\" {}: {e}", quote_text(s)))),
                 Some(v) => Err(bad(format!(
                     "\"{name}\" must be a string, not {}",
                     kind_of(v)
@@ -494,8 +495,8 @@ impl Parser<'_> {
         let mut dimensions = Vec::with_capacity(dims.len());
         let mut count: u64 = 1;
         for (name, d) in dims {
-            let dim =
-                dimension(d).map_err(|e| bad(format!("dimension \"{}\": {e}", quote(name))))?;
+            let dim = dimension(d)
+                .map_err(|e| bad(format!("dimension \"{}\": {e}", quote_text(name))))?;
             count = count.saturating_mul(dim.len());
             self.check_count(count).map_err(|_| {
                 bad(format!(
@@ -553,9 +554,12 @@ impl Parser<'_> {
             let url = g.url.render(&lookup).map_err(|e| bad("url", e))?;
             let integer = |t: &Template, what: &str| -> Result<u64> {
                 let text = t.render(&lookup).map_err(|e| bad(what, e))?;
-                text.trim()
-                    .parse::<u64>()
-                    .map_err(|_| bad(what, format!("{} is not an integer from 0", quote(&text))))
+                text.trim().parse::<u64>().map_err(|_| {
+                    bad(
+                        what,
+                        format!("{} is not an integer from 0", quote_text(&text)),
+                    )
+                })
             };
             let r = match (&g.offset, &g.length) {
                 (Some(o), Some(l)) => {
@@ -632,7 +636,7 @@ fn dimension(d: &Json) -> std::result::Result<Dimension, String> {
                 if !matches!(k.as_str(), "start" | "stop" | "step") {
                     return Err(format!(
                         "\"{}\" is not one of a range's \"start\", \"stop\", \"step\"",
-                        quote(k)
+                        quote_text(k)
                     ));
                 }
             }
@@ -780,10 +784,10 @@ fn scheme_of(url: &str) -> Option<(&str, &str)> {
 fn bucket_and_key<'a>(rest: &'a str, url: &str) -> std::result::Result<(&'a str, &'a str), String> {
     let path = rest
         .strip_prefix("//")
-        .ok_or_else(|| format!("{} is not scheme://bucket/key", quote(url)))?;
+        .ok_or_else(|| format!("{} is not scheme://bucket/key", quote_text(url)))?;
     let (bucket, key) = path.split_once('/').unwrap_or((path, ""));
     if bucket.is_empty() {
-        return Err(format!("{} names no bucket", quote(url)));
+        return Err(format!("{} names no bucket", quote_text(url)));
     }
     Ok((bucket, key))
 }
@@ -793,8 +797,8 @@ pub fn join_url(base: &str, relative: &str) -> std::result::Result<String, Strin
     let cannot = || {
         format!(
             "{} cannot be resolved against {}",
-            quote(relative),
-            quote(base)
+            quote_text(relative),
+            quote_text(base)
         )
     };
     let Some(("http" | "https", rest)) = scheme_of(base) else {
@@ -1234,7 +1238,7 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         target.url.clone().map_err(|why| {
             ZarrError::store(
                 &self.locate(key),
-                format!("its target {}: {why}", quote(&target.given)),
+                format!("its target {}: {why}", quote_text(&target.given)),
             )
         })
     }

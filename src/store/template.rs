@@ -156,7 +156,7 @@ fn evaluate(
             Some(Value::Int(n)) => Ok(n),
             Some(Value::Text(t)) => Err(format!(
                 "\"{name}\" is text ({}), not an integer: it cannot be used in arithmetic",
-                crate::error::quote(format!("{t:?}"))
+                crate::error::quote_text(format!("{t:?}"))
             )),
             None => Err(unknown(name)),
         },
@@ -275,7 +275,7 @@ fn tokens(source: &str) -> Result<Vec<Token>, String> {
 
 /// Parses one `{{ }}`'s content.
 fn parse_expression(source: &str) -> Result<Expr, String> {
-    let context = |e: String| format!("{e}, in {{{{{}}}}}", crate::error::quote(source));
+    let context = |e: String| format!("{e}, in {{{{{}}}}}", crate::error::quote_text(source));
     if source.len() > MAX_EXPRESSION {
         return Err(context(format!(
             "an expression longer than {MAX_EXPRESSION} characters"

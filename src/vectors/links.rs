@@ -256,13 +256,17 @@ pub async fn open_family(
     if let Some(n) = attrs.get("sid_ndim") {
         if n.as_u64() != Some(ndim as u64) {
             return Err(bad(format!(
-                "\"sid_ndim\" is {n}, the store has {ndim} dimensions"
+                "\"sid_ndim\" is {n}, the store has {ndim} dimensions",
+                n = crate::error::quote(&n)
             )));
         }
     }
     if let Some(d) = attrs.get("level_delta") {
         if d.as_i64() != Some(delta) {
-            return Err(bad(format!("\"level_delta\" is {d}, the group is {path}")));
+            return Err(bad(format!(
+                "\"level_delta\" is {d}, the group is {path}",
+                d = crate::error::quote(&d)
+            )));
         }
     }
     if delta != 0 && width != 2 {

@@ -58,7 +58,8 @@ impl SpatialArray {
                 .filter(|c| c.len() == ndim)
                 .ok_or_else(|| {
                     bad(format!(
-                        "\"nonempty_chunks\" entry {k} is not {ndim} integers joined by dots"
+                        "\"nonempty_chunks\" entry {k} is not {ndim} integers joined by dots",
+                        k = crate::error::quote(&k)
                     ))
                 })?;
             if seen.insert(coords.clone()) {

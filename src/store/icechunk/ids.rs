@@ -46,7 +46,7 @@ pub fn decode12(text: &str) -> Result<Id12, String> {
     let bad = |why: &str| {
         format!(
             "{} is not an Icechunk id (20 Crockford base 32 characters): {why}",
-            crate::error::quote(text)
+            crate::error::quote_text(text)
         )
     };
     if text.len() != 20 {

@@ -33,7 +33,7 @@ pub fn check_name(kind: RefKind, name: &str) -> Result<(), String> {
     if name.is_empty() || name.contains('/') {
         return Err(format!(
             "{} is not a {} name (one not empty and without \"/\")",
-            crate::error::quote(name),
+            crate::error::quote_text(name),
             kind.name()
         ));
     }

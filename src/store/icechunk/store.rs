@@ -10,7 +10,7 @@ use super::ids::{decode12, Id12};
 use super::manifest::{ChunkRef, Manifest};
 use super::refs::{check_name, id_text, parse_v1_ref, RefKind, RepoInfo};
 use super::snapshot::{Node, Snapshot};
-use crate::error::{quote, ErrorKind, Result, ZarrError};
+use crate::error::{quote_text, ErrorKind, Result, ZarrError};
 use crate::store::http::{HttpClient, HttpOptions, HttpStore};
 use crate::store::limit::Limiter;
 use crate::store::reference::resolve_url;
@@ -162,7 +162,10 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
     /// read through their public endpoints).
     pub async fn open(url: &str, client: C, options: IcechunkOptions) -> Result<Self> {
         let root = resolve_url(url.trim_end_matches('/'), None, &options.url_map).map_err(|e| {
-            ZarrError::argument(format!("IcechunkStore: the URL {}: {e}", quote(url)), true)
+            ZarrError::argument(
+                format!("IcechunkStore: the URL {}: {e}", quote_text(url)),
+                true,
+            )
         })?;
         let label = format!(
             "the Icechunk repository {root} at {}",
@@ -374,7 +377,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 &self.locate(key),
                 format!(
                     "the chunk is virtual, at {location}, and no allowed container holds it: to read it, add its URL prefix (such as {}) to the allowedContainers option",
-                    quote(dir)
+                    quote_text(dir)
                 ),
             ));
         }

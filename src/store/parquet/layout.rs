@@ -4,6 +4,7 @@
 //! whose index in C order over the array's chunk grid is `i * record_size + n` (fsspec's
 //! `LazyReferenceMapper`: the grid from the `.zarray`'s shape and chunks; a scalar's is `[1]`).
 
+use crate::json_text::JsonText;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -36,10 +37,12 @@ impl Layout {
             return Err("a JSON object is expected".into());
         };
         let record_size = match top.get("record_size") {
-            Some(v) => v
-                .as_u64()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("\"record_size\" must be an integer from 1, not {v}"))?,
+            Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
+                format!(
+                    "\"record_size\" must be an integer from 1, not {v}",
+                    v = crate::error::quote(&v)
+                )
+            })?,
             None => return Err("no \"record_size\": not kerchunk's Parquet references".into()),
         };
         if record_size > max_record_size {
@@ -57,7 +60,7 @@ impl Layout {
                 let grid = grid(doc).map_err(|e| format!("\"{key}\": {e}"))?;
                 grids.insert(field.to_string(), grid);
             }
-            metadata.push((key.clone(), doc.to_string().into_bytes()));
+            metadata.push((key.clone(), JsonText(&doc).to_string().into_bytes()));
         }
         // The documents are what Zarr's consolidated metadata holds: served as `.zmetadata`, a
         // group opens from them with no further request.
@@ -66,7 +69,10 @@ impl Layout {
                 "metadata": documents,
                 "zarr_consolidated_format": 1,
             });
-            metadata.push((".zmetadata".into(), consolidated.to_string().into_bytes()));
+            metadata.push((
+                ".zmetadata".into(),
+                JsonText(&consolidated).to_string().into_bytes(),
+            ));
         }
         Ok(Layout {
             record_size,
