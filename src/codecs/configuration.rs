@@ -69,7 +69,7 @@ fn not_a(key: &str, expected: fn() -> String, value: Option<&Value>) -> String {
         Some(value) => format!(
             "\"{key}\" must be {}, not {value}",
             expected(),
-            value = crate::error::quote(&value)
+            value = crate::error::quote(value)
         ),
         None => format!("\"{key}\" ({}) is required", expected()),
     }

@@ -88,9 +88,12 @@ impl ZfpCodec {
         for key in keys {
             let value = config.required::<f64>(key)?;
             if !matches!(*key, "rate" | "tolerance") && value.fract() != 0.0 {
-                // serde_json writes the number: Rust's float formatting is not in the module.
+                // Written as JSON text (src/json_text.rs): Rust's float formatting is not in the module.
                 let value = serde_json::Value::from(value);
-                return Err(format!("\"{key}\" must be a whole number, not {value}", value = crate::error::quote(&value)));
+                return Err(format!(
+                    "\"{key}\" must be a whole number, not {value}",
+                    value = crate::error::quote(&value)
+                ));
             }
             params.push(value);
         }

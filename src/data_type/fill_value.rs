@@ -137,7 +137,7 @@ impl FillValue {
                     .ok_or_else(|| {
                         format!(
                             "fill_value {value} has an entry that is not an integer from 0 to 255",
-                            value = crate::error::quote(&value)
+                            value = crate::error::quote(value)
                         )
                     })?
             }
@@ -206,7 +206,7 @@ impl FillValue {
                     return Err(format!(
                         "fill_value {value} has {} bytes, more than {data_type} holds",
                         bytes.len(),
-                        value = crate::error::quote(&value)
+                        value = crate::error::quote(value)
                     ));
                 }
                 bytes.resize(len, 0);
@@ -221,7 +221,7 @@ impl FillValue {
                     return Err(format!(
                         "fill_value {value} has {} characters, more than {data_type} holds",
                         units.len(),
-                        value = crate::error::quote(&value)
+                        value = crate::error::quote(value)
                     ));
                 }
                 units.resize(chars, 0);
@@ -233,7 +233,7 @@ impl FillValue {
                     return Err(format!(
                         "fill_value {value} has {} bytes, {data_type} has {size}",
                         bytes.len(),
-                        value = crate::error::quote(&value)
+                        value = crate::error::quote(value)
                     ));
                 }
                 bytes
@@ -349,7 +349,7 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
         _ => {
             return Err(format!(
                 "fill_value {value} is not a base64 string of bytes",
-                value = crate::error::quote(&value)
+                value = crate::error::quote(value)
             ))
         }
     };
@@ -498,7 +498,7 @@ fn float_bytes(value: &Value, size: usize) -> Result<Vec<u8>, String> {
                     return Err(format!(
                         "fill_value {value} must be \"0x\" and exactly {} hex digits",
                         size * 2,
-                        value = crate::error::quote(&value)
+                        value = crate::error::quote(value)
                     ));
                 }
                 let bits = u64::from_str_radix(hex, 16).map_err(|_| {

@@ -81,7 +81,7 @@ pub fn parse_fields(
                 .ok_or_else(|| {
                     format!(
                         "field \"{name}\" has a shape {s} that is not a list of sizes",
-                        s = crate::error::quote(&s)
+                        s = crate::error::quote(s)
                     )
                 })?,
         };

@@ -86,7 +86,7 @@ fn time_unit(configuration: &Map<String, Value>) -> Result<TimeUnit, String> {
                 format!(
                     "\"scale_factor\" must be an integer from 1 to {}, not {v}",
                     u32::MAX,
-                    v = crate::error::quote(&v)
+                    v = crate::error::quote(v)
                 )
             })?,
     };
@@ -131,7 +131,7 @@ fn parse_fields(list: &[Value]) -> Result<(Vec<Field>, usize), String> {
             .ok_or_else(|| {
                 format!(
                     "field \"{field}\" has an unknown data type {data_type}",
-                    data_type = crate::error::quote(&data_type)
+                    data_type = crate::error::quote(data_type)
                 )
             })?;
         match parsed.fields {

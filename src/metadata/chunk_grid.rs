@@ -133,7 +133,7 @@ impl ChunkGrid {
                 format!(
                     "chunk_shapes must list one entry per dimension ({}), not {chunk_shapes}",
                     shape.len(),
-                    chunk_shapes = crate::error::quote(&chunk_shapes)
+                    chunk_shapes = crate::error::quote(chunk_shapes)
                 )
             })?;
         let axes = per_axis
@@ -226,14 +226,14 @@ fn axis_runs(spec: &Value, len: u64) -> Result<Vec<(u64, u64)>, String> {
                 Value::Array(pair) if pair.len() == 2 => Ok((int(&pair[0])?, int(&pair[1])?)),
                 Value::Array(_) => Err(format!(
                     "run {item} is not [edge, count]",
-                    item = crate::error::quote(&item)
+                    item = crate::error::quote(item)
                 )),
                 other => Ok((int(other)?, 1)),
             })
             .collect(),
         other => Err(format!(
             "{other} is neither an edge length nor a list of them",
-            other = crate::error::quote(&other)
+            other = crate::error::quote(other)
         )),
     }
 }

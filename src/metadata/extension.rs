@@ -53,7 +53,7 @@ impl Extension {
                     Some(other) => {
                         return Err(format!(
                             "configuration of \"{name}\" is not an object: {other}",
-                            other = crate::error::quote(&other)
+                            other = crate::error::quote(other)
                         ))
                     }
                 };
@@ -63,7 +63,7 @@ impl Extension {
                     Some(other) => {
                         return Err(format!(
                             "must_understand of \"{name}\" is not a boolean: {other}",
-                            other = crate::error::quote(&other)
+                            other = crate::error::quote(other)
                         ))
                     }
                 };
@@ -75,7 +75,7 @@ impl Extension {
             }
             other => Err(format!(
                 "{other} is neither an extension name nor an extension object",
-                other = crate::error::quote(&other)
+                other = crate::error::quote(other)
             )),
         }
     }

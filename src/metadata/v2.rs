@@ -152,7 +152,7 @@ pub fn parse_array(
         other => {
             return Err(meta_err(format!(
                 "\"order\" must be \"C\" or \"F\", not {other}",
-                other = crate::error::quote(&other)
+                other = crate::error::quote(other)
             )))
         }
     };
@@ -166,7 +166,7 @@ pub fn parse_array(
         Some(other) => {
             return Err(meta_err(format!(
                 "dimension_separator {other} is not a string",
-                other = crate::error::quote(&other)
+                other = crate::error::quote(other)
             )))
         }
     };
@@ -373,7 +373,7 @@ fn parse_fields(list: &[Value]) -> std::result::Result<(Vec<Field>, usize), Stri
         }
         other => Err(format!(
             "field \"{name}\" has a dtype {other} that is not a type",
-            other = crate::error::quote(&other)
+            other = crate::error::quote(other)
         )),
     })
 }

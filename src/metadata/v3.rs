@@ -117,7 +117,7 @@ fn draft_error(location: &str, format: &Value, asked: Option<&str>) -> ZarrError
              meta/root/<name>.array.json, their chunks under data/root/<name>/). Convert it with \
              GDAL: gdal_translate -of ZARR -co FORMAT=ZARR_V2, or GDAL 3.8 or later, whose \
              FORMAT=ZARR_V3 writes Zarr v3 as released",
-            format = crate::error::quote(&format)
+            format = crate::error::quote(format)
         ),
     )
 }
@@ -267,7 +267,7 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
                 format!(
                     "\"dimension_names\" must list {} strings or nulls, not {other}",
                     shape.len(),
-                    other = crate::error::quote(&other)
+                    other = crate::error::quote(other)
                 ),
             ))
         }

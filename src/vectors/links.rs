@@ -257,7 +257,7 @@ pub async fn open_family(
         if n.as_u64() != Some(ndim as u64) {
             return Err(bad(format!(
                 "\"sid_ndim\" is {n}, the store has {ndim} dimensions",
-                n = crate::error::quote(&n)
+                n = crate::error::quote(n)
             )));
         }
     }
@@ -265,7 +265,7 @@ pub async fn open_family(
         if d.as_i64() != Some(delta) {
             return Err(bad(format!(
                 "\"level_delta\" is {d}, the group is {path}",
-                d = crate::error::quote(&d)
+                d = crate::error::quote(d)
             )));
         }
     }

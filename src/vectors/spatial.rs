@@ -59,7 +59,7 @@ impl SpatialArray {
                 .ok_or_else(|| {
                     bad(format!(
                         "\"nonempty_chunks\" entry {k} is not {ndim} integers joined by dots",
-                        k = crate::error::quote(&k)
+                        k = crate::error::quote(k)
                     ))
                 })?;
             if seen.insert(coords.clone()) {

@@ -40,7 +40,7 @@ impl Layout {
             Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
                 format!(
                     "\"record_size\" must be an integer from 1, not {v}",
-                    v = crate::error::quote(&v)
+                    v = crate::error::quote(v)
                 )
             })?,
             None => return Err("no \"record_size\": not kerchunk's Parquet references".into()),
@@ -60,7 +60,7 @@ impl Layout {
                 let grid = grid(doc).map_err(|e| format!("\"{key}\": {e}"))?;
                 grids.insert(field.to_string(), grid);
             }
-            metadata.push((key.clone(), JsonText(&doc).to_string().into_bytes()));
+            metadata.push((key.clone(), JsonText(doc).to_string().into_bytes()));
         }
         // The documents are what Zarr's consolidated metadata holds: served as `.zmetadata`, a
         // group opens from them with no further request.
