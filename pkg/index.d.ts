@@ -672,6 +672,13 @@ export interface WorkerPoolOptions {
    * it saves time: each worker asks for its own share, and within a shard for the shard's index.
    */
   splitBytes?: number;
+  /**
+   * Reads asked for before any worker is ready (its code loaded, the module instantiated) are
+   * read on the main thread, as without workers, so that starting the workers never delays a
+   * page's first view; from the first ready worker on, reads go to the workers (default true).
+   * False: reads wait for the workers.
+   */
+  mainThreadWhileStarting?: boolean;
 }
 
 /**
@@ -683,6 +690,11 @@ export class WorkerPool {
   /** `size` defaults to `navigator.hardwareConcurrency` (at least 1). */
   constructor(size?: number, options?: WorkerPoolOptions);
   readonly size: number;
+  /**
+   * Starts the workers, if they have not started, and resolves once each has its module
+   * instantiated: from then on every read goes to them (see `mainThreadWhileStarting`).
+   */
+  ready(): Promise<void>;
   /** Stops every worker; reads in progress reject with a `ZarrError`, and the pool cannot be used again. */
   terminate(): void;
 }

@@ -11,9 +11,9 @@ import {
   readChunkInWorkers,
   readInWorkers,
   readThrough,
+  readsInWorkers,
   shareWorkers,
   workerPool,
-  workersOf,
 } from "./offthread.js";
 import * as schemas from "./options.js";
 import { checkOptions, show } from "./options.js";
@@ -563,7 +563,7 @@ export class ZarrArray extends Node {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (workersOf(this)) {
+    if (readsInWorkers(this)) {
       return readInWorkers(
         this,
         liveHandle(this),
@@ -606,7 +606,7 @@ export class ZarrArray extends Node {
     options.signal?.addEventListener("abort", abort);
     const read = (r) => {
       // With workers, each chunk is one worker's: its region is not split further.
-      const part = workersOf(this)
+      const part = readsInWorkers(this)
         ? readInWorkers(
             this,
             liveHandle(this),
@@ -648,7 +648,8 @@ export class ZarrArray extends Node {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (workersOf(this)) return readChunkInWorkers(this, liveHandle(this), coords, options.signal);
+    if (readsInWorkers(this))
+      return readChunkInWorkers(this, liveHandle(this), coords, options.signal);
     return call(() => withHandle(this, (h) => h.getChunk(coords, options.signal ?? null)));
   }
 

@@ -1,6 +1,6 @@
 // Reading through a worker pool (pool.js, worker.js). A node is opened on the main thread too:
 // its metadata answers questions at once, and it splits each read into parts for the workers.
-// index.js asks here whether a node reads through workers (`workersOf`) and hands its reads over.
+// index.js asks here whether a node's reads go to workers (`readsInWorkers`) and hands them over.
 
 import { AbortError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
@@ -70,9 +70,22 @@ export function readThrough(node, pool, store, options, objects = new Map(), doc
   released.register(node, workers, node);
 }
 
-/** The workers `node` reads through, if it does. */
-export function workersOf(node) {
-  return pooled.get(node);
+/**
+ * Whether `node`'s reads go to its workers now: once one of them has its module instantiated.
+ * Until then they are read on this thread, as without workers, so that the workers' start (their
+ * code downloaded, the module instantiated in each) never delays a page's first view; a pool made
+ * with `mainThreadWhileStarting: false` has its reads wait for it instead.
+ */
+export function readsInWorkers(node) {
+  const workers = pooled.get(node);
+  if (!workers) return false;
+  const { pool } = workers;
+  // A pool that could not start its workers, or was terminated, says so through the read.
+  if (pool.anyReady || !pool.mainThreadWhileStarting || pool.startFailed || pool.terminated)
+    return true;
+  // Started (again, after a worker failed) in the background: later reads find them ready.
+  pool.start().catch(() => {});
+  return false;
 }
 
 /**

@@ -111,6 +111,13 @@ export class WorkerPool {
       throw new RangeError(`WorkerPool option splitBytes must be a number >= 0, not ${splitBytes}`);
     }
     this.splitBytes = splitBytes;
+    const { mainThreadWhileStarting = true } = options;
+    if (typeof mainThreadWhileStarting !== "boolean") {
+      throw new TypeError(
+        `WorkerPool option mainThreadWhileStarting must be a boolean, not ${typeof mainThreadWhileStarting}`,
+      );
+    }
+    this.mainThreadWhileStarting = mainThreadWhileStarting;
     this.workers = null; // started on the first read
     this.queue = [];
     this.tasks = new Map(); // id -> task, queued or in flight
@@ -135,6 +142,18 @@ export class WorkerPool {
     });
   }
 
+  /** Whether a worker has its module instantiated: reads go to the workers from then on. */
+  get anyReady() {
+    return this.workers?.some((w) => w.ready) ?? false;
+  }
+
+  /** Starts the workers, if they have not started; resolves once each has its module ready. */
+  ready() {
+    return this.start().then((workers) =>
+      Promise.all(workers.map((w) => w.whenReady)).then(() => {}),
+    );
+  }
+
   /** Rejects every task with `reason` and stops the workers; the next read starts new ones. */
   stopAll(reason) {
     const tasks = [...this.tasks.values()];
@@ -149,6 +168,7 @@ export class WorkerPool {
     started?.then(
       (workers) =>
         workers.forEach((w) => {
+          w.failedToStart(new WorkerError(reason));
           crew.ports.delete(w.port);
           w.port.terminate();
         }),
@@ -164,6 +184,13 @@ export class WorkerPool {
     const { crew, url, size } = this;
     const starting = Array.from({ length: size }, async () => {
       const worker = { port: await startWorker(url), running: new Set(), opened: new Set() };
+      // Ready once its module is instantiated (it says so: "ready"); ready() waits for that.
+      worker.ready = false;
+      worker.whenReady = new Promise((resolve, reject) => {
+        worker.becameReady = resolve;
+        worker.failedToStart = reject;
+      });
+      worker.whenReady.catch(() => {}); // a stopped pool's; ready() reports it
       crew.ports.add(worker.port);
       // The module this thread compiled, before any other message: one download and one
       // compile for the page. Where it cannot be had, the worker loads its own.
@@ -180,15 +207,20 @@ export class WorkerPool {
         (message) => pool.deref()?.receive(worker, message),
         (reason) => pool.deref()?.fail(worker, reason),
       );
+      // Its module instantiated now (the one sent, or its own where none could be), not at its
+      // first read; it answers "ready".
+      worker.port.post({ type: "warm" });
       worker.port.unref();
       return worker;
     });
     const started = Promise.all(starting).then(
       (workers) => {
         if (this.started === started) this.workers = workers;
+        this.startFailed = false;
         return workers;
       },
       async (err) => {
+        this.startFailed = true;
         // The workers that did start are stopped with the rest.
         for (const w of await Promise.allSettled(starting))
           if (w.status === "fulfilled") w.value.port.terminate();
@@ -315,6 +347,11 @@ export class WorkerPool {
 
   receive(worker, message) {
     if (message.type === "store") return this.serveStore(worker, message);
+    if (message.type === "ready") {
+      worker.ready = true;
+      worker.becameReady();
+      return;
+    }
     const task = this.tasks.get(message.task);
     if (!task) return;
     if (message.type === "progress") {

@@ -172,9 +172,14 @@ function handle(message) {
       break;
     case "module": // the main thread's compiled module, sent before any node
       useCompiledModule(message.module, message.kind);
-      // Started now, not at the first read: the read that follows finds the instance ready.
-      preload().catch(() => {}); // a failure shows at the first read, which tries again
       break;
+    case "warm": {
+      // The instance started now, not at the first read (the pool reads on the main thread
+      // until a worker is ready). A failure shows at the first read, which tries again.
+      const ready = () => port.post({ type: "ready" });
+      preload().then(ready, ready);
+      break;
+    }
     case "trap": // WorkerPool.__trapForTests
       __trapForTests(message.ms).catch(() => {});
       break;

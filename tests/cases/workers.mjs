@@ -4,10 +4,15 @@
 // headless Chromium like read.mjs.
 import { deepEqual, equal, ok, rejects, sameBytes, bytesOf } from "../support/check.mjs";
 
-/** Runs `body(pool)` with a pool of two workers, stopped afterwards. */
+/**
+ * Runs `body(pool)` with a pool of two workers, stopped afterwards. The workers are ready first:
+ * reads asked for before then are read on the main thread (mainThreadWhileStarting), and these
+ * tests are of the workers' reads.
+ */
 async function withPool(ctx, body, options) {
   const pool = new ctx.zarr.WorkerPool(2, options);
   try {
+    await pool.ready();
     return await body(pool);
   } finally {
     pool.terminate();
@@ -146,6 +151,65 @@ const cases = [
         },
         { splitBytes: 0 },
       ); // these reads are small: split only because the pool is told to
+    },
+  },
+  {
+    name: "workers: reads before a worker is ready are read on the main thread, later ones by the workers; mainThreadWhileStarting: false waits for them",
+    async run(ctx) {
+      const { open, WorkerPool } = ctx.zarr;
+      const path = "dtypes/uint16";
+      const wanted = await (await open(`${ctx.base}/v3.zarr`, { path })).get();
+      /** A fresh pool whose reads handed to the workers are counted. */
+      const counted = (options) => {
+        const pool = new WorkerPool(2, options);
+        const run = pool.run.bind(pool);
+        pool.handed = 0;
+        pool.run = (...args) => {
+          pool.handed++;
+          return run(...args);
+        };
+        return pool;
+      };
+      const pool = counted();
+      try {
+        equal(pool.mainThreadWhileStarting, true, "the default");
+        const arr = await open(`${ctx.base}/v3.zarr`, { path, workers: pool });
+        // The workers started with open(): one may be ready by now, on a slow machine.
+        const readyBefore = pool.anyReady;
+        const first = await arr.get();
+        sameResult(first, wanted, "the first read");
+        equal(
+          pool.handed > 0,
+          readyBefore,
+          "the first read went to the workers only if one was ready",
+        );
+        await pool.ready();
+        ok(pool.anyReady, "ready() resolves once the workers are");
+        sameResult(await arr.get(), wanted, "a read once they are ready");
+        sameResult(
+          await arr.getChunk([0, 0]),
+          await (await open(`${ctx.base}/v3.zarr`, { path })).getChunk([0, 0]),
+          "a chunk",
+        );
+        ok(pool.handed >= 2, `the later reads went to the workers (${pool.handed} handed over)`);
+      } finally {
+        pool.terminate();
+      }
+      const waiting = counted({ mainThreadWhileStarting: false });
+      try {
+        const arr = await open(`${ctx.base}/v3.zarr`, { path, workers: waiting });
+        sameResult(await arr.get(), wanted, "a read that waits for the workers");
+        equal(waiting.handed, 1, "it went to the workers, ready or not");
+      } finally {
+        waiting.terminate();
+      }
+      for (const bad of [1, "no"])
+        await rejects(
+          (async () => new WorkerPool(1, { mainThreadWhileStarting: bad }))(),
+          "TypeError",
+          [/mainThreadWhileStarting must be a boolean/],
+          `mainThreadWhileStarting: ${bad}`,
+        );
     },
   },
   {
