@@ -13,6 +13,7 @@ import {
   readThrough,
   readsInWorkers,
   shareWorkers,
+  startingAfter,
   workerPool,
 } from "./offthread.js";
 import * as schemas from "./options.js";
@@ -574,17 +575,20 @@ export class ZarrArray extends Node {
       );
     }
     const { signal, concurrency, onProgress, out, maxChunks, maxBytes, bits } = options;
-    return call(() =>
-      withHandle(this, (h) =>
-        h.get(selection ?? null, {
-          signal,
-          concurrency,
-          onProgress,
-          out,
-          maxChunks,
-          maxBytes,
-          bits,
-        }),
+    return startingAfter(
+      this,
+      call(() =>
+        withHandle(this, (h) =>
+          h.get(selection ?? null, {
+            signal,
+            concurrency,
+            onProgress,
+            out,
+            maxChunks,
+            maxBytes,
+            bits,
+          }),
+        ),
       ),
     );
   }
@@ -650,7 +654,10 @@ export class ZarrArray extends Node {
     }
     if (readsInWorkers(this))
       return readChunkInWorkers(this, liveHandle(this), coords, options.signal);
-    return call(() => withHandle(this, (h) => h.getChunk(coords, options.signal ?? null)));
+    return startingAfter(
+      this,
+      call(() => withHandle(this, (h) => h.getChunk(coords, options.signal ?? null))),
+    );
   }
 
   /**
@@ -823,7 +830,9 @@ async function openNode(location, options, documents) {
   // it too.
   const loaded = loadWasm(needsFullBuild(location) ? "full" : chosenKind());
   const pool = workerPool(options.workers, options.workerUrl);
-  pool?.start().catch(() => {});
+  // A pool whose reads wait for its workers starts them now; one that reads on this thread
+  // until they are ready starts them after the first read (offthread.js, startingAfter).
+  if (pool && !pool.mainThreadWhileStarting) pool.start().catch(() => {});
   await loaded;
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
   const objects = new Map(); // the store objects workers read through this thread

@@ -81,11 +81,24 @@ export function readsInWorkers(node) {
   if (!workers) return false;
   const { pool } = workers;
   // A pool that could not start its workers, or was terminated, says so through the read.
-  if (pool.anyReady || !pool.mainThreadWhileStarting || pool.startFailed || pool.terminated)
-    return true;
-  // Started (again, after a worker failed) in the background: later reads find them ready.
-  pool.start().catch(() => {});
-  return false;
+  return pool.anyReady || !pool.mainThreadWhileStarting || pool.startFailed || pool.terminated;
+}
+
+/**
+ * `read`, a read of `node` on this thread: if `node` has workers, they start once it has settled
+ * (unless they have: `start()` is once). Not before: each worker downloads its code (21 KiB) and
+ * instantiates the module, which would compete with a page's first view for the network and the
+ * cores; the reads asked for meanwhile are read here. Again after a worker failed, too.
+ */
+export function startingAfter(node, read) {
+  const workers = pooled.get(node);
+  if (workers) {
+    const start = () => {
+      if (!workers.pool.terminated) workers.pool.start().catch(() => {});
+    };
+    read.then(start, start);
+  }
+  return read;
 }
 
 /**

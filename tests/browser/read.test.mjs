@@ -80,6 +80,7 @@ test("chromium: the module is downloaded as the page imports zarr-wasm, once; a 
       path: "dtypes/uint16",
       workers: pool,
     });
+    await pool.ready(); // the read is the workers'
     const { data } = await arr.get();
     pool.terminate();
     return data.length;
@@ -89,35 +90,45 @@ test("chromium: the module is downloaded as the page imports zarr-wasm, once; a 
   await fresh.close();
 });
 
-test("chromium: a WorkerPool's workers import the module's glue and start their instance as the pool starts, before any read", async () => {
-  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
-  await (await fetch(`${server.url}/__log/clear`)).text();
+test("chromium: a WorkerPool's workers start after the first read (mainThreadWhileStarting), or at open() with mainThreadWhileStarting: false, before any read; either way they are given the module", async () => {
   const requests = async (file) =>
     (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
       r.path.endsWith(`/pkg/${file}`),
     ).length;
-  await fresh.evaluate(async () => {
-    const zarr = await import("/pkg/index.js");
-    window.pool = new zarr.WorkerPool(2);
-    // Opened through the pool, which starts it; nothing is read.
-    await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
-      path: "dtypes/uint16",
-      workers: window.pool,
-    });
-  });
-  // Had the workers waited for a read, only the page would have imported the glue.
-  for (let i = 0; i < 200 && (await requests("zarr_wasm.js")) < 3; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await requests("zarr_wasm.js"), 3, "the page's glue and each worker's, no read");
-  assert.equal(
-    await requests("zarr_wasm_bg.wasm"),
-    1,
-    "the module, once: the workers are given it",
-  );
-  await fresh.evaluate(() => window.pool.terminate());
-  await fresh.close();
+  const glues = async (count) => {
+    for (let i = 0; i < 200 && (await requests("zarr_wasm.js")) < count; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    return requests("zarr_wasm.js");
+  };
+  for (const waits of [false, true]) {
+    const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+    await (await fetch(`${server.url}/__log/clear`)).text();
+    await fresh.evaluate(async (mainThreadWhileStarting) => {
+      const zarr = await import("/pkg/index.js");
+      window.pool = new zarr.WorkerPool(2, { mainThreadWhileStarting });
+      window.arr = await zarr.open(`${location.origin}/tests/fixtures/v3.zarr`, {
+        path: "dtypes/uint16",
+        workers: window.pool,
+      });
+    }, !waits);
+    if (waits) {
+      // Nothing is read: the glue each worker imports shows that they started.
+      assert.equal(await glues(3), 3, "a waiting pool: the page's glue and each worker's, no read");
+    } else {
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(await requests("zarr_wasm.js"), 1, "no worker started at open()");
+      await fresh.evaluate(() => window.arr.get());
+      assert.equal(await glues(3), 3, "the workers started after the first read");
+    }
+    assert.equal(
+      await requests("zarr_wasm_bg.wasm"),
+      1,
+      "the module, once: the workers are given it",
+    );
+    await fresh.evaluate(() => window.pool.terminate());
+    await fresh.close();
+  }
 });
-
 test("chromium: a cold page's first open() asks for its metadata while the module is still downloading, and only once", async () => {
   // The package from a slow path (every file of it 400 ms late): the module arrives long after
   // open() is called. The node's zarr.json must be asked for before then, and never again.
@@ -264,6 +275,7 @@ test("chromium: a page's first open() of an array with a codec the Zarr build le
     const pool = new zarr.WorkerPool(1);
     const arr = await zarr.open(`${base}/v3.zarr`, { path: "dtypes/uint16" });
     const pooled = await zarr.open(`${base}/v3.zarr`, { path: "dtypes/uint16", workers: pool });
+    await pool.ready(); // the reads through the pool are the worker's
     const before = Array.from((await arr.get()).data);
     const pooledBefore = Array.from((await pooled.get()).data);
     const delta = await zarr.open(`${base}/zarr3_v2.zarr`, {

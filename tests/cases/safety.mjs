@@ -263,6 +263,7 @@ export const safetyCases = [
       const bystander = await open(memory); // main thread
       const pool = new WorkerPool(1);
       const pooled = await open(store, { workers: pool });
+      await pool.ready(); // the read is the worker's (before, it would be the main thread's)
       const reading = pooled.getChunk([0, 0]); // waits on the store in the worker
       reading.catch(() => {});
       while (!store.calls.some((k) => !k.endsWith("zarr.json"))) await wait(5);

@@ -157,6 +157,7 @@ function stressCase(workers) {
       const opened = {};
       for (const key of ["ome", "chunks_4mib", "chunks_16mib", "sharded"])
         opened[key] = await open(`${ctx.scaleBase}/${ARRAYS[key].path}`, { workers: pool });
+      await pool?.ready(); // the reads are the workers' (before, the first would be this thread's)
       const keys = Object.keys(opened);
       const reads = ctx.scaleStressReads ?? 40;
       const counts = { reads, aborted: 0, exact: 0, wrong: 0, failed: 0, hangs: 0 };
