@@ -676,18 +676,19 @@ export interface WorkerPoolOptions {
    * Reads asked for before any worker is ready (its code loaded, the module instantiated) are
    * read on the main thread, as without workers, and the workers start once the first of them
    * has been read, so that starting them (each downloads its code) never delays a page's first
-   * view; from the first ready worker on, reads go to the workers (default true). False: the
-   * workers start at the first open() that names the pool, and reads wait for them.
+   * view; from the first ready worker on, reads go to the workers. A worker script that cannot
+   * be loaded is then reported by the reads after the first (a `WorkerError`), not by the first.
+   * Default false: the workers start at the first open() that names the pool, and reads wait for
+   * them.
    */
   mainThreadWhileStarting?: boolean;
 }
 
 /**
  * Workers (Web Workers in browsers, `worker_threads` in Node) that fetch and decode for the main
- * thread, each with its own instance of the module. Started once the first read through them
- * has been read on the main thread (see `mainThreadWhileStarting`), by `ready()`, or with
- * `mainThreadWhileStarting: false` by the first open() that names the pool; in Node, idle workers
- * do not keep the process alive.
+ * thread, each with its own instance of the module. Started by the first open() that names the
+ * pool, by `ready()`, or with `mainThreadWhileStarting` once the first read through them has been
+ * read on the main thread; in Node, idle workers do not keep the process alive.
  */
 export class WorkerPool {
   /** `size` defaults to `navigator.hardwareConcurrency` (at least 1). */

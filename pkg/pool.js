@@ -111,7 +111,9 @@ export class WorkerPool {
       throw new RangeError(`WorkerPool option splitBytes must be a number >= 0, not ${splitBytes}`);
     }
     this.splitBytes = splitBytes;
-    const { mainThreadWhileStarting = true } = options;
+    // Off by default: a worker script that cannot be loaded is then the first read's error, where
+    // with it on the first reads succeed on the main thread and only later ones report it.
+    const { mainThreadWhileStarting = false } = options;
     if (typeof mainThreadWhileStarting !== "boolean") {
       throw new TypeError(
         `WorkerPool option mainThreadWhileStarting must be a boolean, not ${typeof mainThreadWhileStarting}`,

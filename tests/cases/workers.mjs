@@ -6,8 +6,8 @@ import { deepEqual, equal, ok, rejects, sameBytes, bytesOf } from "../support/ch
 
 /**
  * Runs `body(pool)` with a pool of two workers, stopped afterwards. The workers are ready first:
- * reads asked for before then are read on the main thread (mainThreadWhileStarting), and these
- * tests are of the workers' reads.
+ * with mainThreadWhileStarting, reads asked for before then are read on the main thread, and
+ * these tests are of the workers' reads.
  */
 async function withPool(ctx, body, options) {
   const pool = new ctx.zarr.WorkerPool(2, options);
@@ -154,7 +154,7 @@ const cases = [
     },
   },
   {
-    name: "workers: reads before a worker is ready are read on the main thread, and the workers start after the first; mainThreadWhileStarting: false starts them at open() and waits for them",
+    name: "workers: with mainThreadWhileStarting, reads before a worker is ready are read on the main thread and the workers start after the first; without it (the default) open() starts them and reads wait for them",
     async run(ctx) {
       const { open, WorkerPool } = ctx.zarr;
       const path = "dtypes/uint16";
@@ -170,9 +170,9 @@ const cases = [
         };
         return pool;
       };
-      const pool = counted();
+      equal(new WorkerPool(1).mainThreadWhileStarting, false, "the default");
+      const pool = counted({ mainThreadWhileStarting: true });
       try {
-        equal(pool.mainThreadWhileStarting, true, "the default");
         const arr = await open(`${ctx.base}/v3.zarr`, { path, workers: pool });
         equal(pool.started, undefined, "open() does not start the workers");
         const first = await arr.get();
@@ -191,7 +191,7 @@ const cases = [
       } finally {
         pool.terminate();
       }
-      const waiting = counted({ mainThreadWhileStarting: false });
+      const waiting = counted();
       try {
         const arr = await open(`${ctx.base}/v3.zarr`, { path, workers: waiting });
         ok(waiting.started, "open() starts the workers of a pool whose reads wait for them");
