@@ -51,7 +51,7 @@ fn write_value(value: &Value, out: &mut impl Write) -> fmt::Result {
 }
 
 /// A number as serde_json writes it (a `Number` holds no NaN or infinity).
-pub fn write_number(n: &Number, out: &mut impl Write) -> fmt::Result {
+fn write_number(n: &Number, out: &mut impl Write) -> fmt::Result {
     if let Some(u) = n.as_u64() {
         write!(out, "{u}")
     } else if let Some(i) = n.as_i64() {
