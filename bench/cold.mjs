@@ -9,7 +9,7 @@
 // tile and all twelve (from navigation start), and the requests the data server saw.
 //
 //   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
-import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
 import { launchChromium } from "../tests/support/browser.mjs";
@@ -26,8 +26,10 @@ const THROTTLED = {
  * Both readers as a viewer's production build has them: esbuild, minified, with code splitting,
  * so that what loads on first use (numcodecs.js's codecs; zarr-wasm's glue and second module) is
  * a chunk of its own. zarr-wasm's WebAssembly files go beside its bundle, where its
- * `new URL(..., import.meta.url)` finds them, and its worker is a second entry point (as
- * index.d.ts says for esbuild).
+ * `new URL(..., import.meta.url)` finds them. Its worker is a bundle of its own, as the README's
+ * esbuild step builds it and as Vite builds a worker: built as a second entry point of the same
+ * build, the code both share would be a chunk of its own, one more round trip before the page's
+ * code runs.
  */
 async function bundleReaders(repo) {
   const common = {
@@ -44,17 +46,23 @@ async function bundleReaders(repo) {
   await esbuild.build({ ...common, entryPoints: { zarrita: "zarrita" }, outdir: `${out}/zarrita` });
   await esbuild.build({
     ...common,
-    entryPoints: { "zarr-wasm": "zarr-wasm", worker: "zarr-wasm/worker" },
+    entryPoints: { "zarr-wasm": "zarr-wasm" },
     outdir: `${out}/zarr-wasm`,
   });
+  await esbuild.build({
+    ...common,
+    entryPoints: { worker: "zarr-wasm/worker" },
+    outdir: `${out}/zarr-wasm-worker`,
+  });
   for (const f of readdirSync(`${repo}/pkg`).filter((f) => f.endsWith("_bg.wasm")))
-    copyFileSync(`${repo}/pkg/${f}`, `${out}/zarr-wasm/${f}`);
+    for (const dir of ["zarr-wasm", "zarr-wasm-worker"])
+      copyFileSync(`${repo}/pkg/${f}`, `${out}/${dir}/${f}`);
 }
 
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
 async function coldPage(
   browser,
-  { pageOrigin, dataOrigin, reader, page: pagePath, workers, explicit, throttle },
+  { repo, pageOrigin, dataOrigin, reader, page: pagePath, workers, suffix, throttle },
 ) {
   const context = await browser.newContext();
   try {
@@ -65,11 +73,26 @@ async function coldPage(
     if (throttle) await cdp.send("Network.emulateNetworkConditions", THROTTLED);
     const urls = new Map();
     const code = { bytes: 0, files: [] };
+    // The shards' requests, for when their indexes were in and when the data phase began.
+    const shardRequests = new Map();
+    let navigationStart = null; // CDP's clock at the page's first request
+    cdp.on("Network.requestWillBeSent", ({ requestId, request, timestamp }) => {
+      navigationStart ??= timestamp;
+      const path = new URL(request.url).pathname;
+      if (/^\/tiles\.zarr\/.*\/c\//.test(path) && request.method === "GET")
+        shardRequests.set(requestId, {
+          path,
+          range: Object.entries(request.headers).find(([k]) => /^range$/i.test(k))?.[1] ?? "",
+          start: timestamp,
+        });
+    });
     cdp.on("Network.responseReceived", ({ requestId, response }) =>
       urls.set(requestId, response.url),
     );
-    cdp.on("Network.loadingFinished", ({ requestId, encodedDataLength }) => {
+    cdp.on("Network.loadingFinished", ({ requestId, encodedDataLength, timestamp }) => {
       const path = new URL(urls.get(requestId) ?? "http://x/").pathname;
+      const shard = shardRequests.get(requestId);
+      if (shard) shard.end = timestamp;
       // The reader's code only (its bundle), not the page's own harness.
       if (/^\/bench-build\/.*\.(m?js|wasm)$/.test(path)) {
         code.bytes += encodedDataLength;
@@ -78,7 +101,7 @@ async function coldPage(
     });
     await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
     const base = `${dataOrigin}/tiles.zarr`;
-    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}${explicit ? "&suffix=0" : ""}`;
+    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}${suffix ? "&suffix=1" : ""}`;
     await page.goto(`${pageOrigin}${pagePath ?? `/bench/cold/${reader}.html`}?${query}`);
     const view = await (
       await page.waitForFunction(() => window.coldView, null, { timeout: 120000 })
@@ -88,6 +111,7 @@ async function coldPage(
     const data = log.filter((r) => r.path.startsWith("/tiles.zarr"));
     return {
       ...view,
+      ...phases([...shardRequests.values()], navigationStart, repo),
       codeBytes: code.bytes,
       codeFiles: code.files,
       requests: data.length,
@@ -98,6 +122,31 @@ async function coldPage(
   } finally {
     await context.close();
   }
+}
+
+/**
+ * When a page's shard indexes were all in, and when its first request for chunk data left (ms
+ * from navigation start): what every reader must wait for before the data phase, and the start of
+ * that phase. A shard's index is its last bytes: a suffix range, or a range to the shard's end.
+ */
+function phases(requests, navigationStart, repo) {
+  const ms = (t) => (t - navigationStart) * 1000;
+  const sizes = new Map();
+  const sizeOf = (path) => {
+    if (!sizes.has(path)) sizes.set(path, statSync(`${repo}/bench/data${path}`).size);
+    return sizes.get(path);
+  };
+  const isIndex = ({ path, range }) => {
+    if (range.startsWith("bytes=-")) return true;
+    const end = /^bytes=\d+-(\d+)$/.exec(range)?.[1];
+    return end !== undefined && Number(end) === sizeOf(path) - 1;
+  };
+  const indexes = requests.filter(isIndex);
+  const data = requests.filter((r) => r.range && !isIndex(r));
+  return {
+    indexesInMs: indexes.length ? Math.max(...indexes.map((r) => ms(r.end ?? r.start))) : 0,
+    dataAskedMs: data.length ? Math.min(...data.map((r) => ms(r.start))) : 0,
+  };
 }
 
 /**
@@ -137,11 +186,11 @@ export async function measureColdPages({ repo, runs }) {
   const scenarios = [
     { name: "same origin", pages: ["zarr-wasm", "zarrita"], cross: false, throttle: true },
     { name: "cross origin", pages: ["zarr-wasm", "zarrita"], cross: true, throttle: true },
-    // The shard indexes by HEAD and explicit ranges instead of suffix ranges, which need a
-    // preflight: the same round trips, against zarr-wasm's default.
+    // The shard indexes by suffix ranges, each after a preflight, against zarr-wasm's default
+    // from another origin: HEAD, then explicit ranges (the same round trips, no preflight).
     {
-      name: "cross origin, HEAD and explicit ranges",
-      pages: ["zarr-wasm+explicit", "zarr-wasm"],
+      name: "cross origin, suffix ranges",
+      pages: ["zarr-wasm+suffix", "zarr-wasm"],
       cross: true,
       throttle: true,
     },
@@ -180,12 +229,13 @@ export async function measureColdPages({ repo, runs }) {
           const [reader, workers] =
             p === "zarr-wasm+workers" ? ["zarr-wasm", 2] : [p.split("+")[0], 0];
           const run = await coldPage(browser, {
+            repo,
             pageOrigin,
             dataOrigin,
             reader,
             page: hinted.get(p),
             workers,
-            explicit: p === "zarr-wasm+explicit",
+            suffix: p === "zarr-wasm+suffix",
             throttle: s.throttle,
           });
           byPage[p].push(run);
@@ -207,6 +257,8 @@ export async function measureColdPages({ repo, runs }) {
               openedMs: median(rs.map((r) => r.openedMs)),
               firstMs: median(rs.map((r) => r.firstMs)),
               allMs: median(rs.map((r) => r.allMs)),
+              indexesInMs: median(rs.map((r) => r.indexesInMs)),
+              dataAskedMs: median(rs.map((r) => r.dataAskedMs)),
               codeBytes: median(rs.map((r) => r.codeBytes)),
               codeFiles: rs.at(-1).codeFiles,
               requests: rs.at(-1).requests,
@@ -228,8 +280,8 @@ export async function measureColdPages({ repo, runs }) {
 const LABELS = {
   "zarr-wasm": "zarr-wasm",
   zarrita: "zarrita.js",
-  "zarr-wasm+workers": "zarr-wasm, WorkerPool(2)",
-  "zarr-wasm+explicit": "zarr-wasm, suffixRequests: false",
+  "zarr-wasm+workers": "zarr-wasm, WorkerPool(2, { mainThreadWhileStarting: true })",
+  "zarr-wasm+suffix": "zarr-wasm, suffixRequests: true",
   "zarr-wasm+hints": "zarr-wasm, preload hints",
   "zarrita+hints": "zarrita.js, preload hints",
 };
@@ -243,13 +295,13 @@ export function coldTable({ results }) {
     for (const [p, r] of Object.entries(pages)) {
       const vs = (k) => (r === peer ? "" : ` (${(r[k] / peer[k]).toFixed(2)}x)`);
       rows.push(
-        `| ${scenario} | ${LABELS[p]} | ${kib(r.codeBytes)} | ${r.openedMs.toFixed(0)} ms | ${r.firstMs.toFixed(0)} ms${vs("firstMs")} | ${r.allMs.toFixed(0)} ms${vs("allMs")} | ${r.requests} (${r.heads} HEAD, ${r.preflights} preflights) | ${(r.bytes / 1e6).toFixed(3)} MB |`,
+        `| ${scenario} | ${LABELS[p]} | ${kib(r.codeBytes)} | ${r.openedMs.toFixed(0)} ms | ${r.indexesInMs.toFixed(0)} ms | ${r.dataAskedMs.toFixed(0)} ms | ${r.firstMs.toFixed(0)} ms${vs("firstMs")} | ${r.allMs.toFixed(0)} ms${vs("allMs")} | ${r.requests} (${r.heads} HEAD, ${r.preflights} preflights) | ${(r.bytes / 1e6).toFixed(3)} MB |`,
       );
     }
   }
   return [
-    "| scenario | page | code downloaded (on the wire, gzip) | array open | first tile (vs peer) | all 12 tiles (vs peer) | data requests | data bytes |",
-    "|---|---|---|---|---|---|---|---|",
+    "| scenario | page | code downloaded (on the wire, gzip) | array open | shard indexes in | first data request | first tile (vs peer) | all 12 tiles (vs peer) | data requests | data bytes |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
   ];
 }

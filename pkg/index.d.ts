@@ -218,7 +218,14 @@ export interface Chunk<T extends Values = Values> {
 export type Attributes = Record<string, unknown>;
 
 export interface FetchStoreOptions {
-  /** Read a shard index at the end with one suffix range request (default true); false: HEAD, then a range. */
+  /**
+   * How the end of a value (a shard index at the end) is asked for. true: one suffix range
+   * request (`bytes=-N`); false: HEAD for the length, then an explicit range. Default: true on
+   * the page's own origin and in Node; from a page of another origin, HEAD and an explicit range
+   * (a suffix range only where HEAD gives no length), since a browser sends a suffix range to
+   * another origin only after a CORS preflight, and only where the server's CORS rules allow the
+   * Range header, and an explicit range needs neither.
+   */
   suffixRequests?: boolean;
   /** Read HTTP 403 as a missing key (fill value), for buckets that answer 403 for missing keys. */
   treat403AsMissing?: boolean;
@@ -674,9 +681,10 @@ export interface WorkerPoolOptions {
   splitBytes?: number;
   /**
    * Reads asked for before any worker is ready (its code loaded, the module instantiated) are
-   * read on the main thread, as without workers, and the workers start once the first of them
-   * has been read, so that starting them (each downloads its code) never delays a page's first
-   * view; from the first ready worker on, reads go to the workers. A worker script that cannot
+   * read on the main thread, as without workers, and the workers start once the first view has
+   * been read (the reads asked for before the first of them settled), so that starting them
+   * (each downloads its code) never delays it; from the first ready worker on, reads go to the
+   * workers. A worker script that cannot
    * be loaded is then reported by the reads after the first (a `WorkerError`), not by the first.
    * Default false: the workers start at the first open() that names the pool, and reads wait for
    * them.
@@ -687,7 +695,7 @@ export interface WorkerPoolOptions {
 /**
  * Workers (Web Workers in browsers, `worker_threads` in Node) that fetch and decode for the main
  * thread, each with its own instance of the module. Started by the first open() that names the
- * pool, by `ready()`, or with `mainThreadWhileStarting` once the first read through them has been
+ * pool, by `ready()`, or with `mainThreadWhileStarting` once the first view through them has been
  * read on the main thread; in Node, idle workers do not keep the process alive.
  */
 export class WorkerPool {

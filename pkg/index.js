@@ -25,6 +25,7 @@ import {
   ReferenceStore,
   ZipStore,
   firstDocuments,
+  suffixRangesFor,
   firstShardIndexes,
   label,
   where,
@@ -308,7 +309,7 @@ function unlessAborted(promise, signal) {
  */
 async function openStore(location, signal) {
   if (typeof location === "string" || location instanceof URL)
-    return glue.WasmStore.fetch(String(location), {});
+    return glue.WasmStore.fetch(String(location), withSuffixRanges(String(location), {}));
   if (!isPackageStore(location)) {
     if (typeof location?.get !== "function") {
       throw new TypeError(
@@ -322,7 +323,9 @@ async function openStore(location, signal) {
   if (handle !== undefined && handle.generation !== generation) handle = undefined;
   if (handle === undefined) {
     if (location instanceof FetchStore)
-      handle = Promise.resolve(glue.WasmStore.fetch(location.url, location.options ?? {}));
+      handle = Promise.resolve(
+        glue.WasmStore.fetch(location.url, withSuffixRanges(location.url, location.options ?? {})),
+      );
     else if (location instanceof ReferenceStore) {
       // The reference file is read (or the object parsed) once for every caller.
       handle = call(() =>
@@ -350,6 +353,11 @@ async function openStore(location, signal) {
     handle.catch(() => opened.get(location) === handle && opened.delete(location));
   }
   return unlessAborted(handle, signal);
+}
+
+/** A FetchStore's `options` with how its store asks for the end of a value (suffixRangesFor). */
+function withSuffixRanges(url, options) {
+  return { ...options, suffixRequests: suffixRangesFor(url, options) };
 }
 
 /** Whether reading `location` needs the full build: a ZipStore, ReferenceStore or IcechunkStore. */
@@ -831,7 +839,7 @@ async function openNode(location, options, documents) {
   const loaded = loadWasm(needsFullBuild(location) ? "full" : chosenKind());
   const pool = workerPool(options.workers, options.workerUrl);
   // A pool whose reads wait for its workers starts them now; one that reads on this thread
-  // until they are ready starts them after the first read (offthread.js, startingAfter).
+  // until they are ready starts them after the first view (offthread.js, startingAfter).
   if (pool && !pool.mainThreadWhileStarting) pool.start().catch(() => {});
   await loaded;
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;

@@ -84,19 +84,36 @@ export function readsInWorkers(node) {
   return pool.anyReady || !pool.mainThreadWhileStarting || pool.startFailed || pool.terminated;
 }
 
+// Per pool whose workers are still starting: the reads of its first view on this thread still in
+// flight, and whether one of them has settled (startingAfter).
+const firstView = new WeakMap();
+
 /**
- * `read`, a read of `node` on this thread: if `node` has workers, they start once it has settled
- * (unless they have: `start()` is once). Not before: each worker downloads its code (21 KiB) and
- * instantiates the module, which would compete with a page's first view for the network and the
- * cores; the reads asked for meanwhile are read here. Again after a worker failed, too.
+ * `read`, a read of `node` on this thread: if `node` has workers, they start once the first view
+ * has settled (unless they have: `start()` is once), the first view being the reads asked for
+ * before the first of them settled (a viewer asks for all its first tiles at once). Not before:
+ * each worker downloads its code and instantiates the module, which would compete with those
+ * reads for the network and the cores; the reads asked for meanwhile are read here. Reads asked
+ * for later do not hold the workers back, so that a viewer always reading still gets them. Again
+ * after a worker failed, too.
  */
 export function startingAfter(node, read) {
   const workers = pooled.get(node);
   if (workers) {
-    const start = () => {
-      if (!workers.pool.terminated) workers.pool.start().catch(() => {});
+    const { pool } = workers;
+    let view = firstView.get(pool);
+    if (!view || (view.settled && view.inFlight === 0)) {
+      view = { inFlight: 0, settled: false };
+      firstView.set(pool, view);
+    }
+    const counted = !view.settled;
+    if (counted) view.inFlight++;
+    const settled = () => {
+      view.settled = true;
+      if (counted) view.inFlight--;
+      if (view.inFlight === 0 && !pool.terminated) pool.start().catch(() => {});
     };
-    read.then(start, start);
+    read.then(settled, settled);
   }
   return read;
 }

@@ -191,20 +191,41 @@ function plainHttp(location, options) {
   const o = store?.options ?? {};
   if (url === null || o.fetch || !/^https?:\/\/[^?#]*$/.test(url)) return null;
   const timeout = o.timeout ?? 30000;
-  const get = (key, extra = {}) => {
+  const get = (key, extra = {}, method = "GET") => {
     const signals = [options.signal, timeout > 0 ? AbortSignal.timeout(timeout) : null].filter(
       Boolean,
     );
     const headers = new Headers(o.headers);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
     return fetch(`${url.replace(/\/+$/, "")}/${key}`, {
+      method,
       headers,
       credentials: o.credentials,
       redirect: o.redirect,
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
   };
-  return { o, get };
+  return { o, get, suffix: suffixRangesFor(url, o) };
+}
+
+/**
+ * How the module's HTTP store asks for the end of a value (a shard index at the end), handed to
+ * it as its `suffixRequests` option: as the caller said (true: a suffix range `bytes=-N`; false:
+ * HEAD, then an explicit range), else a suffix range on the page's own origin and where there is
+ * no page (Node has no CORS), and "head" from a page of another origin: HEAD, then an explicit
+ * range, a suffix range only where HEAD gives no length. A suffix range is not a CORS-safelisted
+ * Range, so a browser sends each to another origin only after a preflight, and only to a server
+ * whose CORS rules allow the Range header; an explicit range needs neither.
+ */
+export function suffixRangesFor(url, options) {
+  if (typeof options?.suffixRequests === "boolean") return options.suffixRequests;
+  const page = globalThis.location;
+  if (typeof page?.origin !== "string") return true;
+  try {
+    return new URL(url, page.href).origin === page.origin || "head";
+  } catch {
+    return true;
+  }
 }
 
 // An open() asks for the shard indexes of an array of at most this many shards from JS, each of
@@ -218,7 +239,8 @@ const EARLY_INDEX_BYTES = 64 << 10;
  * first reads then find them kept and go straight to the chunks (a viewer's first view is often
  * an OME-Zarr image's lowest level, of a few shards). Only the plain case: a v3 array on a
  * regular grid whose one codec is sharding_indexed with its index at the end, coded as `bytes`
- * and an optional `crc32c`; at most EARLY_SHARDS shards; suffix ranges allowed. Resolves to
+ * and an optional `crc32c`; at most EARLY_SHARDS shards; each index asked for as the module's
+ * store would (a suffix range, or HEAD and an explicit range: suffixRangesFor). Resolves to
  * `[[key, bytes or null]]` (null: no such shard), or null where none were asked for; never
  * rejects. The module checks each index as it checks those it fetches (`keepShardIndexes` drops
  * one of the wrong size; a damaged one fails the read that uses it).
@@ -226,16 +248,33 @@ const EARLY_INDEX_BYTES = 64 << 10;
 export async function firstShardIndexes(location, options, documents) {
   const plain = plainHttp(location, options);
   const [key, bytes] = documents?.[0] ?? [];
-  if (!plain || !bytes || plain.o.suffixRequests === false) return null;
+  if (!plain || !bytes) return null;
   const plan = indexPlan(bytes);
   if (!plan) return null;
   const dir = key.slice(0, -"zarr.json".length);
   const { o } = plain;
-  const one = async (shard) => {
-    const shardKey = dir + shard;
+  const missing = (response) =>
+    response.status === 404 || (response.status === 403 && o.treat403AsMissing);
+  // The Range header for the shard's index, as the module's store would ask for it (see
+  // suffixRangesFor); a HEAD first for an explicit one. Null: leave the shard to the module.
+  const rangeOf = async (shardKey) => {
+    if (plain.suffix === true) return `bytes=-${plan.size}`;
+    const head = await plain.get(shardKey, {}, "HEAD");
+    if (missing(head)) return "missing";
+    const length = Number(head.headers.get("Content-Length") ?? Number.NaN);
+    if (!head.ok || !Number.isSafeInteger(length) || length < plan.size)
+      return plain.suffix === "head" && head.ok && !head.headers.has("Content-Length")
+        ? `bytes=-${plan.size}`
+        : null;
+    return `bytes=${length - plan.size}-${length - 1}`;
+  };
+  const one = async (shardKey) => {
     try {
-      const response = await plain.get(shardKey, { Range: `bytes=-${plan.size}` });
-      if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
+      const range = await rangeOf(shardKey);
+      if (range === "missing") return [[shardKey, null]];
+      if (range === null) return [];
+      const response = await plain.get(shardKey, { Range: range });
+      if (missing(response)) {
         await response.body?.cancel();
         return [[shardKey, null]];
       }
@@ -249,7 +288,7 @@ export async function firstShardIndexes(location, options, documents) {
       return [];
     }
   };
-  const indexes = (await Promise.all(plan.shards.map(one))).flat();
+  const indexes = (await Promise.all(plan.shards.map((shard) => one(dir + shard)))).flat();
   return indexes.length > 0 ? indexes : null;
 }
 

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use zarr_wasm::indexing::selection::DimSelection;
 use zarr_wasm::store::http::{
     HttpClient, HttpFailure, HttpOptions, HttpRequest, HttpResponse, HttpStore, Method,
+    SuffixRanges,
 };
 use zarr_wasm::{open, Array, Node};
 
@@ -307,7 +308,12 @@ fn quirky_servers_give_exact_values_or_errors() {
             quirks_served: RefCell::default(),
         };
         let options = HttpOptions {
-            suffix_requests: rng.below(4) != 0,
+            suffix_ranges: [
+                SuffixRanges::Ask,
+                SuffixRanges::Ask,
+                SuffixRanges::HeadFirst,
+                SuffixRanges::Never,
+            ][rng.below(4) as usize],
             retries: rng.below(3) as u32,
             ..HttpOptions::default()
         };

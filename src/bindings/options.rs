@@ -11,7 +11,7 @@ use crate::error::ZarrError;
 use crate::hierarchy::node::OpenOptions;
 use crate::limits::Limits;
 use crate::store::counting::Counts;
-use crate::store::http::HttpOptions;
+use crate::store::http::{HttpOptions, SuffixRanges};
 #[cfg(feature = "icechunk")]
 use crate::store::icechunk::{IcechunkOptions, Version};
 #[cfg(feature = "vectors")]
@@ -291,8 +291,17 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
     let o = Options::new(options, "FetchStore option ");
     let mut http = HttpOptions::default();
     let mut client = FetchClient::default();
-    if let Some(suffix) = o.bool("suffixRequests")? {
-        http.suffix_requests = suffix;
+    // true or false as the caller gave it; "head" where index.js chose HEAD first for a page of
+    // another origin (see suffixRangesFor in stores.js).
+    if let Some(mode) = o.parsed("suffixRequests", "true or false", |v| {
+        match (v.as_bool(), v.as_string().as_deref()) {
+            (Some(true), _) => Some(SuffixRanges::Ask),
+            (Some(false), _) => Some(SuffixRanges::Never),
+            (_, Some("head")) => Some(SuffixRanges::HeadFirst),
+            _ => None,
+        }
+    })? {
+        http.suffix_ranges = mode;
     }
     if o.bool("treat403AsMissing")? == Some(true) {
         http.missing_statuses.push(403);

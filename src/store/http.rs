@@ -92,10 +92,8 @@ pub trait HttpClient {
 /// How the store treats a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpOptions {
-    /// Ask for the end of a value with a suffix range (`bytes=-N`), one request. Suffix ranges are
-    /// not CORS-safelisted, so browsers send a preflight first; without them the store asks HEAD
-    /// for the length, then a plain range.
-    pub suffix_requests: bool,
+    /// How the end of a value (a shard index at the end) is asked for.
+    pub suffix_ranges: SuffixRanges,
     /// Statuses that mean "no such key" (a missing chunk is the fill value): 404, and 403 for
     /// buckets that answer that for missing keys.
     pub missing_statuses: Vec<u16>,
@@ -121,7 +119,7 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
-            suffix_requests: true,
+            suffix_ranges: SuffixRanges::Ask,
             missing_statuses: vec![404],
             retries: 3,
             retry_delay_ms: 100,
@@ -133,6 +131,20 @@ impl Default for HttpOptions {
             listing: None,
         }
     }
+}
+
+/// How the store asks for the last `n` bytes of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuffixRanges {
+    /// A suffix range (`bytes=-N`): one request.
+    Ask,
+    /// HEAD for the length, then an explicit range, and a suffix range only where HEAD gives no
+    /// length. A browser sends a suffix range to another origin only after a preflight (it is not
+    /// a CORS-safelisted Range), an explicit one without: the same round trips, no preflight, and
+    /// no need for the server's CORS rules to allow the Range header.
+    HeadFirst,
+    /// HEAD and an explicit range only; no length from HEAD is an error.
+    Never,
 }
 
 /// What the store learnt of a server, kept per store location (the base URL) for the life of the
@@ -398,23 +410,39 @@ impl<C: HttpClient> HttpStore<C> {
     /// The last `n` bytes, located with HEAD: for servers (and browsers, to spare a preflight)
     /// without suffix ranges. No length, no guess: that is an error.
     async fn get_suffix_via_head(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
-        let Some(head) = self.send(Method::Head, key, None).await? else {
-            return Ok(None);
-        };
-        let len = head.content_length.ok_or_else(|| {
-            ZarrError::store(
-                &self.url(key),
-                format!("HEAD gave no Content-Length, so the last {n} bytes cannot be located"),
-            )
-        })?;
+        match self.head_length(key).await? {
+            None => Ok(None),
+            Some(Some(len)) => self.get_tail(key, n, len).await,
+            Some(None) => Err(self.no_length(key, n)),
+        }
+    }
+
+    /// The value's length by HEAD: None where there is no such key, Some(None) where the answer
+    /// gives no Content-Length.
+    async fn head_length(&self, key: &str) -> Result<Option<Option<u64>>> {
+        Ok(self
+            .send(Method::Head, key, None)
+            .await?
+            .map(|head| head.content_length))
+    }
+
+    /// The last `n` bytes of a value of `len` bytes, by an explicit range.
+    async fn get_tail(&self, key: &str, n: u64, len: u64) -> Result<Option<Vec<u8>>> {
+        if n.min(len) == 0 {
+            return Ok(Some(Vec::new()));
+        }
         let span = ByteRange::Span {
             offset: len.saturating_sub(n),
             length: n.min(len),
         };
-        if n.min(len) == 0 {
-            return Ok(Some(Vec::new()));
-        }
         self.get_span(key, span).await
+    }
+
+    fn no_length(&self, key: &str, n: u64) -> ZarrError {
+        ZarrError::store(
+            &self.url(key),
+            format!("HEAD gave no Content-Length, so the last {n} bytes cannot be located"),
+        )
     }
 
     /// `range` cut from the whole value, for servers that do not honour ranges.
@@ -454,6 +482,54 @@ impl<C: HttpClient> HttpStore<C> {
                 Ok(range.cut(&response.body).to_vec())
             }
         }
+    }
+
+    /// The last `n` bytes by a suffix range, checked: a server that misreads or refuses it is
+    /// asked by HEAD and an explicit range instead, and remembered.
+    async fn get_suffix(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
+        let range = ByteRange::Suffix(n);
+        if self.shared.facts.ignores_ranges.get() {
+            return self.get_cut(key, range).await;
+        }
+        let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
+            return Ok(None);
+        };
+        if let Some(total) = misread_suffix(&response, n) {
+            // The server answered with another range than the end (Vite's dev server gives the
+            // first n + 1 bytes): ask for the end by its offsets, known from the total it gave,
+            // and never send it a suffix range again.
+            self.shared.facts.suffix_refused.set(true);
+            let length = n.min(total);
+            if length == 0 {
+                return Ok(Some(Vec::new()));
+            }
+            return self
+                .get_span(
+                    key,
+                    ByteRange::Span {
+                        offset: total - length,
+                        length,
+                    },
+                )
+                .await
+                .map(|b| b.or(Some(Vec::new())));
+        }
+        if response.status == 206 && response.content_range.is_none() && response.body.is_empty() {
+            // Too long an answer, without a Content-Range to say what it was (a browser hides the
+            // header unless the server exposes it): locate the end with HEAD instead.
+            self.shared.facts.suffix_refused.set(true);
+            return self.get_suffix_via_head(key, n).await;
+        }
+        if response.status == 416 {
+            // Servers without suffix ranges refuse them (a value shorter than `n` is still 206,
+            // but an empty one is 416 everywhere): use HEAD, and remember it unless it was that.
+            let tail = self.get_suffix_via_head(key, n).await?;
+            if tail.as_ref().is_some_and(|t| !t.is_empty()) {
+                self.shared.facts.suffix_refused.set(true);
+            }
+            return Ok(tail);
+        }
+        self.ranged_body(key, range, response).map(Some)
     }
 }
 
@@ -538,51 +614,17 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         let ByteRange::Suffix(n) = range else {
             return self.get_span(key, range).await;
         };
-        if !self.shared.options.suffix_requests || self.shared.facts.suffix_refused.get() {
-            return self.get_suffix_via_head(key, n).await;
+        let refused = self.shared.facts.suffix_refused.get();
+        match self.shared.options.suffix_ranges {
+            SuffixRanges::Ask if !refused => self.get_suffix(key, n).await,
+            SuffixRanges::HeadFirst if !refused => match self.head_length(key).await? {
+                None => Ok(None),
+                Some(Some(len)) => self.get_tail(key, n, len).await,
+                // No length to place an explicit range by: a suffix range after all.
+                Some(None) => self.get_suffix(key, n).await,
+            },
+            _ => self.get_suffix_via_head(key, n).await,
         }
-        if self.shared.facts.ignores_ranges.get() {
-            return self.get_cut(key, range).await;
-        }
-        let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
-            return Ok(None);
-        };
-        if let Some(total) = misread_suffix(&response, n) {
-            // The server answered with another range than the end (Vite's dev server gives the
-            // first n + 1 bytes): ask for the end by its offsets, known from the total it gave,
-            // and never send it a suffix range again.
-            self.shared.facts.suffix_refused.set(true);
-            let length = n.min(total);
-            if length == 0 {
-                return Ok(Some(Vec::new()));
-            }
-            return self
-                .get_span(
-                    key,
-                    ByteRange::Span {
-                        offset: total - length,
-                        length,
-                    },
-                )
-                .await
-                .map(|b| b.or(Some(Vec::new())));
-        }
-        if response.status == 206 && response.content_range.is_none() && response.body.is_empty() {
-            // Too long an answer, without a Content-Range to say what it was (a browser hides the
-            // header unless the server exposes it): locate the end with HEAD instead.
-            self.shared.facts.suffix_refused.set(true);
-            return self.get_suffix_via_head(key, n).await;
-        }
-        if response.status == 416 {
-            // Servers without suffix ranges refuse them (a value shorter than `n` is still 206,
-            // but an empty one is 416 everywhere): use HEAD, and remember it unless it was that.
-            let tail = self.get_suffix_via_head(key, n).await?;
-            if tail.as_ref().is_some_and(|t| !t.is_empty()) {
-                self.shared.facts.suffix_refused.set(true);
-            }
-            return Ok(tail);
-        }
-        self.ranged_body(key, range, response).map(Some)
     }
 
     fn locate(&self, key: &str) -> String {
@@ -1186,7 +1228,7 @@ mod tests {
         // Configured off: HEAD + range from the start.
         let s = with(
             HttpOptions {
-                suffix_requests: false,
+                suffix_ranges: SuffixRanges::Never,
                 ..Default::default()
             },
             no_suffix_server(vec![1, 2, 3], true),
@@ -1202,7 +1244,7 @@ mod tests {
     fn a_head_without_length_is_an_error_not_a_guess() {
         let s = with(
             HttpOptions {
-                suffix_requests: false,
+                suffix_ranges: SuffixRanges::Never,
                 ..Default::default()
             },
             no_suffix_server(vec![0; 10], false),
@@ -1211,6 +1253,62 @@ mod tests {
         assert!(
             e.message.contains("no Content-Length") && e.message.contains("http://h/s.zarr/k"),
             "{e}"
+        );
+    }
+
+    /// A server that honours every range, suffix ranges too, and answers HEAD with the length
+    /// (or without it).
+    fn ranges_server(value: Vec<u8>, head_length: bool) -> impl Fn(&HttpRequest) -> HttpResponse {
+        let plain = no_suffix_server(value.clone(), head_length);
+        move |r| match r.range {
+            Some(ByteRange::Suffix(n)) => plain(&HttpRequest {
+                range: Some(ByteRange::Span {
+                    offset: (value.len() as u64).saturating_sub(n),
+                    length: n.min(value.len() as u64),
+                }),
+                ..r.clone()
+            }),
+            _ => plain(r),
+        }
+    }
+
+    #[test]
+    fn head_first_asks_head_then_an_explicit_range_and_a_suffix_range_only_without_a_length() {
+        let head_first = HttpOptions {
+            suffix_ranges: SuffixRanges::HeadFirst,
+            ..Default::default()
+        };
+        let value: Vec<u8> = (0..10).collect();
+        let s = with(head_first.clone(), ranges_server(value.clone(), true));
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+            Some(vec![6, 7, 8, 9])
+        );
+        assert_eq!(
+            asked(&s),
+            vec![
+                (Method::Head, None),
+                (
+                    Method::Get,
+                    Some(ByteRange::Span {
+                        offset: 6,
+                        length: 4
+                    })
+                ),
+            ]
+        );
+        // HEAD without a length (a server that streams its answers): the suffix range after all.
+        let s = with(head_first, ranges_server(value, false));
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+            Some(vec![6, 7, 8, 9])
+        );
+        assert_eq!(
+            asked(&s),
+            vec![
+                (Method::Head, None),
+                (Method::Get, Some(ByteRange::Suffix(4)))
+            ]
         );
     }
 

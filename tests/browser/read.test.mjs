@@ -2,7 +2,7 @@
 // reads the fixtures over HTTP from the same test server the Node tests use.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { startServer } from "../support/server.mjs";
 import { bundleZarrita, launchChromium, openPage } from "../support/browser.mjs";
 import { MANIFESTS, allCases } from "../cases/all.mjs";
@@ -192,44 +192,81 @@ test("chromium: a cold page's first open() of a server that sends zarr.json with
   await fresh.close();
 });
 
-test("chromium: a cold page's open() of a small sharded array asks for every shard's index from JS while the module loads; its reads then ask for none again, and read right", async () => {
+test("chromium: a cold page's open() of a small sharded array asks for every shard's index from JS while the module loads (by suffix ranges on its origin, by HEAD and explicit ranges from another, without a preflight); its reads then ask for none again, and read right", async () => {
   const expected = (name) => {
     const bytes = readFileSync(new URL(`../fixtures/v3.expected/${name}.bin`, import.meta.url));
     return Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2));
   };
+  const fixtures = new URL("../fixtures/codecs.zarr/", import.meta.url);
   // 50 x 60 in 32 x 32 shards: 4 shards. In "sparse" the writer left the first out (a 404, read
   // as the fill value).
-  for (const name of ["index_end", "sparse"]) {
-    const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
-    await (await fetch(`${server.url}/__log/clear`)).text();
-    const read = await fresh.evaluate(async (path) => {
-      const zarr = await import("/pkg/index.js");
-      const arr = await zarr.open(`${location.origin}/tests/fixtures/codecs.zarr`, {
-        path,
-        kind: "array",
-      });
-      const at = async (y, x) =>
-        (await arr.get([zarr.slice(y, y + 1), zarr.slice(x, x + 1)])).data[0];
-      return [await at(40, 50), await at(0, 0), await at(10, 40)];
-    }, `sharding/${name}`);
-    const want = expected(`codecs__sharding__${name}`);
-    assert.deepEqual(read, [want[40 * 60 + 50], want[0], want[10 * 60 + 40]], name);
-    const log = await (await fetch(`${server.url}/__log`)).json();
-    const shardRequests = log
-      .filter((r) => r.path.includes(`/sharding/${name}/c/`))
-      .map((r) => `${r.path.split(`/${name}/`)[1]} ${/^bytes=-/.test(r.range) ? "index" : "data"}`);
-    const indexes = shardRequests.filter((r) => r.endsWith("index")).sort();
-    // Three elements read, and every shard's index was asked for, each once: from JS, as the
-    // array opened (the module asks only for those its reads need).
-    assert.deepEqual(
-      indexes,
-      ["c/0/0 index", "c/0/1 index", "c/1/0 index", "c/1/1 index"],
-      `${name}: ${shardRequests}`,
-    );
-    // One inner chunk per element (sparse's are fewer: its empty inner chunks need none).
-    const data = shardRequests.filter((r) => r.endsWith("data"));
-    assert.ok(data.length <= 3, `${name}: ${shardRequests}`);
-    await fresh.close();
+  for (const cross of [false, true]) {
+    for (const name of ["index_end", "sparse"]) {
+      const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+      await (await fetch(`${server.url}/__log/clear`)).text();
+      // Another origin: the same server by another name.
+      const data = cross ? server.url.replace("127.0.0.1", "localhost") : server.url;
+      const read = await fresh.evaluate(
+        async ([base, path]) => {
+          const zarr = await import("/pkg/index.js");
+          const arr = await zarr.open(`${base}/tests/fixtures/codecs.zarr`, {
+            path,
+            kind: "array",
+          });
+          const at = async (y, x) =>
+            (await arr.get([zarr.slice(y, y + 1), zarr.slice(x, x + 1)])).data[0];
+          return [await at(40, 50), await at(0, 0), await at(10, 40)];
+        },
+        [data, `sharding/${name}`],
+      );
+      const want = expected(`codecs__sharding__${name}`);
+      const what = `${name}${cross ? ", another origin" : ""}`;
+      assert.deepEqual(read, [want[40 * 60 + 50], want[0], want[10 * 60 + 40]], what);
+      const log = await (await fetch(`${server.url}/__log`)).json();
+      // A shard's index is its last bytes: asked for by a suffix range, or by an explicit range
+      // to the shard's end.
+      const isIndex = (r) => {
+        if (/^bytes=-/.test(r.range ?? "")) return true;
+        const end = /^bytes=\d+-(\d+)$/.exec(r.range ?? "")?.[1];
+        const file = new URL(r.path.split("/codecs.zarr/")[1], fixtures);
+        return end !== undefined && Number(end) === statSync(file).size - 1;
+      };
+      const shardRequests = log
+        .filter((r) => r.path.includes(`/sharding/${name}/c/`))
+        .map((r) => ({
+          shard: r.path.split(`/${name}/`)[1],
+          kind: r.method === "HEAD" ? "HEAD" : isIndex(r) ? "index" : "data",
+          suffix: /^bytes=-/.test(r.range ?? ""),
+        }));
+      const listed = shardRequests.map((r) => `${r.shard} ${r.kind}`);
+      const indexes = listed.filter((r) => r.endsWith("index")).sort();
+      // Three elements read, and every shard's index was asked for, each once: from JS, as the
+      // array opened (the module asks only for those its reads need). Sparse's first shard is
+      // missing: another origin learns that from its HEAD.
+      const shards = ["c/0/0", "c/0/1", "c/1/0", "c/1/1"];
+      const present = cross && name === "sparse" ? shards.slice(1) : shards;
+      assert.deepEqual(
+        indexes,
+        present.map((s) => `${s} index`),
+        `${what}: ${listed}`,
+      );
+      if (cross) {
+        assert.deepEqual(
+          listed.filter((r) => r.endsWith("HEAD")).sort(),
+          shards.map((s) => `${s} HEAD`),
+          `${what}: a HEAD for each shard's length: ${listed}`,
+        );
+        assert.ok(!shardRequests.some((r) => r.suffix), `${what}: no suffix range: ${listed}`);
+        assert.equal(
+          await (await fetch(`${server.url}/__preflights`)).text(),
+          "0",
+          `${what}: no preflight`,
+        );
+      } else assert.ok(shardRequests.filter((r) => r.kind === "index").every((r) => r.suffix));
+      // One inner chunk per element (sparse's are fewer: its empty inner chunks need none).
+      assert.ok(listed.filter((r) => r.endsWith("data")).length <= 3, `${what}: ${listed}`);
+      await fresh.close();
+    }
   }
 });
 

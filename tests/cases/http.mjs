@@ -20,7 +20,7 @@ function recordingFetch() {
 
 export const httpCases = [
   {
-    name: "a CORS server that does not allow Range: whole values once ranged requests are refused twice, remembered for its location (another origin in Chromium; Node has no CORS and reads by range)",
+    name: "a CORS server that does not allow Range: from another origin, HEAD and explicit ranges by default (no preflight); with suffix ranges, whole values once ranged requests are refused twice, remembered for its location (another origin in Chromium; Node has no CORS and reads by range)",
     async run(ctx) {
       const { open, FetchStore } = ctx.zarr;
       const inBrowser = typeof document !== "undefined";
@@ -38,10 +38,38 @@ export const httpCases = [
         );
       };
 
-      const first = recordingFetch();
-      const arr = await open(new FetchStore(location, { fetch: first.fetch }), {
-        path: "sharding/index_end",
+      // The default from another origin: HEAD for the shard's length, then explicit ranges, which
+      // need no preflight, so the server's CORS rules need not allow the Range header.
+      const byDefault = recordingFetch();
+      const plain = await open(new FetchStore(`${location}/sharding`, { fetch: byDefault.fetch }), {
+        path: "index_end",
       });
+      same((await plain.get()).data, await expected("sharding/index_end"), "by default, whole");
+      equal(
+        (await plain.get([40, 45])).data[0],
+        (await expected("sharding/index_end"))[40 * 60 + 45],
+        "by default, one element",
+      );
+      deepEqual(
+        byDefault.seen.filter((r) => r.refused),
+        [],
+        "by default, nothing refused",
+      );
+      ok(
+        byDefault.seen.some((r) => r.range),
+        `by default, read by range: ${JSON.stringify(byDefault.seen)}`,
+      );
+      ok(
+        byDefault.seen.every((r) => !r.range?.startsWith("bytes=-")) === inBrowser,
+        inBrowser ? "no suffix range from another origin" : "suffix ranges in Node",
+      );
+
+      // Suffix ranges asked for: refused (the preflight does not allow Range), then whole values.
+      const first = recordingFetch();
+      const arr = await open(
+        new FetchStore(location, { fetch: first.fetch, suffixRequests: true }),
+        { path: "sharding/index_end" },
+      );
       // Single elements: an inner chunk each, read by range where ranges work.
       const points = [
         [40, 45],
@@ -74,9 +102,10 @@ export const httpCases = [
 
       // Another store of the same location knows already: no ranged request at all.
       const second = recordingFetch();
-      const other = await open(new FetchStore(location, { fetch: second.fetch }), {
-        path: "sharding/index_start",
-      });
+      const other = await open(
+        new FetchStore(location, { fetch: second.fetch, suffixRequests: true }),
+        { path: "sharding/index_start" },
+      );
       await reads(other, "sharding/index_start");
       same((await other.get()).data, await expected("sharding/index_start"), "the second, whole");
       if (inBrowser)
