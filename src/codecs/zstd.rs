@@ -13,7 +13,7 @@ use crate::buffer::{in_one_go, Output};
 use crate::error::CodecError;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use zarr_wasm_kernels::zstd::{finish_frame, next_frame, Decoder, Error, FrameHeader, MAX_BLOCK};
+use zarr_wasm_kernels::zstd::{Decoder, Frames, MAX_BLOCK};
 
 /// `zstd`, in v3 and as numcodecs writes it.
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
@@ -70,20 +70,14 @@ thread_local! {
 
 /// A zstd chunk (one or more frames) being decoded, a share at a time: block by block, straight
 /// into the output, which is each frame's window (no window is reserved, whatever a header
-/// declares). Each frame is walked block header by block header before it decodes, so that a
-/// truncated one is refused before any output.
+/// declares), by the kernel's walk of the frames.
 pub struct Unzstd<'a> {
     /// (Owned or borrowed: one decoder's code for both, where a type parameter made two.)
     data: Cow<'a, [u8]>,
     limit: usize,
-    /// Where the next frame, or the current frame's next block, starts in `data`; the index of
-    /// the frame among all frames.
-    next: usize,
-    index: usize,
+    frames: Frames<'static>,
     /// The output written so far.
     written: usize,
-    /// The frame being decoded: its header, where its output starts, and where it ends in `data`.
-    frame: Option<(FrameHeader, usize, usize)>,
     /// Taken when the first step starts; given back to the thread once the chunk is done (never
     /// half-way through a frame).
     decoder: Option<Box<Decoder>>,
@@ -94,10 +88,8 @@ impl<'a> Unzstd<'a> {
         Unzstd {
             data: data.into(),
             limit,
-            next: 0,
-            index: 0,
+            frames: Frames::new(limit, None),
             written: 0,
-            frame: None,
             decoder: None,
         }
     }
@@ -109,67 +101,25 @@ impl<'a> Unzstd<'a> {
         out: &mut Output<'_>,
         budget: usize,
     ) -> Result<Option<usize>, String> {
-        let data = &*self.data;
-        if data.is_empty() {
-            return Err("zstd data is empty".into());
-        }
         let (start, budget) = (self.written, budget.max(1));
         let decoder = self.decoder.get_or_insert_with(|| {
             SPARE
                 .with(|spare| spare.borrow_mut().take())
                 .unwrap_or_default()
         });
-        loop {
-            let index = self.index;
-            if let Some((header, frame_start, frame_end)) = self.frame.take() {
-                let room = out.room(self.written.saturating_add(MAX_BLOCK), self.limit)?;
-                let room_end = room.len().min(self.limit);
-                let room = &mut room[frame_start..room_end];
-                let input = &data[self.next..frame_end];
-                let block = decoder
-                    .decode_block(input, room, self.written - frame_start, &[])
-                    .map_err(|e| describe(index, e, self.limit))?;
-                self.next += block.used;
-                self.written = frame_start + block.end;
-                if block.last {
-                    finish_frame(&header, &room[..block.end], &data[self.next..frame_end])
-                        .map_err(|e| format!("frame {index}: {e}"))?;
-                    self.next = frame_end;
-                    self.index += 1;
-                } else {
-                    self.frame = Some((header, frame_start, frame_end));
-                }
-                if self.written - start >= budget {
-                    return Ok(None);
-                }
-                continue;
+        while self.frames.more(decoder, &self.data, self.written)? {
+            let room = out.room(self.written.saturating_add(MAX_BLOCK), self.limit)?;
+            self.written = self
+                .frames
+                .decode_block(decoder, &self.data, room, self.written)?;
+            if self.written - start >= budget {
+                return Ok(None);
             }
-            if self.next == data.len() {
-                if let Some(decoder) = self.decoder.take() {
-                    SPARE.with(|spare| *spare.borrow_mut() = Some(decoder));
-                }
-                return Ok(Some(self.written));
-            }
-            let (len, header) =
-                next_frame(&data[self.next..]).map_err(|e| format!("frame {index} {e}"))?;
-            let end = self.next + len;
-            let Some(header) = header else {
-                (self.next, self.index) = (end, index + 1);
-                continue;
-            };
-            if header
-                .content_size
-                .is_some_and(|size| size > (self.limit - self.written) as u64)
-            {
-                return Err(format!("frame {index}: {}", too_large(self.limit)));
-            }
-            decoder
-                .dictionary_for(&header, None)
-                .map_err(|e| format!("frame {index}: {e}"))?;
-            decoder.start_frame(None);
-            self.next += header.length;
-            self.frame = Some((header, self.written, end));
         }
+        if let Some(decoder) = self.decoder.take() {
+            SPARE.with(|spare| *spare.borrow_mut() = Some(decoder));
+        }
+        Ok(Some(self.written))
     }
 
     /// Decodes the rest in one go; returns the output's length.
@@ -199,16 +149,4 @@ pub fn decompress_growing(input: &[u8], limit: usize) -> Result<Vec<u8>, String>
     let len = Unzstd::new(input, limit).finish(&mut Output::Growing(&mut out))?;
     out.truncate(len);
     Ok(out)
-}
-
-/// The decoder's error, said in terms of the chunk.
-fn describe(index: usize, e: Error, limit: usize) -> String {
-    match e {
-        Error::OutputFull => format!("frame {index}: {}", too_large(limit)),
-        Error::Corrupt(message) => format!("frame {index}: {message}"),
-    }
-}
-
-fn too_large(limit: usize) -> String {
-    format!("decoded data is larger than {limit} bytes")
 }

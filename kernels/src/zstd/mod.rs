@@ -505,31 +505,6 @@ impl Decoder {
         &mut self.literals
     }
 
-    /// Decodes the frame at the start of `input` (which may hold more after it) into `out`:
-    /// returns the input it took and the output's length. The frame's content size and checksum,
-    /// where it has them, are checked.
-    pub fn decode_frame(
-        &mut self,
-        input: &[u8],
-        out: &mut [u8],
-        dictionary: Option<&Dictionary>,
-    ) -> Result<(usize, usize), Error> {
-        let header = FrameHeader::parse(input)?;
-        let dictionary = self.dictionary_for(&header, dictionary)?;
-        self.start_frame(dictionary);
-        let history = dictionary.map_or(&[][..], Dictionary::content);
-        let (mut used, mut end) = (header.length, 0);
-        loop {
-            let block = self.decode_block(&input[used..], out, end, history)?;
-            (used, end) = (used + block.used, block.end);
-            if block.last {
-                break;
-            }
-        }
-        used += finish_frame(&header, &out[..end], &input[used..])?;
-        Ok((used, end))
-    }
-
     /// The dictionary a frame is decoded with: `given` where the frame names it or names none.
     pub fn dictionary_for<'d>(
         &self,
@@ -552,6 +527,151 @@ impl Decoder {
     }
 }
 
+/// zstd data (one or more frames; skippable frames are skipped) walked a block at a time into an
+/// output the caller owns and makes room in: the one decoding loop of every zstd decode here, the
+/// codec's (which stops between blocks to yield to the event loop) and `decode_to_vec`'s. Each
+/// frame is walked block header by block header before it decodes (`next_frame`), so that a
+/// truncated one is refused before any output; its output goes straight after the output so far,
+/// which is its window.
+pub struct Frames<'d> {
+    dictionary: Option<&'d Dictionary>,
+    /// The output's bound: a frame declaring more, or decoding more, is an error.
+    limit: usize,
+    /// Where the next frame, or the open frame's next block, starts in the data; the index of
+    /// that frame among all frames.
+    next: usize,
+    index: usize,
+    /// The frame being decoded.
+    open: Option<OpenFrame<'d>>,
+}
+
+struct OpenFrame<'d> {
+    header: FrameHeader,
+    /// Where its output starts, and where it ends in the data.
+    out_start: usize,
+    end: usize,
+    dictionary: Option<&'d Dictionary>,
+}
+
+impl<'d> Frames<'d> {
+    /// A walk of data whose output is at most `limit` bytes, decoded with `dictionary` where one
+    /// is given (and a frame names it or none).
+    pub fn new(limit: usize, dictionary: Option<&'d Dictionary>) -> Frames<'d> {
+        Frames {
+            dictionary,
+            limit,
+            next: 0,
+            index: 0,
+            open: None,
+        }
+    }
+
+    /// How much of the data the frames done so far took.
+    pub fn consumed(&self) -> usize {
+        self.next
+    }
+
+    /// Whether a frame has a block to decode: the one open, else the next frame of `data`, which
+    /// this opens (`written`: the output so far). False once every frame is done.
+    pub fn more(
+        &mut self,
+        decoder: &mut Decoder,
+        data: &[u8],
+        written: usize,
+    ) -> Result<bool, String> {
+        if data.is_empty() {
+            return Err("no zstd frame".into());
+        }
+        while self.open.is_none() {
+            if self.next == data.len() {
+                return Ok(false);
+            }
+            let index = self.index;
+            let (len, header) =
+                next_frame(&data[self.next..]).map_err(|e| format!("frame {index} {e}"))?;
+            let end = self.next + len;
+            let Some(header) = header else {
+                (self.next, self.index) = (end, index + 1);
+                continue;
+            };
+            if header
+                .content_size
+                .is_some_and(|size| size > self.limit.saturating_sub(written) as u64)
+            {
+                return Err(too_large(self.limit));
+            }
+            let dictionary = decoder
+                .dictionary_for(&header, self.dictionary)
+                .map_err(|e| format!("frame {index}: {e}"))?;
+            decoder.start_frame(dictionary);
+            self.next += header.length;
+            self.open = Some(OpenFrame {
+                header,
+                out_start: written,
+                end,
+                dictionary,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Decodes the open frame's next block into `out`, the whole output: its first `written`
+    /// bytes are the output so far, and it holds room for a block after them (`MAX_BLOCK` bytes,
+    /// or to the limit). Returns the output's new length; the frame's checks are made after its
+    /// last block. Call after `more` said true.
+    pub fn decode_block(
+        &mut self,
+        decoder: &mut Decoder,
+        data: &[u8],
+        out: &mut [u8],
+        written: usize,
+    ) -> Result<usize, String> {
+        let index = self.index;
+        let Some(frame) = self.open.take() else {
+            return Err(format!("frame {index}: no block left to decode"));
+        };
+        let end = self.limit.min(out.len());
+        let (Some(out), Some(at)) = (
+            out.get_mut(frame.out_start..end),
+            written.checked_sub(frame.out_start),
+        ) else {
+            return Err(format!(
+                "frame {index}: the output so far is not where the frame left it"
+            ));
+        };
+        let Some(input) = data.get(self.next..frame.end) else {
+            return Err(format!(
+                "frame {index}: the data is not the data the frame was found in"
+            ));
+        };
+        let history = frame.dictionary.map_or(&[][..], Dictionary::content);
+        let block = decoder
+            .decode_block(input, out, at, history)
+            .map_err(|e| match e {
+                Error::OutputFull => too_large(self.limit),
+                Error::Corrupt(message) => format!("frame {index}: {message}"),
+            })?;
+        self.next += block.used;
+        let new_length = frame.out_start + block.end;
+        if block.last {
+            finish_frame(
+                &frame.header,
+                &out[..block.end],
+                &data[self.next..frame.end],
+            )
+            .map_err(|e| format!("frame {index}: {e}"))?;
+            (self.next, self.index) = (frame.end, index + 1);
+        } else {
+            self.open = Some(frame);
+        }
+        Ok(new_length)
+    }
+}
+
+fn too_large(limit: usize) -> String {
+    format!("decoded data is larger than {limit} bytes")
+}
+
 /// Decodes every frame of `input` (skippable frames skipped), with `dictionary` where one is
 /// given, into a vector grown a block at a time up to `limit` bytes: more is an error, so that a
 /// frame is bounded by what it holds, never by a size it declares. For payloads read whole
@@ -561,43 +681,14 @@ pub fn decode_to_vec(
     limit: usize,
     dictionary: Option<&Dictionary>,
 ) -> Result<Vec<u8>, String> {
-    if input.is_empty() {
-        return Err("no zstd frame".into());
-    }
     let mut out = Vec::new();
     let mut decoder = Decoder::new();
-    let mut rest = input;
-    let mut index = 0;
-    while !rest.is_empty() {
-        let (len, header) = next_frame(rest).map_err(|e| format!("frame {index} {e}"))?;
-        let frame_index = index;
-        let in_frame = |e: String| format!("frame {frame_index}: {e}");
-        let frame = &rest[..len];
-        rest = &rest[len..];
-        index += 1;
-        let Some(header) = header else { continue };
-        let dictionary = decoder
-            .dictionary_for(&header, dictionary)
-            .map_err(in_frame)?;
-        decoder.start_frame(dictionary);
-        let history = dictionary.map_or(&[][..], Dictionary::content);
-        let (start, mut used) = (out.len(), header.length);
-        loop {
-            let written = out.len();
-            out.resize((written + MAX_BLOCK).min(limit).max(written), 0);
-            let block = decoder
-                .decode_block(&frame[used..], &mut out[start..], written - start, history)
-                .map_err(|e| match e {
-                    Error::OutputFull => format!("decoded data is larger than {limit} bytes"),
-                    Error::Corrupt(message) => in_frame(message),
-                })?;
-            out.truncate(start + block.end);
-            used += block.used;
-            if block.last {
-                break;
-            }
-        }
-        finish_frame(&header, &out[start..], &frame[used..]).map_err(in_frame)?;
+    let mut frames = Frames::new(limit, dictionary);
+    while frames.more(&mut decoder, input, out.len())? {
+        let written = out.len();
+        out.resize(written.saturating_add(MAX_BLOCK).min(limit).max(written), 0);
+        let end = frames.decode_block(&mut decoder, input, &mut out, written)?;
+        out.truncate(end);
     }
     Ok(out)
 }

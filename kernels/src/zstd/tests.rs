@@ -78,14 +78,30 @@ fn samples() -> Vec<Vec<u8>> {
     out
 }
 
+/// Decodes every frame of `input` into `out` (no more than fits) through `Frames`: the input it
+/// took and the output's length.
+fn decode_frames(
+    decoder: &mut Decoder,
+    input: &[u8],
+    out: &mut [u8],
+    dictionary: Option<&Dictionary>,
+) -> Result<(usize, usize), String> {
+    let mut frames = Frames::new(out.len(), dictionary);
+    let mut written = 0;
+    while frames.more(decoder, input, written)? {
+        written = frames.decode_block(decoder, input, out, written)?;
+    }
+    Ok((frames.consumed(), written))
+}
+
 fn decode_all(
     frames: &[u8],
     capacity: usize,
     dictionary: Option<&Dictionary>,
-) -> Result<Vec<u8>, Error> {
+) -> Result<Vec<u8>, String> {
     let mut out = vec![0u8; capacity];
     let mut decoder = Decoder::new();
-    let (used, len) = decoder.decode_frame(frames, &mut out, dictionary)?;
+    let (used, len) = decode_frames(&mut decoder, frames, &mut out, dictionary)?;
     assert_eq!(used, frames.len(), "the whole frame was read");
     out.truncate(len);
     Ok(out)
@@ -152,7 +168,7 @@ fn decodes_with_a_trained_dictionary() {
                 *record
             );
             let refused = decode_all(&frame, 1000, None).unwrap_err();
-            assert!(matches!(refused, Error::Corrupt(m) if m.contains("dictionary")));
+            assert!(refused.contains("dictionary"), "{refused}");
         }
     }
     // Bytes without the magic number are content alone.
@@ -167,12 +183,22 @@ fn decodes_with_a_trained_dictionary() {
 }
 
 #[test]
-fn output_too_small_is_output_full() {
+fn output_too_small_is_refused() {
     let sample = &samples()[20];
     let frame = zstd::bulk::compress(sample, 3).unwrap();
+    let limit = sample.len() - 1;
     assert_eq!(
-        decode_all(&frame, sample.len() - 1, None),
-        Err(Error::OutputFull)
+        decode_all(&frame, limit, None),
+        Err(format!("decoded data is larger than {limit} bytes"))
+    );
+    // Without a content size to refuse it by, at the block that would pass the limit.
+    let mut c = zstd::bulk::Compressor::new(3).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))
+        .unwrap();
+    let frame = c.compress(sample).unwrap();
+    assert_eq!(
+        decode_all(&frame, limit, None),
+        Err(format!("decoded data is larger than {limit} bytes"))
     );
 }
 
@@ -220,11 +246,11 @@ fn damaged_frames_give_errors_not_panics() {
     }
 }
 
-fn decode_all_lenient(frame: &[u8], capacity: usize) -> Result<Vec<u8>, Error> {
+fn decode_all_lenient(frame: &[u8], capacity: usize) -> Result<Vec<u8>, String> {
     let mut out = vec![0u8; capacity];
-    let (used, len) = Decoder::new().decode_frame(frame, &mut out, None)?;
+    let (used, len) = decode_frames(&mut Decoder::new(), frame, &mut out, None)?;
     if used != frame.len() {
-        return Err(Error::Corrupt("bytes after the frame".into()));
+        return Err("bytes after the frame".into());
     }
     out.truncate(len);
     Ok(out)
@@ -294,7 +320,7 @@ fn zstd_speed() {
         let t = std::time::Instant::now();
         for _ in 0..10 {
             for c in &chunks {
-                decoder.decode_frame(c, &mut out, None).unwrap();
+                decode_frames(&mut decoder, c, &mut out, None).unwrap();
             }
         }
         let ours = t.elapsed().as_secs_f64();
