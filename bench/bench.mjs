@@ -19,7 +19,7 @@ import { measureOffThread } from "./offthread.js";
 import { measureCodecs, median, serveFromMemory } from "./codecs.js";
 import { measureTiles, VIEW } from "./tiles.js";
 import { measureViv } from "./viv.js";
-import { coldTable, measureColdPages } from "./cold.mjs";
+import { codecPagesTable, coldTable, measureColdPages } from "./cold.mjs";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -629,6 +629,13 @@ const report = [
   "its data the moment its indexes were in is at least their sum.",
   "",
   ...coldTable(coldPages),
+  "",
+  "The code a page downloads for each codec (issue 33's target: less than zarrita.js's page with numcodecs.js's codec",
+  "for it): the same page, unthrottled, once per reader, reading the same twelve tiles of an array of",
+  "`bench/data/bench.zarr`. zarr-wasm's page loads the same module whatever the codec; zarrita.js reads gzip and zlib with",
+  "the browser's `DecompressionStream` (no code of its own) and loads numcodecs.js's lz4, zstd or Blosc when a chunk needs it.",
+  "",
+  ...codecPagesTable(coldPages),
   "",
   "## Viv",
   "",

@@ -62,7 +62,7 @@ async function bundleReaders(repo) {
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
 async function coldPage(
   browser,
-  { repo, pageOrigin, dataOrigin, reader, page: pagePath, workers, suffix, throttle },
+  { repo, pageOrigin, dataOrigin, reader, page: pagePath, path, workers, suffix, throttle },
 ) {
   const context = await browser.newContext();
   try {
@@ -100,15 +100,15 @@ async function coldPage(
       }
     });
     await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
-    const base = `${dataOrigin}/tiles.zarr`;
-    const query = `base=${encodeURIComponent(base)}${workers ? `&workers=${workers}` : ""}${suffix ? "&suffix=1" : ""}`;
+    const base = `${dataOrigin}/${path ? "bench.zarr" : "tiles.zarr"}`;
+    const query = `base=${encodeURIComponent(base)}${path ? `&path=${path}` : ""}${workers ? `&workers=${workers}` : ""}${suffix ? "&suffix=1" : ""}`;
     await page.goto(`${pageOrigin}${pagePath ?? `/bench/cold/${reader}.html`}?${query}`);
     const view = await (
       await page.waitForFunction(() => window.coldView, null, { timeout: 120000 })
     ).jsonValue();
     if (view.error) throw new Error(`${reader}: ${view.error}`);
     const log = await (await fetch(`${dataOrigin}/__log`)).json();
-    const data = log.filter((r) => r.path.startsWith("/tiles.zarr"));
+    const data = log.filter((r) => /^\/(tiles|bench)\.zarr\//.test(r.path));
     return {
       ...view,
       ...phases([...shardRequests.values()], navigationStart, repo),
@@ -169,6 +169,10 @@ function writeHintedPage(repo, reader, files) {
   return `/bench-build/cold/${reader}-hinted.html`;
 }
 
+// The arrays of bench/data/bench.zarr a page per codec reads: zarr-wasm's module serves them all;
+// zarrita.js reads gzip and zlib itself and loads numcodecs.js's lz4, zstd or Blosc for the others.
+const CODEC_ARRAYS = ["gzip", "zlib", "lz4", "zstd", "blosc_lz4_shuffle", "blosc_zstd_bitshuffle"];
+
 /** Every scenario, `runs` cold pages per reader, alternating. */
 export async function measureColdPages({ repo, runs }) {
   await bundleReaders(repo);
@@ -178,6 +182,7 @@ export async function measureColdPages({ repo, runs }) {
       "/bench/": `${repo}/bench`,
       "/bench-build/": `${repo}/target/bench`,
       "/tiles.zarr/": `${repo}/bench/data/tiles.zarr`,
+      "/bench.zarr/": `${repo}/bench/data/bench.zarr`,
     },
     compress: true,
   });
@@ -270,7 +275,30 @@ export async function measureColdPages({ repo, runs }) {
         ),
       });
     }
-    return { results, version: browser.version() };
+    // A page per codec (an array of bench.zarr each, the same twelve tiles), unthrottled, once per
+    // reader: the code it downloads, zarrita.js's with the numcodecs.js codec the array needs.
+    const codecPages = [];
+    for (const path of CODEC_ARRAYS) {
+      const page = { codec: path };
+      const sums = new Set();
+      for (const reader of ["zarr-wasm", "zarrita"]) {
+        const dataOrigin = `http://127.0.0.1:${port}`;
+        const run = await coldPage(browser, {
+          repo,
+          pageOrigin: dataOrigin,
+          dataOrigin,
+          reader,
+          path,
+          throttle: false,
+        });
+        page[reader] = { codeBytes: run.codeBytes, codeFiles: run.codeFiles };
+        sums.add(run.sum);
+      }
+      if (sums.size !== 1)
+        throw new Error(`codec pages, ${path}: the readers read different values`);
+      codecPages.push(page);
+    }
+    return { results, codecPages, version: browser.version() };
   } finally {
     await browser.close();
     await server.close();
@@ -306,11 +334,26 @@ export function coldTable({ results }) {
   ];
 }
 
+/** The table of the pages per codec: the code each reader's page downloads. */
+export function codecPagesTable({ codecPages }) {
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const files = (r) => r.codeFiles.map((f) => f.split("/").pop()).join(", ");
+  return [
+    "| array (codec) | zarr-wasm's page | zarrita.js's page, with numcodecs.js | ratio | files, zarrita.js |",
+    "|---|---|---|---|---|",
+    ...codecPages.map(
+      (p) =>
+        `| ${p.codec} | ${kib(p["zarr-wasm"].codeBytes)} | ${kib(p.zarrita.codeBytes)} | ${(p["zarr-wasm"].codeBytes / p.zarrita.codeBytes).toFixed(2)}x | ${files(p.zarrita)} |`,
+    ),
+  ];
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const repo = new URL("..", import.meta.url).pathname;
   const measured = await measureColdPages({ repo, runs: Number(process.argv[2]) || 7 });
   console.log(`Chromium ${measured.version}`);
   console.log(coldTable(measured).join("\n"));
+  console.log(codecPagesTable(measured).join("\n"));
   for (const { scenario, pages } of measured.results)
     for (const [p, r] of Object.entries(pages)) console.log(scenario, p, r.codeFiles.join(" "));
 }
