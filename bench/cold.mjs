@@ -5,8 +5,10 @@
 // medians. The server gzips code and metadata as a CDN does; both readers are bundled as a
 // viewer's production build would have them. Measured per reader, same origin and
 // cross origin (page on localhost, data on 127.0.0.1), then zarr-wasm through WorkerPool(2), then
-// unthrottled: the code the page downloads (bytes on the wire), when the array is open, the first
-// tile and all twelve (from navigation start), and the requests the data server saw.
+// unthrottled: the code the page downloads (bytes on the wire), when the array is open, when the
+// shard indexes were in and the first data request left, the first tile and all twelve (from
+// navigation start), and the requests the data server saw. Then a page per codec (an array of
+// bench/data/bench.zarr each): the code each reader's page downloads for it.
 //
 //   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
 import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
