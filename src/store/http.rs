@@ -1279,37 +1279,25 @@ mod tests {
             ..Default::default()
         };
         let value: Vec<u8> = (0..10).collect();
-        let s = with(head_first.clone(), ranges_server(value.clone(), true));
-        assert_eq!(
-            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
-            Some(vec![6, 7, 8, 9])
-        );
-        assert_eq!(
-            asked(&s),
-            vec![
-                (Method::Head, None),
-                (
-                    Method::Get,
-                    Some(ByteRange::Span {
-                        offset: 6,
-                        length: 4
-                    })
-                ),
-            ]
-        );
+        let explicit = ByteRange::Span {
+            offset: 6,
+            length: 4,
+        };
         // HEAD without a length (a server that streams its answers): the suffix range after all.
-        let s = with(head_first, ranges_server(value, false));
-        assert_eq!(
-            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
-            Some(vec![6, 7, 8, 9])
-        );
-        assert_eq!(
-            asked(&s),
-            vec![
-                (Method::Head, None),
-                (Method::Get, Some(ByteRange::Suffix(4)))
-            ]
-        );
+        for (head_length, then) in [(true, explicit), (false, ByteRange::Suffix(4))] {
+            let s = with(
+                head_first.clone(),
+                ranges_server(value.clone(), head_length),
+            );
+            assert_eq!(
+                block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+                Some(vec![6, 7, 8, 9])
+            );
+            assert_eq!(
+                asked(&s),
+                vec![(Method::Head, None), (Method::Get, Some(then))]
+            );
+        }
     }
 
     #[test]
