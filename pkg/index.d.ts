@@ -221,10 +221,11 @@ export interface FetchStoreOptions {
   /**
    * How the end of a value (a shard index at the end) is asked for. true: one suffix range
    * request (`bytes=-N`); false: HEAD for the length, then an explicit range. Default: true on
-   * the page's own origin and in Node; from a page of another origin, HEAD and an explicit range
-   * (a suffix range only where HEAD gives no length), since a browser sends a suffix range to
-   * another origin only after a CORS preflight, and only where the server's CORS rules allow the
-   * Range header, and an explicit range needs neither.
+   * the page's own origin, in Node, and with `headers` that cost a preflight anyway (an
+   * Authorization); from a page of another origin, HEAD and an explicit range (suffix ranges
+   * where HEAD does not serve: refused, answered with an error or without a length), since a
+   * browser sends a suffix range to another origin only after a CORS preflight, and only where
+   * the server's CORS rules allow the Range header, and an explicit range needs neither.
    */
   suffixRequests?: boolean;
   /** Read HTTP 403 as a missing key (fill value), for buckets that answer 403 for missing keys. */

@@ -94,8 +94,9 @@ const firstView = new WeakMap();
  * before the first of them settled (a viewer asks for all its first tiles at once). Not before:
  * each worker downloads its code and instantiates the module, which would compete with those
  * reads for the network and the cores; the reads asked for meanwhile are read here. Reads asked
- * for later do not hold the workers back, so that a viewer always reading still gets them. Again
- * after a worker failed, too.
+ * for later do not hold the workers back: one of them done starts them too, so that a read of the
+ * first view that hangs does not keep a viewer reading on this thread. Again after a worker
+ * failed, too.
  */
 export function startingAfter(node, read) {
   const workers = pooled.get(node);
@@ -111,7 +112,8 @@ export function startingAfter(node, read) {
     const settled = () => {
       view.settled = true;
       if (counted) view.inFlight--;
-      if (view.inFlight === 0 && !pool.terminated) pool.start().catch(() => {});
+      // The first view read, or a later read done while one of the first view's still waits.
+      if ((view.inFlight === 0 || !counted) && !pool.terminated) pool.start().catch(() => {});
     };
     read.then(settled, settled);
   }

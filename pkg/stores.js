@@ -213,12 +213,17 @@ function plainHttp(location, options) {
  * it as its `suffixRequests` option: as the caller said (true: a suffix range `bytes=-N`; false:
  * HEAD, then an explicit range), else a suffix range on the page's own origin and where there is
  * no page (Node has no CORS), and "head" from a page of another origin: HEAD, then an explicit
- * range, a suffix range only where HEAD gives no length. A suffix range is not a CORS-safelisted
+ * range, a suffix range only where HEAD does not serve. A suffix range is not a CORS-safelisted
  * Range, so a browser sends each to another origin only after a preflight, and only to a server
  * whose CORS rules allow the Range header; an explicit range needs neither.
  */
 export function suffixRangesFor(url, options) {
   if (typeof options?.suffixRequests === "boolean") return options.suffixRequests;
+  // Headers that are not CORS-safelisted (an Authorization) cost a preflight whatever the Range:
+  // HEAD first would then add a request.
+  const safelisted = new Set(["accept", "accept-language", "content-language"]);
+  if (Object.keys(options?.headers ?? {}).some((name) => !safelisted.has(name.toLowerCase())))
+    return true;
   const page = globalThis.location;
   if (typeof page?.origin !== "string") return true;
   try {
@@ -257,28 +262,37 @@ export async function firstShardIndexes(location, options, documents) {
     response.status === 404 || (response.status === 403 && o.treat403AsMissing);
   // The Range header for the shard's index, as the module's store would ask for it (see
   // suffixRangesFor); a HEAD first for an explicit one. Null: leave the shard to the module.
+  // Null: leave the shard to the module; `length`: the value's length by HEAD.
   const rangeOf = async (shardKey) => {
-    if (plain.suffix === true) return `bytes=-${plan.size}`;
-    const head = await plain.get(shardKey, {}, "HEAD");
-    if (missing(head)) return "missing";
-    const length = Number(head.headers.get("Content-Length") ?? Number.NaN);
-    if (!head.ok || !Number.isSafeInteger(length) || length < plan.size)
-      return plain.suffix === "head" && head.ok && !head.headers.has("Content-Length")
-        ? `bytes=-${plan.size}`
-        : null;
-    return `bytes=${length - plan.size}-${length - 1}`;
+    if (plain.suffix === true) return { range: `bytes=-${plan.size}` };
+    const head = await plain.get(shardKey, {}, "HEAD").catch((err) => {
+      if (err?.name === "AbortError") throw err;
+      return null; // refused (a CORS rule that allows GET alone) or failed
+    });
+    if (head && missing(head)) return "missing";
+    const text = head?.ok ? head.headers.get("Content-Length") : null;
+    const length = /^\d+$/.test(text ?? "") ? Number(text) : 0;
+    if (length >= plan.size && Number.isSafeInteger(length))
+      return { range: `bytes=${length - plan.size}-${length - 1}`, length };
+    // HEAD refused, failed or without a length: a suffix range where the module's store would
+    // ask one ("head"; see get_suffix_head_first in src/store/http.rs).
+    return plain.suffix === "head" && length === 0 ? { range: `bytes=-${plan.size}` } : null;
   };
   const one = async (shardKey) => {
     try {
-      const range = await rangeOf(shardKey);
-      if (range === "missing") return [[shardKey, null]];
-      if (range === null) return [];
-      const response = await plain.get(shardKey, { Range: range });
+      const asked = await rangeOf(shardKey);
+      if (asked === "missing") return [[shardKey, null]];
+      if (asked === null) return [];
+      const response = await plain.get(shardKey, { Range: asked.range });
       if (missing(response)) {
         await response.body?.cancel();
         return [[shardKey, null]];
       }
-      if (response.status !== 206) {
+      // A value that ends elsewhere than HEAD said (a stale answer): left to the module.
+      const total = /\/(\d+)$/.exec(response.headers.get("Content-Range") ?? "")?.[1];
+      const moved =
+        asked.length !== undefined && total !== undefined && Number(total) !== asked.length;
+      if (response.status !== 206 || moved) {
         await response.body?.cancel();
         return [];
       }

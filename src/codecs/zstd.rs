@@ -107,19 +107,26 @@ impl<'a> Unzstd<'a> {
                 .with(|spare| spare.borrow_mut().take())
                 .unwrap_or_default()
         });
-        while self.frames.more(decoder, &self.data, self.written)? {
-            let room = out.room(self.written.saturating_add(MAX_BLOCK), self.limit)?;
-            self.written = self
-                .frames
-                .decode_block(decoder, &self.data, room, self.written)?;
-            if self.written - start >= budget {
-                return Ok(None);
+        let mut walk = || {
+            while self.frames.more(decoder, &self.data, self.written)? {
+                let room = out.room(self.written.saturating_add(MAX_BLOCK), self.limit)?;
+                self.written = self
+                    .frames
+                    .decode_block(decoder, &self.data, room, self.written)?;
+                if self.written - start >= budget {
+                    return Ok(None);
+                }
+            }
+            Ok(Some(self.written))
+        };
+        let walked = walk();
+        // Done or failed: the decoder goes back to the thread (the next frame resets it).
+        if !matches!(walked, Ok(None)) {
+            if let Some(decoder) = self.decoder.take() {
+                SPARE.with(|spare| *spare.borrow_mut() = Some(decoder));
             }
         }
-        if let Some(decoder) = self.decoder.take() {
-            SPARE.with(|spare| *spare.borrow_mut() = Some(decoder));
-        }
-        Ok(Some(self.written))
+        walked
     }
 
     /// Decodes the rest in one go; returns the output's length.

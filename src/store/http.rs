@@ -6,7 +6,7 @@ use super::limit::Limiter;
 #[cfg(feature = "vectors")]
 use super::listing::{self, Listing};
 use super::{ByteRange, ReadHints, ReadableStore};
-use crate::error::{Result, ZarrError};
+use crate::error::{ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -158,6 +158,9 @@ pub struct ServerFacts {
     /// The server answered a range request with the whole value, or refused a request only for
     /// its Range header (a CORS server that does not allow it): ask for whole values.
     pub ignores_ranges: Cell<bool>,
+    /// HEAD was refused, failed or gave no length (`SuffixRanges::HeadFirst`): use suffix ranges
+    /// from then on.
+    pub head_unusable: Cell<bool>,
 }
 
 /// The most locations remembered; past it the oldest facts are forgotten (they are relearnt).
@@ -410,39 +413,69 @@ impl<C: HttpClient> HttpStore<C> {
     /// The last `n` bytes, located with HEAD: for servers (and browsers, to spare a preflight)
     /// without suffix ranges. No length, no guess: that is an error.
     async fn get_suffix_via_head(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
-        match self.head_length(key).await? {
-            None => Ok(None),
-            Some(Some(len)) => self.get_tail(key, n, len).await,
-            Some(None) => Err(self.no_length(key, n)),
+        let Some(head) = self.send(Method::Head, key, None).await? else {
+            return Ok(None);
+        };
+        let Some(len) = head.content_length else {
+            return Err(ZarrError::store(
+                &self.url(key),
+                format!("HEAD gave no Content-Length, so the last {n} bytes cannot be located"),
+            ));
+        };
+        self.get_tail(key, n, len).await
+    }
+
+    /// The last `n` bytes by HEAD and an explicit range where HEAD serves (`SuffixRanges::HeadFirst`),
+    /// else by a suffix range: where HEAD is refused (a CORS rule that allows GET alone), answered
+    /// with an error (405, 501) or without a usable length, and from then on at this location,
+    /// so that the default from another origin never reads less than suffix ranges did.
+    async fn get_suffix_head_first(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
+        let facts = &self.shared.facts;
+        if facts.head_unusable.get() || facts.ignores_ranges.get() {
+            return self.get_suffix(key, n).await;
+        }
+        match self.send(Method::Head, key, None).await {
+            Ok(None) => Ok(None),
+            Ok(Some(HttpResponse {
+                content_length: Some(len),
+                ..
+            })) if len > 0 => self.get_tail(key, n, len).await,
+            Err(e) if e.kind == ErrorKind::Aborted => Err(e),
+            _ => {
+                facts.head_unusable.set(true);
+                self.get_suffix(key, n).await
+            }
         }
     }
 
-    /// The value's length by HEAD: None where there is no such key, Some(None) where the answer
-    /// gives no Content-Length.
-    async fn head_length(&self, key: &str) -> Result<Option<Option<u64>>> {
-        Ok(self
-            .send(Method::Head, key, None)
-            .await?
-            .map(|head| head.content_length))
-    }
-
-    /// The last `n` bytes of a value of `len` bytes, by an explicit range.
+    /// The last `n` bytes of a value HEAD said is `len` bytes long, by an explicit range. An
+    /// answer that says the value ends elsewhere (a HEAD answered from a stale cache, or of
+    /// another encoding) is asked again by the length it gives, once.
     async fn get_tail(&self, key: &str, n: u64, len: u64) -> Result<Option<Vec<u8>>> {
-        if n.min(len) == 0 {
-            return Ok(Some(Vec::new()));
-        }
-        let span = ByteRange::Span {
+        let tail = |len: u64| ByteRange::Span {
             offset: len.saturating_sub(n),
             length: n.min(len),
         };
-        self.get_span(key, span).await
-    }
-
-    fn no_length(&self, key: &str, n: u64) -> ZarrError {
-        ZarrError::store(
-            &self.url(key),
-            format!("HEAD gave no Content-Length, so the last {n} bytes cannot be located"),
-        )
+        if n.min(len) == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        if self.shared.facts.ignores_ranges.get() {
+            return self.get_cut(key, tail(len)).await;
+        }
+        let Some(response) = self.send(Method::Get, key, Some(tail(len))).await? else {
+            return Ok(None);
+        };
+        let total = response
+            .content_range
+            .as_deref()
+            .and_then(parse_content_range)
+            .and_then(|(_, _, total)| total);
+        match total {
+            Some(total) if response.status == 206 && total != len => {
+                self.get_span(key, tail(total)).await
+            }
+            _ => self.ranged_body(key, tail(len), response).map(Some),
+        }
     }
 
     /// `range` cut from the whole value, for servers that do not honour ranges.
@@ -617,12 +650,7 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
         let refused = self.shared.facts.suffix_refused.get();
         match self.shared.options.suffix_ranges {
             SuffixRanges::Ask if !refused => self.get_suffix(key, n).await,
-            SuffixRanges::HeadFirst if !refused => match self.head_length(key).await? {
-                None => Ok(None),
-                Some(Some(len)) => self.get_tail(key, n, len).await,
-                // No length to place an explicit range by: a suffix range after all.
-                Some(None) => self.get_suffix(key, n).await,
-            },
+            SuffixRanges::HeadFirst if !refused => self.get_suffix_head_first(key, n).await,
             _ => self.get_suffix_via_head(key, n).await,
         }
     }
@@ -1273,31 +1301,57 @@ mod tests {
     }
 
     #[test]
-    fn head_first_asks_head_then_an_explicit_range_and_a_suffix_range_only_without_a_length() {
+    fn head_first_asks_head_then_an_explicit_range_and_a_suffix_range_where_head_does_not_serve() {
         let head_first = HttpOptions {
             suffix_ranges: SuffixRanges::HeadFirst,
             ..Default::default()
         };
         let value: Vec<u8> = (0..10).collect();
-        let explicit = ByteRange::Span {
-            offset: 6,
-            length: 4,
+        let span = |offset, length| Some(ByteRange::Span { offset, length });
+        let head = |status: u16, length: Option<u64>| HttpResponse {
+            status,
+            content_length: length,
+            ..Default::default()
         };
-        // HEAD without a length (a server that streams its answers): the suffix range after all.
-        for (head_length, then) in [(true, explicit), (false, ByteRange::Suffix(4))] {
-            let s = with(
-                head_first.clone(),
-                ranges_server(value.clone(), head_length),
-            );
-            assert_eq!(
-                block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
-                Some(vec![6, 7, 8, 9])
-            );
-            assert_eq!(
-                asked(&s),
-                vec![(Method::Head, None), (Method::Get, Some(then))]
-            );
+        let suffix = Some(ByteRange::Suffix(4));
+        // HEAD's answer, and the requests that follow it. Status 2: refused before any answer (a
+        // CORS rule that allows GET alone); a length of 12 where the value has 10: a stale HEAD.
+        let cases = [
+            (head(200, Some(10)), vec![span(6, 4)]),
+            (head(200, Some(12)), vec![span(8, 4), span(6, 4)]),
+            (head(200, None), vec![suffix]),
+            (head(200, Some(0)), vec![suffix]),
+            (head(2, None), vec![suffix]),
+            (head(405, None), vec![suffix]),
+        ];
+        for (answer, then) in cases {
+            forget_locations();
+            let ranges = ranges_server(value.clone(), true);
+            let status = answer.status;
+            let s = with(head_first.clone(), move |r| match r.method {
+                Method::Head => answer.clone(),
+                _ => ranges(r),
+            });
+            let read = || block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap();
+            assert_eq!(read(), Some(vec![6, 7, 8, 9]), "HEAD {status}");
+            let mut expected = vec![(Method::Head, None)];
+            expected.extend(then.iter().map(|&range| (Method::Get, range)));
+            assert_eq!(asked(&s), expected, "HEAD {status}");
+            // Where HEAD did not serve, the location is read by suffix ranges from then on.
+            s.client.seen.borrow_mut().clear();
+            assert_eq!(read(), Some(vec![6, 7, 8, 9]), "HEAD {status}, again");
+            let again = asked(&s);
+            let asks = if then == [suffix] { 1 } else { then.len() + 1 };
+            assert_eq!(again.len(), asks, "{again:?}");
         }
+        // No such key: HEAD says so, and nothing else is asked.
+        forget_locations();
+        let s = with(head_first, move |_| head(404, None));
+        assert_eq!(
+            block_on(s.get_range("k", ByteRange::Suffix(4))).unwrap(),
+            None
+        );
+        assert_eq!(asked(&s), vec![(Method::Head, None)]);
     }
 
     #[test]
@@ -1405,7 +1459,7 @@ mod tests {
             ..Default::default()
         });
         let e = block_on(s.get("k")).unwrap_err();
-        assert_eq!(e.kind, crate::error::ErrorKind::Aborted);
+        assert_eq!(e.kind, ErrorKind::Aborted);
         assert!(e.message.contains("http://h/s.zarr/k"), "{e}");
         assert_eq!(s.client.seen.borrow().len(), 1);
     }

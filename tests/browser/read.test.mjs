@@ -192,7 +192,7 @@ test("chromium: a cold page's first open() of a server that sends zarr.json with
   await fresh.close();
 });
 
-test("chromium: a cold page's open() of a small sharded array asks for every shard's index from JS while the module loads (by suffix ranges on its origin, by HEAD and explicit ranges from another, without a preflight); its reads then ask for none again, and read right", async () => {
+test("chromium: a cold page's open() of a small sharded array asks for every shard's index from JS while the module loads (by suffix ranges on its origin, by HEAD and explicit ranges from another, without a preflight, or by suffix ranges where HEAD is refused); its reads then ask for none again, and read right", async () => {
   const expected = (name) => {
     const bytes = readFileSync(new URL(`../fixtures/v3.expected/${name}.bin`, import.meta.url));
     return Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2));
@@ -200,12 +200,15 @@ test("chromium: a cold page's open() of a small sharded array asks for every sha
   const fixtures = new URL("../fixtures/codecs.zarr/", import.meta.url);
   // 50 x 60 in 32 x 32 shards: 4 shards. In "sparse" the writer left the first out (a 404, read
   // as the fill value).
-  for (const cross of [false, true]) {
-    for (const name of ["index_end", "sparse"]) {
+  // Where the data is: the page's origin, another (the same server by another name), and another
+  // whose server refuses HEAD (a CORS rule that allows GET alone).
+  for (const where of ["same", "cross", "nohead"]) {
+    const cross = where !== "same";
+    for (const name of where === "nohead" ? ["index_end"] : ["index_end", "sparse"]) {
       const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
       await (await fetch(`${server.url}/__log/clear`)).text();
-      // Another origin: the same server by another name.
-      const data = cross ? server.url.replace("127.0.0.1", "localhost") : server.url;
+      const origin = cross ? server.url.replace("127.0.0.1", "localhost") : server.url;
+      const data = where === "nohead" ? `${origin}/__nohead` : origin;
       const read = await fresh.evaluate(
         async ([base, path]) => {
           const zarr = await import("/pkg/index.js");
@@ -220,7 +223,7 @@ test("chromium: a cold page's open() of a small sharded array asks for every sha
         [data, `sharding/${name}`],
       );
       const want = expected(`codecs__sharding__${name}`);
-      const what = `${name}${cross ? ", another origin" : ""}`;
+      const what = `${name}, ${where}`;
       assert.deepEqual(read, [want[40 * 60 + 50], want[0], want[10 * 60 + 40]], what);
       const log = await (await fetch(`${server.url}/__log`)).json();
       // A shard's index is its last bytes: asked for by a suffix range, or by an explicit range
@@ -250,7 +253,18 @@ test("chromium: a cold page's open() of a small sharded array asks for every sha
         present.map((s) => `${s} index`),
         `${what}: ${listed}`,
       );
-      if (cross) {
+      if (where === "nohead") {
+        // HEAD refused (from JS, by each shard): suffix ranges then, each after a preflight.
+        assert.deepEqual(
+          listed.filter((r) => r.endsWith("HEAD")).sort(),
+          shards.map((s) => `${s} HEAD`),
+          `${what}: ${listed}`,
+        );
+        assert.ok(
+          shardRequests.filter((r) => r.kind === "index").every((r) => r.suffix),
+          `${what}: suffix ranges: ${listed}`,
+        );
+      } else if (cross) {
         assert.deepEqual(
           listed.filter((r) => r.endsWith("HEAD")).sort(),
           shards.map((s) => `${s} HEAD`),

@@ -154,7 +154,7 @@ const cases = [
     },
   },
   {
-    name: "workers: with mainThreadWhileStarting, reads before a worker is ready are read on the main thread and the workers start after the first; without it (the default) open() starts them and reads wait for them",
+    name: "workers: with mainThreadWhileStarting, reads before a worker is ready are read on the main thread and the workers start after the first view (the reads asked for before the first settled), or a later read; without it (the default) open() starts them and reads wait for them",
     async run(ctx) {
       const { open, WorkerPool } = ctx.zarr;
       const path = "dtypes/uint16";
@@ -190,6 +190,34 @@ const cases = [
         ok(pool.handed >= 2, `the later reads went to the workers (${pool.handed} handed over)`);
       } finally {
         pool.terminate();
+      }
+      // A first view of two reads, one from a slow server: the workers wait for both.
+      const slowBase = `${ctx.origin}/__slow/300/tests/fixtures/v3.zarr`;
+      const viewPool = counted({ mainThreadWhileStarting: true });
+      try {
+        const fast = await open(`${ctx.base}/v3.zarr`, { path, workers: viewPool });
+        const slow = await open(slowBase, { path, workers: viewPool });
+        const slowRead = slow.get();
+        sameResult(await fast.get(), wanted, "the first view's fast read");
+        equal(viewPool.started, undefined, "the workers wait for the first view's slow read");
+        sameResult(await slowRead, wanted, "the first view's slow read");
+        ok(viewPool.started, "the workers start once the first view has settled");
+      } finally {
+        viewPool.terminate();
+      }
+      // A read asked for after the first view's first settled does not wait for the rest of it.
+      const laterPool = counted({ mainThreadWhileStarting: true });
+      try {
+        const fast = await open(`${ctx.base}/v3.zarr`, { path, workers: laterPool });
+        const slow = await open(slowBase, { path, workers: laterPool });
+        const slowRead = slow.get();
+        await fast.get();
+        equal(laterPool.started, undefined, "the first view's slow read is still in flight");
+        sameResult(await fast.get(), wanted, "a later read");
+        ok(laterPool.started, "the later read, done, starts the workers");
+        sameResult(await slowRead, wanted, "the first view's slow read, once the workers started");
+      } finally {
+        laterPool.terminate();
       }
       const waiting = counted();
       try {

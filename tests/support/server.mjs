@@ -11,7 +11,7 @@
 //   GET /__preflights        how many CORS preflights (OPTIONS) came since the log was cleared
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
-//   /__nosuffix/, /__norange/, /__nolength/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
+//   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
 //                            with quirks (see below); the log records an X-Token request header as
 //                            `token`
 //   GET <dir>/               a directory without index.html: an index page of its entries, as
@@ -315,6 +315,8 @@ export async function startServer({
     //   /__nosuffix/  refuses suffix ranges (416) but honours others;
     //   /__norange/   ignores Range and always answers 200 with the whole body;
     //   /__nolength/  as /__nosuffix/, and answers HEAD without Content-Length;
+    //   /__nohead/    answers HEAD 405, without CORS headers (a bucket whose CORS rule allows GET
+    //                 alone: a browser refuses the answer from another origin);
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path;
     //   /__corsnorange/ serves as usual, but its CORS preflights do not allow Range (see above).
@@ -399,9 +401,8 @@ export async function startServer({
       partBytes = Math.max(1, Number(parts[1]));
       path = parts[2];
     }
-    const mode = /^\/__(nosuffix|norange|nolength|nolist|corsnorange|flaky\/(\d+))(\/.*)$/.exec(
-      path,
-    );
+    const mode =
+      /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
       path = mode[3];
       if (mode[2] !== undefined) {
@@ -413,6 +414,10 @@ export async function startServer({
     const behaviour =
       quirk === "whole" ? "norange" : mode && mode[2] === undefined ? mode[1] : "normal";
     if (req.headers["x-token"]) entry.token = req.headers["x-token"];
+    if (req.method === "HEAD" && behaviour === "nohead") {
+      res.removeHeader("Access-Control-Allow-Origin");
+      return reply(405);
+    }
     const mount = roots.find(([prefix]) => path.startsWith(prefix) || `${path}/` === prefix);
     if (!mount || (req.method !== "GET" && req.method !== "HEAD")) return reply(mount ? 405 : 404);
     const [prefix, dir] = mount;

@@ -134,13 +134,17 @@ pub fn next_frame(data: &[u8]) -> Result<(usize, Option<FrameHeader>), String> {
     let magic = word(0, 4).ok_or_else(|| truncated("the magic number"))? as u32;
     if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
         let length = word(4, 4).ok_or_else(|| truncated("a skippable frame's header"))?;
-        let end = 8 + length as usize;
-        if end > data.len() {
-            return Err(format!(
+        // Checked: on wasm32 a length near 4 GiB would wrap to an end before the frame's start.
+        let end = usize::try_from(length)
+            .ok()
+            .and_then(|n| n.checked_add(8))
+            .filter(|&end| end <= data.len());
+        return match end {
+            Some(end) => Ok((end, None)),
+            None => Err(format!(
                 "is a skippable frame of {length} bytes, truncated: the data ends inside it"
-            ));
-        }
-        return Ok((end, None));
+            )),
+        };
     }
     let header = FrameHeader::parse(data)?;
     let mut at = header.length;
@@ -583,12 +587,20 @@ impl<'d> Frames<'d> {
             return Err("no zstd frame".into());
         }
         while self.open.is_none() {
-            if self.next == data.len() {
+            let index = self.index;
+            let Some(rest) = data.get(self.next..) else {
+                return Err(format!(
+                    "frame {index}: the data is not the data the frames were found in"
+                ));
+            };
+            if rest.is_empty() {
                 return Ok(false);
             }
-            let index = self.index;
-            let (len, header) =
-                next_frame(&data[self.next..]).map_err(|e| format!("frame {index} {e}"))?;
+            let (len, header) = next_frame(rest).map_err(|e| format!("frame {index} {e}"))?;
+            if len == 0 {
+                // next_frame never says so; were it to, the walk would stand still.
+                return Err(format!("frame {index} is empty"));
+            }
             let end = self.next + len;
             let Some(header) = header else {
                 (self.next, self.index) = (end, index + 1);

@@ -339,3 +339,14 @@ fn zstd_speed() {
         );
     }
 }
+
+#[test]
+fn a_skippable_frame_longer_than_its_data_is_refused_whatever_its_length() {
+    for length in [1u32, 0xFFFF_FFF8, u32::MAX] {
+        let mut data = vec![0x50, 0x2A, 0x4D, 0x18];
+        data.extend(length.to_le_bytes());
+        let err = next_frame(&data).unwrap_err();
+        assert!(err.contains("truncated"), "{length}: {err}");
+        assert!(decode_to_vec(&data, 100, None).is_err(), "{length}");
+    }
+}
