@@ -570,7 +570,8 @@ impl<'d> Frames<'d> {
         }
     }
 
-    /// How much of the data the frames done so far took.
+    /// How far into the data the walk has read (to the end, once every frame is done). After an
+    /// error the walk is over: it stops inside the frame that failed.
     pub fn consumed(&self) -> usize {
         self.next
     }
