@@ -623,7 +623,7 @@ const report = [
   "use; zarr-wasm's WebAssembly beside its bundle). Cross origin: the page on localhost, the data on 127.0.0.1 (a browser keeps six",
   "connections per host, so the page's code and the data no longer share them). Targets (issue 33): all 12 tiles in at",
   "most 0.6x zarrita's time, the first in at most 0.8x; through WorkerPool no slower than on the main thread.",
-  "\"Shard indexes in\": when the last shard index a page read had arrived; \"first data request\": when its first",
+  '"Shard indexes in": when the last shard index a page read had arrived; "first data request": when its first',
   "request for chunk data left. Neither reader can ask for data before it has the indexes, and from the first data",
   "request on, the twelve tiles' 1.15 MB take at least 460 ms at 20 Mbit/s: the all-12 time of a reader that asked for",
   "its data the moment its indexes were in is at least their sum.",
