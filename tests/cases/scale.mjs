@@ -123,6 +123,44 @@ const tileCase = {
   },
 };
 
+/**
+ * The same tile from another origin (the same server by another name, in Chromium; Node has no
+ * CORS and no other origin), its bodies in 64 KiB writes: the shard's index by HEAD and an
+ * explicit range, never a suffix range or a preflight; still no more of the shard than the tile.
+ */
+const otherOriginTileCase = {
+  name: "scale: a 1024 x 1024 tile of a 64 MiB shard from another origin, bodies in 64 KiB writes: the index by HEAD and an explicit range (no preflight), one inner chunk, exact",
+  async run(ctx) {
+    const { open, slice } = ctx.zarr;
+    const a = ARRAYS.sharded;
+    const inBrowser = typeof document !== "undefined";
+    const other = inBrowser ? ctx.origin.replace("127.0.0.1", "localhost") : ctx.origin;
+    ok(other !== ctx.origin || !inBrowser, `another origin: ${other}`);
+    const base = ctx.scaleBase.replace(ctx.origin, `${other}/__parts/65536`);
+    await ctx.clearLog();
+    const arr = await open(`${base}/${a.path}`);
+    const { data } = await arr.get([slice(5120, 6144), slice(3072, 4096)]);
+    checkBlock(data, a.dtype, 5120, 3072, 1024, 1024, "tile from another origin");
+    const shard = (await ctx.requests()).filter((r) => r.path.endsWith("/c/1/0"));
+    const asked = shard.map((r) => `${r.method} ${r.range ?? ""}`.trim());
+    if (inBrowser) {
+      ok(asked[0] === "HEAD", `HEAD first: ${asked}`);
+      ok(
+        shard.slice(1).every((r) => r.method === "GET" && /^bytes=\d+-\d+$/.test(r.range ?? "")),
+        `then explicit ranges only: ${asked}`,
+      );
+      equal(await (await fetch(`${ctx.origin}/__preflights`)).text(), "0", "no preflight");
+    } else
+      ok(
+        asked.some((r) => r.startsWith("GET bytes=-")),
+        `Node: a suffix range: ${asked}`,
+      );
+    const received = shard.reduce((n, r) => n + r.bytes, 0);
+    ok(received < 3 * MiB, `read ${received} bytes of the 64 MiB shard for one 2 MiB inner chunk`);
+    arr.free();
+  },
+};
+
 function partsCase(partBytes, key, rows) {
   const a = ARRAYS[key];
   return {
@@ -321,6 +359,7 @@ export const scaleCases = [
   wholeReadCase("chunks_16mib"),
   sliceCase,
   tileCase,
+  otherOriginTileCase,
   wholeReadCase("sharded"),
   giveBackCase,
   stressCase(false),
