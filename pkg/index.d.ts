@@ -685,8 +685,8 @@ export interface WorkerPoolOptions {
    * read on the main thread, as without workers, and the workers start once the first view has
    * been read (the reads asked for before the first of them settled), so that starting them
    * (each downloads its code) never delays it; from the first ready worker on, reads go to the
-   * workers. A worker script that cannot
-   * be loaded is then reported by the reads after the first (a `WorkerError`), not by the first.
+   * workers. A worker script that cannot be loaded is then reported by the reads after the first
+   * (a `WorkerError`), not by the first.
    * Default false: the workers start at the first open() that names the pool, and reads wait for
    * them.
    */

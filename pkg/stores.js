@@ -261,8 +261,8 @@ export async function firstShardIndexes(location, options, documents) {
   const missing = (response) =>
     response.status === 404 || (response.status === 403 && o.treat403AsMissing);
   // The Range header for the shard's index, as the module's store would ask for it (see
-  // suffixRangesFor); a HEAD first for an explicit one. Null: leave the shard to the module.
-  // Null: leave the shard to the module; `length`: the value's length by HEAD.
+  // suffixRangesFor), with `length`, the value's length by HEAD, for an explicit one; "missing"
+  // for no such shard; null: leave the shard to the module.
   const rangeOf = async (shardKey) => {
     if (plain.suffix === true) return { range: `bytes=-${plan.size}` };
     const head = await plain.get(shardKey, {}, "HEAD").catch((err) => {

@@ -138,8 +138,8 @@ impl Default for HttpOptions {
 pub enum SuffixRanges {
     /// A suffix range (`bytes=-N`): one request.
     Ask,
-    /// HEAD for the length, then an explicit range, and a suffix range only where HEAD gives no
-    /// length. A browser sends a suffix range to another origin only after a preflight (it is not
+    /// HEAD for the length, then an explicit range; suffix ranges where HEAD does not serve
+    /// (refused, an error, no length), remembered per location. A browser sends a suffix range to another origin only after a preflight (it is not
     /// a CORS-safelisted Range), an explicit one without: the same round trips, no preflight, and
     /// no need for the server's CORS rules to allow the Range header.
     HeadFirst,
@@ -532,18 +532,8 @@ impl<C: HttpClient> HttpStore<C> {
             // first n + 1 bytes): ask for the end by its offsets, known from the total it gave,
             // and never send it a suffix range again.
             self.shared.facts.suffix_refused.set(true);
-            let length = n.min(total);
-            if length == 0 {
-                return Ok(Some(Vec::new()));
-            }
             return self
-                .get_span(
-                    key,
-                    ByteRange::Span {
-                        offset: total - length,
-                        length,
-                    },
-                )
+                .get_tail(key, n, total)
                 .await
                 .map(|b| b.or(Some(Vec::new())));
         }
