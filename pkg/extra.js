@@ -3,9 +3,10 @@
 // module imports this file; it loads the second module the first time an array that needs one is
 // opened (loadExtra), then calls it synchronously as chunks decode (extraDecode). Both the glue
 // and the wasm are fetched only then: a page that never meets these codecs never downloads them.
+// It imports nothing of the package but errors.js: load.js, which loads the main module, imports
+// this file (and the two helpers below, which both loaders use), never the other way round.
 
 import { ZarrError } from "./errors.js";
-import { HOW_TO_FIX, fileBytes } from "./load.js";
 
 // This file's URL apart, for the glue's URL in messages: `new URL("./zarr_wasm_extra.js",
 // import.meta.url)` would have bundlers emit the glue a second time, as an asset.
@@ -13,6 +14,23 @@ const HERE = import.meta.url;
 
 let loading = null;
 let glue = null; // the second module's glue, once its instance is ready
+
+/**
+ * The bytes of the file at `url` where fetch() cannot read it: a file: URL in Node (and Deno,
+ * Bun). Undefined elsewhere, where the URL is fetched. Used for every module (load.js too).
+ */
+export async function fileBytes(url) {
+  if (url.protocol !== "file:" || !globalThis.process?.versions?.node) return undefined;
+  // Bundlers must leave this import alone: webpack is told so, and a name in a variable is one
+  // that esbuild and Vite do not try to resolve for the browser.
+  const nodeFs = "node:fs/promises";
+  const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
+  return readFile(url);
+}
+
+/** What to do where a file of the package is missing beside the code that loads it (load.js too). */
+export const HOW_TO_FIX =
+  "A bundler that leaves the package's .wasm files out of its output (esbuild, Rollup) needs them copied from node_modules/zarr-wasm/ into the directory of the bundle: see the README's Bundlers section";
 
 /** Loads the second module once; a failed load is tried again by the next array that needs it. */
 export function loadExtra() {

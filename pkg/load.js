@@ -11,7 +11,7 @@
 // it opened move to the larger instance), or from the start with preload({ full: true }).
 // The URLs are written out in full so that bundlers find both files.
 import { ZarrError } from "./errors.js";
-import { extraDecode, loadExtra } from "./extra.js";
+import { HOW_TO_FIX, extraDecode, fileBytes, loadExtra } from "./extra.js";
 
 const MODULES = {
   zarr: {
@@ -88,19 +88,6 @@ export function useCompiledModule(module, kind = "zarr") {
   chosen = kind;
 }
 
-/**
- * The bytes of the file at `url` where fetch() cannot read it: a file: URL in Node (and Deno,
- * Bun). Undefined elsewhere, where the URL is fetched. Used for every module (extra.js too).
- */
-export async function fileBytes(url) {
-  if (url.protocol !== "file:" || !globalThis.process?.versions?.node) return undefined;
-  // Bundlers must leave this import alone: webpack is told so, and a name in a variable is one
-  // that esbuild and Vite do not try to resolve for the browser.
-  const nodeFs = "node:fs/promises";
-  const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeFs);
-  return readFile(url);
-}
-
 async function compile(kind) {
   const url = MODULES[kind].wasm;
   let bytes;
@@ -129,10 +116,6 @@ function notLoaded(kind, why, cause) {
     { cause },
   );
 }
-
-/** What to do where a file of the package is missing beside the code that loads it (extra.js too). */
-export const HOW_TO_FIX =
-  "A bundler that leaves the package's .wasm files out of its output (esbuild, Rollup) needs them copied from node_modules/zarr-wasm/ into the directory of the bundle: see the README's Bundlers section";
 
 /** The last part of a URL's path: the file's name. */
 export function fileName(url) {

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { publint } from "publint";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -71,6 +71,39 @@ test("package: every file a packed module imports is packed too", () => {
     );
     for (const name of imported) ok(files.has(name), `${file} imports ./${name}, which is packed`);
   }
+});
+
+/** The cycles among the static imports (and re-exports) of the package's own modules in `dir`. */
+function importCycles(dir) {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".js") && !f.startsWith("zarr_wasm"));
+  const imports = new Map(
+    files.map((file) => {
+      const text = readFileSync(`${dir}/${file}`, "utf8");
+      const names = [
+        ...text.matchAll(/^\s*(?:import|export)\b[^;"']*?from\s*["']\.\/([^"']+)["']/gm),
+      ];
+      return [file, names.map((m) => m[1]).filter((n) => files.includes(n))];
+    }),
+  );
+  const cycles = [];
+  const walk = (file, path) => {
+    if (path.includes(file)) {
+      // Each cycle once, from its first file by name.
+      const cycle = path.slice(path.indexOf(file));
+      const first = cycle.indexOf([...cycle].sort()[0]);
+      const turned = [...cycle.slice(first), ...cycle.slice(0, first)];
+      cycles.push([...turned, turned[0]].join(" -> "));
+      return;
+    }
+    for (const next of imports.get(file) ?? []) walk(next, [...path, file]);
+  };
+  for (const file of files) walk(file, []);
+  return [...new Set(cycles)];
+}
+
+test("package: no module of the package imports one that imports it back (pkg/*.js)", () => {
+  const cycles = importCycles(pkgDir);
+  deepEqual(cycles, [], "import cycles");
 });
 
 test("package: its entry points resolve, by name, to pkg/ for import (Node) and each declares types", async () => {
