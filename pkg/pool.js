@@ -69,6 +69,50 @@ async function startWorker(url) {
   };
 }
 
+/**
+ * Starts a worker of the pool `pool` (a WeakRef) whose ports are `crew`'s, with the worker script
+ * at `url`; resolves to the worker. Apart from WorkerPool's methods on purpose: V8 keeps the
+ * variables of a function that its closures use in one context shared by all of them, and a
+ * method whose other closures use `this` would have the worker's listeners hold the pool, so
+ * that a pool dropped without terminate() was never collected, nor its threads stopped.
+ */
+async function startOne(pool, crew, url) {
+  const worker = { port: await startWorker(url), running: new Set(), opened: new Set() };
+  // Ready once its module is instantiated (it says so: "ready"); ready() waits for that.
+  worker.ready = false;
+  worker.whenReady = new Promise((resolve, reject) => {
+    worker.becameReady = resolve;
+    worker.failedToStart = reject;
+  });
+  worker.whenReady.catch(() => {}); // a stopped pool's; ready() reports it
+  crew.ports.add(worker.port);
+  // The module this thread compiled, before any other message: one download and one
+  // compile for the page. Where it cannot be had, the worker loads its own.
+  const kind = chosenKind();
+  // The worker imports the build's glue now, while this thread downloads and compiles the
+  // module: had it waited for the module, the glue's download would follow it.
+  worker.port.post({ type: "prepare", kind });
+  const module = await compiledModule(kind).catch(() => null);
+  if (module) {
+    worker.port.post({ type: "module", module, kind });
+    worker.kind = kind;
+  }
+  worker.port.listen(
+    (message) => {
+      // Held until it is ready (in Node, a worker held keeps the process alive: `await
+      // pool.ready()` at a module's top level would otherwise have nothing to wait on, and the
+      // process would exit with its await unsettled); idle from then on, unless reads wait.
+      if (message?.type === "ready" && worker.running.size === 0) worker.port.unref();
+      pool.deref()?.receive(worker, message);
+    },
+    (reason) => pool.deref()?.fail(worker, reason),
+  );
+  // Its module instantiated now (the one sent, or its own where none could be), not at its
+  // first read; it answers "ready".
+  worker.port.post({ type: "warm" });
+  return worker;
+}
+
 /** Why a worker script that would not start did not, and what to do. */
 function notStarted(url) {
   return `the worker script ${url} could not be loaded or run. A bundler that does not bundle workers (esbuild, Rollup) needs zarr-wasm/worker built as a second entry point named worker.js beside the bundle, or its URL given as open()'s workerUrl or WorkerPool's url: see the README's Bundlers section`;
@@ -184,37 +228,7 @@ export class WorkerPool {
     // a strong reference from it would keep a dropped pool, and its threads, for ever.
     const pool = new WeakRef(this);
     const { crew, url, size } = this;
-    const starting = Array.from({ length: size }, async () => {
-      const worker = { port: await startWorker(url), running: new Set(), opened: new Set() };
-      // Ready once its module is instantiated (it says so: "ready"); ready() waits for that.
-      worker.ready = false;
-      worker.whenReady = new Promise((resolve, reject) => {
-        worker.becameReady = resolve;
-        worker.failedToStart = reject;
-      });
-      worker.whenReady.catch(() => {}); // a stopped pool's; ready() reports it
-      crew.ports.add(worker.port);
-      // The module this thread compiled, before any other message: one download and one
-      // compile for the page. Where it cannot be had, the worker loads its own.
-      const kind = chosenKind();
-      // The worker imports the build's glue now, while this thread downloads and compiles the
-      // module: had it waited for the module, the glue's download would follow it.
-      worker.port.post({ type: "prepare", kind });
-      const module = await compiledModule(kind).catch(() => null);
-      if (module) {
-        worker.port.post({ type: "module", module, kind });
-        worker.kind = kind;
-      }
-      worker.port.listen(
-        (message) => pool.deref()?.receive(worker, message),
-        (reason) => pool.deref()?.fail(worker, reason),
-      );
-      // Its module instantiated now (the one sent, or its own where none could be), not at its
-      // first read; it answers "ready".
-      worker.port.post({ type: "warm" });
-      worker.port.unref();
-      return worker;
-    });
+    const starting = Array.from({ length: size }, () => startOne(pool, crew, url));
     const started = Promise.all(starting).then(
       (workers) => {
         if (this.started === started) this.workers = workers;
