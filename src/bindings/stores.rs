@@ -57,7 +57,7 @@ fn watched(signal: &JsValue) -> std::result::Result<Option<Rc<SignalWatch>>, JsV
 }
 
 /// `client`, or its view that passes `signal` to its requests (for a store's opening reads).
-#[cfg(feature = "references")]
+#[cfg(any(feature = "references", feature = "icechunk"))]
 fn opening_client(
     client: &FetchClient,
     signal: &JsValue,

@@ -16,10 +16,12 @@ pub mod parquet;
 #[cfg(feature = "references")]
 pub mod reference;
 pub mod single_flight;
-#[cfg(feature = "references")]
+#[cfg(any(feature = "references", feature = "icechunk"))]
 pub mod span_batch;
 #[cfg(feature = "references")]
 pub mod template;
+#[cfg(any(feature = "references", feature = "icechunk"))]
+pub mod url;
 #[cfg(feature = "zip")]
 pub mod zip;
 
