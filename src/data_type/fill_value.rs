@@ -2,7 +2,8 @@
 //! filling a missing chunk is a byte-pattern copy whatever the data type.
 
 use crate::data_type::narrow::NarrowFloat;
-use crate::data_type::DataType;
+use crate::data_type::structured::{Field, FieldKind};
+use crate::data_type::{DataType, Endian};
 use half::f16;
 use serde_json::Value;
 
@@ -296,6 +297,63 @@ impl FillValue {
             DataType::Structured { .. } => Scalar::Raw(b.to_vec()),
         }
     }
+}
+
+impl FillValue {
+    /// A record's fill value in the registry `struct` type's form: an object giving each field's
+    /// fill value in its own type's v3 form, a nested record's as an object. The result is the
+    /// record's bytes as stored (each field in its own byte order, see `structured`), as v2's
+    /// base64 form gives them.
+    pub fn from_v3_record_json(
+        value: &Value,
+        fields: &[Field],
+        size: usize,
+    ) -> Result<FillValue, String> {
+        let mut bytes = vec![0u8; size];
+        write_record(value, fields, &mut bytes, 0)?;
+        Ok(FillValue::from_native_bytes(bytes))
+    }
+}
+
+/// `value`'s fields into the record at `at` of `out` (`out` holds it: field offsets lie inside
+/// their record by construction).
+fn write_record(value: &Value, fields: &[Field], out: &mut [u8], at: usize) -> Result<(), String> {
+    let obj = value.as_object().ok_or_else(|| {
+        format!(
+            "fill_value {} is not an object of the record's fields",
+            crate::error::quote(value)
+        )
+    })?;
+    for field in fields {
+        let name = &field.name;
+        let value = obj
+            .get(name)
+            .ok_or_else(|| format!("fill_value has no value for the field \"{name}\""))?;
+        let start = at + field.offset;
+        // A subarray field (only `structured` has them) takes its one value in every item.
+        for item in 0..field.count() {
+            let start = start + item * field.item_size();
+            match &field.kind {
+                FieldKind::Record { fields, .. } => write_record(value, fields, out, start)
+                    .map_err(|e| format!("field \"{name}\": {e}"))?,
+                FieldKind::Value { data_type, endian } => {
+                    let mut bytes = FillValue::from_v3_json(value, *data_type)
+                        .map_err(|e| format!("field \"{name}\": {e}"))?
+                        .bytes;
+                    if let (Some(unit), Some(e)) = (data_type.byte_order_unit(), endian) {
+                        if *e != Endian::NATIVE {
+                            bytes.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+                        }
+                    }
+                    let end = start + bytes.len();
+                    out.get_mut(start..end)
+                        .ok_or_else(|| format!("field \"{name}\" lies outside its record"))?
+                        .copy_from_slice(&bytes);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn first(strings: Vec<String>) -> String {

@@ -2,12 +2,13 @@
 //! checked) live here in plain Rust; sending a request is left to an `HttpClient`, which the binding
 //! layer implements with `fetch`.
 
-use super::limit::Limiter;
+use super::limit::{Limiter, Permit};
 #[cfg(feature = "vectors")]
 use super::listing::{self, Listing};
 use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{ErrorKind, Result, ZarrError};
 use async_trait::async_trait;
+use futures_util::future::{select, Either};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -151,16 +152,35 @@ pub enum SuffixRanges {
 /// page: every store opened at it (`open(url)` makes one per call) starts from it instead of
 /// failing or spending a request to learn it again. Not per origin: one origin may serve paths
 /// of different behaviour (a proxy in front of some, a dev server's own files beside them).
-#[derive(Default)]
 pub struct ServerFacts {
     /// The server refused or misread a suffix range: use HEAD + range from then on.
     pub suffix_refused: Cell<bool>,
+    /// The server answered a suffix range with the range asked for: suffix ranges go without
+    /// waiting for one another from then on.
+    pub suffix_served: Cell<bool>,
     /// The server answered a range request with the whole value, or refused a request only for
     /// its Range header (a CORS server that does not allow it): ask for whole values.
     pub ignores_ranges: Cell<bool>,
     /// HEAD was refused, failed or gave no length (`SuffixRanges::HeadFirst`): use suffix ranges
     /// from then on.
     pub head_unusable: Cell<bool>,
+    /// Held by the suffix range in flight while no answer has said whether the server serves
+    /// them: the suffix ranges after it wait for its answer, then go as it taught, instead of
+    /// each being refused (a first view of ten shards on a server without suffix ranges, such as
+    /// `npx http-server`, was ten 416s).
+    suffix_probe: Limiter,
+}
+
+impl Default for ServerFacts {
+    fn default() -> Self {
+        ServerFacts {
+            suffix_refused: Cell::new(false),
+            suffix_served: Cell::new(false),
+            ignores_ranges: Cell::new(false),
+            head_unusable: Cell::new(false),
+            suffix_probe: Limiter::new(1),
+        }
+    }
 }
 
 /// The most locations remembered; past it the oldest facts are forgotten (they are relearnt).
@@ -517,12 +537,34 @@ impl<C: HttpClient> HttpStore<C> {
         }
     }
 
+    /// Waits for its turn to send a suffix range, while no answer has said whether this
+    /// location serves them: one goes at a time (`ServerFacts::suffix_probe`; its permit is held
+    /// until its answer has taught what it can). None where that is known: no waiting.
+    async fn suffix_turn(&self, key: &str) -> Result<Option<Permit>> {
+        let facts = &self.shared.facts;
+        if facts.suffix_served.get() || facts.suffix_refused.get() || facts.ignores_ranges.get() {
+            return Ok(None);
+        }
+        // A read aborted while it waits rejects at once.
+        match select(facts.suffix_probe.acquire(), self.client.aborted()).await {
+            Either::Left((permit, _)) => Ok(Some(permit)),
+            Either::Right(_) => Err(ZarrError::aborted(&self.url(key))),
+        }
+    }
+
     /// The last `n` bytes by a suffix range, checked: a server that misreads or refuses it is
-    /// asked by HEAD and an explicit range instead, and remembered.
+    /// asked by HEAD and an explicit range instead, and remembered. Until a first answer says
+    /// whether the location serves them, suffix ranges go one at a time (`suffix_turn`).
     async fn get_suffix(&self, key: &str, n: u64) -> Result<Option<Vec<u8>>> {
         let range = ByteRange::Suffix(n);
-        if self.shared.facts.ignores_ranges.get() {
+        let turn = self.suffix_turn(key).await?;
+        let facts = &self.shared.facts;
+        if facts.ignores_ranges.get() {
             return self.get_cut(key, range).await;
+        }
+        if facts.suffix_refused.get() {
+            // Learnt while this one waited.
+            return self.get_suffix_via_head(key, n).await;
         }
         let Some(response) = self.send(Method::Get, key, Some(range)).await? else {
             return Ok(None);
@@ -531,7 +573,8 @@ impl<C: HttpClient> HttpStore<C> {
             // The server answered with another range than the end (Vite's dev server gives the
             // first n + 1 bytes): ask for the end by its offsets, known from the total it gave,
             // and never send it a suffix range again.
-            self.shared.facts.suffix_refused.set(true);
+            facts.suffix_refused.set(true);
+            drop(turn);
             return self
                 .get_tail(key, n, total)
                 .await
@@ -540,19 +583,30 @@ impl<C: HttpClient> HttpStore<C> {
         if response.status == 206 && response.content_range.is_none() && response.body.is_empty() {
             // Too long an answer, without a Content-Range to say what it was (a browser hides the
             // header unless the server exposes it): locate the end with HEAD instead.
-            self.shared.facts.suffix_refused.set(true);
+            facts.suffix_refused.set(true);
+            drop(turn);
             return self.get_suffix_via_head(key, n).await;
         }
         if response.status == 416 {
             // Servers without suffix ranges refuse them (a value shorter than `n` is still 206,
             // but an empty one is 416 everywhere): use HEAD, and remember it unless it was that.
-            let tail = self.get_suffix_via_head(key, n).await?;
-            if tail.as_ref().is_some_and(|t| !t.is_empty()) {
-                self.shared.facts.suffix_refused.set(true);
+            // Remembered at once, so that the suffix ranges waiting go by HEAD meanwhile; taken
+            // back if the value was empty, where this one taught it (none was known before).
+            let taught = !facts.suffix_refused.replace(true);
+            drop(turn);
+            let tail = self.get_suffix_via_head(key, n).await;
+            let refusal = matches!(&tail, Ok(Some(t)) if !t.is_empty());
+            if taught && !refusal {
+                facts.suffix_refused.set(false);
             }
-            return Ok(tail);
+            return tail;
         }
-        self.ranged_body(key, range, response).map(Some)
+        let served = response.status == 206;
+        let body = self.ranged_body(key, range, response)?;
+        if served {
+            facts.suffix_served.set(true);
+        }
+        Ok(Some(body))
     }
 }
 
@@ -1119,6 +1173,112 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// Answers as `FakeClient` does, a turn later: requests sent together are in flight
+    /// together, as over a network.
+    struct SlowClient(FakeClient);
+
+    /// Pending once, then ready.
+    struct YieldOnce(bool);
+
+    impl std::future::Future for YieldOnce {
+        type Output = ();
+        fn poll(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            if self.0 {
+                return std::task::Poll::Ready(());
+            }
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+
+    #[async_trait(?Send)]
+    impl HttpClient for SlowClient {
+        async fn send(
+            &self,
+            request: HttpRequest,
+        ) -> std::result::Result<HttpResponse, HttpFailure> {
+            YieldOnce(false).await;
+            self.0.send(request).await
+        }
+
+        async fn sleep(&self, _ms: u32) {}
+    }
+
+    #[test]
+    fn suffix_ranges_sent_together_wait_for_the_first_answer_where_it_is_unknown_whether_they_are_served(
+    ) {
+        // Ten shards' indexes asked for at once (a viewer's first view), from a server that
+        // refuses suffix ranges (`npx http-server`), then from one that serves them.
+        let value: Vec<u8> = (0..100).collect();
+        for serves in [false, true] {
+            forget_locations();
+            let server: Box<dyn Fn(&HttpRequest) -> HttpResponse> = match serves {
+                false => Box::new(no_suffix_server(value.clone(), true)),
+                true => Box::new(ranges_server(value.clone(), true)),
+            };
+            let s = HttpStore::new(
+                "http://h/s.zarr",
+                SlowClient(FakeClient {
+                    answer: server,
+                    seen: RefCell::new(vec![]),
+                }),
+            );
+            let keys: Vec<String> = (0..10).map(|i| format!("c/{i}")).collect();
+            let reads = keys.iter().map(|k| s.get_range(k, ByteRange::Suffix(4)));
+            for read in block_on(futures_util::future::join_all(reads)) {
+                assert_eq!(
+                    read.unwrap(),
+                    Some(vec![96, 97, 98, 99]),
+                    "serves: {serves}"
+                );
+            }
+            let seen = s.client().0.seen.borrow();
+            let suffixes = seen
+                .iter()
+                .filter(|r| matches!(r.range, Some(ByteRange::Suffix(_))))
+                .count();
+            let heads = seen.iter().filter(|r| r.method == Method::Head).count();
+            // Refused once, then every index by HEAD and an explicit range; or ten suffix ranges.
+            let expected = if serves { (10, 0, 10) } else { (1, 10, 21) };
+            assert_eq!((suffixes, heads, seen.len()), expected, "serves: {serves}");
+        }
+        // The first one's read aborted before any answer: the next one waiting asks in its
+        // place, and what it learns serves the rest.
+        forget_locations();
+        let refusing = no_suffix_server(value.clone(), true);
+        let first = Cell::new(true);
+        let s = HttpStore::new(
+            "http://h/s.zarr",
+            SlowClient(FakeClient {
+                answer: Box::new(move |r| match first.replace(false) {
+                    true => HttpResponse {
+                        status: 1,
+                        ..Default::default()
+                    },
+                    false => refusing(r),
+                }),
+                seen: RefCell::new(vec![]),
+            }),
+        );
+        let keys: Vec<String> = (0..4).map(|i| format!("c/{i}")).collect();
+        let reads = keys.iter().map(|k| s.get_range(k, ByteRange::Suffix(4)));
+        let reads = block_on(futures_util::future::join_all(reads));
+        assert_eq!(reads[0].as_ref().unwrap_err().kind, ErrorKind::Aborted);
+        for read in &reads[1..] {
+            assert_eq!(read.as_ref().unwrap(), &Some(vec![96, 97, 98, 99]));
+        }
+        let seen = s.client().0.seen.borrow();
+        let suffixes = seen
+            .iter()
+            .filter(|r| matches!(r.range, Some(ByteRange::Suffix(_))))
+            .count();
+        assert_eq!((suffixes, seen.len()), (2, 8), "{seen:?}");
     }
 
     #[test]
