@@ -20,6 +20,7 @@ import { measureCodecs, median, serveFromMemory } from "./codecs.js";
 import { measureTiles, VIEW } from "./tiles.js";
 import { measureViv } from "./viv.js";
 import { codecPagesTable, coldTable, measureColdPages } from "./cold.mjs";
+import { sizeBudgets } from "./budgets.mjs";
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -462,33 +463,9 @@ const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 // The second module (numcodecs' lzma, bz2, pcodec and zfpy, the registry's zfp), loaded only for
 // arrays that need it.
 const wasmExtra = readFileSync(new URL("../pkg/zarr_wasm_extra_bg.wasm", import.meta.url));
-// The size budget, gzipped (what a page downloads): exceeding it fails the benchmark. Set a little
-// above the module's size when it was set (README, "Download size"), so that growth is a decision.
-const SIZE_BUDGET = [
-  // Lowered when Zarr Vectors left the module every page loads (issue 33): 438 and 550 KiB before.
-  // Raised from 410 and 500 KiB (issue 35, measured 418.4 and 538.2): Zarr v1, GDAL's spellings,
-  // metadata numbers parsed exactly (serde_json's float_roundtrip, about 20 KB of code) and option
-  // checks in the Zarr build; kerchunk references (about 95 KB of code) in the full one only.
-  // Lowered from 422 and 168 KiB (issue 33, measured 357.9 and 139.5): std built from source
-  // without panic messages, numcodecs' filters and the registry's array codecs out of the Zarr
-  // build. Raised from 542 KiB for the full build (measured 562.3): those codecs, Icechunk and
-  // Parquet references (issue 35). Lowered from 362 and 568 KiB (issue 33, measured 336.6 and
-  // 507.5): our own JSON reader, and the reader's crate at opt-level "z" without LTO; then to 332
-  // (measured 329.4): ZIP archives to the full build; to 328 (325.3): consolidated metadata listed
-  // without a BTreeMap. Lowered to 287 and 468 KiB (issue 33, measured 283.9 and 464.5): CRC
-  // tables computed on first use, decimal numbers read without Rust's table of powers of five,
-  // one sort for every list; then to 280 (277.6): no float formatting in the Zarr build. Lowered
-  // to 235 and 420 KiB (issue 33, measured 231.7 and 417.2): our own zstd decoder in place of
-  // structured-zstd. Lowered to 229, 416 and 142 KiB (issue 33, measured 226.9, 413.8 and
-  // 139.4): short import names (scripts/glue-imports.mjs), JSON text by our own writer.
-  { what: "the module (Zarr)", bytes: gz(wasm), budget: 229 * 1024 },
-  {
-    what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
-    bytes: gz(wasmFull),
-    budget: 416 * 1024,
-  },
-  { what: "the second module (lzma, bz2, pcodec, ZFP)", bytes: gz(wasmExtra), budget: 142 * 1024 },
-];
+// The size budgets (bench/budgets.mjs): the test command fails on a module over its budget too
+// (tests/node/size.test.mjs); here they are reported beside the sizes.
+const SIZE_BUDGET = sizeBudgets();
 const overBudget = SIZE_BUDGET.filter((b) => b.bytes > b.budget);
 const budgetLines = SIZE_BUDGET.map(
   ({ what, bytes, budget }) =>

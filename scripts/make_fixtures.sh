@@ -13,6 +13,8 @@
 #   bash scripts/make_fixtures.sh references  references/: HDF5 (h5py) and NetCDF-4 (netCDF4) files
 #                                        and kerchunk's reference JSON files for them
 #                                        (.venv-references)
+#   bash scripts/make_fixtures.sh writers  writers/: what other writers put on disk (zarr-python 3.4's
+#                                        struct records, netCDF-C's NCZarr; .venv-writers, Python >= 3.12)
 #   bash scripts/make_fixtures.sh icechunk  icechunk/: Icechunk repositories (spec versions 2 and 1)
 #                                        by the icechunk package (.venv-icechunk, Python >= 3.12)
 #   bash scripts/make_fixtures.sh gdal   gdal/: Zarr written by GDAL (Debian's gdal-bin), and
@@ -70,6 +72,20 @@ fi
 if [ "$which" = all ] || [ "$which" = references ]; then
   venv .venv-references scripts/references-requirements.txt
   .venv-references/bin/python scripts/make_reference_fixtures.py
+fi
+if [ "$which" = all ] || [ "$which" = writers ]; then
+  # zarr-python 3.4 needs Python 3.12 or later, as icechunk does below.
+  if [ ! -x .venv-writers/bin/python ]; then
+    for py in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+      if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+        "$py" -m venv .venv-writers
+        break
+      fi
+    done
+    [ -x .venv-writers/bin/python ] || { echo "the writers' fixtures need Python >= 3.12"; exit 1; }
+  fi
+  venv .venv-writers scripts/writers-requirements.txt
+  .venv-writers/bin/python scripts/make_writer_fixtures.py
 fi
 if [ "$which" = all ] || [ "$which" = icechunk ]; then
   # icechunk 2.x needs Python 3.12 or later: the first of these that is there makes the venv.

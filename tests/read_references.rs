@@ -1,3 +1,5 @@
+// Tests sort with the standard library: the one-sort rule (clippy.toml) is for the module.
+#![allow(clippy::disallowed_methods)]
 #![cfg(all(not(target_arch = "wasm32"), feature = "references"))]
 //! kerchunk's references of the HDF5 and NetCDF-4 fixtures (scripts/make_reference_fixtures.py),
 //! JSON files and Parquet directories, read through `ReferenceStore` over a file-serving client,

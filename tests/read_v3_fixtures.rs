@@ -41,6 +41,25 @@ fn second_module_codecs_read_as_zarr_python_reads_them() {
 }
 
 #[test]
+fn what_other_writers_put_on_disk_reads_as_they_read_it() {
+    // zarr-python 3.4's `struct` records (object fields, object fill values; plain and
+    // sharded) and netCDF-C's NCZarr shuffle with `"elementsize": 0` (the type's size):
+    // scripts/make_writer_fixtures.py.
+    assert_eq!(check_manifest("writers.expected.json"), 5);
+    let arr = open_array(
+        &Rc::new(DirStore::fixtures("writers/zarr_python_34.zarr")),
+        "records",
+    );
+    // {"id": 5, "pos": -2.5, "name": "q", "inner": {"a": 3, "b": true}}, packed as stored.
+    let mut fill = 5i32.to_le_bytes().to_vec();
+    fill.extend((-2.5f64).to_le_bytes());
+    fill.extend(b"q\0\0");
+    fill.extend(3u16.to_le_bytes());
+    fill.push(1);
+    assert_eq!(arr.metadata().fill_value.as_bytes(), &fill[..]);
+}
+
+#[test]
 fn registry_codecs_no_writer_has_read_as_the_registry_says() {
     // scale_offset, written by hand from the registry's text; cast_value, by its reference
     // implementation (cast-value 0.2.1 through zarr-python); conditional, its headers by hand

@@ -1,5 +1,7 @@
 //! A level's geometry in one read (links, meshes, skeletons, polylines, pyramids, objects and
 //! groups), compared with zarr-vectors' own reads of the fixtures.
+// Tests sort with the standard library: the one-sort rule (clippy.toml) is for the module.
+#![allow(clippy::disallowed_methods)]
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;

@@ -25,15 +25,16 @@ pub struct ShuffleCodec {
 }
 
 impl ShuffleCodec {
-    /// `elementsize`: the size of the elements shuffled, by default the array's.
+    /// `elementsize`: the size of the elements shuffled, by default the array's. 0 means the
+    /// array's too: netCDF-C's NCZarr writes it so, and netCDF and zarrita.js read it so.
     pub fn from_configuration(
         config: Configuration,
         default_size: usize,
     ) -> Result<ShuffleCodec, String> {
         let element_size =
-            match config.optional::<Bounded<1, { u32::MAX as i64 }>>("elementsize")? {
-                Some(Bounded(n)) => n as usize,
-                None => default_size,
+            match config.optional::<Bounded<0, { u32::MAX as i64 }>>("elementsize")? {
+                Some(Bounded(n)) if n > 0 => n as usize,
+                _ => default_size,
             };
         Ok(ShuffleCodec { element_size })
     }

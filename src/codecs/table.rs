@@ -112,7 +112,10 @@ pub fn standalone_bytes_codec(
     // The one bytes codec whose configuration the data type completes: without either, any
     // element size taken would unshuffle into wrong bytes.
     let shuffle_without_size = codec.registered_name() == "numcodecs.shuffle"
-        && !codec.configuration.contains_key("elementsize");
+        && codec
+            .configuration
+            .get("elementsize")
+            .is_none_or(|size| size.as_u64() == Some(0));
     if shuffle_without_size && data_type.is_none_or(DataType::is_variable) {
         return Err(
             "\"elementsize\" is needed where the chunks' data type is not a fixed-size one".into(),
@@ -230,6 +233,16 @@ mod tests {
             .decode(vec![1, 3, 2, 4], DecodedSize::AtMost(1 << 20))
             .unwrap();
         assert_eq!(decoded, [1, 2, 3, 4], "element size 2 from the data type");
+        // NCZarr's `"elementsize": 0` is the data type's size too.
+        let nczarr = json!({"name": "numcodecs.shuffle", "configuration": {"elementsize": 0}});
+        let nczarr = Extension::parse(&nczarr).unwrap();
+        let codec = standalone_bytes_codec(&nczarr, Some(DataType::UInt16)).unwrap();
+        let decoded = codec
+            .decode(vec![1, 3, 2, 4], DecodedSize::AtMost(1 << 20))
+            .unwrap();
+        assert_eq!(decoded, [1, 2, 3, 4], "element size 0: the data type's");
+        let err = standalone_bytes_codec(&nczarr, None).err().unwrap();
+        assert!(err.contains("\"elementsize\" is needed"), "{err}");
         let transpose =
             Extension::parse(&json!({"name": "transpose", "configuration": {"order": [0]}}))
                 .unwrap();

@@ -123,6 +123,21 @@ pub fn parse_fields(
     Ok((fields, offset))
 }
 
+/// Sets every multi-byte field's byte order, nested records' too: `struct` records take the one
+/// their `bytes` codec names.
+pub fn set_endian(fields: &mut [Field], order: Endian) {
+    for field in fields {
+        match &mut field.kind {
+            FieldKind::Value { endian, .. } => {
+                if endian.is_some() {
+                    *endian = Some(order);
+                }
+            }
+            FieldKind::Record { fields, .. } => set_endian(fields, order),
+        }
+    }
+}
+
 /// One field's values across all records of a result: the records in C order, each record's
 /// subarray items together.
 #[derive(Debug, Clone, PartialEq)]

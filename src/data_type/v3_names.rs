@@ -1,8 +1,9 @@
 //! Data types as Zarr v3 metadata names them: the core spec's names (`uint16`, `r24`), and the
 //! registered extension types zarr-python 3 writes for NumPy types that have no core name
 //! (`numpy.datetime64`, `numpy.timedelta64`, `fixed_length_utf32`, `null_terminated_bytes`,
-//! `raw_bytes`, `structured`). Each is read as the type Zarr v2 stores the same NumPy type as, so
-//! its values reach users in the same form (see the README's data type table).
+//! `raw_bytes`, `struct`, and `struct`'s older spelling `structured`). Each is read as the type
+//! Zarr v2 stores the same NumPy type as, so its values reach users in the same form (see the
+//! README's data type table).
 
 use super::structured::{self, Field, FieldKind};
 use super::{DataType, Endian, TimeUnit, MAX_ELEMENT_SIZE};
@@ -62,6 +63,22 @@ pub fn parse(name: &str, configuration: &Map<String, Value>) -> Result<Option<V3
                 fields: Some(fields),
             })
         }
+        // The registry's `struct` (zarr-python >= 3.4 writes it): fields as objects
+        // `{"name", "data_type"}`; the legacy tuple form is `structured`'s.
+        "struct" => {
+            let list = config("fields").and_then(Value::as_array).ok_or(
+                "struct needs \"fields\": a list of {\"name\": ..., \"data_type\": ...} objects",
+            )?;
+            let pairs = list
+                .iter()
+                .map(struct_field)
+                .collect::<Result<Vec<_>, _>>()?;
+            let (fields, size) = parse_fields(&pairs)?;
+            Some(V3DataType {
+                data_type: DataType::Structured { size },
+                fields: Some(fields),
+            })
+        }
         _ => None,
     })
 }
@@ -109,6 +126,31 @@ fn length_bytes(configuration: &Map<String, Value>) -> Result<usize, String> {
                 value.map_or("nothing".to_string(), crate::error::quote)
             )
         })
+}
+
+/// A `struct` field, `{"name": ..., "data_type": ...}`, as the `[name, data type]` pair
+/// `structured` lists. Its name may not be empty (NumPy's unnamed padding has no place here).
+fn struct_field(field: &Value) -> Result<Value, String> {
+    let obj = field.as_object().ok_or_else(|| {
+        format!(
+            "struct field {} is not an object with \"name\" and \"data_type\"",
+            crate::error::quote(field)
+        )
+    })?;
+    let name = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "struct field {} has no \"name\" (a non-empty string)",
+                crate::error::quote(field)
+            )
+        })?;
+    let data_type = obj
+        .get("data_type")
+        .ok_or_else(|| format!("struct field \"{name}\" has no \"data_type\""))?;
+    Ok(Value::Array(vec![Value::from(name), data_type.clone()]))
 }
 
 /// A structured type's fields: `[name, data type]` pairs (optionally with a subarray shape), each

@@ -8,6 +8,7 @@ use crate::codecs::extra;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::{Consolidated, Group};
 use crate::limits::Limits;
+use crate::metadata::json;
 use crate::metadata::node_path::NodePath;
 use crate::metadata::{v1, v2, v3, Listing, NodeMetadata};
 use crate::store::ReadableStore;
@@ -137,7 +138,7 @@ async fn open_v3(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Optio
     let Some(bytes) = store.get(&key).await? else {
         return Ok(None);
     };
-    let metadata = v3::parse(&bytes, &location)?;
+    let metadata = v3::parse_document(&json::parse_yielding(&bytes, &location).await?, &location)?;
     node_from_metadata(store.clone(), path.clone(), metadata, &location, None).map(Some)
 }
 
@@ -151,7 +152,9 @@ async fn open_v2(
     let json = |key: String| async move {
         let location = store.locate(&key);
         match store.get(&key).await? {
-            Some(bytes) => v2::parse_json(&bytes, &location).map(|doc| Some((doc, location))),
+            Some(bytes) => json::parse_yielding(&bytes, &location)
+                .await
+                .map(|doc| Some((doc, location))),
             None => Ok(None),
         }
     };
@@ -214,10 +217,10 @@ async fn open_v1(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Optio
     let Some(bytes) = store.get(&key).await? else {
         return Ok(None);
     };
-    let meta = v2::parse_json(&bytes, &location)?;
+    let meta = json::parse_yielding(&bytes, &location).await?;
     let attrs_key = path.key(v1::ATTRS_KEY);
     let attrs = match store.get(&attrs_key).await? {
-        Some(bytes) => Some(v2::parse_json(&bytes, &store.locate(&attrs_key))?),
+        Some(bytes) => Some(json::parse_yielding(&bytes, &store.locate(&attrs_key)).await?),
         None => None,
     };
     let metadata = v1::parse_array(&meta, attrs.as_ref(), &location)?;
@@ -243,7 +246,7 @@ async fn open_consolidated(
         let key = root.key(".zmetadata");
         let location = store.locate(&key);
         if let Some(bytes) = store.get(&key).await? {
-            let doc = v2::parse_json(&bytes, &location)?;
+            let doc = json::parse_yielding(&bytes, &location).await?;
             let listed = v2::parse_consolidated(&doc, &location)?;
             return from_consolidated(&store, &root, &path, listed, &location).await;
         }
@@ -265,15 +268,16 @@ async fn open_consolidated(
             ),
         )
     })?;
-    let group = match v3::parse(&bytes, &location)? {
-        NodeMetadata::Group(g) if g.consolidated.is_some() => g,
-        _ => {
-            return Err(ZarrError::new(
-                ErrorKind::NotFound,
-                format!("{location} holds no consolidated metadata"),
-            ))
-        }
-    };
+    let group =
+        match v3::parse_document(&json::parse_yielding(&bytes, &location).await?, &location)? {
+            NodeMetadata::Group(g) if g.consolidated.is_some() => g,
+            _ => {
+                return Err(ZarrError::new(
+                    ErrorKind::NotFound,
+                    format!("{location} holds no consolidated metadata"),
+                ))
+            }
+        };
     let root_group = Group::new(store, root, group, None);
     root_group.open(path.as_str()).await
 }

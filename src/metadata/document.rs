@@ -161,15 +161,15 @@ pub(super) fn check_shape(shape: &[u64], location: &str) -> Result<()> {
 
 /// Attributes: absent (or `null`, which zarr-python reads as none) means none; otherwise they
 /// must be a JSON object.
-pub(super) fn attributes(value: Option<&Value>, location: &str) -> Result<Map<String, Value>> {
+pub(super) fn attributes(value: Option<Value>, location: &str) -> Result<Map<String, Value>> {
     match value {
         None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(a)) => Ok(a.clone()),
+        Some(Value::Object(a)) => Ok(a),
         Some(other) => Err(ZarrError::metadata(
             location,
             format!(
                 "attributes are not a JSON object: {}",
-                crate::error::quote(other)
+                crate::error::quote(&other)
             ),
         )),
     }

@@ -12,16 +12,45 @@ use serde_json::{Map, Value};
 /// metadata of a hierarchy of tens of thousands of arrays stays well below it.
 pub const MAX_CONTAINERS: usize = 1_000_000;
 
-/// Parses a metadata document; `location` names it in errors.
+/// Parses a metadata document; `location` names it in errors. At most `MAX_CONTAINERS` lists
+/// and objects: a document that opens one more is refused there.
 pub fn parse(bytes: &[u8], location: &str) -> Result<Value> {
-    let containers = count_containers(bytes);
-    if containers > MAX_CONTAINERS {
-        return Err(ZarrError::metadata(
-            location,
-            format!("the document holds more than {MAX_CONTAINERS} lists and objects ({containers}), more than metadata may"),
-        ));
+    let mut parse = Parse::new(bytes, true).max_containers(MAX_CONTAINERS);
+    loop {
+        if let Some(value) = parse
+            .advance(usize::MAX)
+            .map_err(|e| parse_error(e, location))?
+        {
+            return Ok(value);
+        }
     }
-    read(bytes).map_err(|e| ZarrError::metadata(location, format!("not valid JSON ({e})")))
+}
+
+/// Bytes of a document read between two looks at the clock: about 1,000 lists and objects at
+/// the most, well under a slice of the event loop's time.
+const PART: usize = 4 << 10;
+
+/// Parses a metadata document as `parse` does, giving the event loop a turn whenever reading it
+/// has taken a slice of time (`host::yield_if_busy`): a document of a million lists, or of a
+/// hundred megabytes, is read in many short turns instead of one of seconds.
+pub async fn parse_yielding(bytes: &[u8], location: &str) -> Result<Value> {
+    let mut parse = Parse::new(bytes, true).max_containers(MAX_CONTAINERS);
+    loop {
+        if let Some(value) = parse.advance(PART).map_err(|e| parse_error(e, location))? {
+            return Ok(value);
+        }
+        crate::host::yield_if_busy().await;
+    }
+}
+
+fn parse_error(e: ParseError, location: &str) -> ZarrError {
+    match e {
+        ParseError::Syntax(e) => ZarrError::metadata(location, format!("not valid JSON ({e})")),
+        ParseError::TooManyContainers(max) => ZarrError::metadata(
+            location,
+            format!("the document holds more than {max} lists and objects, more than metadata may"),
+        ),
+    }
 }
 
 /// Where a scan of a JSON text is: inside a string (and after a backslash) or not. Shared with
@@ -141,17 +170,222 @@ pub fn read_strict(bytes: &[u8]) -> std::result::Result<Value, SyntaxError> {
 }
 
 fn read_with(bytes: &[u8], python_tokens: bool) -> std::result::Result<Value, SyntaxError> {
-    let mut reader = Reader {
-        bytes,
-        at: 0,
-        python_tokens,
-    };
-    let value = reader.value(0)?;
-    reader.skip_space();
-    if reader.at < bytes.len() {
-        return Err(reader.error("trailing characters"));
+    let mut parse = Parse::new(bytes, python_tokens);
+    loop {
+        match parse.advance(usize::MAX) {
+            Ok(Some(value)) => return Ok(value),
+            Ok(None) => {}
+            Err(ParseError::Syntax(e)) => return Err(e),
+            // Not given a bound, so not refused for its size.
+            Err(ParseError::TooManyContainers(_)) => {
+                return Err(parse.reader.error("too many lists and objects"))
+            }
+        }
     }
-    Ok(value)
+}
+
+/// A JSON text being read, a part at a time: `advance` reads on for about a given number of
+/// bytes, so that a long document can give the event loop turns while it is read
+/// (`parse_yielding`). What is open (lists, objects, a string) is held here rather than in
+/// calls, so that reading can stop anywhere, even inside a long string, and no text, however
+/// deep, recurses.
+pub struct Parse<'a> {
+    reader: Reader<'a>,
+    /// The lists and objects open around the place read, outermost first.
+    open: Vec<Open>,
+    /// A string being read (its opening quote taken), and whether it is an object's key.
+    string: Option<(String, bool)>,
+    /// A value read whole and not yet put in its list or object (or, with nothing open, the
+    /// document).
+    done: Option<Value>,
+    /// Lists and objects opened so far, and the most the text may open (`None`: no bound).
+    containers: usize,
+    max_containers: Option<usize>,
+}
+
+/// A list or object whose items are being read.
+enum Open {
+    List(Vec<Value>),
+    /// Its entries so far, and the key of the value being read.
+    Object(Map<String, Value>, String),
+}
+
+impl<'a> Parse<'a> {
+    pub fn new(bytes: &'a [u8], python_tokens: bool) -> Parse<'a> {
+        Parse {
+            reader: Reader {
+                bytes,
+                at: 0,
+                python_tokens,
+            },
+            open: Vec::new(),
+            string: None,
+            done: None,
+            containers: 0,
+            max_containers: None,
+        }
+    }
+
+    /// Refuses a text that opens more than `max` lists and objects, as soon as it opens one
+    /// more: what it may make the reader allocate is bounded whatever its size.
+    pub fn max_containers(mut self, max: usize) -> Parse<'a> {
+        self.max_containers = Some(max);
+        self
+    }
+
+    /// Reads on for about `bytes` bytes (at least one; an escape is read whole): the document
+    /// once it has been read to its end, `None` while there is more to read.
+    pub fn advance(&mut self, bytes: usize) -> std::result::Result<Option<Value>, ParseError> {
+        let stop = self.reader.at.saturating_add(bytes.max(1));
+        while self.reader.at < stop || self.done.is_some() {
+            if let Some((text, key)) = &mut self.string {
+                if !self.reader.string_part(text, stop)? {
+                    continue;
+                }
+                let text = std::mem::take(text);
+                let key = *key;
+                self.string = None;
+                let r = &mut self.reader;
+                if !key {
+                    self.done = Some(Value::String(text));
+                    continue;
+                }
+                r.skip_space();
+                if !r.take(b":") {
+                    return Err(r
+                        .error(if r.peek().is_some() {
+                            "expected `:`"
+                        } else {
+                            "EOF while parsing an object"
+                        })
+                        .into());
+                }
+                if let Some(Open::Object(_, pending)) = self.open.last_mut() {
+                    *pending = text;
+                }
+                continue;
+            }
+            let Some(value) = self.done.take() else {
+                self.start_value()?;
+                continue;
+            };
+            // `value` is whole: it goes into the list or object around it, which may end here.
+            let r = &mut self.reader;
+            match self.open.last_mut() {
+                None => {
+                    r.skip_space();
+                    if r.at < r.bytes.len() {
+                        return Err(r.error("trailing characters").into());
+                    }
+                    return Ok(Some(value));
+                }
+                Some(Open::List(items)) => {
+                    items.push(value);
+                    if !r.more(b']', "expected `,` or `]`", "EOF while parsing a list")? {
+                        self.close();
+                    }
+                }
+                Some(Open::Object(entries, key)) => {
+                    entries.insert(std::mem::take(key), value);
+                    if r.more(b'}', "expected `,` or `}`", "EOF while parsing an object")? {
+                        self.start_key()?;
+                    } else {
+                        self.close();
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Ends the innermost open list or object: it is the value read whole.
+    fn close(&mut self) {
+        self.done = self.open.pop().map(|open| match open {
+            Open::List(items) => Value::Array(items),
+            Open::Object(entries, _) => Value::Object(entries),
+        });
+    }
+
+    /// Starts an object's key (its opening quote next, after white space).
+    fn start_key(&mut self) -> std::result::Result<(), SyntaxError> {
+        let r = &mut self.reader;
+        r.skip_space();
+        match r.peek() {
+            Some(b'"') => {}
+            Some(_) => return Err(r.error("key must be a string")),
+            None => return Err(r.error("EOF while parsing an object")),
+        }
+        r.at += 1;
+        self.string = Some((String::new(), true));
+        Ok(())
+    }
+
+    /// Reads the start of a value: a scalar whole (then `done`), or the opening of a list, an
+    /// object or a string (then open; an empty list or object is whole).
+    fn start_value(&mut self) -> std::result::Result<(), ParseError> {
+        let r = &mut self.reader;
+        r.skip_space();
+        let Some(first) = r.peek() else {
+            return Err(r.error("EOF while parsing a value").into());
+        };
+        if matches!(first, b'{' | b'[') {
+            if self.open.len() == MAX_DEPTH {
+                return Err(r.error("recursion limit exceeded").into());
+            }
+            self.containers += 1;
+            if let Some(max) = self.max_containers.filter(|&max| self.containers > max) {
+                return Err(ParseError::TooManyContainers(max));
+            }
+        }
+        let word = |s: &str| Value::String(s.into());
+        self.done = Some(match first {
+            b'{' => {
+                r.at += 1;
+                r.skip_space();
+                if !r.take(b"}") {
+                    self.open.push(Open::Object(Map::new(), String::new()));
+                    return Ok(self.start_key()?);
+                }
+                Value::Object(Map::new())
+            }
+            b'[' => {
+                r.at += 1;
+                r.skip_space();
+                if !r.take(b"]") {
+                    self.open.push(Open::List(Vec::new()));
+                    return Ok(());
+                }
+                Value::Array(Vec::new())
+            }
+            b'"' => {
+                r.at += 1;
+                self.string = Some((String::new(), false));
+                return Ok(());
+            }
+            _ if r.take(b"true") => Value::Bool(true),
+            _ if r.take(b"false") => Value::Bool(false),
+            _ if r.take(b"null") => Value::Null,
+            _ if r.python_tokens && r.take(b"NaN") => word("NaN"),
+            _ if r.python_tokens && r.take(b"Infinity") => word("Infinity"),
+            _ if r.python_tokens && r.take(b"-Infinity") => word("-Infinity"),
+            b'-' | b'0'..=b'9' => r.number()?,
+            _ => return Err(r.error("expected value").into()),
+        });
+        Ok(())
+    }
+}
+
+/// Why `Parse` stopped: the text is not JSON, or it opens more lists and objects than allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParseError {
+    Syntax(SyntaxError),
+    TooManyContainers(usize),
+}
+
+impl From<SyntaxError> for ParseError {
+    fn from(e: SyntaxError) -> ParseError {
+        ParseError::Syntax(e)
+    }
 }
 
 struct Reader<'a> {
@@ -192,43 +426,6 @@ impl Reader<'_> {
         found
     }
 
-    fn value(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
-        self.skip_space();
-        let Some(first) = self.peek() else {
-            return Err(self.error("EOF while parsing a value"));
-        };
-        let word = |s: &str| Value::String(s.into());
-        Ok(match first {
-            b'{' | b'[' if depth == MAX_DEPTH => return Err(self.error("recursion limit exceeded")),
-            b'{' => self.object(depth + 1)?,
-            b'[' => self.list(depth + 1)?,
-            b'"' => Value::String(self.string()?),
-            _ if self.take(b"true") => Value::Bool(true),
-            _ if self.take(b"false") => Value::Bool(false),
-            _ if self.take(b"null") => Value::Null,
-            _ if self.python_tokens && self.take(b"NaN") => word("NaN"),
-            _ if self.python_tokens && self.take(b"Infinity") => word("Infinity"),
-            _ if self.python_tokens && self.take(b"-Infinity") => word("-Infinity"),
-            b'-' | b'0'..=b'9' => self.number()?,
-            _ => return Err(self.error("expected value")),
-        })
-    }
-
-    fn list(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
-        self.at += 1;
-        let mut items = Vec::new();
-        self.skip_space();
-        if self.take(b"]") {
-            return Ok(Value::Array(items));
-        }
-        loop {
-            items.push(self.value(depth)?);
-            if !self.more(b']', "expected `,` or `]`", "EOF while parsing a list")? {
-                return Ok(Value::Array(items));
-            }
-        }
-    }
-
     /// After an item of a list or object: true where a comma says another follows, false where
     /// `close` ends it.
     fn more(
@@ -252,63 +449,54 @@ impl Reader<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> std::result::Result<Value, SyntaxError> {
-        self.at += 1;
-        let mut entries = Map::new();
-        self.skip_space();
-        if self.take(b"}") {
-            return Ok(Value::Object(entries));
-        }
+    /// Reads on in a string whose opening quote was taken, into `text` (unescaped): true once
+    /// its closing quote is taken, false where `stop` came first. Each part is checked as UTF-8
+    /// as it is taken (a part ends on a character's boundary), so a long string is never
+    /// checked, nor copied, again.
+    fn string_part(
+        &mut self,
+        text: &mut String,
+        stop: usize,
+    ) -> std::result::Result<bool, SyntaxError> {
         loop {
-            self.skip_space();
-            match self.peek() {
-                Some(b'"') => {}
-                Some(_) => return Err(self.error("key must be a string")),
-                None => return Err(self.error("EOF while parsing an object")),
-            }
-            let key = self.string()?;
-            self.skip_space();
-            if !self.take(b":") {
-                return Err(self.error(if self.peek().is_some() {
-                    "expected `:`"
-                } else {
-                    "EOF while parsing an object"
-                }));
-            }
-            let value = self.value(depth)?;
-            entries.insert(key, value);
-            if !self.more(b'}', "expected `,` or `}`", "EOF while parsing an object")? {
-                return Ok(Value::Object(entries));
-            }
-        }
-    }
-
-    /// A string, its opening quote next.
-    fn string(&mut self) -> std::result::Result<String, SyntaxError> {
-        self.at += 1;
-        let mut text = Vec::new();
-        loop {
-            // The run up to the next quote, backslash or control character is copied as it is.
-            let run = self.bytes[self.at..]
+            let mut end = stop.clamp(self.at, self.bytes.len());
+            // The run up to the next quote, backslash or control character is taken as it is.
+            let run = self.bytes[self.at..end]
                 .iter()
                 .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            let Some(run) = run else {
-                self.at = self.bytes.len();
-                return Err(self.error("EOF while parsing a string"));
+            if run.is_none() {
+                // Cut at `stop`: on to the end of the character there (continuation bytes).
+                while end < self.bytes.len() && self.bytes[end] & 0xc0 == 0x80 {
+                    end += 1;
+                }
+            }
+            let part_end = run.map_or(end, |run| self.at + run);
+            let part = std::str::from_utf8(&self.bytes[self.at..part_end]).map_err(|e| {
+                self.at += e.valid_up_to();
+                self.error("invalid UTF-8 in a string")
+            })?;
+            text.push_str(part);
+            self.at = part_end;
+            let Some(_) = run else {
+                if end == self.bytes.len() {
+                    return Err(self.error("EOF while parsing a string"));
+                }
+                return Ok(false);
             };
-            text.extend_from_slice(&self.bytes[self.at..self.at + run]);
-            self.at += run + 1;
+            self.at += 1;
             match self.bytes[self.at - 1] {
-                b'"' => break,
-                b'\\' => self.escape(&mut text)?,
+                b'"' => return Ok(true),
+                b'\\' => self.escape(text)?,
                 _ => return Err(self.error("control character in a string")),
             }
+            if self.at >= stop {
+                return Ok(false);
+            }
         }
-        String::from_utf8(text).map_err(|_| self.error("invalid UTF-8 in a string"))
     }
 
     /// An escape, its backslash taken, appended to `text` as UTF-8.
-    fn escape(&mut self, text: &mut Vec<u8>) -> std::result::Result<(), SyntaxError> {
+    fn escape(&mut self, text: &mut String) -> std::result::Result<(), SyntaxError> {
         let Some(kind) = self.peek() else {
             return Err(self.error("EOF while parsing a string"));
         };
@@ -339,13 +527,12 @@ impl Reader<'_> {
                     _ => unit,
                 };
                 // Every value left is a scalar value: surrogates were paired above.
-                let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
-                text.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                text.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
                 return Ok(());
             }
             _ => return Err(self.error("invalid escape")),
         };
-        text.push(byte);
+        text.push(char::from(byte));
         Ok(())
     }
 
@@ -445,17 +632,106 @@ mod tests {
     }
 
     #[test]
-    fn documents_of_too_many_lists_are_refused_before_parsing() {
+    fn documents_of_too_many_lists_are_refused_as_they_are_read() {
         assert_eq!(
             count_containers(br#"{"a": [1, {"b": "[{"}], "c": "\"["}"#),
             3
         );
-        let nested = "[".repeat(600_000) + &"]".repeat(600_000);
-        let doc = format!("[{nested},{nested}]");
+        let doc = format!("[{}0]", "[0],".repeat(MAX_CONTAINERS));
         let err = parse(doc.as_bytes(), "http://h/zarr.json").unwrap_err();
         assert!(
             err.message.contains("more than 1000000 lists and objects"),
             "{err}"
         );
+        let at_most = format!("[{}0]", "[0],".repeat(MAX_CONTAINERS - 1));
+        assert!(parse(at_most.as_bytes(), "m").is_ok());
+        let nested = "[".repeat(600_000) + &"]".repeat(600_000);
+        let err = parse(nested.as_bytes(), "m").unwrap_err();
+        assert!(err.message.contains("recursion limit exceeded"), "{err}");
+    }
+
+    /// `text` read by `Parse` in parts of `part` bytes.
+    fn in_parts(text: &[u8], part: usize) -> std::result::Result<Value, ParseError> {
+        let mut parse = Parse::new(text, true);
+        let mut calls = 0;
+        loop {
+            calls += 1;
+            assert!(
+                calls <= text.len() + 2,
+                "no progress at {}",
+                parse.reader.at
+            );
+            if let Some(value) = parse.advance(part)? {
+                return Ok(value);
+            }
+        }
+    }
+
+    #[test]
+    fn read_in_parts_of_any_size_a_text_reads_as_it_does_whole() {
+        let doc = r#" {"a": [1, -0, 2.5e-3, {"ü∂é": "naïve 𝄞 \u00e9\ud834\udd1e \"q\""}],
+            "empty": {}, "none": [], "n": null, "t": true, "f": false, "nan": NaN,
+            "long": "αβγδεζηθικλμνξοπρστυφχψω ... ωψχφυτσρποξνμλκιθηζεδγβα", "k": [[[]]]} "#;
+        let whole = read(doc.as_bytes()).unwrap();
+        for part in 1..=doc.len() + 1 {
+            assert_eq!(
+                in_parts(doc.as_bytes(), part).unwrap(),
+                whole,
+                "parts of {part}"
+            );
+        }
+        for bad in [
+            &br#"{"a": [1, 2}"#[..],
+            br#"{"a" 1}"#,
+            br#"{"a": "x"#,
+            b"[1, 2",
+            b"{1: 2}",
+            b"\"\xff\xfe\"",
+            b"\"\xce\"",
+            b"\"a\x01\"",
+            b"[1] x",
+            b"",
+            b"  ",
+        ] {
+            let whole = read(bad).unwrap_err();
+            for part in 1..=bad.len() + 1 {
+                assert_eq!(
+                    in_parts(bad, part),
+                    Err(ParseError::Syntax(whole.clone())),
+                    "{} in parts of {part}",
+                    String::from_utf8_lossy(bad)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_document_is_read_in_short_parts() {
+        // A million values, and a string of 8 MiB: each part reads about PART bytes.
+        let doc = format!(
+            "{{\"a\": [{}0], \"s\": \"{}\"}}",
+            "[0],".repeat(250_000),
+            "é".repeat(4 << 20)
+        );
+        let mut parse = Parse::new(doc.as_bytes(), true).max_containers(MAX_CONTAINERS);
+        let mut parts = 0;
+        loop {
+            let before = parse.reader.at;
+            let value = parse.advance(PART).unwrap();
+            assert!(
+                parse.reader.at - before <= PART + 8,
+                "a part of {}",
+                parse.reader.at - before
+            );
+            parts += 1;
+            if let Some(value) = value {
+                assert_eq!(value["s"].as_str().unwrap().len(), 8 << 20);
+                assert_eq!(value["a"].as_array().unwrap().len(), 250_001);
+                break;
+            }
+        }
+        assert!(parts >= doc.len() / PART, "{parts} parts");
+        let yielded = futures_executor::block_on(parse_yielding(doc.as_bytes(), "m")).unwrap();
+        assert_eq!(yielded, read(doc.as_bytes()).unwrap());
     }
 }

@@ -59,7 +59,7 @@ pub fn parse_group(
     check_format(object(zgroup, location)?, location)?;
     Ok(GroupMetadata {
         zarr_format: 2,
-        attributes: attributes(zattrs, location)?,
+        attributes: attributes(zattrs.cloned(), location)?,
         consolidated: None,
     })
 }
@@ -177,7 +177,7 @@ pub fn parse_array(
         endian: dtype.endian,
         object: dtype.object,
     }));
-    let attributes = attributes(zattrs, location)?;
+    let attributes = attributes(zattrs.cloned(), location)?;
     let dimension_names = dimension_names(&attributes, shape.len());
     Ok(ArrayMetadata {
         zarr_format: 2,

@@ -5,7 +5,9 @@ use super::document::{
 };
 use super::extension::Extension;
 use crate::data_type::fill_value::FillValue;
+use crate::data_type::structured;
 use crate::data_type::v3_names::{self, V3DataType};
+use crate::data_type::Endian;
 use crate::error::{Result, ZarrError};
 use crate::metadata::chunk_grid::ChunkGrid;
 use crate::metadata::chunk_key_encoding::{ChunkKeyEncoding, Separator};
@@ -37,11 +39,37 @@ const GROUP_KEYS: &[&str] = &[
 /// Parses the bytes of a `zarr.json`; `location` names it in errors.
 pub fn parse(bytes: &[u8], location: &str) -> Result<NodeMetadata> {
     let doc = super::json::parse(bytes, location)?;
-    parse_document(&doc, location)
+    parse_owned(doc, location)
 }
 
 /// Parses a `zarr.json` document already read as JSON (e.g. one held in consolidated metadata).
 pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
+    parse_owned(doc.clone(), location)
+}
+
+/// Parses a `zarr.json` document read as JSON, keeping its attributes and consolidated metadata
+/// as they are rather than copying them: they may hold a million values.
+pub fn parse_owned(mut doc: Value, location: &str) -> Result<NodeMetadata> {
+    let (attrs, listed) = match doc.as_object_mut() {
+        Some(obj) => (
+            obj.remove("attributes"),
+            obj.remove("consolidated_metadata"),
+        ),
+        None => (None, None),
+    };
+    let mut metadata = parse_rest(&doc, location)?;
+    match &mut metadata {
+        NodeMetadata::Array(a) => a.attributes = attributes(attrs, location)?,
+        NodeMetadata::Group(g) => {
+            g.attributes = attributes(attrs, location)?;
+            g.consolidated = consolidated(listed, location)?;
+        }
+    }
+    Ok(metadata)
+}
+
+/// A document without its attributes and consolidated metadata (`parse_owned` takes them).
+fn parse_rest(doc: &Value, location: &str) -> Result<NodeMetadata> {
     let obj = doc
         .as_object()
         .ok_or_else(|| ZarrError::metadata(location, "the document is not a JSON object"))?;
@@ -72,8 +100,8 @@ pub fn parse_document(doc: &Value, location: &str) -> Result<NodeMetadata> {
             check_unknown_keys(obj, GROUP_KEYS, location)?;
             Ok(NodeMetadata::Group(GroupMetadata {
                 zarr_format: 3,
-                attributes: attributes(obj.get("attributes"), location)?,
-                consolidated: consolidated(obj, location)?,
+                attributes: Map::new(),
+                consolidated: None,
             }))
         }
         Some(other) => Err(ZarrError::metadata(
@@ -148,20 +176,21 @@ fn check_unknown_keys(obj: &Map<String, Value>, known: &[&str], location: &str) 
     Ok(())
 }
 
-/// The inline consolidated metadata of a group document. Other kinds are marked
-/// `must_understand: false` by their writer, so a reader that does not know them goes without.
-fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Listing>> {
-    let Some(Value::Object(c)) = obj.get("consolidated_metadata") else {
+/// The inline consolidated metadata of a group document (its `consolidated_metadata`). Other
+/// kinds are marked `must_understand: false` by their writer, so a reader that does not know
+/// them goes without.
+fn consolidated(value: Option<Value>, location: &str) -> Result<Option<Listing>> {
+    let Some(Value::Object(mut c)) = value else {
         return Ok(None);
     };
     if c.get("kind").and_then(Value::as_str) != Some("inline") {
         return Ok(None);
     }
-    match c.get("metadata") {
+    match c.remove("metadata") {
         Some(Value::Object(nodes)) => Listing::new(
             nodes
-                .iter()
-                .map(|(path, doc)| (path.clone(), ListedNode::V3(doc.clone())))
+                .into_iter()
+                .map(|(path, doc)| (path, ListedNode::V3(doc)))
                 .collect(),
         )
         .map(Some)
@@ -181,13 +210,13 @@ fn consolidated(obj: &Map<String, Value>, location: &str) -> Result<Option<Listi
 fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata> {
     let shape = u64_list(required(obj, "shape", location)?, "shape", location)?;
     check_shape(&shape, location)?;
-    let V3DataType { data_type, fields } =
-        parse_data_type(required(obj, "data_type", location)?, location)?;
+    let V3DataType {
+        data_type,
+        mut fields,
+    } = parse_data_type(required(obj, "data_type", location)?, location)?;
     let chunk_grid = parse_chunk_grid(required(obj, "chunk_grid", location)?, &shape, location)?;
     let chunk_key_encoding =
         parse_chunk_key_encoding(required(obj, "chunk_key_encoding", location)?, location)?;
-    let fill_value = FillValue::from_v3_json(required(obj, "fill_value", location)?, data_type)
-        .map_err(|e| ZarrError::metadata(location, e))?;
     let codecs = match required(obj, "codecs", location)? {
         // zarrita writes an empty list when given no codecs, and reads it as `bytes`.
         Value::Array(list) if list.is_empty() => vec![Extension::parse(
@@ -211,6 +240,19 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
             ))
         }
     };
+    // A record's multi-byte fields are in the byte order its `bytes` codec names (the `struct`
+    // type's rule); zarr-python 3.1 names none for `structured`, and reads little endian.
+    if let (Some(fields), Some(Endian::Big)) = (fields.as_mut(), bytes_endian(&codecs)) {
+        structured::set_endian(fields, Endian::Big);
+    }
+    let fill = required(obj, "fill_value", location)?;
+    let fill_value = match &fields {
+        Some(fields) if fill.is_object() => {
+            FillValue::from_v3_record_json(fill, fields, data_type.size())
+        }
+        _ => FillValue::from_v3_json(fill, data_type),
+    }
+    .map_err(|e| ZarrError::metadata(location, e))?;
     match obj.get("storage_transformers") {
         // zarr-python reads `null` as none.
         None | Some(Value::Null) => {}
@@ -281,9 +323,32 @@ fn parse_array(obj: &Map<String, Value>, location: &str) -> Result<ArrayMetadata
         chunk_key_encoding,
         fill_value,
         codecs: CodecList::V3(codecs),
-        attributes: attributes(obj.get("attributes"), location)?,
+        attributes: Map::new(),
         dimension_names,
     })
+}
+
+/// The byte order the array's `bytes` codec names, also as a shard's inner codec; `None` where
+/// it names none.
+fn bytes_endian(codecs: &[Extension]) -> Option<Endian> {
+    codecs
+        .iter()
+        .find_map(|codec| match codec.registered_name() {
+            "bytes" => match codec.configuration.get("endian")?.as_str()? {
+                "big" => Some(Endian::Big),
+                "little" => Some(Endian::Little),
+                _ => None,
+            },
+            "sharding_indexed" => {
+                let inner = codec.configuration.get("codecs")?.as_array()?;
+                let inner: Vec<Extension> = inner
+                    .iter()
+                    .filter_map(|c| Extension::parse(c).ok())
+                    .collect();
+                bytes_endian(&inner)
+            }
+            _ => None,
+        })
 }
 
 fn parse_data_type(value: &Value, location: &str) -> Result<V3DataType> {
@@ -378,6 +443,7 @@ fn parse_chunk_key_encoding(value: &Value, location: &str) -> Result<ChunkKeyEnc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data_type::structured::FieldKind;
     use crate::data_type::DataType;
     use crate::error::ErrorKind;
     use serde_json::json;
@@ -394,6 +460,88 @@ mod tests {
 
     fn parse_value(v: &Value) -> Result<NodeMetadata> {
         parse(v.to_string().as_bytes(), "mem://zarr.json")
+    }
+
+    /// A `struct` array of `{"id": int16, "p": {"w": float32, "c": uint8}}` records with
+    /// `codecs` and `fill_value`.
+    fn struct_doc(codecs: Value, fill: Value) -> Value {
+        let mut doc = array_doc();
+        doc["data_type"] = json!({"name": "struct", "configuration": {"fields": [
+            {"name": "id", "data_type": "int16"},
+            {"name": "p", "data_type": {"name": "struct", "configuration": {"fields": [
+                {"name": "w", "data_type": "float32"}, {"name": "c", "data_type": "uint8"}]}}}
+        ]}});
+        doc["codecs"] = codecs;
+        doc["fill_value"] = fill;
+        doc
+    }
+
+    #[test]
+    fn struct_records_take_their_bytes_codecs_byte_order_and_an_object_fill_value() {
+        let fill = json!({"id": -2, "p": {"w": 1.5, "c": 7}});
+        let little = json!([{"name": "bytes", "configuration": {"endian": "little"}}]);
+        let big = json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [5, 5], "index_codecs": [{"name": "bytes"}],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "big"}}]}}]);
+        for (codecs, swap) in [(little, false), (big, true)] {
+            let NodeMetadata::Array(a) = parse_value(&struct_doc(codecs, fill.clone())).unwrap()
+            else {
+                panic!("not an array")
+            };
+            assert_eq!(a.data_type, DataType::Structured { size: 7 });
+            let (id, w) = match swap {
+                false => ((-2i16).to_le_bytes(), 1.5f32.to_le_bytes()),
+                true => ((-2i16).to_be_bytes(), 1.5f32.to_be_bytes()),
+            };
+            let want: Vec<u8> = [&id[..], &w[..], &[7]].concat();
+            assert_eq!(a.fill_value.as_bytes(), &want[..]);
+            let fields = a.fields.unwrap();
+            let FieldKind::Record { fields: inner, .. } = &fields[1].kind else {
+                panic!("p is not a record")
+            };
+            let order = if swap { Endian::Big } else { Endian::Little };
+            assert_eq!(
+                inner[0].kind,
+                FieldKind::Value {
+                    data_type: DataType::Float32,
+                    endian: Some(order)
+                }
+            );
+            assert_eq!(
+                inner[1].kind,
+                FieldKind::Value {
+                    data_type: DataType::UInt8,
+                    endian: None
+                }
+            );
+        }
+        let little = json!([{"name": "bytes", "configuration": {"endian": "little"}}]);
+        for (fill, says) in [
+            (json!({"id": 1}), "no value for the field \"p\""),
+            (
+                json!({"id": 1, "p": {"w": "x", "c": 0}}),
+                "field \"p\": field \"w\"",
+            ),
+            (json!({"id": 70000, "p": {"w": 0, "c": 0}}), "field \"id\""),
+            (json!([1, 2]), "is not base64 bytes"),
+        ] {
+            let err = parse_value(&struct_doc(little.clone(), fill))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
+        }
+        for fields in [
+            json!([["id", "int16"]]),
+            json!([{"name": "", "data_type": "int16"}]),
+            json!([{"name": "a"}]),
+            json!([{"name": "a", "data_type": "int8"}, {"name": "a", "data_type": "int8"}]),
+            json!([{"name": "s", "data_type": "string"}]),
+        ] {
+            let mut doc = struct_doc(little.clone(), json!({}));
+            doc["data_type"]["configuration"]["fields"] = fields.clone();
+            let err = parse_value(&doc).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Metadata, "{fields}: {err}");
+        }
     }
 
     #[test]

@@ -555,7 +555,7 @@ impl VectorLevel {
         targets: &HashMap<Vec<i64>, (u64, u64)>,
         names: &[String],
     ) -> Result<SegmentCells<'a>> {
-        let mut sources: Vec<&Vec<i64>> = segment
+        let sources: Vec<&Vec<i64>> = segment
             .cells
             .nonempty
             .iter()
@@ -566,8 +566,12 @@ impl VectorLevel {
                 })
             })
             .collect();
+        // In the order of their keys' text ("0.10" before "0.2"), each key made once.
         let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
-        sources.sort_unstable_by_key(|c| key(c));
+        let mut keyed: Vec<(String, &Vec<i64>)> =
+            sources.into_iter().map(|c| (key(c), c)).collect();
+        crate::sort::sort_by(&mut keyed, |a, b| a.0 < b.0);
+        let sources: Vec<&Vec<i64>> = keyed.into_iter().map(|(_, c)| c).collect();
         if sources.is_empty() {
             // Nothing of this segment in range: no attribute arrays to open either.
             return Ok(SegmentCells {

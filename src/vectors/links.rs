@@ -370,10 +370,8 @@ impl LinkFamily {
         }
         let parent = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
         if let Some(mut theirs) = store.list_dir(parent).await? {
-            names.sort_unstable();
-            names.dedup();
-            theirs.sort_unstable();
-            theirs.dedup();
+            crate::sort::sort_dedup(&mut names);
+            crate::sort::sort_dedup(&mut theirs);
             if theirs == names {
                 return Ok(None);
             }

@@ -32,6 +32,7 @@ export const MANIFESTS = [
   "registry.expected.json",
   "extra.expected.json",
   "v1.expected.json",
+  "writers.expected.json",
 ];
 
 /** The cases that decode: every fixture array read whole, and the v3 and v2 read cases. */

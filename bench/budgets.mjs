@@ -1,0 +1,48 @@
+// The size budgets of the wasm modules, gzipped at level 9 (what a page downloads). Set a little
+// above a module's size when it was set (docs/performance.md, "Download size"), so that growth is
+// a decision: the test command fails on a module over its budget (tests/node/size.test.mjs), and
+// `npm run bench` reports them beside the sizes and fails too.
+//
+// Lowered when Zarr Vectors left the module every page loads (issue 33): 438 and 550 KiB before.
+// Raised from 410 and 500 KiB (issue 35, measured 418.4 and 538.2): Zarr v1, GDAL's spellings,
+// metadata numbers parsed exactly (serde_json's float_roundtrip, about 20 KB of code) and option
+// checks in the Zarr build; kerchunk references (about 95 KB of code) in the full one only.
+// Lowered from 422 and 168 KiB (issue 33, measured 357.9 and 139.5): std built from source
+// without panic messages, numcodecs' filters and the registry's array codecs out of the Zarr
+// build. Raised from 542 KiB for the full build (measured 562.3): those codecs, Icechunk and
+// Parquet references (issue 35). Lowered from 362 and 568 KiB (issue 33, measured 336.6 and
+// 507.5): our own JSON reader, and the reader's crate at opt-level "z" without LTO; then to 332
+// (measured 329.4): ZIP archives to the full build; to 328 (325.3): consolidated metadata listed
+// without a BTreeMap. Lowered to 287 and 468 KiB (issue 33, measured 283.9 and 464.5): CRC
+// tables computed on first use, decimal numbers read without Rust's table of powers of five,
+// one sort for every list; then to 280 (277.6): no float formatting in the Zarr build. Lowered
+// to 235 and 420 KiB (issue 33, measured 231.7 and 417.2): our own zstd decoder in place of
+// structured-zstd. Lowered to 229, 416 and 142 KiB (issue 33, measured 226.9, 413.8 and
+// 139.4): short import names (scripts/glue-imports.mjs), JSON text by our own writer.
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+
+const BUDGETS = [
+  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 229 * 1024 },
+  {
+    what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
+    file: "zarr_wasm_full_bg.wasm",
+    budget: 416 * 1024,
+  },
+  {
+    what: "the second module (lzma, bz2, pcodec, ZFP)",
+    file: "zarr_wasm_extra_bg.wasm",
+    budget: 142 * 1024,
+  },
+];
+
+/**
+ * Each module of the built package (pkg/, by scripts/build.sh) with its gzipped size: `{ what,
+ * file, bytes, budget }`.
+ */
+export function sizeBudgets(pkg = new URL("../pkg/", import.meta.url)) {
+  return BUDGETS.map((b) => ({
+    ...b,
+    bytes: gzipSync(readFileSync(new URL(b.file, pkg)), { level: 9 }).length,
+  }));
+}
