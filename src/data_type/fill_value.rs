@@ -419,31 +419,9 @@ fn variable_fill(value: &Value, data_type: DataType) -> Result<FillValue, String
 }
 
 /// Standard base64 (RFC 4648, with or without padding), or `None` if `text` is not that. Fill
-/// values and numcodecs' base64 codec are written so.
+/// values and numcodecs' base64 codec are written so (the decoder is `data_type::base64`'s).
 pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
-    let end = text.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
-    let s = &text[..end];
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in s {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        acc = acc << 6 | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // Leftover bits must be padding zeros, and a lone sixth of a byte cannot occur.
-    (bits < 6 && acc == 0).then_some(out)
+    crate::data_type::base64::decode(text).ok()
 }
 
 /// The first `N` bytes (zero-padded; sizes match the data type by construction).

@@ -4,6 +4,7 @@
 //! have their own byte order, so they stay as stored and are converted field by field (see
 //! `structured`).
 
+pub mod base64;
 pub mod fill_value;
 pub mod fixed_string;
 pub mod narrow;
