@@ -57,6 +57,18 @@ pub struct ReferenceOptions {
 /// The largest text a template may render to.
 const MAX_TEMPLATE_TEXT: usize = 64 * 1024;
 
+/// A reference file holds at most the million lists and objects a metadata document may
+/// (`metadata::json::MAX_CONTAINERS`), and one more for every this many bytes of it: a reference
+/// as kerchunk writes it (`"key": ["{{u}}", offset, length]`) is a list of more than 32 bytes, so
+/// files of millions of references read, while a text of small lists (`[1],`, about 150 bytes
+/// each once parsed) cannot make the parser allocate more than about five times its size.
+const BYTES_PER_CONTAINER: usize = 32;
+
+/// The lists and objects a reference file of `len` bytes may hold.
+fn max_containers(len: usize) -> usize {
+    crate::metadata::json::MAX_CONTAINERS + len / BYTES_PER_CONTAINER
+}
+
 impl Default for ReferenceOptions {
     fn default() -> Self {
         ReferenceOptions {
@@ -116,6 +128,15 @@ impl References {
                 "{} bytes, more than the {} allowed (the maxReferenceBytes option)",
                 bytes.len(),
                 options.max_file_bytes
+            )));
+        }
+        // Lists and objects bounded before anything is parsed (see `BYTES_PER_CONTAINER`).
+        let containers = crate::metadata::json::count_containers(bytes);
+        let allowed = max_containers(bytes.len());
+        if containers > allowed {
+            return Err(bad(format!(
+                "{containers} lists and objects, more than the {allowed} a reference file of {} bytes may hold (a million, and one for every {BYTES_PER_CONTAINER} bytes)",
+                bytes.len()
             )));
         }
         let json: Json =
@@ -1740,6 +1761,33 @@ mod tests {
         t.push_str("}}");
         let err = parse(&t, &o).unwrap_err();
         assert!(err.message.contains("renders to more than"), "{err}");
+    }
+
+    #[test]
+    fn reference_json_is_bounded_in_lists_and_objects_as_metadata_is() {
+        // 1.5 million one-element lists in 6 MB: parsed, about 300 MB (issue 46: 3 million took
+        // 0.8-1.1 GB and 6-19 s); refused before parsing, from a count of the text.
+        let mut text = String::from(r#"{"version":1,"refs":{"k":["#);
+        text.push_str(&"[1],".repeat(1_500_000));
+        text.push_str("[1]]}}");
+        let started = std::time::Instant::now();
+        let err = parse(&text, &ReferenceOptions::default()).unwrap_err();
+        assert!(
+            err.message
+                .contains("1500004 lists and objects, more than the 1187501")
+                && err.message.contains(REF),
+            "{err}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // A file of references written as kerchunk writes them, more than a million of them:
+        // read (each is a list of more than 32 bytes).
+        let mut text = String::from(r#"{"version":1,"templates":{"u":"f.nc"},"refs":{"#);
+        for i in 0..1_100_000 {
+            text.push_str(&format!(r#""v/{i}":["{{{{u}}}}",{},1000],"#, i * 1000));
+        }
+        text.push_str(r#"".zgroup":"{}"}}"#);
+        let refs = parse(&text, &ReferenceOptions::default()).unwrap();
+        assert_eq!(refs.len(), 1_100_001);
     }
 
     #[test]

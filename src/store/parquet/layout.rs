@@ -32,6 +32,14 @@ pub struct Layout {
 impl Layout {
     /// Parses `.zmetadata`; a record size above `max_record_size` is refused.
     pub fn parse(bytes: &[u8], max_record_size: u64) -> Result<Layout> {
+        // Metadata documents: bounded as a `zarr.json` is (`metadata::json::MAX_CONTAINERS`).
+        let max = crate::metadata::json::MAX_CONTAINERS;
+        let containers = crate::metadata::json::count_containers(bytes);
+        if containers > max {
+            return Err(format!(
+                "it holds more than {max} lists and objects ({containers}), more than metadata may"
+            ));
+        }
         let json = crate::metadata::json::read(bytes).map_err(|e| format!("not JSON: {e}"))?;
         let Value::Object(top) = json else {
             return Err("a JSON object is expected".into());
@@ -211,5 +219,21 @@ mod tests {
         assert!(zarray(serde_json::json!({"shape": [-1], "chunks": [1]})).contains("\"shape\""));
         assert!(Layout::parse(b"[1]", 10).is_err());
         assert!(Layout::parse(b"{", 10).is_err());
+    }
+
+    #[test]
+    fn zmetadata_is_bounded_in_lists_and_objects_as_a_zarr_json_is() {
+        // 1.2 million one-element lists in an attribute: refused from a count of the text, before
+        // anything is parsed (issue 46: parsed whole, 3 million took 0.8-1.1 GB).
+        let mut text = String::from(r#"{"record_size":1,"metadata":{"a/.zattrs":{"x":["#);
+        text.push_str(&"[1],".repeat(1_200_000));
+        text.push_str("[1]]}}}");
+        let started = std::time::Instant::now();
+        let err = Layout::parse(text.as_bytes(), 10).unwrap_err();
+        assert!(
+            err.contains("more than 1000000 lists and objects (1200005)"),
+            "{err}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 }
