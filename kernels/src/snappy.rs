@@ -1,5 +1,27 @@
 //! Raw Snappy (the block format with a varint length preamble, not the framing format), one of
-//! Blosc's internal compressors. Decodes into an output slice of the exact expected size.
+//! Blosc's internal compressors and Parquet's page codecs. Decodes into an output slice of the
+//! exact expected size; `decompressed_len` says that size from the preamble, once the input is
+//! checked to be able to hold it, so that a caller allocates nothing a short input cannot fill.
+
+/// The most output one input byte can make: a copy with a 2-byte offset (3 bytes) makes at most
+/// 64 bytes, and nothing makes more per byte (a 1-byte-offset copy makes 11 from 2, a 4-byte one
+/// 64 from 5, a literal one from one).
+pub const MAX_EXPANSION: (u64, u64) = (64, 3);
+
+/// The length the preamble of `input` declares, where the rest of `input` can make that many
+/// bytes (at most `MAX_EXPANSION`); an error saying the two otherwise.
+pub fn decompressed_len(input: &[u8]) -> Result<usize, String> {
+    let (declared, used) = read_varint(input)?;
+    let (bytes, per) = MAX_EXPANSION;
+    let most = (input.len() - used) as u64 * bytes / per;
+    if declared > most {
+        return Err(format!(
+            "Snappy stream declares {declared} bytes, more than its {} bytes can make (at most {most})",
+            input.len()
+        ));
+    }
+    usize::try_from(declared).map_err(|_| format!("Snappy stream declares {declared} bytes"))
+}
 
 /// Decodes `input` into `out`, which must be exactly the preamble's length.
 pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
@@ -28,11 +50,12 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
                     .fold(0usize, |acc, &b| acc << 8 | b as usize);
                 ip += extra;
             }
-            let len = len + 1;
+            // Up to 2^32 from four bytes: checked, for wasm32's usize.
+            let len = len.checked_add(1).ok_or_else(|| truncated(ip))?;
             let literal = input
                 .get(ip..ip.saturating_add(len))
                 .ok_or_else(|| truncated(ip))?;
-            out.get_mut(op..op + len)
+            out.get_mut(op..op.saturating_add(len))
                 .ok_or_else(|| {
                     format!(
                         "Snappy literal at input byte {tag_at} overflows the {out_len}-byte output"
@@ -68,7 +91,7 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
                 "Snappy copy at input byte {tag_at} has offset {offset} with {op} bytes written"
             ));
         }
-        if op + len > out.len() {
+        if len > out.len() - op {
             return Err(format!(
                 "Snappy copy at input byte {tag_at} overflows the {}-byte output",
                 out.len()
@@ -134,5 +157,31 @@ mod tests {
             .unwrap_err()
             .contains("ends after 6"));
         assert!(decompress(b"\xff\xff\xff\xff\xff\xff", &mut out).is_err());
+    }
+
+    #[test]
+    fn the_declared_length_is_checked_against_what_the_input_can_make() {
+        assert_eq!(decompressed_len(b"\x17\x14hello B\x06\x00").unwrap(), 23);
+        // 256 MiB declared in 5 bytes: refused before anything is allocated (issue 46: a Parquet
+        // page of them zeroed 256 MiB).
+        let err = decompressed_len(b"\x80\x80\x80\x80\x01").unwrap_err();
+        assert!(
+            err.contains("declares 268435456 bytes, more than its 5 bytes can make (at most 0)"),
+            "{err}"
+        );
+        // At the bound: a literal, then copies of 64 from 3 bytes each, 4 + 100 * 3 bytes that
+        // make 6401 (the preamble, 2 bytes, makes nothing).
+        let mut stream = vec![0x81, 0x32, 0 << 2, b'a'];
+        for _ in 0..100 {
+            stream.extend([63 << 2 | 2, 1, 0]);
+        }
+        assert_eq!(decompressed_len(&stream).unwrap(), 6401);
+        let mut out = vec![0; 6401];
+        decompress(&stream, &mut out).unwrap();
+        assert!(out.iter().all(|&b| b == b'a'));
+        // 6507 declared, with 2 bytes after the preamble (they make at most 42).
+        let err = decompressed_len(&[0xeb, 0x32, 0 << 2, b'a']).unwrap_err();
+        assert!(err.contains("at most 42"), "{err}");
+        assert!(decompressed_len(b"").is_err());
     }
 }
