@@ -90,7 +90,26 @@ fn a_missing_node_elsewhere_is_still_not_found() {
         assert_eq!(err.kind, ErrorKind::NotFound, "{err}");
         assert!(!err.message.contains("draft"), "{err}");
         assert!(logged.take().contains(&"zarr.json".to_string()), "{store}");
+        // The root was looked at: further paths that are not there do not ask for it again
+        // (a viewer probing many paths asked for the root once per probe).
+        for path in ["no/such/either", "nor/this"] {
+            let Err(err) = block_on(open(logged.clone(), path)) else {
+                panic!("{store}: {path} found")
+            };
+            assert_eq!(err.kind, ErrorKind::NotFound, "{err}");
+            assert!(
+                !logged.take().contains(&"zarr.json".to_string()),
+                "{store}: {path}"
+            );
+        }
     }
+    // A root document that is not the draft's is not parsed by the check, however large (a
+    // million lists took the check seconds and a gigabyte; it is scanned for the draft's URI).
+    assert!(!zarr_wasm::metadata::v3::is_draft_root(
+        format!("[{}0]", "[0],".repeat(3_000_000)).as_bytes()
+    ));
+    let draft = std::fs::read(common::fixture_path("gdal/uint16_v3_draft.zarr/zarr.json")).unwrap();
+    assert!(zarr_wasm::metadata::v3::is_draft_root(&draft));
     // A node that exists asks for nothing more.
     let logged = Logged::new("gdal/uint16_lzma.zarr");
     let Ok(Node::Array(_)) = block_on(open(logged.clone(), "Band1")) else {

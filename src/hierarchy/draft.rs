@@ -9,14 +9,58 @@ use crate::error::{ErrorKind, Result};
 use crate::metadata::node_path::NodePath;
 use crate::metadata::v3;
 use crate::store::ReadableStore;
+use std::cell::RefCell;
 use std::future::Future;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
+
+/// Stores whose root was looked at lately: a viewer that probes many paths that are not there
+/// would otherwise ask for the root's document once per probe. A hierarchy's root does not turn
+/// into the draft's while it is read. At most this many, the oldest forgotten first.
+const ROOTS_KEPT: usize = 16;
+
+thread_local! {
+    /// Each store looked at, and its root's `zarr.json` where that is the draft's (small: the
+    /// draft's root holds four fields), `None` where it is not or there is none.
+    static ROOTS: RefCell<Vec<(Weak<dyn ReadableStore>, Option<Vec<u8>>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// The root's `zarr.json` where it is the pre-2023 draft's, asked for once per store.
+async fn draft_root(store: &Rc<dyn ReadableStore>) -> Option<Vec<u8>> {
+    let weak = Rc::downgrade(store);
+    let seen = ROOTS.with(|roots| {
+        let mut roots = roots.borrow_mut();
+        roots.retain(|(s, _)| s.strong_count() > 0);
+        roots
+            .iter()
+            .find(|(s, _)| Weak::ptr_eq(s, &weak))
+            .map(|(_, root)| root.clone())
+    });
+    if let Some(root) = seen {
+        return root;
+    }
+    let key = NodePath::root().key("zarr.json");
+    let root = match store.get(&key).await {
+        Ok(Some(bytes)) if v3::is_draft_root(&bytes) => Some(bytes.to_vec()),
+        // Another root, none, or one that cannot be read now: the open's own error stands.
+        Ok(_) => None,
+        Err(_) => return None,
+    };
+    ROOTS.with(|roots| {
+        let mut roots = roots.borrow_mut();
+        if roots.len() == ROOTS_KEPT {
+            roots.remove(0);
+        }
+        roots.push((weak, root.clone()));
+    });
+    root
+}
 
 /// What `opening` (the open of `path` in `store`) gives, except that where nothing was found
 /// below the root and the root's `zarr.json` is the pre-2023 v3 draft's, the error says so.
 ///
-/// The cost is one request (the root's `zarr.json`), made only when the open has already failed
-/// as not found, below the root: a successful open, or one at the root (whose `zarr.json` the
+/// The cost is one request (the root's `zarr.json`) per store, made only when an open has
+/// already failed as not found, below the root: a successful open, or one at the root (whose `zarr.json` the
 /// open has read and refused itself), asks for nothing more. Looking at the draft's own places
 /// instead (`meta/root/<path>.array.json`, then `.group.json`) would take two requests and miss
 /// a path that is neither; the root's document says it for every path at once.
@@ -34,14 +78,12 @@ pub async fn explained<T>(
         Ok(asked) if asked != root => asked,
         _ => return Err(err),
     };
-    let key = root.key("zarr.json");
-    match store.get(&key).await {
-        Ok(Some(bytes)) => {
-            let location = store.locate(&key);
+    match draft_root(store).await {
+        Some(bytes) => {
+            let location = store.locate(&root.key("zarr.json"));
             let asked = store.locate(&asked.key(""));
             Err(v3::draft_below(&bytes, &location, &asked).unwrap_or(err))
         }
-        // No root document, or it cannot be read: the open's own error stands.
-        _ => Err(err),
+        None => Err(err),
     }
 }

@@ -154,9 +154,26 @@ fn draft_error(location: &str, format: &Value, asked: Option<&str>) -> ZarrError
 /// error to give instead where the root's `zarr.json` (`bytes`, at `location`) is the pre-2023
 /// v3 draft's, whose nodes are not where Zarr v3 (or v2) puts them.
 pub fn draft_below(bytes: &[u8], location: &str, asked: &str) -> Option<ZarrError> {
-    let doc = super::json::read(bytes).ok()?;
+    if !is_draft_root(bytes) {
+        return None;
+    }
+    let doc = super::json::parse(bytes, location).ok()?;
     let format = doc.get("zarr_format").filter(|f| is_draft_protocol(f))?;
     Some(draft_error(location, format, Some(asked)))
+}
+
+/// The most bytes a draft's root `zarr.json` is taken to have: it holds four short fields
+/// (`zarr_format`, `metadata_encoding`, `metadata_key_suffix`, `extensions`).
+const DRAFT_ROOT_BYTES: usize = 64 << 10;
+
+/// Whether `bytes` may be the pre-2023 draft's root `zarr.json`: small, and naming the draft's
+/// protocol. Looked at without parsing, so that the root of any other hierarchy, however large
+/// its consolidated metadata, costs a scan of its bytes and nothing more.
+pub fn is_draft_root(bytes: &[u8]) -> bool {
+    bytes.len() <= DRAFT_ROOT_BYTES
+        && bytes
+            .windows(DRAFT_PROTOCOL.len())
+            .any(|w| w == DRAFT_PROTOCOL.as_bytes())
 }
 
 /// The spec: unknown keys fail the open unless they are objects that say `must_understand: false`.
