@@ -694,7 +694,19 @@ pub fn decode_to_vec(
     limit: usize,
     dictionary: Option<&Dictionary>,
 ) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
+    decode_into_vec(input, Vec::new(), limit, dictionary)
+}
+
+/// `decode_to_vec` into `out` (emptied first), whose room the caller may have reserved: one that
+/// knows the output's size reserves exactly that, and `out` then never grows (a vector grown a
+/// block at a time doubles, to up to twice the output).
+pub fn decode_into_vec(
+    input: &[u8],
+    mut out: Vec<u8>,
+    limit: usize,
+    dictionary: Option<&Dictionary>,
+) -> Result<Vec<u8>, String> {
+    out.clear();
     let mut decoder = Decoder::new();
     let mut frames = Frames::new(limit, dictionary);
     while frames.more(&mut decoder, input, out.len())? {

@@ -25,8 +25,7 @@ impl Column {
     /// Row `i`'s bytes, where it has some.
     pub fn bytes(&self, i: usize) -> Option<&[u8]> {
         let v = (*self.rows.get(i)?)? as usize;
-        let r = self.values.ranges.get(v)?;
-        Some(&self.values.bytes[r.clone()])
+        self.values.bytes(v)
     }
 }
 
@@ -130,7 +129,7 @@ pub fn read_chunk(
                 let base = column.values.len();
                 column
                     .values
-                    .plain(field.physical, &data, header.num_values)
+                    .plain(field.physical, data, 0, header.num_values)
                     .map_err(page)?;
                 let size = column.values.len() - base;
                 let fits =
@@ -155,7 +154,7 @@ pub fn read_chunk(
     Ok(())
 }
 
-/// A page's body decompressed, counted against `budget`.
+/// A page's body decompressed into a buffer of exactly its size, counted against `budget`.
 fn inflate(codec: i32, body: &[u8], size: usize, budget: &mut u64) -> Result<Vec<u8>> {
     if size as u64 > *budget {
         return Err(format!(
@@ -177,55 +176,57 @@ fn data_page(
 ) -> Result<()> {
     let count = header.num_values;
     // The definition levels, then the values: all compressed together in v1; in v2 the levels
-    // come first, uncompressed, and the values may be compressed.
-    let (levels, values): (Option<Vec<u32>>, Vec<u8>) = if header.kind == page::DATA_PAGE {
-        let data = inflate(chunk.codec, body, header.uncompressed_size, budget)?;
-        if field.nullable {
-            if header.definition_encoding != page::RLE {
+    // come first, uncompressed, and the values may be compressed. The values are `values` from
+    // `start` on: the page's buffer is kept whole rather than copied.
+    let (levels, values, start): (Option<Vec<u32>>, Vec<u8>, usize) =
+        if header.kind == page::DATA_PAGE {
+            let data = inflate(chunk.codec, body, header.uncompressed_size, budget)?;
+            if field.nullable {
+                if header.definition_encoding != page::RLE {
+                    return Err(format!(
+                        "definition levels in {}, not RLE",
+                        page::encoding_name(header.definition_encoding)
+                    ));
+                }
+                let len = data
+                    .get(..4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                    .filter(|&l| l <= data.len() - 4)
+                    .ok_or("its definition levels run past the page")?;
+                let mut levels = Vec::with_capacity(count);
+                rle_hybrid(&data[4..4 + len], 1, count, &mut levels)
+                    .map_err(|e| format!("its definition levels: {e}"))?;
+                (Some(levels), data, 4 + len)
+            } else {
+                (None, data, 0)
+            }
+        } else {
+            if header.repetition_bytes != 0 {
+                return Err("repetition levels in a flat column".into());
+            }
+            let split = header.definition_bytes;
+            if split > body.len() || split > header.uncompressed_size {
                 return Err(format!(
-                    "definition levels in {}, not RLE",
-                    page::encoding_name(header.definition_encoding)
+                    "{split} bytes of definition levels in a page of {}",
+                    body.len()
                 ));
             }
-            let len = data
-                .get(..4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                .filter(|&l| l <= data.len() - 4)
-                .ok_or("its definition levels run past the page")?;
-            let mut levels = Vec::with_capacity(count);
-            rle_hybrid(&data[4..4 + len], 1, count, &mut levels)
-                .map_err(|e| format!("its definition levels: {e}"))?;
-            (Some(levels), data[4 + len..].to_vec())
-        } else {
-            (None, data)
-        }
-    } else {
-        if header.repetition_bytes != 0 {
-            return Err("repetition levels in a flat column".into());
-        }
-        let split = header.definition_bytes;
-        if split > body.len() || split > header.uncompressed_size {
-            return Err(format!(
-                "{split} bytes of definition levels in a page of {}",
-                body.len()
-            ));
-        }
-        let levels = if field.nullable {
-            let mut levels = Vec::with_capacity(count);
-            rle_hybrid(&body[..split], 1, count, &mut levels)
-                .map_err(|e| format!("its definition levels: {e}"))?;
-            Some(levels)
-        } else {
-            None
+            let levels = if field.nullable {
+                let mut levels = Vec::with_capacity(count);
+                rle_hybrid(&body[..split], 1, count, &mut levels)
+                    .map_err(|e| format!("its definition levels: {e}"))?;
+                Some(levels)
+            } else {
+                None
+            };
+            let size = header.uncompressed_size - split;
+            let values = if header.compressed && chunk.codec != compression::UNCOMPRESSED {
+                inflate(chunk.codec, &body[split..], size, budget)?
+            } else {
+                inflate(compression::UNCOMPRESSED, &body[split..], size, budget)?
+            };
+            (levels, values, 0)
         };
-        let size = header.uncompressed_size - split;
-        let values = if header.compressed && chunk.codec != compression::UNCOMPRESSED {
-            inflate(chunk.codec, &body[split..], size, budget)?
-        } else {
-            inflate(compression::UNCOMPRESSED, &body[split..], size, budget)?
-        };
-        (levels, values)
-    };
     let present = match &levels {
         Some(levels) => levels.iter().filter(|&&l| l == 1).count(),
         None => count,
@@ -235,7 +236,9 @@ fn data_page(
     match header.encoding {
         page::PLAIN => {
             let first = column.values.len();
-            column.values.plain(field.physical, &values, present)?;
+            column
+                .values
+                .plain(field.physical, values, start, present)?;
             if column.values.len() > u32::MAX as usize {
                 return Err("more than 2^32 values".into());
             }
@@ -243,6 +246,7 @@ fn data_page(
         }
         page::PLAIN_DICTIONARY | page::RLE_DICTIONARY => {
             let (base, size) = dictionary.ok_or("dictionary indices without a dictionary page")?;
+            let values = &values[start..];
             if present > 0 {
                 let width = *values
                     .first()

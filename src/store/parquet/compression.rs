@@ -1,7 +1,10 @@
 //! The page codecs Parquet writers use for reference files: none, Snappy (raw blocks), GZIP (one
 //! gzip member) and ZSTD, each decoded into exactly the page's declared uncompressed size with
-//! the decoders the crate already has (zarr-wasm-kernels' Snappy, miniz_oxide through
-//! `compression::inflate`, structured-zstd).
+//! the decoders the crate already has (zarr-wasm-kernels' Snappy and zstd, miniz_oxide through
+//! `compression::inflate`). The declared size is checked against what the page's bytes can make
+//! in its codec before anything is allocated (Snappy 64 bytes of every 3, DEFLATE 1032 of each,
+//! zstd 32768 of each: a 128 KiB RLE block from 4 bytes), then reserved exactly: the buffer never
+//! grows past it.
 
 use super::thrift::Result;
 use crate::buffer::try_zeroed;
@@ -12,6 +15,32 @@ pub const UNCOMPRESSED: i32 = 0;
 pub const SNAPPY: i32 = 1;
 pub const GZIP: i32 = 2;
 pub const ZSTD: i32 = 6;
+
+/// DEFLATE makes at most 1032 bytes of each (a 258-byte match in about 2 bits).
+const MAX_DEFLATE_RATIO: u64 = 1032;
+/// zstd makes at most 32768 bytes of each: a block of at most 128 KiB takes at least 4 bytes (an
+/// RLE block: a 3-byte header and its byte).
+const MAX_ZSTD_RATIO: u64 = 32_768;
+
+/// An error where `size` is more than `input` can make at `ratio` bytes a byte.
+fn check_ratio(codec: &str, input: &[u8], size: usize, ratio: u64) -> Result<()> {
+    let most = input.len() as u64 * ratio;
+    if size as u64 > most {
+        return Err(format!(
+            "a {codec} page of {} bytes says it holds {size}, more than it can (at most {most})",
+            input.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An empty vector with room for exactly `size` bytes, or an error naming the size.
+fn exactly(size: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| format!("cannot allocate {size} bytes"))?;
+    Ok(out)
+}
 
 /// The codec's name in messages.
 pub fn name(codec: i32) -> String {
@@ -46,6 +75,12 @@ pub fn decompress(codec: i32, input: &[u8], size: usize) -> Result<Vec<u8>> {
             Ok(input.to_vec())
         }
         SNAPPY => {
+            let declared = zarr_wasm_kernels::snappy::decompressed_len(input)?;
+            if declared != size {
+                return Err(format!(
+                    "a Snappy page says it holds {size} bytes and its stream {declared}"
+                ));
+            }
             let mut out = try_zeroed(size)?;
             zarr_wasm_kernels::snappy::decompress(input, &mut out)?;
             Ok(out)
@@ -60,7 +95,19 @@ pub fn decompress(codec: i32, input: &[u8], size: usize) -> Result<Vec<u8>> {
 }
 
 fn unzstd(input: &[u8], size: usize) -> Result<Vec<u8>> {
-    let out = zarr_wasm_kernels::zstd::decode_to_vec(input, size, None)
+    check_ratio("zstd", input, size, MAX_ZSTD_RATIO)?;
+    // A first frame that says it holds more than the page is refused before anything is
+    // decoded (frames that follow it, if any, are bounded as they are decoded).
+    let header = zarr_wasm_kernels::zstd::FrameHeader::parse(input).ok();
+    if let Some(n) = header
+        .and_then(|h| h.content_size)
+        .filter(|&n| n > size as u64)
+    {
+        return Err(format!(
+            "zstd: the page's frame says it holds {n} bytes, more than the page's {size}"
+        ));
+    }
+    let out = zarr_wasm_kernels::zstd::decode_into_vec(input, exactly(size)?, size, None)
         .map_err(|e| format!("zstd: {e}"))?;
     let written = out.len();
     if written != size {
@@ -104,7 +151,8 @@ fn gunzip(input: &[u8], size: usize) -> Result<Vec<u8>> {
     if past(at) {
         return Err(bad("its header runs past the data"));
     }
-    let mut out = Vec::new();
+    check_ratio("gzip", &input[at..], size, MAX_DEFLATE_RATIO)?;
+    let mut out = exactly(size)?;
     let used = inflate_append(&input[at..], &mut out, size, Wrapper::Raw).map_err(|e| bad(&e))?;
     let trailer = input
         .get(at + used..at + used + 8)

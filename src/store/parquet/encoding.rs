@@ -5,7 +5,6 @@
 
 use super::metadata::Physical;
 use super::thrift::Result;
-use std::ops::Range;
 
 /// Decodes `count` values of `bit_width` bits from the RLE/bit-packed hybrid `data` (no length
 /// prefix) into `out`. Bits past the last value of a bit-packed run (its padding) are ignored.
@@ -85,30 +84,69 @@ fn varint(data: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Decoded values of one column: integers, or byte strings kept as ranges of one buffer.
+/// Decoded values of one column: integers, or byte strings kept where they were decoded: each
+/// page's buffer is kept whole (its exact size, as decompressed) and its values are spans of it,
+/// so that no value is copied and nothing grows by doubling (issue 46: a column of 250 MiB of
+/// values copied into a vector grown twofold held 548 MB).
 #[derive(Debug, Default)]
 pub struct Values {
     pub ints: Vec<i64>,
-    pub bytes: Vec<u8>,
-    pub ranges: Vec<Range<usize>>,
+    buffers: Vec<Vec<u8>>,
+    spans: Vec<Span>,
+}
+
+/// A byte string: which buffer, and where in it (a page is at most 2 GiB: its sizes are i32).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    buffer: u32,
+    start: u32,
+    len: u32,
 }
 
 impl Values {
     pub fn len(&self) -> usize {
-        self.ints.len() + self.ranges.len()
+        self.ints.len() + self.spans.len()
     }
 
-    /// Appends `count` PLAIN values of type `physical` from `data`; returns the bytes used.
-    pub fn plain(&mut self, physical: Physical, data: &[u8], count: usize) -> Result<usize> {
+    /// How many of the values are byte strings.
+    pub fn byte_strings(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Value `i`'s bytes, where it is a byte string.
+    pub fn bytes(&self, i: usize) -> Option<&[u8]> {
+        // A column holds one type: its values are all integers or all byte strings.
+        let s = self.spans.get(i)?;
+        let start = s.start as usize;
+        self.buffers[s.buffer as usize].get(start..start + s.len as usize)
+    }
+
+    /// About how much memory the values hold.
+    pub fn held(&self) -> usize {
+        self.ints.len() * 8
+            + self.spans.len() * size_of::<Span>()
+            + self.buffers.iter().map(|b| b.len() + 24).sum::<usize>()
+    }
+
+    /// Appends `count` PLAIN values of type `physical` from `data[start..]`; returns the bytes
+    /// used. Byte strings keep `data` (moved, never copied); integers are read out of it.
+    pub fn plain(
+        &mut self,
+        physical: Physical,
+        data: Vec<u8>,
+        start: usize,
+        count: usize,
+    ) -> Result<usize> {
         let short = |what: &str| format!("PLAIN {what} data ends before its {count} values");
+        let bytes = data.get(start..).ok_or_else(|| short(physical.name()))?;
         match physical {
             Physical::Int32 | Physical::Int64 => {
                 let width = if physical == Physical::Int32 { 4 } else { 8 };
                 let len = count
                     .checked_mul(width)
-                    .filter(|&l| l <= data.len())
+                    .filter(|&l| l <= bytes.len())
                     .ok_or_else(|| short(physical.name()))?;
-                self.ints.extend(data[..len].chunks_exact(width).map(|c| {
+                self.ints.extend(bytes[..len].chunks_exact(width).map(|c| {
                     if width == 4 {
                         i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                     } else {
@@ -118,23 +156,34 @@ impl Values {
                 Ok(len)
             }
             Physical::ByteArray => {
-                let mut at = 0usize;
+                let buffer = u32::try_from(self.buffers.len())
+                    .map_err(|_| "more than 2^32 pages".to_string())?;
+                let fits = |n: usize| u32::try_from(n).map_err(|_| short("BYTE_ARRAY"));
+                let mut at = start;
+                // Each value takes at least its 4-byte length: the spans are bounded by the data.
+                let before = self.spans.len();
                 for _ in 0..count {
                     let len = data
                         .get(at..at + 4)
                         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
                         .ok_or_else(|| short("BYTE_ARRAY"))?;
-                    let value = data
-                        .get(at + 4..(at + 4).saturating_add(len))
-                        .ok_or_else(|| short("BYTE_ARRAY"))?;
-                    let start = self.bytes.len();
-                    self.bytes.extend_from_slice(value);
-                    self.ranges.push(start..self.bytes.len());
+                    if len > data.len() - (at + 4) {
+                        self.spans.truncate(before);
+                        return Err(short("BYTE_ARRAY"));
+                    }
+                    self.spans.push(Span {
+                        buffer,
+                        start: fits(at + 4)?,
+                        len: fits(len)?,
+                    });
                     at += 4 + len;
                 }
-                Ok(at)
+                if count > 0 {
+                    self.buffers.push(data);
+                }
+                Ok(at - start)
             }
-            p => Err(format!("values of type {} are not read", p.name())),
+            p => Err(format!("values of type {p} are not read", p = p.name())),
         }
     }
 }
@@ -185,23 +234,34 @@ mod tests {
     #[test]
     fn plain_values() {
         let mut v = Values::default();
-        let mut data = Vec::new();
+        let mut data = vec![9, 9];
         for s in ["ab", "", "cde"] {
             data.extend((s.len() as u32).to_le_bytes());
             data.extend(s.as_bytes());
         }
-        assert_eq!(v.plain(Physical::ByteArray, &data, 3).unwrap(), data.len());
-        assert_eq!(&v.bytes[v.ranges[2].clone()], b"cde");
-        assert!(Values::default()
-            .plain(Physical::ByteArray, &data[..data.len() - 1], 3)
+        let n = data.len();
+        assert_eq!(
+            v.plain(Physical::ByteArray, data.clone(), 2, 3).unwrap(),
+            n - 2
+        );
+        assert_eq!(v.bytes(2), Some(&b"cde"[..]));
+        assert_eq!(v.bytes(1), Some(&b""[..]));
+        assert_eq!(v.plain(Physical::ByteArray, data.clone(), 2, 1).unwrap(), 6);
+        assert_eq!((v.bytes(3), v.bytes(4)), (Some(&b"ab"[..]), None));
+        assert_eq!(v.byte_strings(), 4);
+        let mut short = Values::default();
+        assert!(short
+            .plain(Physical::ByteArray, data[..n - 1].to_vec(), 2, 3)
             .is_err());
+        assert_eq!(short.byte_strings(), 0);
         let mut ints = Values::default();
-        ints.plain(Physical::Int32, &(-5i32).to_le_bytes(), 1)
+        ints.plain(Physical::Int32, (-5i32).to_le_bytes().to_vec(), 0, 1)
             .unwrap();
-        ints.plain(Physical::Int64, &(1i64 << 40).to_le_bytes(), 1)
+        ints.plain(Physical::Int64, (1i64 << 40).to_le_bytes().to_vec(), 0, 1)
             .unwrap();
         assert_eq!(ints.ints, [-5, 1 << 40]);
-        assert!(ints.plain(Physical::Int64, &[0; 7], 1).is_err());
-        assert!(ints.plain(Physical::Double, &[0; 8], 1).is_err());
+        assert!(ints.plain(Physical::Int64, vec![0; 7], 0, 1).is_err());
+        assert!(ints.plain(Physical::Double, vec![0; 8], 0, 1).is_err());
+        assert!(ints.plain(Physical::Int32, vec![0; 4], 5, 1).is_err());
     }
 }

@@ -7,6 +7,28 @@ use super::thrift::{Reader, Result, STRUCT};
 
 const MAGIC: &[u8; 4] = b"PAR1";
 
+/// The most columns a schema may have (kerchunk's reference files have four). Counts in the
+/// footer are bounded before their elements are read, and nothing is reserved from them: an
+/// element may take one byte on the wire and 50 to 150 in memory (issue 46: a schema list claiming
+/// 30 million elements reserved 1 GB).
+pub const MAX_COLUMNS: usize = 1024;
+/// The most row groups a file may have (the writers put a reference file in one).
+pub const MAX_ROW_GROUPS: usize = 65_536;
+/// The most column chunks, all row groups together.
+pub const MAX_COLUMN_CHUNKS: usize = 65_536;
+/// The most parts of a column's path (a flat column's has one).
+const MAX_PATH_PARTS: usize = 64;
+
+/// `count` elements of a list of `what`, or an error where it is more than `max`.
+fn bounded(count: usize, max: usize, what: &str) -> Result<usize> {
+    if count > max {
+        return Err(format!(
+            "a list of {count} {what}, more than the {max} read"
+        ));
+    }
+    Ok(count)
+}
+
 /// A leaf column's physical type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Physical {
@@ -118,11 +140,14 @@ fn file_metadata(r: &mut Reader<'_>) -> Result<FileMetaData> {
     let mut num_rows = None;
     let mut elements = Vec::new();
     let mut row_groups = Vec::new();
+    // Column chunks read so far, all row groups together.
+    let mut chunks = 0;
     r.fields(|r, id, kind| {
         match id {
             2 => {
                 let (count, elem) = r.list(kind)?;
-                elements.reserve(count);
+                // The root and its columns.
+                bounded(elements.len() + count, MAX_COLUMNS + 1, "schema elements")?;
                 for _ in 0..count {
                     elements.push(element(r, elem)?);
                 }
@@ -130,9 +155,11 @@ fn file_metadata(r: &mut Reader<'_>) -> Result<FileMetaData> {
             3 => num_rows = Some(r.int(kind)?),
             4 => {
                 let (count, elem) = r.list(kind)?;
-                row_groups.reserve(count);
+                bounded(row_groups.len() + count, MAX_ROW_GROUPS, "row groups")?;
                 for i in 0..count {
-                    row_groups.push(row_group(r, elem).map_err(|e| format!("row group {i}: {e}"))?);
+                    let group = row_group(r, elem, &mut chunks)
+                        .map_err(|e| format!("row group {i}: {e}"))?;
+                    row_groups.push(group);
                 }
             }
             _ => return Ok(false),
@@ -204,7 +231,7 @@ fn fields(elements: &[Element]) -> Result<Vec<Field>> {
         .collect()
 }
 
-fn row_group(r: &mut Reader<'_>, kind: u8) -> Result<RowGroup> {
+fn row_group(r: &mut Reader<'_>, kind: u8, chunks: &mut usize) -> Result<RowGroup> {
     struct_kind(kind)?;
     let mut columns = Vec::new();
     let mut num_rows = None;
@@ -212,7 +239,7 @@ fn row_group(r: &mut Reader<'_>, kind: u8) -> Result<RowGroup> {
         match id {
             1 => {
                 let (count, elem) = r.list(kind)?;
-                columns.reserve(count);
+                *chunks = bounded(*chunks + count, MAX_COLUMN_CHUNKS, "column chunks in all")?;
                 for i in 0..count {
                     columns.push(column_chunk(r, elem).map_err(|e| format!("column {i}: {e}"))?);
                 }
@@ -254,6 +281,7 @@ fn column_metadata(r: &mut Reader<'_>, kind: u8) -> Result<ColumnChunk> {
             1 => physical = Some(Physical::from_code(r.i32(kind)?)?),
             3 => {
                 let (count, elem) = r.list(kind)?;
+                bounded(count, MAX_PATH_PARTS, "path parts")?;
                 for _ in 0..count {
                     path.push(r.string(elem)?);
                 }

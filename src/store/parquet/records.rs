@@ -4,17 +4,17 @@
 //! path nor raw bytes is a missing chunk, as fsspec's `LazyReferenceMapper` reads it.
 
 use super::column::{Bounds, Column};
+use super::encoding::Values;
 use super::file::ParquetFile;
 use super::thrift::Result;
 use std::collections::HashMap;
-use std::ops::Range;
 
 /// What one row says of its chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
     Missing,
-    /// Bytes of `Record::inline`.
-    Inline(Range<usize>),
+    /// Value `n` of `Record::inline`'s.
+    Inline(u32),
     /// The whole of `Record::paths[n]`.
     Whole(u32),
     Span {
@@ -24,12 +24,13 @@ pub enum Entry {
     },
 }
 
-/// A reference file's rows, their target paths each kept once.
+/// A reference file's rows, their target paths each kept once, and the `raw` column's values as
+/// they were decoded (its pages kept, not copied).
 #[derive(Debug, Default)]
 pub struct Record {
     pub rows: Vec<Entry>,
     pub paths: Vec<String>,
-    inline: Vec<u8>,
+    inline: Values,
 }
 
 impl Record {
@@ -40,11 +41,10 @@ impl Record {
         let mut column = |name: &str| file.column(name, &mut budget);
         let path = column("path")?;
         let (offset, size) = (column("offset")?, column("size")?);
-        let raw = column("raw")?;
-        let (none, empty) = (Column::default(), Column::default());
+        let raw = column("raw")?.unwrap_or_default();
+        let none = Column::default();
         let path = path.as_ref().unwrap_or(&none);
-        let raw = raw.as_ref().unwrap_or(&empty);
-        for (name, c) in [("path", path), ("raw", raw)] {
+        for (name, c) in [("path", path), ("raw", &raw)] {
             if !c.values.ints.is_empty() {
                 return Err(format!(
                     "column \"{name}\" holds numbers, not strings or bytes"
@@ -52,7 +52,7 @@ impl Record {
             }
         }
         for (name, c) in [("offset", &offset), ("size", &size)] {
-            if c.as_ref().is_some_and(|c| !c.values.ranges.is_empty()) {
+            if c.as_ref().is_some_and(|c| c.values.byte_strings() > 0) {
                 return Err(format!("column \"{name}\" holds bytes, not integers"));
             }
         }
@@ -66,10 +66,8 @@ impl Record {
         let mut by_value = vec![u32::MAX; path.values.len()];
         let mut by_text: HashMap<&[u8], u32> = HashMap::new();
         for i in 0..file.rows() {
-            let entry = if let Some(bytes) = raw.bytes(i) {
-                let start = record.inline.len();
-                record.inline.extend_from_slice(bytes);
-                Entry::Inline(start..record.inline.len())
+            let entry = if let Some(v) = raw.bytes(i).and(raw.rows[i]) {
+                Entry::Inline(v)
             } else if let Some(Some(v)) = path.rows.get(i) {
                 let v = *v as usize;
                 let n = match by_value[v] {
@@ -111,18 +109,19 @@ impl Record {
             };
             record.rows.push(entry);
         }
+        record.inline = raw.values;
         Ok(record)
     }
 
-    /// The inline bytes of `range` (an `Entry::Inline`'s).
-    pub fn inline(&self, range: &Range<usize>) -> &[u8] {
-        &self.inline[range.clone()]
+    /// The inline bytes of value `n` (an `Entry::Inline`'s).
+    pub fn inline(&self, n: &u32) -> &[u8] {
+        self.inline.bytes(*n as usize).unwrap_or_default()
     }
 
     /// About how much memory the record holds.
     pub fn size(&self) -> usize {
         self.rows.len() * size_of::<Entry>()
-            + self.inline.len()
+            + self.inline.held()
             + self.paths.iter().map(|p| p.len() + 24).sum::<usize>()
     }
 }

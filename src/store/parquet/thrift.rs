@@ -143,8 +143,9 @@ impl<'a> Reader<'a> {
     }
 
     /// A list's (or set's) element count and type. The count is checked against the bytes
-    /// left (every element takes at least one byte, but booleans in lists take one too), so a
-    /// caller may reserve that many.
+    /// left (every element takes at least one byte; booleans in lists take one too), so a loop
+    /// over it ends within the input. A caller reserves nothing from it: an element of one byte
+    /// may take fifty in memory, so it bounds the count itself and grows as elements are read.
     pub fn list(&mut self, kind: u8) -> Result<(usize, u8)> {
         if kind != LIST && kind != SET {
             return Err(format!("a list field has type {kind}"));
