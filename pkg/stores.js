@@ -205,7 +205,7 @@ function plainHttp(location, options) {
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
   };
-  return { o, get, suffix: suffixRangesFor(url, o) };
+  return { o, get, suffix: suffixRangesFor(url, o), location: locationOf(url) };
 }
 
 /**
@@ -219,6 +219,9 @@ function plainHttp(location, options) {
  */
 export function suffixRangesFor(url, options) {
   if (typeof options?.suffixRequests === "boolean") return options.suffixRequests;
+  // A location whose server refused a suffix range while the module loaded (firstShardIndexes):
+  // the module's store is not to send it another.
+  if (suffixFacts.get(locationOf(url)) === "refused") return false;
   // Headers that are not CORS-safelisted (an Authorization) cost a preflight whatever the Range:
   // HEAD first would then add a request.
   const safelisted = new Set(["accept", "accept-language", "content-language"]);
@@ -231,6 +234,21 @@ export function suffixRangesFor(url, options) {
   } catch {
     return true;
   }
+}
+
+// What the shard index requests sent from JS while the module loads (firstShardIndexes) learnt
+// of a location (a store's URL) about suffix ranges: "served", "refused" (416, or answered with
+// another range), or "whole" (a range answered with the whole value: nothing more is asked from
+// JS there). The module's stores are told of a refusal (suffixRangesFor).
+const suffixFacts = new Map();
+// The suffix request whose answer will tell, per location, while it is in flight: the suffix
+// requests after it wait for it rather than each be refused (a server without suffix ranges,
+// such as `npx http-server`, answered each shard of a first view with a 416).
+const suffixProbes = new Map();
+
+/** A store's location, as the module's store keys what it learns (its URL without a final "/"). */
+function locationOf(url) {
+  return String(url).replace(/\/+$/, "");
 }
 
 // An open() asks for the shard indexes of an array of at most this many shards from JS, each of
@@ -263,8 +281,10 @@ export async function firstShardIndexes(location, options, documents) {
   // The Range header for the shard's index, as the module's store would ask for it (see
   // suffixRangesFor), with `length`, the value's length by HEAD, for an explicit one; "missing"
   // for no such shard; null: leave the shard to the module.
+  const suffix = { range: `bytes=-${plan.size}`, suffix: plan.size };
   const rangeOf = async (shardKey) => {
-    if (plain.suffix === true) return { range: `bytes=-${plan.size}` };
+    const refused = suffixFacts.get(plain.location) === "refused";
+    if (plain.suffix === true && !refused) return suffix;
     const head = await plain.get(shardKey, {}, "HEAD").catch((err) => {
       if (err?.name === "AbortError") throw err;
       return null; // refused (a CORS rule that allows GET alone) or failed
@@ -272,27 +292,70 @@ export async function firstShardIndexes(location, options, documents) {
     if (head && missing(head)) return "missing";
     const text = head?.ok ? head.headers.get("Content-Length") : null;
     const length = /^\d+$/.test(text ?? "") ? Number(text) : 0;
-    if (length >= plan.size && Number.isSafeInteger(length))
-      return { range: `bytes=${length - plan.size}-${length - 1}`, length };
+    if (length >= plan.size && Number.isSafeInteger(length)) {
+      const start = length - plan.size;
+      return { range: `bytes=${start}-${length - 1}`, start, end: length - 1, length };
+    }
     // HEAD refused, failed or without a length: a suffix range where the module's store would
     // ask one ("head"; see get_suffix_head_first in src/store/http.rs).
-    return plain.suffix === "head" && length === 0 ? { range: `bytes=-${plan.size}` } : null;
+    return plain.suffix === "head" && length === 0 && !refused ? suffix : null;
+  };
+  // The answer to the request for `shardKey`'s index: `{ response, asked }`, or "missing", or
+  // null where JS is to leave it to the module. A suffix range goes alone while its location's
+  // answer to them is unknown: the others wait for its answer, then ask as it taught (after a
+  // refusal, by HEAD and an explicit range; the refused shard too).
+  const request = async (shardKey) => {
+    let asked = await rangeOf(shardKey);
+    for (;;) {
+      if (asked === "missing" || asked === null) return asked;
+      const learnt = suffixFacts.get(plain.location);
+      if (learnt === "whole") return null;
+      if (learnt === "refused" && asked.suffix !== undefined) {
+        asked = await rangeOf(shardKey); // no suffix range again
+        continue;
+      }
+      const probe = suffixProbes.get(plain.location);
+      if (asked.suffix === undefined || learnt === "served" || probe === undefined) {
+        const sent = plain.get(shardKey, { Range: asked.range });
+        if (asked.suffix === undefined || learnt === "served")
+          return { response: await sent, asked };
+        // The first suffix request at the location: what its answer says is learnt before
+        // anyone waiting on it goes on.
+        const learning = sent
+          .then(
+            (response) => {
+              const fact = suffixFact(response, asked);
+              if (fact) suffixFacts.set(plain.location, fact);
+            },
+            () => {}, // nothing learnt: the next one waiting asks
+          )
+          .finally(() => {
+            if (suffixProbes.get(plain.location) === learning) suffixProbes.delete(plain.location);
+          });
+        suffixProbes.set(plain.location, learning);
+        const response = await sent;
+        if (suffixFacts.get(plain.location) !== "refused") return { response, asked };
+        await response.body?.cancel();
+        continue; // asked again, as it taught
+      }
+      await probe;
+    }
   };
   const one = async (shardKey) => {
     try {
-      const asked = await rangeOf(shardKey);
-      if (asked === "missing") return [[shardKey, null]];
-      if (asked === null) return [];
-      const response = await plain.get(shardKey, { Range: asked.range });
+      const answered = await request(shardKey);
+      if (answered === "missing") return [[shardKey, null]];
+      if (answered === null) return [];
+      const { response, asked } = answered;
       if (missing(response)) {
         await response.body?.cancel();
         return [[shardKey, null]];
       }
-      // A value that ends elsewhere than HEAD said (a stale answer): left to the module.
-      const total = /\/(\d+)$/.exec(response.headers.get("Content-Range") ?? "")?.[1];
-      const moved =
-        asked.length !== undefined && total !== undefined && Number(total) !== asked.length;
-      if (response.status !== 206 || moved) {
+      // Another range than the one asked for (a cache that answered for another, a server that
+      // misread it), or a value that ends elsewhere than HEAD said (a stale answer): left to the
+      // module, which checks its answers alike. Taken, an index without a crc32c would read as
+      // wrong values, silently.
+      if (response.status !== 206 || !isRangeAsked(response.headers.get("Content-Range"), asked)) {
         await response.body?.cancel();
         return [];
       }
@@ -304,6 +367,41 @@ export async function firstShardIndexes(location, options, documents) {
   };
   const indexes = (await Promise.all(plan.shards.map((shard) => one(dir + shard)))).flat();
   return indexes.length > 0 ? indexes : null;
+}
+
+/**
+ * What the answer `response` to a suffix range (`asked`, `{ suffix }`) says of its server:
+ * "served" (206, the range asked for), "refused" (416, or 206 with another range: Vite's dev
+ * server gives the first N + 1 bytes for `bytes=-N`), "whole" (200: the whole value, ranges
+ * ignored), or null for nothing (a missing key, an error status, a malformed Content-Range).
+ */
+function suffixFact(response, asked) {
+  if (response.status === 416) return "refused";
+  if (response.status === 200) return "whole";
+  if (response.status !== 206) return null;
+  const header = response.headers.get("Content-Range");
+  if (isRangeAsked(header, asked)) return "served";
+  return /^bytes \d+-\d+\/\d+$/.test(header.trim()) ? "refused" : null;
+}
+
+/**
+ * Whether `header`, the Content-Range of a 206 answer, says it holds the range `asked`: `{ start,
+ * end, length }` (bytes start to end of a value `length` bytes long, by HEAD), or `{ suffix }`
+ * (the last `suffix` bytes: the range must end at the value's last byte and be that long). A
+ * malformed header does not; a missing one (a browser hides it unless the server exposes it)
+ * leaves the body's length to tell, as the module's store does (check_partial in
+ * src/store/http.rs).
+ */
+function isRangeAsked(header, asked) {
+  if (header === null) return true;
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header.trim());
+  if (!m) return false;
+  const [start, end] = [Number(m[1]), Number(m[2])];
+  const total = m[3] === "*" ? null : Number(m[3]);
+  if (!Number.isSafeInteger(end) || end < start || (total !== null && end >= total)) return false;
+  if (asked.suffix !== undefined)
+    return total !== null && end === total - 1 && end - start + 1 === asked.suffix;
+  return start === asked.start && end === asked.end && (total === null || total === asked.length);
 }
 
 /**

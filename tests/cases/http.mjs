@@ -126,12 +126,14 @@ export const httpCases = [
     async run(ctx) {
       const { open, FetchStore } = ctx.zarr;
       const where = (r) => `${r.method} ${r.range ?? ""}`.trim();
-      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, {
-        path: "sharding/index_end",
-      });
+      // Read first, so that the module is loaded: a first open() of a page or process asks for
+      // a small array's shard indexes from JS, and the module's own requests are the point here.
       const whole = (
         await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
       ).data;
+      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures/codecs.zarr`, {
+        path: "sharding/index_end",
+      });
       await ctx.clearLog();
       equal((await arr.get([40, 45])).data[0], whole[40 * 60 + 45], "value");
       const first = (await ctx.requests()).map(where);
@@ -176,6 +178,38 @@ export const httpCases = [
         [/no Content-Length/, /index_end\/c\/1\/1/],
         "HEAD without a length",
       );
+    },
+  },
+  {
+    name: "a server without suffix ranges: the shards of a view read at once cost one refused suffix range, not one each",
+    async run(ctx) {
+      const { open, slice } = ctx.zarr;
+      const whole = (
+        await open(`${ctx.base}/codecs.zarr`, { path: "sharding/index_end" }).then((a) => a.get())
+      ).data;
+      // A location of its own (what a location taught is kept for the page's life).
+      const arr = await open(`${ctx.origin}/__nosuffix/tests/fixtures`, {
+        path: "codecs.zarr/sharding/index_end",
+      });
+      await ctx.clearLog();
+      // An element of each of the 2 x 2 shards, read at once: their indexes are asked for
+      // together (a whole shard would be read whole, without its index).
+      const points = [
+        [0, 8],
+        [0, 40],
+        [32, 8],
+        [32, 40],
+      ];
+      const at = async ([y, x]) => (await arr.get([slice(y, y + 1), slice(x, x + 1)])).data[0];
+      deepEqual(
+        await Promise.all(points.map(at)),
+        points.map(([y, x]) => whole[y * 60 + x]),
+        "the values",
+      );
+      const log = await ctx.requests();
+      const refused = log.filter((r) => r.status === 416);
+      equal(refused.length, 1, `one refused: ${JSON.stringify(log)}`);
+      equal(log.filter((r) => r.method === "HEAD").length, 4, "then each index by HEAD and range");
     },
   },
   {

@@ -5,18 +5,32 @@
 import { after, before, test } from "node:test";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
-const pkg = `${repo}pkg/index.js`;
+// PKG: another copy of the package to run them against (a build before a change, say).
+const pkg = process.env.PKG ?? `${repo}pkg/index.js`;
 let server;
 let dir;
 
 before(async () => {
-  server = await startServer({ mounts: { "/": repo } });
   dir = mkdtempSync(`${tmpdir()}/zarr-wasm-process-`);
+  // codecs.zarr's sharding/index_end (zarr-python's, 2 x 2 shards of 4 x 4 inner chunks) with its
+  // index's crc32c taken off: nothing then tells a wrong index from the right one.
+  const array = `${dir}/data/index_end`;
+  cpSync(`${repo}tests/fixtures/codecs.zarr/sharding/index_end`, array, { recursive: true });
+  const meta = JSON.parse(readFileSync(`${array}/zarr.json`, "utf8"));
+  meta.codecs[0].configuration.index_codecs = [
+    { name: "bytes", configuration: { endian: "little" } },
+  ];
+  writeFileSync(`${array}/zarr.json`, JSON.stringify(meta));
+  for (const shard of ["0/0", "0/1", "1/0", "1/1"]) {
+    const bytes = readFileSync(`${array}/c/${shard}`);
+    writeFileSync(`${array}/c/${shard}`, bytes.subarray(0, bytes.length - 4));
+  }
+  server = await startServer({ mounts: { "/": repo, "/data/": `${dir}/data` } });
 });
 after(async () => {
   await server?.close();
@@ -99,5 +113,67 @@ test("process: WorkerPools dropped without terminate() stop their workers once c
   ok(
     after.threads <= before.threads + 2,
     `the 20 dropped pools' workers ended, the held pool's is left: ${stdout}`,
+  );
+});
+
+const log = async () => (await fetch(`${server.url}/__log`)).json();
+const clearLog = async () => void (await fetch(`${server.url}/__log/clear`)).text();
+
+// One element in each of sharding/index_end's 4 shards, each in the shard's second inner chunk
+// (an index read 16 bytes early gives it the first one's bytes: other values, no error).
+const POINTS = [
+  [0, 8],
+  [0, 40],
+  [32, 8],
+  [32, 40],
+];
+
+/** The values at POINTS of codecs.zarr's sharding/index_end, as zarr-python wrote them. */
+function indexEndValues() {
+  const bytes = readFileSync(`${repo}tests/fixtures/v3.expected/codecs__sharding__index_end.bin`);
+  const values = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+  return POINTS.map(([y, x]) => values[y * 60 + x]);
+}
+
+/**
+ * A module that opens `url`'s array at `path` in a cold process and prints its values at POINTS,
+ * read at once (each element's shard index is needed: a whole shard would be read whole).
+ */
+const coldRead = (url, path) => `
+  import { open, slice } from ${JSON.stringify(pkg)};
+  const arr = await open(${JSON.stringify(url)}, { path: ${JSON.stringify(path)} });
+  const at = async ([y, x]) => (await arr.get([slice(y, y + 1), slice(x, x + 1)])).data[0];
+  console.log(JSON.stringify(await Promise.all(${JSON.stringify(POINTS)}.map(at))));
+`;
+
+test("process: a cold first open() of a sharded array on a server that refuses suffix ranges sends one, not one per shard (from JS while the module loads, nor from the module after)", async () => {
+  await clearLog();
+  const { code, stdout, stderr } = await run(
+    coldRead(`${server.url}/__nosuffix/tests/fixtures/codecs.zarr`, "sharding/index_end"),
+  );
+  equal(code, 0, `exit code ${code}: ${stderr}`);
+  deepEqual(JSON.parse(stdout), indexEndValues(), "the values");
+  const asked = (await log()).filter((r) => r.path.includes("/sharding/index_end/c/"));
+  const refused = asked.filter((r) => r.status === 416);
+  equal(refused.length, 1, `one suffix range refused: ${JSON.stringify(asked)}`);
+  // After the refusal, each shard's index by HEAD and an explicit range, once.
+  equal(asked.filter((r) => r.method === "HEAD").length, 4, JSON.stringify(asked));
+});
+
+test("process: a cold first open() takes no shard index fetched from JS whose Content-Range is another range than the one asked for (an index without crc32c would read as wrong values)", async () => {
+  // The first range request for each shard is answered with the range 16 bytes earlier, and a
+  // Content-Range that says so: the JS requests get those; the module, asking again, the right
+  // ones.
+  await clearLog();
+  const { code, stdout, stderr } = await run(
+    coldRead(`${server.url}/__wrongrange/1/data`, "index_end"),
+  );
+  equal(code, 0, `exit code ${code}: ${stderr}`);
+  deepEqual(JSON.parse(stdout), indexEndValues(), "the values");
+  const wrong = (await log()).filter((r) => r.quirk === "wrongrange");
+  equal(
+    wrong.length,
+    4,
+    `each shard's first index request answered wrong: ${JSON.stringify(wrong)}`,
   );
 });

@@ -11,7 +11,8 @@
 //   GET /__preflights        how many CORS preflights (OPTIONS) came since the log was cleared
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
-//   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__flaky/<n>/ before a path: servers
+//   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__flaky/<n>/,
+//   /__wrongrange/<n>/ before a path: servers
 //                            with quirks (see below); the log records an X-Token request header as
 //                            `token`
 //   GET <dir>/               a directory without index.html: an index page of its entries, as
@@ -167,6 +168,7 @@ export async function startServer({
     .sort((a, b) => b[0].length - a[0].length);
   const log = [];
   const flakyCounts = new Map();
+  const wrongRangeCounts = new Map();
   // The fuzzing server's quirks: 3 requests in 10 get one, chosen by a generator per seed.
   const fuzzers = new Map();
   const QUIRKS = [
@@ -229,6 +231,7 @@ export async function startServer({
       log.length = 0;
       preflights = 0;
       flakyCounts.clear();
+      wrongRangeCounts.clear();
       return res.end("ok");
     }
     if (req.method === "OPTIONS") {
@@ -319,7 +322,10 @@ export async function startServer({
     //                 alone: a browser refuses the answer from another origin);
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path;
-    //   /__corsnorange/ serves as usual, but its CORS preflights do not allow Range (see above).
+    //   /__corsnorange/ serves as usual, but its CORS preflights do not allow Range (see above);
+    //   /__wrongrange/N/ answers the first N range requests for each path with another range of
+    //                 the same length, 16 bytes earlier (later where the range starts before byte
+    //                 16), and a Content-Range that says so: a cache that answers for another range.
     // Object-store buckets over the "/" mount, which have no directories: see `bucketAnswer`.
     const bucket = /^\/__(s3|gcs)(\/.*)$/.exec(path);
     if (bucket) {
@@ -401,6 +407,16 @@ export async function startServer({
       partBytes = Math.max(1, Number(parts[1]));
       path = parts[2];
     }
+    let wrongRange = false;
+    const wrong = /^\/__wrongrange\/(\d+)(\/.*)$/.exec(path);
+    if (wrong) {
+      path = wrong[2];
+      if (req.headers.range && req.method === "GET") {
+        const seen = (wrongRangeCounts.get(path) ?? 0) + 1;
+        wrongRangeCounts.set(path, seen);
+        wrongRange = seen <= Number(wrong[1]);
+      }
+    }
     const mode =
       /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
@@ -449,6 +465,13 @@ export async function startServer({
       if (range === "unsatisfiable") {
         res.setHeader("Content-Range", `bytes */${body.length}`);
         return reply(416);
+      }
+      if (range && wrongRange) {
+        // 16 bytes away, as far as the value allows, and said so.
+        const step = range.start >= 16 ? -16 : Math.min(16, body.length - 1 - range.end);
+        range.start += step;
+        range.end += step;
+        entry.quirk = "wrongrange";
       }
       if (range) {
         // Fuzzed: a Content-Range one byte off, or a body one byte short of the range.
