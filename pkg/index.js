@@ -24,10 +24,13 @@ import {
   IcechunkStore,
   ReferenceStore,
   ZipStore,
+  atSnapshot,
   firstDocuments,
   suffixRangesFor,
   firstShardIndexes,
   label,
+  recordReferenceFile,
+  resolved,
   where,
 } from "./stores.js";
 
@@ -327,18 +330,19 @@ async function openStore(location, signal) {
         glue.WasmStore.fetch(location.url, withSuffixRanges(location.url, location.options ?? {})),
       );
     else if (location instanceof ReferenceStore) {
-      // The reference file is read (or the object parsed) once for every caller.
-      handle = call(() =>
-        glue.WasmStore.references(
-          location.url ?? null,
-          location.url === undefined ? referenceText(location) : null,
-          location.options,
-          null,
-        ),
-      );
+      // The reference file is read (or the object parsed) once for every caller, and kept: it
+      // is opened again from it (see `resolved`).
+      handle = call(() => openReferences(location));
     } else if (location instanceof IcechunkStore) {
-      // The ref and the snapshot are read once for every caller.
-      handle = call(() => glue.WasmStore.icechunk(location.url, location.options, null));
+      // The ref and the snapshot are read once for every caller; opened again, it is at the
+      // snapshot found then (see `resolved`).
+      const pin = resolved.get(location);
+      const options = pin ? atSnapshot(location.options, pin.snapshot) : location.options;
+      handle = call(async () => {
+        const store = await glue.WasmStore.icechunk(location.url, options, null);
+        if (!pin && store.snapshotId) resolved.set(location, { snapshot: store.snapshotId });
+        return store;
+      });
     } else {
       // The directory is read once for every caller, so without any one caller's signal: each
       // caller stops waiting when its own signal aborts.
@@ -377,6 +381,33 @@ function isPackageStore(location) {
     location instanceof ReferenceStore ||
     location instanceof IcechunkStore
   );
+}
+
+/**
+ * A ReferenceStore's store: from the reference file its first opening read, if it has been
+ * opened (see `resolved`); else read now, from its URL (a copy of the file kept as it arrives)
+ * or its object.
+ */
+async function openReferences(location) {
+  const pin = resolved.get(location);
+  if (pin) {
+    // Its targets resolve against the file's URL, as when the module read it from there.
+    const options = { ...location.options, baseUrl: pin.url };
+    return glue.WasmStore.references(null, await pin.document.text(), options, null);
+  }
+  if (location.url === undefined)
+    return glue.WasmStore.references(null, referenceText(location), location.options, null);
+  const recorder = recordReferenceFile(location);
+  const options = { ...location.options, fetch: recorder.fetch };
+  let store;
+  try {
+    store = await glue.WasmStore.references(location.url, null, options, null);
+  } finally {
+    recorder.stop();
+  }
+  const document = await recorder.document;
+  if (document) resolved.set(location, document);
+  return store;
 }
 
 /** A ReferenceStore's object as JSON (a value JSON cannot hold is a TypeError saying so). */
@@ -844,7 +875,8 @@ async function openNode(location, options, documents) {
   await loaded;
   const { zarrFormat, consolidated, chunkCacheSize, signal, limits } = options;
   const objects = new Map(); // the store objects workers read through this thread
-  const storeDesc = pool ? describeStore(location, objects) : null;
+  // Described now, so that a store workers cannot be sent is refused before anything is asked.
+  if (pool) describeStore(location, objects);
   const nodeOptions = { zarrFormat, consolidated, chunkCacheSize, limits };
   // Resolves to [handle, documents read] (see WasmStore.open in src/bindings/mod.rs).
   const openIn = async (signal, known) => {
@@ -873,8 +905,9 @@ async function openNode(location, options, documents) {
   const reopen = () => call(async () => (await openIn(null, read))[0]);
   const node = ofKind(wrap(handle, where(location, options.path), reopen), options.kind);
   if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
-  // The workers open the node from what this thread read: no request of theirs for it.
-  if (pool) readThrough(node, pool, storeDesc, nodeOptions, objects, read);
+  // The workers open the node from what this thread read: no request of theirs for it; and its
+  // store as opening it resolved it (described again: an Icechunk snapshot, a reference file).
+  if (pool) readThrough(node, pool, describeStore(location, objects), nodeOptions, objects, read);
   return node;
 }
 

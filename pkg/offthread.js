@@ -4,7 +4,15 @@
 
 import { AbortError, UnsupportedError, typed } from "./errors.js";
 import { WorkerPool, allocateLike, count, place } from "./pool.js";
-import { FetchStore, IcechunkStore, ReferenceStore, ZipStore, label } from "./stores.js";
+import {
+  FetchStore,
+  IcechunkStore,
+  ReferenceStore,
+  ZipStore,
+  atSnapshot,
+  label,
+  resolved,
+} from "./stores.js";
 
 // Parts a read is split into per worker: enough that a worker finishing early takes another.
 export const PARTS_PER_WORKER = 4;
@@ -204,13 +212,19 @@ export function describeStore(location, objects) {
     return { id, kind: "fetch", url: location.url, options };
   }
   if (location instanceof ReferenceStore) {
-    // Each worker reads the reference file (or parses the object) itself.
+    // Each worker parses the reference file this thread read (a Blob: sent without a copy), or
+    // the object. Where none was kept (a directory of Parquet references, whose files are read
+    // as reads need them), it reads the source itself.
     const options = sendableOptions(location.options, `ReferenceStore ${label(location)}`);
-    return { id, kind: "reference", source: location.url ?? location.references, options };
+    const source = location.url ?? location.references;
+    return { id, kind: "reference", source, options, document: resolved.get(location) };
   }
   if (location instanceof IcechunkStore) {
-    // Each worker reads the ref and the snapshot itself.
-    const options = sendableOptions(location.options, `IcechunkStore ${location.url}`);
+    // Each worker reads the snapshot this thread found, not the branch or tag again (a commit
+    // meanwhile would have its reads of another version than this thread's).
+    const pin = resolved.get(location);
+    const given = pin ? atSnapshot(location.options, pin.snapshot) : location.options;
+    const options = sendableOptions(given, `IcechunkStore ${location.url}`);
     return { id, kind: "icechunk", url: location.url, options };
   }
   if (location instanceof ZipStore) {

@@ -120,6 +120,74 @@ export class IcechunkStore {
   }
 }
 
+/**
+ * What a store object's first opening resolved, kept as long as the object lives so that it is
+ * opened the same way again: in a fresh instance of the module (after a trap, or memory given
+ * back) and in each worker of a pool. An IcechunkStore's `{ snapshot }`, the snapshot id its
+ * branch or tag was at; a ReferenceStore's `{ url, document }`, its reference file as read (a
+ * Blob, which workers are sent without a copy) and the URL it was read from, which relative
+ * targets resolve against. A commit to the branch, or a file regenerated, after the first
+ * opening is not seen: every read of a node, wherever it runs, is of the version its metadata
+ * came from.
+ */
+export const resolved = new WeakMap();
+
+/** IcechunkStore options at the snapshot `id` rather than their branch or tag. */
+export function atSnapshot(options, id) {
+  const { branch, tag, snapshot, ...rest } = options ?? {};
+  return { ...rest, snapshot: id };
+}
+
+/**
+ * For the module's opening of `store`, a ReferenceStore of a URL: a `fetch` that sends its
+ * requests on (through the store's own `fetch` option, else the global one) and keeps a copy of
+ * the reference file's body as it arrives, the first whole answer (200) to a GET of the file's
+ * URL as the module asks for it (without its fragment and the path's final slashes: HttpStore's
+ * url("") in src/store/http.rs); `stop()` once the opening is over. `document` resolves to
+ * `{ url, document }` (see `resolved`), or to null where there was none (a directory of Parquet
+ * references, a failure, a file over the store's maxReferenceBytes).
+ */
+export function recordReferenceFile(store) {
+  const given = store.options.fetch;
+  const send = (request) => (given ? given(request) : globalThis.fetch(request));
+  const noFragment = store.url.split("#")[0];
+  const q = noFragment.indexOf("?");
+  const url =
+    (q < 0 ? noFragment : noFragment.slice(0, q)).replace(/\/+$/, "") +
+    (q < 0 ? "" : noFragment.slice(q));
+  let href = null;
+  try {
+    href = new URL(url, globalThis.location?.href).href;
+  } catch {
+    // Not a URL fetch() takes: the module says so.
+  }
+  let recording = href !== null;
+  let found;
+  const document = new Promise((resolve) => (found = resolve));
+  const limit = store.options.maxReferenceBytes ?? 256 << 20;
+  const fetch = (request) => {
+    const answer = send(request);
+    if (!recording || request?.method !== "GET" || request.url !== href) return answer;
+    return Promise.resolve(answer).then((response) => {
+      if (recording && response?.status === 200 && typeof response.clone === "function") {
+        recording = false;
+        // Read beside the module's copy, from the same answer.
+        bodyWithin(response.clone(), limit).then(
+          (bytes) => found(bytes ? { url, document: new Blob([bytes]) } : null),
+          () => found(null),
+        );
+      }
+      return response;
+    });
+  };
+  // Nothing recorded by the end of the opening: none is coming (a body being read resolves it).
+  const stop = () => {
+    if (recording || href === null) found(null);
+    recording = false;
+  };
+  return { fetch, document, stop };
+}
+
 /** The node at `path` of `location`, for messages. */
 export function where(location, path) {
   const base =

@@ -14,6 +14,7 @@ import {
 import { errorToData } from "./errors.js";
 import { buffersOf } from "./pool.js";
 import { glueOf, useCompiledModule } from "./load.js";
+import { resolved } from "./stores.js";
 
 // No top-level await: a bundler may build this file as a classic script (Vite's default worker
 // format, "iife"), where there is none. In Node, `parentPort` comes from a dynamic import; the
@@ -64,8 +65,11 @@ function storeFrom(desc) {
   if (!entry) {
     let store;
     if (desc.kind === "fetch") store = new FetchStore(desc.url, desc.options);
-    else if (desc.kind === "reference") store = new ReferenceStore(desc.source, desc.options);
-    else if (desc.kind === "icechunk") store = new IcechunkStore(desc.url, desc.options);
+    else if (desc.kind === "reference") {
+      store = new ReferenceStore(desc.source, desc.options);
+      // The reference file the main thread read: opened from it, not read again.
+      if (desc.document) resolved.set(store, desc.document);
+    } else if (desc.kind === "icechunk") store = new IcechunkStore(desc.url, desc.options);
     else if (desc.kind === "zip")
       store = new ZipStore(storeFrom(desc.source), desc.key, desc.options);
     else store = mainThreadStore(desc);

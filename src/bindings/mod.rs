@@ -218,6 +218,14 @@ impl WasmStore {
         })
     }
 
+    /// The id of the snapshot an `IcechunkStore`'s store reads (its branch or tag as resolved
+    /// when it was opened: index.js opens it again, and has workers open it, at that snapshot);
+    /// undefined for other stores.
+    #[wasm_bindgen(getter, js_name = snapshotId)]
+    pub fn snapshot_id(&self) -> Option<String> {
+        self.source.snapshot_id()
+    }
+
     /// This store, answering whole reads of the keys in `documents` (from `open`) from
     /// them instead of asking for them again.
     pub fn replaying(&self, documents: JsValue) -> Result<WasmStore, JsValue> {

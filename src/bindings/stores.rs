@@ -31,6 +31,11 @@ pub trait Source {
     fn store(&self) -> Rc<dyn ReadableStore>;
     /// The store passing `signal` to everything it asks for, and stopping when it aborts.
     fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore>;
+    /// The id of the snapshot an Icechunk repository's store reads (its branch or tag resolved
+    /// when it was opened); None for other stores.
+    fn snapshot_id(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The store a read goes through: `source`'s, or with an `AbortSignal` its view for that signal.
@@ -94,6 +99,10 @@ impl Source for CachedSource {
             self.inner.with_signal(signal),
             self.cache.clone(),
         ))
+    }
+
+    fn snapshot_id(&self) -> Option<String> {
+        self.inner.snapshot_id()
     }
 }
 
@@ -335,6 +344,10 @@ impl Source for IcechunkSource {
 
     fn with_signal(&self, signal: &Rc<SignalWatch>) -> Rc<dyn ReadableStore> {
         Rc::new(self.0.with_client(self.0.client().with_signal(signal)))
+    }
+
+    fn snapshot_id(&self) -> Option<String> {
+        Some(self.0.snapshot_id())
     }
 }
 

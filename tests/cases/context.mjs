@@ -15,6 +15,18 @@ export function makeContext(zarr, origin, { stressReads, zarrita, plugin, viv } 
     /** Requests the server saw since the last clearLog(), in order. */
     requests: async () => (await fetch(`${origin}/__log`)).json(),
     clearLog: async () => void (await fetch(`${origin}/__log/clear`)).text(),
+    /**
+     * Has the server answer for the file at `path` (below its root, e.g. "/tests/fixtures/...")
+     * with `bytes` from now on: a store written meanwhile. Ended by clearOverrides().
+     */
+    override: async (path, bytes) =>
+      void (
+        await fetch(`${origin}/__override?path=${encodeURIComponent(path)}`, {
+          method: "POST",
+          body: bytes,
+        })
+      ).text(),
+    clearOverrides: async () => void (await fetch(`${origin}/__override/clear`)).text(),
     /** Requests the server is still working on. */
     active: async () => Number(await (await fetch(`${origin}/__active`)).text()),
     // The requests in progress at the server, for a failure's message.

@@ -205,6 +205,36 @@ export const icechunkCases = [
     },
   },
   {
+    name: "icechunk: a commit to the branch after open() is seen by none of the node's reads, on the main thread, through workers or after the module's instance is replaced: all read the snapshot open() found",
+    async run(ctx) {
+      const { open, releaseMemory } = ctx.zarr;
+      const want = (await expected(ctx)).repositories.v1;
+      const before = want["branch:main"].arrays.small.values;
+      const after = want["branch:side"].arrays.small.values;
+      ok(JSON.stringify(before) !== JSON.stringify(after), "the two snapshots differ");
+      const store = storeOf(ctx, "v1", "branch:main");
+      const pool = new ctx.zarr.WorkerPool(2); // reads wait for its workers, which start now
+      try {
+        const pooled = await open(store, { path: "small", kind: "array", workers: pool });
+        const here = await open(store, { path: "small", kind: "array" });
+        // The commit: the branch's ref now names another snapshot (spec 1: a ref file a branch).
+        const side = await ctx.bytes("icechunk/v1/refs/branch.side/ref.json");
+        await ctx.override("/tests/fixtures/icechunk/v1/refs/branch.main/ref.json", side);
+        sameNumbers((await here.get()).data, before, "on the main thread");
+        sameNumbers((await pooled.get()).data, before, "through the workers");
+        equal(releaseMemory(), true, "a fresh instance");
+        sameNumbers((await here.get()).data, before, "in a fresh instance");
+        sameNumbers((await pooled.get()).data, before, "through the workers, again");
+        // A store opened after the commit reads it.
+        const fresh = await open(storeOf(ctx, "v1", "branch:main"), { path: "small" });
+        sameNumbers((await fresh.get()).data, after, "a store opened after the commit");
+      } finally {
+        await ctx.clearOverrides();
+        pool.terminate();
+      }
+    },
+  },
+  {
     name: "icechunk: the virtual chunks of one file that a read needs are fetched in merged range requests",
     async run(ctx) {
       const { open } = ctx.zarr;

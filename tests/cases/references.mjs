@@ -406,4 +406,46 @@ export const referenceCases = [
       }
     },
   },
+  {
+    name: "references: a reference file regenerated after open() is seen by none of the node's reads, on the main thread, through workers or after the module's instance is replaced: all read the file open() read",
+    async run(ctx) {
+      const { open, releaseMemory } = ctx.zarr;
+      const entry = (await manifest(ctx)).arrays.find(
+        (e) => e.store === "references/h5.json" && e.path === "temperature",
+      );
+      const want = await ctx.bytes(entry.data);
+      const store = storeOf(ctx, "h5.json");
+      const pool = new ctx.zarr.WorkerPool(2); // reads wait for its workers, which start now
+      try {
+        const pooled = await open(store, { path: "temperature", workers: pool });
+        const here = await open(store, { path: "temperature" });
+        // Regenerated: two chunks' references swapped (the same metadata, other bytes).
+        const file = await json(ctx, "references/h5.json");
+        const refs = file.refs ?? file;
+        [refs["temperature/0.0"], refs["temperature/0.1"]] = [
+          refs["temperature/0.1"],
+          refs["temperature/0.0"],
+        ];
+        const regenerated = new TextEncoder().encode(JSON.stringify(file));
+        await ctx.override("/tests/fixtures/references/h5.json", regenerated);
+        const same = async (arr, what) =>
+          sameValues((await arr.get()).data, want, "float32", what, entry);
+        await same(here, "on the main thread");
+        await same(pooled, "through the workers");
+        equal(releaseMemory(), true, "a fresh instance");
+        await same(here, "in a fresh instance");
+        await same(pooled, "through the workers, again");
+        // A store opened after the file was regenerated reads the new one.
+        const fresh = await open(storeOf(ctx, "h5.json"), { path: "temperature" });
+        const data = (await fresh.get()).data;
+        ok(
+          !bytesOf(data).every((b, i) => b === want[i]),
+          "a store opened after the file was regenerated reads it",
+        );
+      } finally {
+        await ctx.clearOverrides();
+        pool.terminate();
+      }
+    },
+  },
 ];

@@ -9,6 +9,9 @@
 //   GET /__active            how many requests are in progress
 //   GET /__active/list       those requests' log entries, each with its age in ms
 //   GET /__preflights        how many CORS preflights (OPTIONS) came since the log was cleared
+//   POST /__override?path=P  serves the request's body as the file at path P from then on (P
+//                            must exist; below any quirk prefix), as a store written meanwhile
+//                            (a commit, a regenerated file); /__override/clear ends them all
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
 //   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__flaky/<n>/,
@@ -169,6 +172,7 @@ export async function startServer({
   const log = [];
   const flakyCounts = new Map();
   const wrongRangeCounts = new Map();
+  const overrides = new Map(); // path -> the bytes served for it instead of its file
   // The fuzzing server's quirks: 3 requests in 10 get one, chosen by a generator per seed.
   const fuzzers = new Map();
   const QUIRKS = [
@@ -227,6 +231,16 @@ export async function startServer({
       return res.end(JSON.stringify([...inProgress].map((e) => ({ ...e, age: now - e.at }))));
     }
     if (url.pathname === "/__preflights") return res.end(String(preflights));
+    if (url.pathname === "/__override/clear") {
+      overrides.clear();
+      return res.end("ok");
+    }
+    if (url.pathname === "/__override" && req.method === "POST") {
+      const parts = [];
+      for await (const part of req) parts.push(part);
+      overrides.set(url.searchParams.get("path"), Buffer.concat(parts));
+      return res.end("ok");
+    }
     if (url.pathname === "/__log/clear") {
       log.length = 0;
       preflights = 0;
@@ -454,7 +468,7 @@ export async function startServer({
         file = join(file, "index.html");
         info = await stat(file);
       }
-      const body = await readFile(file);
+      const body = overrides.get(path) ?? (await readFile(file));
       res.setHeader("Content-Type", TYPES[extname(file)] ?? "application/octet-stream");
       res.setHeader("Accept-Ranges", "bytes");
       res.setHeader("Cache-Control", "no-cache");
