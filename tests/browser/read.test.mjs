@@ -284,6 +284,60 @@ test("chromium: a cold page's open() of a small sharded array asks for every sha
   }
 });
 
+test("chromium: a cold page's shard indexes asked for from JS: one suffix range refused by a server without them, not one per shard; an answer with another range than the one asked for is not taken (same origin and another)", async () => {
+  const bytes = readFileSync(
+    new URL("../fixtures/v3.expected/codecs__sharding__index_end.bin", import.meta.url),
+  );
+  const values = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+  // One element in each of the 4 shards, in each shard's second inner chunk, read at once.
+  const points = [
+    [0, 8],
+    [0, 40],
+    [32, 8],
+    [32, 40],
+  ];
+  const want = points.map(([y, x]) => values[y * 60 + x]);
+  const other = server.url.replace("127.0.0.1", "localhost");
+  // /__wrongrange/1/: each path's first range request is answered with the range 16 bytes
+  // earlier, and a Content-Range that says so (an index with crc32c: taken, a CodecError).
+  for (const [quirk, origin] of [
+    ["nosuffix", server.url],
+    ["wrongrange/1", server.url],
+    ["wrongrange/1", other],
+  ]) {
+    const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+    await (await fetch(`${server.url}/__log/clear`)).text();
+    const read = await fresh.evaluate(
+      async ([base, points]) => {
+        const zarr = await import("/pkg/index.js");
+        const arr = await zarr.open(base, { path: "sharding/index_end", kind: "array" });
+        const at = async ([y, x]) =>
+          (await arr.get([zarr.slice(y, y + 1), zarr.slice(x, x + 1)])).data[0];
+        return Promise.all(points.map(at)).catch((err) => `${err.name}: ${err.message}`);
+      },
+      [`${origin}/__${quirk}/tests/fixtures/codecs.zarr`, points],
+    );
+    const what = `${quirk}, ${origin === other ? "another origin" : "same origin"}`;
+    assert.deepEqual(read, want, what);
+    const log = (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+      r.path.includes("/sharding/index_end/c/"),
+    );
+    if (quirk === "nosuffix")
+      assert.equal(
+        log.filter((r) => r.status === 416).length,
+        1,
+        `${what}: ${JSON.stringify(log)}`,
+      );
+    else
+      assert.equal(
+        log.filter((r) => r.quirk === "wrongrange").length,
+        4,
+        `${what}: ${JSON.stringify(log)}`,
+      );
+    await fresh.close();
+  }
+});
+
 // The main module's two builds (pkg/load.js): the page's requests for each.
 async function moduleRequests() {
   const log = await (await fetch(`${server.url}/__log`)).json();
