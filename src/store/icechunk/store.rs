@@ -15,7 +15,7 @@ use crate::store::http::{HttpClient, HttpOptions, HttpStore};
 use crate::store::limit::Limiter;
 use crate::store::single_flight::SingleFlight;
 use crate::store::span_batch::{fetch_batched, SpanBatches, SpanSource};
-use crate::store::url::resolve_url;
+use crate::store::url::{parse_url, resolve_url, UrlPrefix};
 use crate::store::{ByteRange, ReadHints, ReadableStore};
 use async_trait::async_trait;
 use futures_util::future::{join, FutureExt};
@@ -96,6 +96,17 @@ struct Shared {
     flights: SingleFlight<Id12, Rc<Manifest>>,
     /// Range requests per virtual chunk file, collected from the reads of one turn.
     batches: SpanBatches,
+    /// The allowed containers, read as URLs.
+    allowed: Vec<Allowed>,
+    /// `options.url_map`, and its prefixes as `parse_url` writes them (virtual chunk URLs are
+    /// mapped in that form).
+    url_map: Vec<(String, String)>,
+}
+
+/// An allowed container: the prefix as `parse_url` writes it, and what it admits.
+struct Allowed {
+    text: String,
+    prefix: UrlPrefix,
 }
 
 /// The manifests fetched, kept within a byte budget: the first kept go first.
@@ -161,6 +172,31 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
     /// Opens `options.version` of the repository at `url` (http(s), or s3:// and gs:// buckets,
     /// read through their public endpoints).
     pub async fn open(url: &str, client: C, options: IcechunkOptions) -> Result<Self> {
+        let allowed = options
+            .allowed_containers
+            .iter()
+            .map(|text| {
+                let prefix = UrlPrefix::parse(text).map_err(|e| {
+                    ZarrError::argument(
+                        format!("IcechunkStore: the allowedContainers entry {e}"),
+                        true,
+                    )
+                })?;
+                Ok(Allowed {
+                    text: prefix.to_string(),
+                    prefix,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut url_map = options.url_map.clone();
+        for (from, to) in &options.url_map {
+            if let Ok(p) = UrlPrefix::parse(from) {
+                let from = p.to_string();
+                if !url_map.iter().any(|(f, _)| *f == from) {
+                    url_map.push((from, to.clone()));
+                }
+            }
+        }
         let root = resolve_url(url.trim_end_matches('/'), None, &options.url_map).map_err(|e| {
             ZarrError::argument(
                 format!("IcechunkStore: the URL {}: {e}", quote_text(url)),
@@ -208,6 +244,8 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 manifests: RefCell::default(),
                 flights: SingleFlight::default(),
                 batches: SingleFlight::default(),
+                allowed,
+                url_map,
             }),
             client,
         })
@@ -337,7 +375,6 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
 
     /// The http(s) URL of a virtual chunk at `location`, if its container is allowed.
     fn virtual_url(&self, key: &str, location: &str) -> Result<String> {
-        let opts = &self.shared.options;
         // vcc://<name>/<path>: the path in the named container of the repository's configuration.
         let named;
         let location = match location.strip_prefix("vcc://") {
@@ -367,26 +404,55 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 named.as_str()
             }
         };
-        if !opts
-            .allowed_containers
+        let fail = |what: String| ZarrError::store(&self.locate(key), what);
+        // What is checked is the URL as fetch reads it: `c/%2e%2e/x`, `c/..\\x` and
+        // `c/.<tab>./x` are all `x`, beside `c`.
+        let url = match parse_url(location) {
+            Ok(url) => url,
+            Err(e) => {
+                return Err(fail(format!(
+                    "the chunk is virtual, at {location}, which is not a URL this reader can check against the allowedContainers option: {e}"
+                )))
+            }
+        };
+        let Some(allowed) = self.shared.allowed.iter().find(|a| a.prefix.admits(&url)) else {
+            let text = url.to_string();
+            let dir = &text[..text.rfind('/').map_or(text.len(), |i| i + 1)];
+            let read_as = match text == location {
+                true => String::new(),
+                false => format!(" (read as {text})"),
+            };
+            return Err(fail(format!(
+                "the chunk is virtual, at {location}{read_as}, and no allowed container holds it: to read it, add its URL prefix (such as {}) to the allowedContainers option",
+                quote_text(dir)
+            )));
+        };
+        let text = url.to_string();
+        let mapped = resolve_url(&text, None, &self.shared.url_map)
+            .and_then(|m| parse_url(&m))
+            .map_err(|e| fail(format!("its virtual chunk at {location}: {e}")))?;
+        // And so is the URL fetched: it must lie where its container (or the urlMap entry that
+        // maps it, where that is narrower) leads.
+        let region = self
+            .shared
+            .url_map
             .iter()
-            .any(|p| location.starts_with(p.as_str()))
-        {
-            let dir = &location[..location.rfind('/').map_or(location.len(), |i| i + 1)];
-            return Err(ZarrError::store(
-                &self.locate(key),
-                format!(
-                    "the chunk is virtual, at {location}, and no allowed container holds it: to read it, add its URL prefix (such as {}) to the allowedContainers option",
-                    quote_text(dir)
-                ),
-            ));
+            .map(|(from, _)| from.as_str())
+            .filter(|from| text.starts_with(from))
+            .max_by_key(|from| from.len())
+            .filter(|from| from.len() > allowed.text.len())
+            .unwrap_or(&allowed.text);
+        let region = resolve_url(region, None, &self.shared.url_map)
+            .or_else(|_| resolve_url(&url.root(), None, &self.shared.url_map))
+            .and_then(|r| UrlPrefix::parse(&r))
+            .map_err(|e| fail(format!("its virtual chunk at {location}: {e}")))?;
+        if !region.admits(&mapped) {
+            return Err(fail(format!(
+                "the chunk is virtual, at {location}, which would be fetched from {mapped}, outside {region}, where the allowed container {} leads (the allowedContainers and urlMap options)",
+                quote_text(&allowed.text)
+            )));
         }
-        resolve_url(location, None, &opts.url_map).map_err(|e| {
-            ZarrError::store(
-                &self.locate(key),
-                format!("its virtual chunk at {location}: {e}"),
-            )
-        })
+        Ok(mapped.to_string())
     }
 
     /// `range` of the chunk `r` of `key`.

@@ -1,0 +1,323 @@
+#![cfg(all(not(target_arch = "wasm32"), feature = "icechunk"))]
+//! Icechunk repositories made by hand, to be hostile: virtual chunk locations that try to leave
+//! their allowed container, snapshots whose nodes share one large vector, snapshots of very many
+//! nodes, unsorted manifests, and ref files of millions of lists. Each is refused with an error
+//! that says what is wrong, or read within a bound of time and memory.
+
+#[path = "../src/store/icechunk/testbuild.rs"]
+#[allow(dead_code)]
+mod testbuild;
+
+use async_trait::async_trait;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use testbuild::{build, F};
+use zarr_wasm::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse};
+use zarr_wasm::store::icechunk::{IcechunkOptions, IcechunkStore, Version};
+use zarr_wasm::store::ReadableStore;
+use zarr_wasm::{ErrorKind, ZarrError};
+
+const BASE: &str = "http://repo.test/r";
+/// The snapshot's and the manifest's id (twelve zero bytes, as Icechunk writes it in keys).
+const ID: &str = "00000000000000000000";
+/// The array's node id.
+const NODE: [u8; 8] = [7; 8];
+
+/// An Icechunk file: the header (spec version 1, uncompressed) and `payload`.
+fn file(file_type: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = "ICE🧊CHUNK".as_bytes().to_vec();
+    out.extend(format!("{:<24}", "hostile-test").as_bytes());
+    out.extend([1, file_type, 0]);
+    out.extend(payload);
+    out
+}
+
+fn array_json(chunks: usize) -> String {
+    format!(
+        r#"{{"zarr_format":3,"node_type":"array","shape":[{chunks}],"data_type":"uint8","chunk_grid":{{"name":"regular","configuration":{{"chunk_shape":[1]}}}},"chunk_key_encoding":{{"name":"default","configuration":{{"separator":"/"}}}},"fill_value":0,"codecs":[{{"name":"bytes"}}]}}"#
+    )
+}
+
+/// A snapshot of the root group and the array `/arr` of `chunks` chunks, in one manifest.
+fn snapshot(chunks: usize) -> Vec<u8> {
+    let group = vec![
+        F::Scalar(vec![1; 8]),
+        F::Bytes(b"/".to_vec()),
+        F::Bytes(br#"{"zarr_format":3,"node_type":"group"}"#.to_vec()),
+        F::Scalar(vec![2]),
+        F::Table(vec![]),
+    ];
+    let manifest_ref = vec![
+        F::Scalar(vec![0; 12]),
+        F::Structs(vec![
+            [0u32.to_le_bytes(), (chunks as u32).to_le_bytes()].concat()
+        ]),
+    ];
+    let array = vec![
+        F::Scalar(NODE.to_vec()),
+        F::Bytes(b"/arr".to_vec()),
+        F::Bytes(array_json(chunks).into_bytes()),
+        F::Scalar(vec![1]),
+        F::Table(vec![
+            F::Structs(vec![]),
+            F::Absent,
+            F::Tables(vec![manifest_ref]),
+        ]),
+    ];
+    build(vec![
+        F::Scalar(vec![0; 12]),
+        F::Absent,
+        F::Tables(vec![group, array]),
+    ])
+}
+
+/// A chunk reference of `/arr`: chunk `index`, `length` bytes from `offset` of `location`.
+fn virtual_ref(index: u32, location: &str, offset: u64, length: u64) -> Vec<F> {
+    vec![
+        F::Structs(vec![index.to_le_bytes().to_vec()]),
+        F::Absent,
+        F::Scalar(offset.to_le_bytes().to_vec()),
+        F::Scalar(length.to_le_bytes().to_vec()),
+        F::Absent,
+        F::Bytes(location.as_bytes().to_vec()),
+    ]
+}
+
+/// A manifest of `/arr` with the chunk references `refs`, in the order given.
+fn manifest(refs: Vec<Vec<F>>) -> Vec<u8> {
+    build(vec![
+        F::Scalar(vec![0; 12]),
+        F::Tables(vec![vec![F::Scalar(NODE.to_vec()), F::Tables(refs)]]),
+    ])
+}
+
+/// A spec version 1 repository at `BASE`: branch main at the snapshot `ID`, and its manifest.
+fn repo(snapshot: &[u8], manifest: Option<&[u8]>) -> HashMap<String, Vec<u8>> {
+    let mut files = HashMap::new();
+    files.insert(
+        format!("{BASE}/refs/branch.main/ref.json"),
+        format!(r#"{{"snapshot":"{ID}"}}"#).into_bytes(),
+    );
+    files.insert(format!("{BASE}/snapshots/{ID}"), file(1, snapshot));
+    if let Some(m) = manifest {
+        files.insert(format!("{BASE}/manifests/{ID}"), file(2, m));
+    }
+    files
+}
+
+/// Serves `files` and, at any other http URL, 64 bytes (the virtual chunk files), recording
+/// the URLs asked for.
+#[derive(Clone, Default)]
+struct Server {
+    files: Rc<HashMap<String, Vec<u8>>>,
+    seen: Rc<RefCell<Vec<String>>>,
+}
+
+#[async_trait(?Send)]
+impl HttpClient for Server {
+    async fn send(&self, r: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        self.seen.borrow_mut().push(r.url.clone());
+        let body = match self.files.get(&r.url) {
+            Some(body) => body.clone(),
+            None if r.url.starts_with(BASE) => {
+                return Ok(HttpResponse {
+                    status: 404,
+                    ..Default::default()
+                })
+            }
+            None => (0..64).collect(),
+        };
+        let (status, body) = match r.range {
+            None => (200, body),
+            Some(range) => {
+                let at = range.resolve(body.len() as u64);
+                (206, body[at.start as usize..at.end as usize].to_vec())
+            }
+        };
+        Ok(HttpResponse {
+            status,
+            body,
+            ..Default::default()
+        })
+    }
+    async fn sleep(&self, _ms: u32) {}
+}
+
+fn open(
+    files: HashMap<String, Vec<u8>>,
+    allowed: &[&str],
+    url_map: &[(&str, &str)],
+) -> (Result<IcechunkStore<Server>, ZarrError>, Server) {
+    let server = Server {
+        files: Rc::new(files),
+        ..Server::default()
+    };
+    let options = IcechunkOptions {
+        version: Version::Branch("main".into()),
+        allowed_containers: allowed.iter().map(|s| s.to_string()).collect(),
+        url_map: url_map
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        ..IcechunkOptions::default()
+    };
+    let store = futures_executor::block_on(IcechunkStore::open(BASE, server.clone(), options));
+    (store, server)
+}
+
+/// Reads chunk `i` of `/arr` for each of `locations`: what was fetched, or the error.
+fn read_virtual(
+    locations: &[&str],
+    allowed: &[&str],
+    url_map: &[(&str, &str)],
+) -> Vec<Result<String, ZarrError>> {
+    let refs = locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| virtual_ref(i as u32, l, 3, 2))
+        .collect();
+    let (store, server) = open(
+        repo(&snapshot(locations.len()), Some(&manifest(refs))),
+        allowed,
+        url_map,
+    );
+    let store = store.unwrap();
+    (0..locations.len())
+        .map(|i| {
+            server.seen.borrow_mut().clear();
+            let got = futures_executor::block_on(store.get(&format!("arr/c/{i}")))?;
+            assert_eq!(got, Some(vec![3, 4]), "{}", locations[i]);
+            let seen = server.seen.borrow();
+            let chunk: Vec<&String> = seen.iter().filter(|u| !u.starts_with(BASE)).collect();
+            assert_eq!(chunk.len(), 1, "{seen:?}");
+            Ok(chunk[0].clone())
+        })
+        .collect()
+}
+
+#[test]
+fn virtual_chunks_cannot_leave_their_allowed_container() {
+    let allowed = ["http://h/ok/c/"];
+    let escapes = [
+        "http://h/ok/c/../secret/v.bin",
+        "http://h/ok/c/%2e%2e/secret/v.bin",
+        "http://h/ok/c/%2E%2E/secret/v.bin",
+        "http://h/ok/c/.%2E/secret/v.bin",
+        "http://h/ok/c/%2e./secret/v.bin",
+        "http://h/ok/c/..\\secret/v.bin",
+        "http://h/ok/c/.\t.\n/secret/v.bin",
+        "http://h/ok/c/x/../../secret/v.bin",
+        "http://h/ok/c/..%2Fsecret/v.bin",
+        "http://h/ok/c/..%5Csecret/v.bin",
+        "http://h/ok/c",
+        "http://h/ok/cx/v.bin",
+        "http://h/ok/c\\..\\..\\secret/v.bin",
+        "http://h\\@evil.test/ok/c/v.bin",
+        "http://evil.test/ok/c/v.bin",
+        "http://h:8080/ok/c/v.bin",
+        "https://h/ok/c/v.bin",
+        "ok/c/v.bin",
+    ];
+    for (location, got) in escapes.iter().zip(read_virtual(&escapes, &allowed, &[])) {
+        let err = got.expect_err(location);
+        assert_eq!(err.kind, ErrorKind::Store, "{location}: {}", err.message);
+        assert!(
+            err.message.contains("allowedContainers") && err.message.contains("arr/c/"),
+            "{location}: {}",
+            err.message
+        );
+    }
+    // What stays inside is read, from the URL as fetch would read it; other percent-encoded
+    // characters stay as they are.
+    let inside = [
+        ("http://h/ok/c/v.bin", "http://h/ok/c/v.bin"),
+        ("HTTP://H:80/ok/c/./d/v.bin", "http://h/ok/c/d/v.bin"),
+        ("http://h/ok/c/d/../v.bin", "http://h/ok/c/v.bin"),
+        ("http://h/ok/c/d/%2e%2e/v.bin", "http://h/ok/c/v.bin"),
+        ("http://h/ok/c\\d\\v.bin", "http://h/ok/c/d/v.bin"),
+        (
+            " http://h/ok/c/a%20b%41.bin?x=%2F",
+            "http://h/ok/c/a%20b%41.bin?x=%2F",
+        ),
+        ("http://h/ok/c/é.bin", "http://h/ok/c/%C3%A9.bin"),
+    ];
+    let locations: Vec<&str> = inside.iter().map(|(l, _)| *l).collect();
+    for ((location, want), got) in inside.iter().zip(read_virtual(&locations, &allowed, &[])) {
+        assert_eq!(got.expect(location), *want, "{location}");
+    }
+    // A prefix without its final slash admits what is below it and itself, not `cx`.
+    let got = read_virtual(
+        &[
+            "http://h/ok/c/v.bin",
+            "http://h/ok/c",
+            "http://h/ok/cx/v.bin",
+        ],
+        &["http://h/ok/c"],
+        &[],
+    );
+    assert_eq!(got[0].as_deref().unwrap(), "http://h/ok/c/v.bin");
+    assert_eq!(got[1].as_deref().unwrap(), "http://h/ok/c");
+    assert!(got[2].is_err());
+}
+
+#[test]
+fn the_check_is_on_the_url_fetched_after_the_url_map() {
+    let map = [("s3://bucket/", "http://h/bucket/")];
+    let got = read_virtual(
+        &[
+            "s3://bucket/prefix/v.bin",
+            "s3://bucket/prefix/../v.bin",
+            "s3://bucket/prefix/%2e%2e/v.bin",
+            "s3://bucket/prefix/a/../v.bin",
+            "s3://bucket/prefixx/v.bin",
+        ],
+        &["s3://bucket/prefix/"],
+        &map,
+    );
+    assert_eq!(got[0].as_deref().unwrap(), "http://h/bucket/prefix/v.bin");
+    for g in [&got[1], &got[2], &got[4]] {
+        let err = g.as_ref().unwrap_err();
+        assert!(err.message.contains("allowedContainers"), "{}", err.message);
+    }
+    assert_eq!(got[3].as_deref().unwrap(), "http://h/bucket/prefix/v.bin");
+    // A urlMap prefix that ends inside a segment: `pre..` is a name in the s3 URL, and `..`
+    // once mapped. The URL fetched would leave the place the entry maps to.
+    let got = read_virtual(
+        &["s3://bucket/pre../x/v.bin", "s3://bucket/prefix/v.bin"],
+        &["s3://bucket/"],
+        &[("s3://bucket/pre", "http://h/m/")],
+    );
+    let err = got[0].as_ref().unwrap_err();
+    assert!(
+        err.message
+            .contains("would be fetched from http://h/x/v.bin"),
+        "{}",
+        err.message
+    );
+    assert_eq!(got[1].as_deref().unwrap(), "http://h/m/fix/v.bin");
+    // Without a urlMap, s3 and gs buckets are read from their public endpoints; a bucket name
+    // that would name another host is refused.
+    let got = read_virtual(
+        &[
+            "s3://b/k/v.bin",
+            "s3://evil.test#/k",
+            "s3://evil.test?/k",
+            "gs://b/k/../../v.bin",
+        ],
+        &["s3://", "gs://b/k/"],
+        &[],
+    );
+    assert_eq!(
+        got[0].as_deref().unwrap(),
+        "https://b.s3.amazonaws.com/k/v.bin"
+    );
+    for g in &got[1..] {
+        assert!(g.is_err(), "{g:?}");
+    }
+    // The allowed containers are URLs: one that is not is an error of the option.
+    let (err, _) = open(repo(&snapshot(1), None), &["no scheme"], &[]);
+    let err = err.err().unwrap();
+    assert_eq!(err.kind, ErrorKind::ArgumentRange);
+    assert!(err.message.contains("allowedContainers"), "{}", err.message);
+}
