@@ -54,8 +54,20 @@ pub struct ReferenceOptions {
     pub http: HttpOptions,
 }
 
-/// The largest text a template may render to.
+/// The largest text a template may render to, and so the longest URL, key, offset or length that
+/// templates render (each is refused before it grows past this).
 const MAX_TEMPLATE_TEXT: usize = 64 * 1024;
+
+/// The most text templates may render in all while a file is read: templates, templated URLs
+/// (each distinct URL text rendered once) and generators' keys, URLs, offsets and lengths. It
+/// bounds the work templates make (a rendered URL is read about ten times as it is resolved and
+/// kept: 8 MiB of URLs take about 100 ms natively) and what they add to memory (each rendered
+/// URL is kept at most three times: 24 MiB), whatever the file's size.
+const MAX_RENDERED_TEXT: usize = 8 << 20;
+
+/// The most keys generators (`gen`) may make in all: they are made when the file is read, about
+/// a microsecond each natively, so this keeps a file's generators within about 100 ms.
+const MAX_GENERATED_KEYS: u64 = 100_000;
 
 /// A reference file holds at most the million lists and objects a metadata document may
 /// (`metadata::json::MAX_CONTAINERS`), and one more for every this many bytes of it: a reference
@@ -153,6 +165,8 @@ impl References {
             options,
             templates: HashMap::new(),
             interned: HashMap::new(),
+            rendered_urls: HashMap::new(),
+            rendered: std::cell::Cell::new(0),
             targets: Vec::new(),
         };
         let refs = match top.get("version") {
@@ -230,6 +244,10 @@ struct Parser<'a> {
     templates: HashMap<String, String>,
     /// Target index by the URL as written (after templates).
     interned: HashMap<String, u32>,
+    /// Target index by a templated URL's text before rendering: each is rendered once.
+    rendered_urls: HashMap<String, u32>,
+    /// The text templates have rendered so far (`MAX_RENDERED_TEXT`).
+    rendered: std::cell::Cell<usize>,
     targets: Vec<Target>,
 }
 
@@ -240,6 +258,18 @@ impl Parser<'_> {
 
     fn bad_key(&self, key: &str, what: impl std::fmt::Display) -> ZarrError {
         self.bad(format!("key \"{}\": {what}", quote_text(key)))
+    }
+
+    /// `text`, rendered, counted against `MAX_RENDERED_TEXT`.
+    fn spend(&self, text: String) -> std::result::Result<String, String> {
+        let total = self.rendered.get() + text.len();
+        if total > MAX_RENDERED_TEXT {
+            return Err(format!(
+                "templates render more than {MAX_RENDERED_TEXT} bytes in all in one reference file"
+            ));
+        }
+        self.rendered.set(total);
+        Ok(text)
     }
 
     fn check_count(&self, count: u64) -> Result<()> {
@@ -297,10 +327,17 @@ impl Parser<'_> {
         let mut generators = Vec::with_capacity(gens.len());
         let mut total = refs_json.len() as u64;
         self.check_count(total)?;
+        let mut generated = 0u64;
         for (n, g) in gens.iter().enumerate() {
             let generator = self.generator(n, g)?;
             total = total.saturating_add(generator.count);
             self.check_count(total)?;
+            generated = generated.saturating_add(generator.count);
+            if generated > MAX_GENERATED_KEYS {
+                return Err(self.bad(format!(
+                    "gen[{n}]: the generators would make {generated} keys, more than the {MAX_GENERATED_KEYS} a reference file's generators may make (they are made when it is read)"
+                )));
+            }
             generators.push(generator);
         }
         let mut refs = HashMap::with_capacity(total.min(1 << 20) as usize);
@@ -373,13 +410,12 @@ impl Parser<'_> {
             return Err(too_deep());
         }
         let rendered = template
-            .render(&|n| Ok(values.get(n).map(|t| Value::Text(t.clone()))))
+            .render(
+                &|n| Ok(values.get(n).map(|t: &String| Value::Text(t))),
+                MAX_TEMPLATE_TEXT,
+            )
+            .and_then(|t| self.spend(t))
             .map_err(bad)?;
-        if rendered.len() > MAX_TEMPLATE_TEXT {
-            return Err(bad(format!(
-                "it renders to more than {MAX_TEMPLATE_TEXT} characters"
-            )));
-        }
         done.insert(name.to_string(), (rendered.clone(), height));
         Ok((rendered, height))
     }
@@ -412,17 +448,30 @@ impl Parser<'_> {
                     }
                     None => return Err(self.bad_key(key, "an empty reference []")),
                 };
-                let url = if templated && url.contains("{{") {
-                    let templates = &self.templates;
-                    Template::parse(url)
-                        .and_then(|t| {
-                            t.render(&|n| Ok(templates.get(n).map(|t| Value::Text(t.clone()))))
-                        })
-                        .map_err(|e| self.bad_key(key, format!("its URL {}: {e}", quote_text(url))))?
+                let target = if templated && url.contains("{{") {
+                    match self.rendered_urls.get(url) {
+                        Some(&target) => target,
+                        None => {
+                            let templates = &self.templates;
+                            let rendered = Template::parse(url)
+                                .and_then(|t| {
+                                    t.render(
+                                        &|n| Ok(templates.get(n).map(|t| Value::Text(t))),
+                                        MAX_TEMPLATE_TEXT,
+                                    )
+                                })
+                                .and_then(|t| self.spend(t))
+                                .map_err(|e| {
+                                    self.bad_key(key, format!("its URL {}: {e}", quote_text(url)))
+                                })?;
+                            let target = self.intern(rendered);
+                            self.rendered_urls.insert(url.clone(), target);
+                            target
+                        }
+                    }
                 } else {
-                    url.clone()
+                    self.intern(url.clone())
                 };
-                let target = self.intern(url);
                 match &parts[1..] {
                     [] => Ok(Ref::Whole(target)),
                     [offset, length] => {
@@ -545,19 +594,17 @@ impl Parser<'_> {
             return Ok(());
         }
         let mut at = vec![0u64; g.dimensions.len()];
+        let mut values = vec![0i64; g.dimensions.len()];
         loop {
-            let values: Vec<i64> = g
-                .dimensions
-                .iter()
-                .zip(&at)
-                .map(|((_, d), &i)| d.value(i))
-                .collect();
+            for (v, ((_, d), &i)) in values.iter_mut().zip(g.dimensions.iter().zip(&at)) {
+                *v = d.value(i);
+            }
             let templates = &self.templates;
             let lookup = |name: &str| -> std::result::Result<Option<Value>, String> {
                 if let Some(i) = g.dimensions.iter().position(|(n, _)| n == name) {
                     return Ok(Some(Value::Int(values[i])));
                 }
-                Ok(templates.get(name).map(|t| Value::Text(t.clone())))
+                Ok(templates.get(name).map(|t| Value::Text(t)))
             };
             let bad = |what: &str, e: String| {
                 let point: Vec<String> = g
@@ -572,10 +619,15 @@ impl Parser<'_> {
                     point.join(", ")
                 ))
             };
-            let key = g.key.render(&lookup).map_err(|e| bad("key", e))?;
-            let url = g.url.render(&lookup).map_err(|e| bad("url", e))?;
+            let render = |t: &Template, what: &str| {
+                t.render(&lookup, MAX_TEMPLATE_TEXT)
+                    .and_then(|t| self.spend(t))
+                    .map_err(|e| bad(what, e))
+            };
+            let key = render(&g.key, "key")?;
+            let url = render(&g.url, "url")?;
             let integer = |t: &Template, what: &str| -> Result<u64> {
-                let text = t.render(&lookup).map_err(|e| bad(what, e))?;
+                let text = render(t, what)?;
                 text.trim().parse::<u64>().map_err(|_| {
                     bad(
                         what,
@@ -1788,6 +1840,117 @@ mod tests {
         text.push_str(r#"".zgroup":"{}"}}"#);
         let refs = parse(&text, &ReferenceOptions::default()).unwrap();
         assert_eq!(refs.len(), 1_100_001);
+    }
+
+    #[test]
+    fn templates_render_within_their_bounds_each_and_in_all() {
+        let o = ReferenceOptions::default();
+        let time = |text: &str| {
+            let started = std::time::Instant::now();
+            let result = parse(text, &o);
+            (result, started.elapsed())
+        };
+        let big = "x".repeat(60_000);
+        // One URL using a 60 KB template 36,000 times, from a 240 KB file (issue 46: rendered
+        // whole before any check, 8.5 s and then out of memory): refused at 64 KiB.
+        let text = format!(
+            r#"{{"version":1,"templates":{{"a":"{big}"}},"refs":{{"k":["{}"]}}}}"#,
+            "{{a}}".repeat(36_000)
+        );
+        let (result, took) = time(&text);
+        let err = result.unwrap_err();
+        assert!(
+            err.message.contains("key \"k\": its URL")
+                && err
+                    .message
+                    .contains("renders to more than 65536 characters"),
+            "{err}"
+        );
+        assert!(took < std::time::Duration::from_millis(100), "{took:?}");
+        // 300 distinct URLs of 60 KB each: 18 MB of rendered text, more than the 8 MiB in all.
+        let refs: Vec<String> = (0..300)
+            .map(|i| format!(r#""k{i}":["{{{{a}}}}{i}"]"#))
+            .collect();
+        let text = format!(
+            r#"{{"version":1,"templates":{{"a":"{big}"}},"refs":{{{}}}}}"#,
+            refs.join(",")
+        );
+        let err = time(&text).0.unwrap_err();
+        assert!(
+            err.message.contains("more than 8388608 bytes in all"),
+            "{err}"
+        );
+        // 100,000 references to one 60 KB URL: rendered once (6 GB of text rendered and hashed
+        // before).
+        let refs: Vec<String> = (0..100_000)
+            .map(|i| format!(r#""k{i}":["{{{{a}}}}",{i},1]"#))
+            .collect();
+        let text = format!(
+            r#"{{"version":1,"templates":{{"a":"{big}"}},"refs":{{{}}}}}"#,
+            refs.join(",")
+        );
+        let (result, took) = time(&text);
+        let refs = result.unwrap();
+        assert_eq!(refs.len(), 100_000);
+        assert_eq!(refs.targets.len(), 1);
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+        // Templates are counted too: 300 of 60 KB each.
+        let templates: Vec<String> = (0..300).map(|i| format!(r#""t{i}":"{{{{a}}}}""#)).collect();
+        let text = format!(
+            r#"{{"version":1,"templates":{{"a":"{big}",{}}}}}"#,
+            templates.join(",")
+        );
+        let err = time(&text).0.unwrap_err();
+        assert!(err.message.contains("in all"), "{err}");
+    }
+
+    #[test]
+    fn generators_are_bounded_in_keys_and_in_what_they_render() {
+        let o = ReferenceOptions::default();
+        let time = |text: &str| {
+            let started = std::time::Instant::now();
+            let result = parse(text, &o);
+            (result, started.elapsed())
+        };
+        // 2000 distinct URLs of 64 KiB from a small file (issue 46: 706 bytes, 6.3 s and 486 MB).
+        let text = format!(
+            r#"{{"version":1,"templates":{{"a":"{}"}},"gen":[{{"key":"k/{{{{i}}}}","url":"{{{{a}}}}{{{{i}}}}","dimensions":{{"i":{{"stop":2000}}}}}}]}}"#,
+            "x".repeat(65_000)
+        );
+        let (result, took) = time(&text);
+        let err = result.unwrap_err();
+        assert!(
+            err.message.contains("gen[0] at i=")
+                && err.message.contains("its url")
+                && err.message.contains("more than 8388608 bytes in all"),
+            "{err}"
+        );
+        eprintln!("2000 URLs of 64 KiB: refused in {took:?}");
+        assert!(took < std::time::Duration::from_millis(500), "{took:?}");
+        // A million keys from a few bytes (issue 46: 4.1 s): refused before any is made.
+        let million = r#"{"version":1,"gen":[{"key":"k/{{i}}.{{j}}","url":"u","offset":"{{i * 1000 + j}}","length":"1","dimensions":{"i":{"stop":1000},"j":{"stop":1000}}}]}"#;
+        let (result, took) = time(million);
+        let err = result.unwrap_err();
+        assert!(
+            err.message
+                .contains("gen[0]: the generators would make 1000000 keys, more than the 100000"),
+            "{err}"
+        );
+        assert!(took < std::time::Duration::from_millis(10), "{took:?}");
+        // Several generators count together.
+        let two = r#"{"version":1,"gen":[{"key":"a/{{i}}","url":"u","dimensions":{"i":{"stop":60000}}},{"key":"b/{{i}}","url":"u","dimensions":{"i":{"stop":60000}}}]}"#;
+        let err = parse(two, &o).unwrap_err();
+        assert!(
+            err.message
+                .contains("gen[1]: the generators would make 120000"),
+            "{err}"
+        );
+        // 100,000 keys are made.
+        let most = million.replace(r#""stop":1000}}"#, r#""stop":100}}"#);
+        let (result, took) = time(&most);
+        assert_eq!(result.unwrap().len(), 100_000);
+        eprintln!("100,000 generated keys: {took:?}");
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
     }
 
     #[test]
