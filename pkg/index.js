@@ -391,9 +391,9 @@ function isPackageStore(location) {
 async function openReferences(location) {
   const pin = resolved.get(location);
   if (pin) {
-    // Its targets resolve against the file's URL, as when the module read it from there.
-    const options = { ...location.options, baseUrl: pin.url };
-    return glue.WasmStore.references(null, await pin.document.text(), options, null);
+    // The file (or a Parquet directory's .zmetadata) and the URL it was read from: its targets
+    // resolve against that URL, as when the module read it there; nothing is asked for.
+    return glue.WasmStore.references(pin.url, await pin.document.text(), location.options, null);
   }
   if (location.url === undefined)
     return glue.WasmStore.references(null, referenceText(location), location.options, null);
@@ -529,19 +529,47 @@ function reviveAll() {
 }
 
 class Node {
-  /** `where` names the node in messages (its store's URL or label, and its path). */
-  constructor(handle, where, reopen) {
-    keep(this, new Revivable(handle, reopen, where));
-    Object.assign(this, handle.info());
+  /**
+   * `where` names the node in messages (its store's URL or label, and its path); `info` is the
+   * handle's, where the caller has it already.
+   */
+  constructor(wasm, where, reopen, info = wasm.info()) {
+    keep(this, new Revivable(wasm, reopen, where));
+    Object.assign(this, info);
+    // The module's current handle when `attrs` is read (a replaced instance has another).
+    lazyAttributes(this, () => handle(this).attrsText());
   }
 
   /** Releases the node's memory in the module now (see index.d.ts). */
   free() {
+    // `attrs` not read yet: its text is taken now, while the module still has it.
+    if (Object.getOwnPropertyDescriptor(this, "attrs")?.get && handles.has(this))
+      lazyAttributes(this, handle(this).attrsText());
     drop(this);
     dropFromWorkers(this);
   }
 }
 if (Symbol.dispose) Node.prototype[Symbol.dispose] = Node.prototype.free;
+
+/**
+ * Defines `node.attrs` from the attributes' JSON text (or a function that asks the module for
+ * it), parsed when it is first read and kept: a node whose attributes hold a million values opens
+ * without building them, and a viewer that never reads them never pays for it.
+ */
+function lazyAttributes(node, text) {
+  Object.defineProperty(node, "attrs", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = JSON.parse(typeof text === "function" ? text() : text);
+      Object.defineProperty(node, "attrs", { value, enumerable: true, writable: true });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(node, "attrs", { value, enumerable: true, writable: true });
+    },
+  });
+}
 
 /** The entry of a node or store that has not been freed. */
 function entryOf(owner) {
@@ -813,9 +841,10 @@ const STRING_TYPES = /^(string|S\d+|U\d+)$/;
 
 /** The node for `handle`; `reopen()` opens it again in a fresh instance of the module. */
 function wrap(handle, where, reopen) {
-  return handle.info().kind === "array"
-    ? new ZarrArray(handle, where, reopen)
-    : new Group(handle, where, reopen);
+  const info = handle.info();
+  return info.kind === "array"
+    ? new ZarrArray(handle, where, reopen, info)
+    : new Group(handle, where, reopen, info);
 }
 
 /** Opens the array or group at `options.path` of a hierarchy, Zarr v3 or v2 (see index.d.ts). */

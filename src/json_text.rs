@@ -7,7 +7,7 @@
 //! shortest (`0.1`, `1e300`, `1.0`) by zmij, the formatter serde_json uses; object keys in their
 //! order in the document.
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 use std::fmt::{self, Write};
 
 /// `value` written as JSON text by `{}`: `JsonText(&value).to_string()`.
@@ -17,6 +17,15 @@ impl fmt::Display for JsonText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_value(self.0, f)
     }
+}
+
+/// An object's entries as the JSON text of that object: attributes, which JavaScript reads
+/// with `JSON.parse` when it first wants them.
+pub fn object_text(entries: &Map<String, Value>) -> String {
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_object(entries, &mut text);
+    text
 }
 
 fn write_value(value: &Value, out: &mut impl Write) -> fmt::Result {
@@ -35,19 +44,21 @@ fn write_value(value: &Value, out: &mut impl Write) -> fmt::Result {
             }
             out.write_char(']')
         }
-        Value::Object(map) => {
-            out.write_char('{')?;
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_string(key, out)?;
-                out.write_char(':')?;
-                write_value(item, out)?;
-            }
-            out.write_char('}')
-        }
+        Value::Object(map) => write_object(map, out),
     }
+}
+
+fn write_object(map: &Map<String, Value>, out: &mut impl Write) -> fmt::Result {
+    out.write_char('{')?;
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_string(key, out)?;
+        out.write_char(':')?;
+        write_value(item, out)?;
+    }
+    out.write_char('}')
 }
 
 /// A number as serde_json writes it (a `Number` holds no NaN or infinity).

@@ -1,6 +1,6 @@
 //! Arrays and groups described to JS: `info` objects, chunk extents, chunk regions and partitions.
 
-use super::js::{numbers, object_from_json, set};
+use super::js::{numbers, set};
 use crate::array::{Array, ChunkRegion};
 use crate::data_type::fill_value::Scalar;
 use crate::data_type::structured::{Field, FieldKind};
@@ -80,7 +80,8 @@ pub fn array_info(array: &Array) -> Result<JsValue, JsValue> {
         fill_value_to_js(meta.fill_value.to_scalar(meta.data_type), meta.data_type)
     };
     set(&obj, "fillValue", fill)?;
-    set(&obj, "attrs", object_from_json(&meta.attributes))?;
+    // No attributes: `attrs` asks for them when it is first read (`attrsText`, pkg/index.js), so
+    // that opening a node whose attributes hold a million values does not build them.
     let names = meta
         .dimension_names
         .as_ref()
@@ -97,11 +98,6 @@ pub fn group_info(group: &Group) -> Result<JsValue, JsValue> {
     set(&obj, "kind", "group")?;
     set(&obj, "path", group.path().as_str())?;
     set(&obj, "zarrFormat", group.metadata().zarr_format)?;
-    set(
-        &obj,
-        "attrs",
-        object_from_json(&group.metadata().attributes),
-    )?;
     let children = group.children().map(|list| {
         list.iter()
             .map(|c| {

@@ -26,6 +26,7 @@ use crate::array::{ReadOptions, MAX_INDEX_BYTES};
 use crate::hierarchy::group::Group;
 use crate::hierarchy::node::{open_with, Node};
 use crate::host::timing::{timed, Phase};
+use crate::json_text::object_text;
 use crate::store::counting::CountingStore;
 use crate::store::documents::{Documents, RecordingStore, ReplayingStore};
 use crate::store::http::HttpStore;
@@ -127,8 +128,10 @@ impl WasmStore {
     }
 
     /// The kerchunk references at `url`, or in `text` (a reference object as JSON; its relative
-    /// URLs resolve against the `baseUrl` option); `options` are the ReferenceStore's (the
-    /// FetchStore's among them). Resolves to a WasmStore.
+    /// URLs resolve against the `baseUrl` option); given both, `text` is the document read from
+    /// `url` before (a JSON file, or a Parquet directory's `.zmetadata`: the store is opened
+    /// again from it, with no request). `options` are the ReferenceStore's (the FetchStore's
+    /// among them). Resolves to a WasmStore.
     pub fn references(
         url: Option<String>,
         text: Option<String>,
@@ -300,6 +303,12 @@ impl WasmArray {
         array_info(&self.inner)
     }
 
+    /// The attributes as JSON text, for `attrs` when it is first read (pkg/index.js).
+    #[wasm_bindgen(js_name = attrsText)]
+    pub fn attrs_text(&self) -> String {
+        object_text(&self.inner.metadata().attributes)
+    }
+
     /// Reads a selection: `[null | number | {start, stop, step}, ...]`.
     /// Reads a selection; `options` are `{ signal, concurrency, onProgress, out }`.
     pub fn get(&self, selection: JsValue, options: JsValue) -> js_sys::Promise {
@@ -447,6 +456,12 @@ pub struct WasmGroup {
 impl WasmGroup {
     pub fn info(&self) -> Result<JsValue, JsValue> {
         group_info(&self.inner)
+    }
+
+    /// The attributes as JSON text, for `attrs` when it is first read (pkg/index.js).
+    #[wasm_bindgen(js_name = attrsText)]
+    pub fn attrs_text(&self) -> String {
+        object_text(&self.inner.metadata().attributes)
     }
 
     /// Opens a node below this group. Resolves to `[node, documents]` as `WasmStore.open` does;

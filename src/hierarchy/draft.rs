@@ -18,11 +18,12 @@ use std::rc::{Rc, Weak};
 /// into the draft's while it is read. At most this many, the oldest forgotten first.
 const ROOTS_KEPT: usize = 16;
 
+/// A store looked at, and its root's `zarr.json` where that is the draft's (small: the draft's
+/// root holds four fields), `None` where it is not or there is none.
+type SeenRoot = (Weak<dyn ReadableStore>, Option<Vec<u8>>);
+
 thread_local! {
-    /// Each store looked at, and its root's `zarr.json` where that is the draft's (small: the
-    /// draft's root holds four fields), `None` where it is not or there is none.
-    static ROOTS: RefCell<Vec<(Weak<dyn ReadableStore>, Option<Vec<u8>>)>> =
-        const { RefCell::new(Vec::new()) };
+    static ROOTS: RefCell<Vec<SeenRoot>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The root's `zarr.json` where it is the pre-2023 draft's, asked for once per store.

@@ -34,7 +34,9 @@ pub struct Child {
 pub struct Group {
     store: Rc<dyn ReadableStore>,
     path: NodePath,
-    metadata: GroupMetadata,
+    // Shared by every view of this group (`with_store`): its attributes may hold a million
+    // values. Its consolidated listing is moved into `consolidated`.
+    metadata: Rc<GroupMetadata>,
     /// Consolidated metadata of this group or of an ancestor, where there is some.
     consolidated: Option<Rc<Consolidated>>,
     /// Given to the nodes opened through it.
@@ -61,21 +63,21 @@ impl Group {
     pub fn new(
         store: Rc<dyn ReadableStore>,
         path: NodePath,
-        metadata: GroupMetadata,
+        mut metadata: GroupMetadata,
         inherited: Option<Rc<Consolidated>>,
     ) -> Group {
         // An ancestor's listing wins: zarr-python stores child groups' own listings empty.
+        let own = metadata.consolidated.take();
         let consolidated = inherited.or_else(|| {
-            let nodes = metadata.consolidated.clone()?;
             Some(Rc::new(Consolidated {
                 root: path.clone(),
-                nodes,
+                nodes: own?,
             }))
         });
         Group {
             store,
             path,
-            metadata,
+            metadata: Rc::new(metadata),
             consolidated,
             limits: Limits::default(),
         }

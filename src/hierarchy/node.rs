@@ -138,7 +138,7 @@ async fn open_v3(store: &Rc<dyn ReadableStore>, path: &NodePath) -> Result<Optio
     let Some(bytes) = store.get(&key).await? else {
         return Ok(None);
     };
-    let metadata = v3::parse_document(&json::parse_yielding(&bytes, &location).await?, &location)?;
+    let metadata = v3::parse_owned(json::parse_yielding(&bytes, &location).await?, &location)?;
     node_from_metadata(store.clone(), path.clone(), metadata, &location, None).map(Some)
 }
 
@@ -268,16 +268,15 @@ async fn open_consolidated(
             ),
         )
     })?;
-    let group =
-        match v3::parse_document(&json::parse_yielding(&bytes, &location).await?, &location)? {
-            NodeMetadata::Group(g) if g.consolidated.is_some() => g,
-            _ => {
-                return Err(ZarrError::new(
-                    ErrorKind::NotFound,
-                    format!("{location} holds no consolidated metadata"),
-                ))
-            }
-        };
+    let group = match v3::parse_owned(json::parse_yielding(&bytes, &location).await?, &location)? {
+        NodeMetadata::Group(g) if g.consolidated.is_some() => g,
+        _ => {
+            return Err(ZarrError::new(
+                ErrorKind::NotFound,
+                format!("{location} holds no consolidated metadata"),
+            ))
+        }
+    };
     let root_group = Group::new(store, root, group, None);
     root_group.open(path.as_str()).await
 }

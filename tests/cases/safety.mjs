@@ -387,6 +387,46 @@ export const safetyCases = [
     },
   },
   {
+    name: "huge metadata opens in short turns: a zarr.json of a million lists and one of 100 MB keep the event loop within a control's waits; attributes are built when first read; a million and one lists are refused",
+    async run(ctx) {
+      const { open, MemoryStore } = ctx.zarr;
+      const text = new TextEncoder();
+      // Written as text: a million JavaScript lists would leave the collector a pause of its
+      // own to take during the open.
+      const group = (attributes) =>
+        text.encode(`{"zarr_format": 3, "node_type": "group", "attributes": ${attributes}}`);
+      const lists = (n) => group(`{"a": [${"[0],".repeat(n - 1)}[0]]}`);
+      // A million lists and objects (the bound), counting the document's own object, its
+      // attributes' and the attribute's list; and a single string of 100 MB.
+      const million = lists(999_997);
+      const long = group(`{"s": "${"x".repeat(100_000_000)}"}`);
+      const control = await controlRun(400);
+      for (const [what, doc, check] of [
+        ["a million lists", million, (attrs) => attrs.a.length === 999_997 && attrs.a[5][0] === 0],
+        ["100 MB", long, (attrs) => attrs.s.length === 100_000_000],
+      ]) {
+        const store = new MemoryStore([["zarr.json", doc]]);
+        const opened = await watch(() => open(store, { kind: "group" }));
+        console.log(
+          `huge metadata: ${what} (${doc.length} bytes) opened in ${opened.took.toFixed(0)} ms, longest wait ${opened.worst.toFixed(0)} ms, ${opened.long} over 100 ms (control: ${control.worst.toFixed(0)} ms, ${control.long})`,
+        );
+        ok(
+          opened.worst < Math.max(150, 2 * control.worst),
+          `${what}: the event loop waited ${opened.worst.toFixed(0)} ms at most while it opened (the control ${control.worst.toFixed(0)})`,
+        );
+        ok(check(opened.value.attrs), `${what}: the attributes read back`);
+        opened.value.free();
+      }
+      const over = lists(999_998);
+      await rejects(
+        open(new MemoryStore([["zarr.json", over]]), { kind: "group" }),
+        "MetadataError",
+        [/more than 1000000 lists and objects/],
+        "a million and one lists",
+      );
+    },
+  },
+  {
     name: "long reads give the event loop its turns and can be stopped by a timer; reads beyond the chunk and byte limits are refused before anything is fetched",
     async run(ctx) {
       const { open, MemoryStore } = ctx.zarr;
