@@ -65,17 +65,41 @@ export function loadExtra() {
   return loading;
 }
 
-/** Decodes with the second module (see extra-codecs/src/lib.rs); throws an Error saying why not. */
-export function extraDecode(codec, params, limit, encoded) {
+// Bumped when the instance is restarted: the decodes begun before it are gone with it.
+let instance = 0;
+
+/** Calls the second module; throws an Error saying why not. */
+function call(f) {
   if (!glue) throw new Error("zarr-wasm's second module (lzma, bz2, pcodec, ZFP) is not loaded");
   try {
-    return glue.decode(codec, params, limit, encoded);
+    return f(glue);
   } catch (err) {
     // The module throws its own errors as strings; anything else (a trap, a stack overflow,
     // which V8 reports as a RangeError) leaves the instance unusable: start a fresh one for the
     // next chunk. This chunk's read fails with the reason.
     if (typeof err === "string") throw new Error(err);
     glue.__wbg_reset_state();
+    instance++;
     throw new Error(`the decoder stopped (${err?.message ?? err}); it was restarted`);
   }
 }
+
+/**
+ * Decodes with the second module (see extra-codecs/src/lib.rs), in steps: `begin` gives a
+ * decode's handle, each `step` its next output (about `budget` bytes; undefined once complete),
+ * and `end` frees it, complete or not (its read was aborted). Errors are thrown as Errors.
+ */
+export const extraDecode = {
+  begin: (codec, params, limit, encoded) => ({
+    id: call((g) => g.begin(codec, params, limit, encoded)),
+    instance,
+  }),
+  step(handle, budget) {
+    if (handle.instance !== instance)
+      throw new Error("the decoder was restarted after another chunk stopped it");
+    return call((g) => g.step(handle.id, budget));
+  },
+  end(handle) {
+    if (handle.instance === instance) glue.end(handle.id);
+  },
+};

@@ -149,18 +149,27 @@ for (const [long, short] of renames) {
   // The name is the object's key and nothing else in the glue.
   if (glue.split(long).length !== 2)
     throw new Error(`glue-imports: ${long} is in ${glueFile} other than as import0's key`);
-  replaceOnce(`\n        ${long}: function(`, `\n        ${short}: function(`);
+  // (A function of the glue's own, or one it takes from elsewhere as it is: extra.js's.)
+  replaceOnce(`\n        ${long}: `, `\n        ${short}: `);
 }
 // The glue of the main builds imports extra.js; the second module's glue imports nothing.
 if (glue.includes(`import * as import1 from "./extra.js"`)) {
-  replaceOnce(`import { extraDecode } from './extra.js';\n`, "");
+  // What the glue's own functions call (extraDecode's begin, step and end) is imported by name;
+  // each use becomes one of the object load.js hands over.
+  const named = /^import \{ ([\w, ]+) \} from '\.\/extra\.js';\n/m.exec(glue);
+  if (!named) throw new Error(`glue-imports: ${glueFile} imports nothing from extra.js by name`);
+  replaceOnce(named[0], "");
+  for (const name of named[1].split(", ")) {
+    const uses = new RegExp(`(?<![\\w.])${name}(?=[.(])`, "g");
+    if (!uses.test(glue)) throw new Error(`glue-imports: ${glueFile} never calls ${name}`);
+    glue = glue.replace(uses, `import1.${name}`);
+  }
   replaceOnce(
     `import * as import1 from "./extra.js"\n`,
     "// extra.js's loadExtra and extraDecode, from load.js (scripts/glue-imports.mjs).\n" +
       "let import1 = null;\n" +
       "export function __zarrUseExtra(functions) { import1 = functions; }\n",
   );
-  replaceOnce("const ret = extraDecode(", "const ret = import1.extraDecode(");
   if (/^import /m.test(glue)) throw new Error(`glue-imports: ${glueFile} still imports a module`);
 }
 writeFileSync(glueFile, glue);

@@ -18,54 +18,100 @@ pub const MAX_SMALL_STREAMS: usize = 16;
 /// A stream that decodes to less than this is small (see `MAX_SMALL_STREAMS`).
 pub const SMALL_STREAM: usize = 4096;
 
-/// Decodes `encoded` to at most `max` bytes.
+/// Decodes `encoded` to at most `max` bytes, in one go.
 pub fn decode(encoded: &[u8], max: usize) -> Result<Vec<u8>, String> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut rest = encoded;
-    let mut small = 0;
-    loop {
-        let before = out.len();
-        let used = decode_stream(rest, max, &mut out)?;
-        rest = &rest[used..];
-        if rest.is_empty() {
-            return Ok(out);
-        }
-        if out.len() - before < SMALL_STREAM {
-            small += 1;
-            if small > MAX_SMALL_STREAMS {
-                return Err(format!(
-                    "more than {MAX_SMALL_STREAMS} bzip2 streams decode to nothing or next to nothing (less than {SMALL_STREAM} bytes each; the last one read ends at byte {}): no bzip2 writer makes those, and their number would make decoding take long for no data",
-                    encoded.len() - rest.len()
-                ));
-            }
+    let mut steps = Bz2Steps::new(encoded.to_vec(), max);
+    let mut out = Vec::new();
+    while !crate::Steps::step(&mut steps, usize::MAX, &mut out)? {}
+    Ok(out)
+}
+
+/// A bzip2 chunk (one or more streams) being decoded in steps: each gives libbzip2 room for at
+/// most `STEP` bytes of output at a time and stops once the step's budget is made, so that a step
+/// costs that much output and at most one block's setup (its Huffman tables and inverse BWT, up
+/// to 900 kB of symbols; a block inflates to 45 MB at most).
+pub struct Bz2Steps {
+    encoded: Vec<u8>,
+    max: usize,
+    /// Where the stream being decoded starts in `encoded`.
+    at: usize,
+    /// The stream being decoded (`None` between streams), and the output when it began.
+    stream: Option<(Decompress, usize)>,
+    /// The output so far.
+    written: usize,
+    /// Streams so far that decoded to little (see `MAX_SMALL_STREAMS`).
+    small: usize,
+}
+
+impl Bz2Steps {
+    pub fn new(encoded: Vec<u8>, max: usize) -> Bz2Steps {
+        Bz2Steps {
+            encoded,
+            max,
+            at: 0,
+            stream: None,
+            written: 0,
+            small: 0,
         }
     }
 }
 
-/// Decodes the stream at the start of `input` onto `out`; the bytes of input it took.
-fn decode_stream(input: &[u8], max: usize, out: &mut Vec<u8>) -> Result<usize, String> {
-    let mut stream = Decompress::new(false);
-    loop {
-        if out.len() == out.capacity() {
-            if out.len() >= max {
+impl crate::Steps for Bz2Steps {
+    fn step(&mut self, budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
+        let mut made = 0usize;
+        loop {
+            let (stream, began) = self
+                .stream
+                .get_or_insert_with(|| (Decompress::new(false), self.written));
+            let input = &self.encoded[self.at..];
+            let taken = consumed(stream, input.len())?;
+            // One byte past the limit: a stream that fills it is refused there.
+            let room = (budget - made)
+                .min(STEP)
+                .min(self.max - self.written + 1)
+                .max(1);
+            let start = out.len();
+            out.try_reserve_exact(room)
+                .map_err(|_| "out of memory for the decoded chunk".to_string())?;
+            out.resize(start + room, 0);
+            let (out_before, in_before) = (stream.total_out(), stream.total_in());
+            let status = stream
+                .decompress(&input[taken..], &mut out[start..])
+                .map_err(|e| e.to_string());
+            let produced = (stream.total_out() - out_before) as usize;
+            out.truncate(start + produced);
+            let status = status?;
+            self.written += produced;
+            made += produced;
+            if self.written > self.max {
                 return Err(format!(
-                    "decodes to more than the {max} bytes the chunk may have"
+                    "decodes to more than the {} bytes the chunk may have",
+                    self.max
                 ));
             }
-            out.try_reserve_exact((max - out.len()).min(STEP))
-                .map_err(|_| "out of memory for the decoded chunk".to_string())?;
-        }
-        let taken = consumed(&stream, input.len())?;
-        let (len_before, in_before) = (out.len(), stream.total_in());
-        let status = stream
-            .decompress_vec(&input[taken..], out)
-            .map_err(|e| e.to_string())?;
-        if status == Status::StreamEnd {
-            return consumed(&stream, input.len());
-        }
-        let stalled = out.len() == len_before && stream.total_in() == in_before;
-        if stalled && out.len() < out.capacity() {
-            return Err("the stream ends before its end marker".into());
+            if status == Status::StreamEnd {
+                let used = consumed(stream, input.len())?;
+                let small = self.written - *began < SMALL_STREAM;
+                self.at += used;
+                self.stream = None;
+                if self.at == self.encoded.len() {
+                    return Ok(true);
+                }
+                if small {
+                    self.small += 1;
+                    if self.small > MAX_SMALL_STREAMS {
+                        return Err(format!(
+                            "more than {MAX_SMALL_STREAMS} bzip2 streams decode to nothing or next to nothing (less than {SMALL_STREAM} bytes each; the last one read ends at byte {}): no bzip2 writer makes those, and their number would make decoding take long for no data",
+                            self.at
+                        ));
+                    }
+                }
+            } else if produced == 0 && stream.total_in() == in_before {
+                return Err("the stream ends before its end marker".into());
+            }
+            if made >= budget {
+                return Ok(false);
+            }
         }
     }
 }

@@ -1,14 +1,17 @@
 //! zarr-wasm's large decoders: numcodecs' `lzma` (XZ, LZMA "alone" and raw LZMA2 streams),
 //! `bz2`, `pcodec` and `zfpy`, and the registry's `zfp`. Together they would grow the main wasm module by about a fifth for codecs
 //! few arrays use, so the npm package builds them as a second module that is loaded the first
-//! time an array needs one (the main module calls it through `decode`); Rust users link them
-//! into the core with zarr-wasm's `extra-codecs` feature.
+//! time an array needs one (the main module calls it through `begin`, then the decode's steps);
+//! Rust users link them into the core with zarr-wasm's `extra-codecs` feature.
 //!
 //! Every decoder takes arbitrary bytes and returns an error rather than panicking, and never
-//! produces (or allocates for) more than the limit it is given.
+//! produces (or allocates for) more than the limit it is given. The decompressors (bz2, lzma)
+//! decode in steps of bounded work (`Steps`), so that a chunk that inflates to hundreds of MB
+//! never holds a page's thread for long.
 
 pub mod bz2;
 pub mod lzma;
+pub mod lzma_decoder;
 pub mod pcodec;
 pub mod xz;
 pub mod zfp;
@@ -16,20 +19,30 @@ pub mod zfp;
 #[cfg(target_arch = "wasm32")]
 mod bindings;
 
-/// Decodes `encoded` with the codec named `codec` (its v3 name). `params` is what the codec's
-/// configuration and the chunk say about the stream (`lzma::Format::code` and a raw chain's delta
-/// distances, `pcodec::Number::code`,
-/// `zfp::RegistryStream::from_params`), and `limit` the most bytes the result may have (bytes codecs)
-/// or the exact element count (pcodec, zfpy, zfp). The error says what is wrong with the stream,
-/// without naming the codec.
-pub fn decode(
+/// A decode in progress that works in steps (`begin`), so that a caller with an event loop to
+/// keep going (the main module, on a page's thread) can let it run between them, and drop the
+/// decode there when its read is aborted.
+pub trait Steps {
+    /// Decodes about `budget` more bytes onto the end of `out` (a step may go past it by a
+    /// format's unit: an LZMA match, a ZFP block row, a pcodec batch); whether the decode is now
+    /// complete. Each step's work is bounded by its budget, whatever the stream claims. A step
+    /// that fails ends the decode.
+    fn step(&mut self, budget: usize, out: &mut Vec<u8>) -> Result<bool, String>;
+}
+
+/// Begins decoding `encoded` with the codec named `codec` (its v3 name). `params` is what the
+/// codec's configuration and the chunk say about the stream (`lzma::Format::code` and a raw
+/// chain's delta distances, `pcodec::Number::code`, `zfp::RegistryStream::from_params`), and
+/// `limit` the most bytes the result may have (bytes codecs) or the exact element count (pcodec,
+/// zfpy, zfp). The error says what is wrong with the stream, without naming the codec.
+pub fn begin(
     codec: &str,
     params: &[f64],
     limit: usize,
-    encoded: &[u8],
-) -> Result<Vec<u8>, String> {
+    encoded: Vec<u8>,
+) -> Result<Box<dyn Steps>, String> {
     let first = || code_param(params, 0);
-    match codec {
+    Ok(match codec {
         "numcodecs.lzma" => {
             // Then the distances of a raw stream's delta filters, in the chain's order.
             let deltas = (1..params.len())
@@ -38,16 +51,54 @@ pub fn decode(
                     d => Err(format!("a delta distance of {d} (1 to 256)")),
                 })
                 .collect::<Result<Vec<_>, String>>()?;
-            lzma::decode(encoded, lzma::Format::from_code(first()?)?, &deltas, limit)
+            lzma::begin(encoded, lzma::Format::from_code(first()?)?, &deltas, limit)?
         }
-        "numcodecs.bz2" => bz2::decode(encoded, limit),
-        "numcodecs.pcodec" => pcodec::decode(encoded, pcodec::Number::from_code(first()?)?, limit),
+        "numcodecs.bz2" => Box::new(bz2::Bz2Steps::new(encoded, limit)),
+        "numcodecs.pcodec" => {
+            let number = pcodec::Number::from_code(first()?)?;
+            whole(move || pcodec::decode(&encoded, number, limit))
+        }
         "numcodecs.zfpy" => {
-            zfp::decode_with_header(encoded, zfp::Number::from_code(first()?)?, limit)
+            let number = zfp::Number::from_code(first()?)?;
+            whole(move || zfp::decode_with_header(&encoded, number, limit))
         }
-        "zfp" => zfp::decode_registry(encoded, params, limit),
-        _ => Err(format!("this module has no decoder for \"{codec}\"")),
+        "zfp" => {
+            let params = params.to_vec();
+            whole(move || zfp::decode_registry(&encoded, &params, limit))
+        }
+        _ => return Err(format!("this module has no decoder for \"{codec}\"")),
+    })
+}
+
+/// Decodes `encoded` in one go (see `begin`).
+pub fn decode(
+    codec: &str,
+    params: &[f64],
+    limit: usize,
+    encoded: &[u8],
+) -> Result<Vec<u8>, String> {
+    let mut steps = begin(codec, params, limit, encoded.to_vec())?;
+    let mut out = Vec::new();
+    while !steps.step(usize::MAX, &mut out)? {}
+    Ok(out)
+}
+
+/// A decode that is done in its first step, whatever the budget.
+fn whole(decode: impl FnOnce() -> Result<Vec<u8>, String> + 'static) -> Box<dyn Steps> {
+    struct Whole<F>(Option<F>);
+    impl<F: FnOnce() -> Result<Vec<u8>, String>> Steps for Whole<F> {
+        fn step(&mut self, _budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
+            if let Some(decode) = self.0.take() {
+                let decoded = decode()?;
+                match out.is_empty() {
+                    true => *out = decoded,
+                    false => out.extend_from_slice(&decoded),
+                }
+            }
+            Ok(true)
+        }
     }
+    Box::new(Whole(Some(decode)))
 }
 
 /// `params[index]` as a code or count: the main module sends whole numbers.
@@ -105,27 +156,3 @@ macro_rules! native_bytes {
     })*};
 }
 native_bytes!(u8, i8, u16, i16, u32, i32, u64, i64, half::f16, f32, f64);
-
-/// An output that refuses to grow past `max` bytes: decoders write into it, so a stream that
-/// claims or produces more stops with an error at the limit.
-pub(crate) struct Bounded {
-    pub out: Vec<u8>,
-    pub max: usize,
-}
-
-impl std::io::Write for Bounded {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.len() > self.max - self.out.len() {
-            return Err(std::io::Error::other(format!(
-                "decodes to more than the {} bytes the chunk may have",
-                self.max
-            )));
-        }
-        self.out.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}

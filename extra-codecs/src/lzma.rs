@@ -1,11 +1,10 @@
 //! numcodecs' `LZMA` codec: Python's `lzma` module, whose `format` says the container: XZ (the
 //! default; LZMA2 inside, its check verified), LZMA "alone" (the .lzma header) or a raw LZMA2
 //! stream (`FORMAT_RAW` with LZMA2 last in its filter chain, delta filters before it). LZMA and
-//! LZMA2 data are decoded by lzma-rs; the XZ container and the delta filter by `xz.rs`.
+//! LZMA2 data are decoded by `lzma_decoder.rs`, the XZ container by `xz.rs`; all in steps.
 
-use crate::xz;
-use crate::Bounded;
-use std::io::BufReader;
+use crate::lzma_decoder::{Alone, Lzma2};
+use crate::{xz, Steps};
 
 /// Python's `lzma.FORMAT_*`, as numcodecs' configuration carries them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,50 +37,100 @@ impl Format {
     }
 }
 
-/// Decodes `encoded` to at most `max` bytes. `deltas` are the distances of the delta filters
-/// before LZMA2 in a raw stream's chain (its configuration's `filters`, in order): an XZ stream
-/// names its own chain, and the alone format has none.
+/// Decodes `encoded` to at most `max` bytes, in one go (see `begin`).
 pub fn decode(
     encoded: &[u8],
     format: Format,
     deltas: &[usize],
     max: usize,
 ) -> Result<Vec<u8>, String> {
+    let mut steps = begin(encoded.to_vec(), format, deltas, max)?;
+    let mut out = Vec::new();
+    while !steps.step(usize::MAX, &mut out)? {}
+    Ok(out)
+}
+
+/// Begins decoding `encoded` to at most `max` bytes. `deltas` are the distances of the delta
+/// filters before LZMA2 in a raw stream's chain (its configuration's `filters`, in order): an
+/// XZ stream names its own chain, and the alone format has none.
+pub fn begin(
+    encoded: Vec<u8>,
+    format: Format,
+    deltas: &[usize],
+    max: usize,
+) -> Result<Box<dyn Steps>, String> {
     let format = match format {
         Format::Auto if encoded.starts_with(xz::MAGIC) => Format::Xz,
         Format::Auto => Format::Alone,
         other => other,
     };
-    match format {
-        // The container is read here (lzma-rs reads no delta filter, no SHA-256 check).
-        Format::Xz => xz::decode(encoded, max),
-        Format::Alone => {
-            let mut out = Bounded {
-                out: Vec::new(),
-                max,
-            };
-            // The dictionary grows with what is decoded, so the limit on the output bounds it
-            // too; the header's dictionary size is not allocated up front.
-            let options = lzma_rs::decompress::Options {
-                memlimit: Some(max.max(4096)),
-                ..Default::default()
-            };
-            lzma_rs::lzma_decompress_with_options(&mut BufReader::new(encoded), &mut out, &options)
-                .map_err(|e| format!("{e}"))?;
-            Ok(out.out)
+    Ok(match format {
+        // The container is read by `xz.rs` (lzma-rs read no delta filter, no SHA-256 check).
+        Format::Xz => Box::new(xz::XzSteps::new(encoded, max)),
+        Format::Alone => Box::new(Alone::new(encoded, max)?),
+        Format::RawLzma2 | Format::Auto => Box::new(Raw {
+            input: encoded,
+            // Nothing says a raw stream's dictionary size: the window keeps what it decodes.
+            lzma2: Lzma2::new(usize::MAX, max, 0),
+            deltas: deltas.iter().map(|&d| Delta::new(d)).collect(),
+            done: false,
+        }),
+    })
+}
+
+/// A raw LZMA2 stream, its chain's delta filters undone after it.
+struct Raw {
+    input: Vec<u8>,
+    lzma2: Lzma2,
+    deltas: Vec<Delta>,
+    done: bool,
+}
+
+impl Steps for Raw {
+    fn step(&mut self, budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
+        if self.done {
+            return Ok(true);
         }
-        Format::RawLzma2 | Format::Auto => {
-            // lzma-rs gathers a raw LZMA2 stream up to a dictionary reset in a buffer of its own
-            // before writing it out: the limit on the output would come too late. The chunk
-            // headers say how much each decodes to, so the total is checked first.
-            xz::lzma2_size(encoded, 0, max)?;
-            let mut out = Vec::new();
-            xz::lzma2_decode(encoded, &mut out, max)?;
-            // The chain undone from its end: LZMA2 last, so the delta filters before it in turn.
-            for &distance in deltas.iter().rev() {
-                xz::undo_delta(&mut out, distance);
-            }
-            Ok(out)
+        // The chunk headers say how much the stream decodes to: checked first.
+        let Some((_, used)) = self.lzma2.scan(&self.input)? else {
+            return Ok(false);
+        };
+        let from = out.len();
+        let mut spent = 0;
+        self.done = self
+            .lzma2
+            .step(&self.input[..used], budget, &mut spent, out)?;
+        // The chain undone from its end: LZMA2 last, so the delta filters before it in turn.
+        for delta in self.deltas.iter_mut().rev() {
+            delta.undo(&mut out[from..]);
+        }
+        Ok(self.done)
+    }
+}
+
+/// The delta filter undone over data that comes in pieces: each byte gets the decoded byte
+/// `distance` (1 to 256) before it added, mod 256 (the bytes before the start count as 0), as
+/// liblzma's decoder does it.
+pub struct Delta {
+    distance: usize,
+    history: [u8; 256],
+    pos: u8,
+}
+
+impl Delta {
+    pub fn new(distance: usize) -> Delta {
+        Delta {
+            distance,
+            history: [0; 256],
+            pos: 0,
+        }
+    }
+
+    pub fn undo(&mut self, data: &mut [u8]) {
+        for byte in data {
+            *byte = byte.wrapping_add(self.history[(self.distance + usize::from(self.pos)) & 0xff]);
+            self.history[usize::from(self.pos)] = *byte;
+            self.pos = self.pos.wrapping_sub(1);
         }
     }
 }
@@ -129,9 +178,11 @@ mod tests {
         // The headers alone say so (before lzma-rs would gather the block).
         let block = &big[12..];
         let header = (usize::from(block[0]) + 1) * 4;
-        assert!(xz::lzma2_size(&block[header..], 0, 1 << 20).is_err());
+        assert!(Lzma2::new(1 << 20, 1 << 20, 0)
+            .scan(&block[header..])
+            .is_err());
         assert!(
-            matches!(xz::lzma2_size(&block[header..], 0, 3 << 20), Ok(Some((n, _))) if n == 3 << 20)
+            matches!(Lzma2::new(1 << 20, 3 << 20, 0).scan(&block[header..]), Ok(Some((n, _))) if n == 3 << 20)
         );
         assert_eq!(
             decode(&big, Format::Xz, &[], 3 << 20).unwrap().len(),

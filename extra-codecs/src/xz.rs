@@ -1,7 +1,8 @@
-//! The XZ container (the .xz file format, version 1.2.0 of its specification), read here rather
-//! than by lzma-rs, which knows only the LZMA2 filter and no SHA-256 check: writers put the delta
-//! filter before LZMA2 (GDAL's `COMPRESS=LZMA` does by default, `LZMA_DELTA=1`; numcodecs' `LZMA`
-//! with `filters=[delta, lzma2]`), which lzma-rs refuses ("Unknown filter id 3").
+//! The XZ container (the .xz file format, version 1.2.0 of its specification), read here (lzma-rs,
+//! which read LZMA2 data before `lzma_decoder.rs`, knows only the LZMA2 filter and no SHA-256
+//! check): writers put the delta filter before LZMA2 (GDAL's `COMPRESS=LZMA` does by default,
+//! `LZMA_DELTA=1`; numcodecs' `LZMA` with `filters=[delta, lzma2]`), which lzma-rs refuses
+//! ("Unknown filter id 3").
 //!
 //! A stream is a 12-byte header (magic bytes, flags naming the check, their CRC32), blocks, an
 //! index listing the blocks, and a 12-byte footer; streams may follow each other with null
@@ -19,10 +20,11 @@
 //!
 //! Bounded: the LZMA2 chunk headers of a block say how much it decodes to, and that is checked
 //! against what is left of the limit before anything is decoded; nothing is allocated from a size
-//! the stream states.
+//! the stream states. Decoded in steps (`XzSteps`): each block's LZMA2 data a budget of output at
+//! a time (`lzma_decoder`), the delta filters and the check taken over each step's output.
 
-use crate::Bounded;
-use std::io::BufReader;
+use crate::lzma::Delta;
+use crate::lzma_decoder::{too_much, Lzma2};
 
 /// The magic bytes that start an XZ stream.
 pub const MAGIC: &[u8] = b"\xFD7zXZ\x00";
@@ -31,36 +33,228 @@ const HEADER_LEN: usize = 12;
 const FILTER_DELTA: u64 = 0x03;
 const FILTER_LZMA2: u64 = 0x21;
 
-/// Decodes the XZ streams of `xz` to at most `max` bytes.
+/// Decodes the XZ streams of `xz` to at most `max` bytes, in one go.
 pub fn decode(xz: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    let mut steps = XzSteps::new(xz.to_vec(), max);
     let mut out = Vec::new();
-    let mut at = 0;
-    let mut streams = 0usize;
-    loop {
-        at = stream(xz, at, &mut out, max).map_err(|e| match streams {
-            0 => e,
-            n => format!("stream {}: {e}", n + 1),
-        })?;
-        streams += 1;
-        // Stream padding: null bytes, a multiple of four of them; then the end or a stream.
-        let padding = xz[at..].iter().take_while(|&&b| b == 0).count();
-        if padding % 4 != 0 {
-            return Err(format!(
-                "{padding} null bytes after the stream ending at byte {at}: stream padding must be a multiple of four"
-            ));
-        }
-        at += padding;
-        if at == xz.len() {
-            return Ok(out);
-        }
-        if !xz[at..].starts_with(MAGIC) {
-            return Err(format!(
-                "{} bytes after the stream ending at byte {} are neither padding nor another XZ stream",
-                xz.len() - at,
-                at - padding
-            ));
+    while !crate::Steps::step(&mut steps, usize::MAX, &mut out)? {}
+    Ok(out)
+}
+
+/// What a step's budget is charged for starting a block (its header, a model and a window),
+/// reading a stream's header, or a call of the LZMA2 headers' scan: work that makes no output.
+const FIXED_COST: usize = 4096;
+
+/// XZ streams being decoded in steps.
+pub struct XzSteps {
+    xz: Vec<u8>,
+    max: usize,
+    /// Where the next header (of a stream or a block), the index, or the padding after a stream
+    /// starts.
+    at: usize,
+    /// The output so far.
+    written: usize,
+    /// Streams read whole so far.
+    streams: usize,
+    /// The stream being read (`None` before each stream's header).
+    stream: Option<Stream>,
+}
+
+/// A stream whose header has been read.
+struct Stream {
+    flags: [u8; 2],
+    check: Check,
+    /// (unpadded size, uncompressed size) of each block read, for the index. Each block takes
+    /// at least 12 bytes of input, so the list is bounded by the input.
+    records: Vec<(u64, u64)>,
+    /// The block being decoded.
+    block: Option<Block>,
+}
+
+/// A block whose header has been read, being decoded.
+struct Block {
+    /// Where its LZMA2 data starts, and its header's length.
+    data: usize,
+    header_len: usize,
+    /// The sizes the header declares.
+    packed: Option<u64>,
+    unpacked: Option<u64>,
+    /// The delta filters before LZMA2, in the chain's order.
+    deltas: Vec<Delta>,
+    lzma2: Lzma2,
+    /// The check of the output so far.
+    hasher: Hasher,
+    /// The chunk's output before the block.
+    before: usize,
+}
+
+impl XzSteps {
+    pub fn new(xz: Vec<u8>, max: usize) -> XzSteps {
+        XzSteps {
+            xz,
+            max,
+            at: 0,
+            written: 0,
+            streams: 0,
+            stream: None,
         }
     }
+
+    /// Reads on until `budget` is spent; `true` once the last stream is read.
+    fn advance(&mut self, budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
+        let mut spent = 0usize;
+        while spent < budget {
+            // Errors inside a stream after the first name it (padding between streams is no
+            // stream's).
+            let streams = self.streams;
+            let in_stream = |e: String| match streams {
+                0 => e,
+                n => format!("stream {}: {e}", n + 1),
+            };
+            let Some(stream) = &mut self.stream else {
+                self.stream = Some(stream_header(&self.xz, self.at).map_err(in_stream)?);
+                self.at += HEADER_LEN;
+                spent += FIXED_COST;
+                continue;
+            };
+            if stream.block.is_none() && self.at >= self.xz.len() {
+                return Err(in_stream("the XZ stream ends before its index".into()));
+            }
+            if stream.block.is_some() || self.xz[self.at] != 0 {
+                let (max, written) = (self.max, self.written);
+                let made = in_block(
+                    &self.xz,
+                    &mut self.at,
+                    stream,
+                    (max, written),
+                    budget,
+                    &mut spent,
+                    out,
+                )
+                .map_err(|e| in_stream(format!("block {}: {e}", stream.records.len() + 1)))?;
+                self.written += made;
+                continue;
+            }
+            // The index, the footer, then stream padding: the end, or another stream.
+            let xz = &self.xz[..];
+            let index_end = index(xz, self.at, &stream.records).map_err(in_stream)?;
+            footer(xz, index_end, index_end - self.at, stream.flags).map_err(in_stream)?;
+            spent += stream.records.len();
+            let end = index_end + HEADER_LEN;
+            self.stream = None;
+            self.streams += 1;
+            let padding = xz[end..].iter().take_while(|&&b| b == 0).count();
+            if padding % 4 != 0 {
+                return Err(format!(
+                    "{padding} null bytes after the stream ending at byte {end}: stream padding must be a multiple of four"
+                ));
+            }
+            self.at = end + padding;
+            if self.at == xz.len() {
+                return Ok(true);
+            }
+            if !xz[self.at..].starts_with(MAGIC) {
+                return Err(format!(
+                    "{} bytes after the stream ending at byte {end} are neither padding nor another XZ stream",
+                    xz.len() - self.at,
+                ));
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl crate::Steps for XzSteps {
+    fn step(&mut self, budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
+        self.advance(budget, out)
+    }
+}
+
+/// Goes on with the block of `stream` at `at` (its header, where none is begun), decoding until
+/// `budget` is spent, and past its end where it ends (`at` then after it): the bytes it made.
+/// `limit`: the most output the chunk may have, and what it has so far.
+fn in_block(
+    xz: &[u8],
+    at: &mut usize,
+    stream: &mut Stream,
+    limit: (usize, usize),
+    budget: usize,
+    spent: &mut usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
+    let block = match &mut stream.block {
+        Some(block) => block,
+        None => {
+            *spent += FIXED_COST;
+            stream.block.insert(block(xz, *at, stream.check, limit)?)
+        }
+    };
+    let data = &xz[block.data..];
+    let Some((decoded, used)) = block.lzma2.scan(data)? else {
+        *spent += FIXED_COST;
+        return Ok(0);
+    };
+    if let Some(packed) = block.packed.filter(|&p| p != used as u64) {
+        return Err(format!(
+            "the block header says {packed} compressed bytes, its LZMA2 data takes {used}"
+        ));
+    }
+    if let Some(unpacked) = block.unpacked.filter(|&u| u != decoded as u64) {
+        return Err(format!(
+            "the block header says {unpacked} decoded bytes, its LZMA2 chunks hold {decoded}"
+        ));
+    }
+    let from = out.len();
+    let done = block.lzma2.step(&data[..used], budget, spent, out)?;
+    let piece = &mut out[from..];
+    for delta in block.deltas.iter_mut().rev() {
+        delta.undo(piece);
+    }
+    block.hasher.update(piece);
+    let made = piece.len();
+    if !done {
+        return Ok(made);
+    }
+    let total = block.lzma2.win.total() - block.before;
+    if total != decoded {
+        return Err(format!(
+            "the LZMA2 data decoded to {total} bytes, its chunk headers say {decoded}"
+        ));
+    }
+    let unpadded_data = block.header_len + used;
+    let padding = (4 - unpadded_data % 4) % 4;
+    let data_end = block.data + used;
+    if slice(xz, data_end, padding, "a block's padding")?
+        .iter()
+        .any(|&b| b != 0)
+    {
+        return Err("the block's padding is not null bytes".into());
+    }
+    let size = stream.check.size();
+    let stored = slice(xz, data_end + padding, size, "a block's check")?;
+    block.hasher.verify(stored)?;
+    stream
+        .records
+        .push(((unpadded_data + size) as u64, decoded as u64));
+    *at = data_end + padding + size;
+    stream.block = None;
+    Ok(made)
+}
+
+/// The stream header at `start`: its magic bytes and flags.
+fn stream_header(xz: &[u8], start: usize) -> Result<Stream, String> {
+    let header = slice(xz, start, HEADER_LEN, "the stream header")?;
+    if !header.starts_with(MAGIC) {
+        return Err("not an XZ stream (its magic bytes are missing)".into());
+    }
+    check_crc32(&header[6..8], &header[8..12], "stream flags")?;
+    let flags = [header[6], header[7]];
+    Ok(Stream {
+        flags,
+        check: Check::from_flags(flags)?,
+        records: Vec::new(),
+        block: None,
+    })
 }
 
 /// The integrity check of a stream's blocks (stream flags, second byte).
@@ -99,13 +293,42 @@ impl Check {
             Check::Sha256 => 32,
         }
     }
+}
 
-    fn verify(self, data: &[u8], stored: &[u8]) -> Result<(), String> {
+/// A block's check, taken over its output as it is made.
+enum Hasher {
+    None,
+    Crc32(zarr_wasm_kernels::crc32::Hasher),
+    Crc64(u64),
+    Sha256(Box<Sha256>),
+}
+
+impl Hasher {
+    fn new(check: Check) -> Hasher {
+        match check {
+            Check::None => Hasher::None,
+            Check::Crc32 => Hasher::Crc32(zarr_wasm_kernels::crc32::Hasher::crc32()),
+            Check::Crc64 => Hasher::Crc64(u64::MAX),
+            Check::Sha256 => Hasher::Sha256(Box::default()),
+        }
+    }
+
+    fn update(&mut self, data: &[u8]) {
+        match self {
+            Hasher::None => {}
+            Hasher::Crc32(hasher) => hasher.update(data),
+            Hasher::Crc64(crc) => *crc = crc64_update(*crc, data),
+            Hasher::Sha256(hasher) => hasher.update(data),
+        }
+    }
+
+    /// Checks the output's check against `stored`, the block's.
+    fn verify(&self, stored: &[u8]) -> Result<(), String> {
         let (name, computed) = match self {
-            Check::None => return Ok(()),
-            Check::Crc32 => ("CRC32", crc32(data).to_le_bytes().to_vec()),
-            Check::Crc64 => ("CRC64", crc64(data).to_le_bytes().to_vec()),
-            Check::Sha256 => ("SHA-256", sha256(data).to_vec()),
+            Hasher::None => return Ok(()),
+            Hasher::Crc32(hasher) => ("CRC32", hasher.finish().to_le_bytes().to_vec()),
+            Hasher::Crc64(crc) => ("CRC64", (!crc).to_le_bytes().to_vec()),
+            Hasher::Sha256(hasher) => ("SHA-256", hasher.finish().to_vec()),
         };
         if computed != stored {
             return Err(format!(
@@ -139,36 +362,6 @@ fn check_crc32(data: &[u8], stored: &[u8], what: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Reads the stream starting at `start` into `out`; where it ends.
-fn stream(xz: &[u8], start: usize, out: &mut Vec<u8>, max: usize) -> Result<usize, String> {
-    let header = slice(xz, start, HEADER_LEN, "the stream header")?;
-    if !header.starts_with(MAGIC) {
-        return Err("not an XZ stream (its magic bytes are missing)".into());
-    }
-    check_crc32(&header[6..8], &header[8..12], "stream flags")?;
-    let flags = [header[6], header[7]];
-    let check = Check::from_flags(flags)?;
-    let mut at = start + HEADER_LEN;
-    // (unpadded size, uncompressed size) of each block, for the index. Each block takes at least
-    // 12 bytes of input, so the list is bounded by the input.
-    let mut records = Vec::new();
-    loop {
-        match xz.get(at) {
-            None => return Err("the XZ stream ends before its index".into()),
-            Some(0) => break,
-            Some(_) => {
-                let (next, record) = block(xz, at, check, out, max)
-                    .map_err(|e| format!("block {}: {e}", records.len() + 1))?;
-                records.push(record);
-                at = next;
-            }
-        }
-    }
-    let index_end = index(xz, at, &records)?;
-    footer(xz, index_end, index_end - at, flags)?;
-    Ok(index_end + HEADER_LEN)
 }
 
 /// A reader of a block header's or the index's fields.
@@ -215,15 +408,9 @@ impl Fields<'_> {
     }
 }
 
-/// The block whose header starts at `start`: decoded into `out`, its check verified. Where the
-/// block ends, and its index record.
-fn block(
-    xz: &[u8],
-    start: usize,
-    check: Check,
-    out: &mut Vec<u8>,
-    max: usize,
-) -> Result<(usize, (u64, u64)), String> {
+/// The block whose header starts at `start`, ready to decode: `limit` is the most output the
+/// chunk may have, and what it has before the block.
+fn block(xz: &[u8], start: usize, check: Check, limit: (usize, usize)) -> Result<Block, String> {
     let header_len = (usize::from(xz[start]) + 1) * 4;
     let header = slice(xz, start, header_len, "a block header")?;
     let (fields, crc) = header.split_at(header_len - 4);
@@ -244,6 +431,7 @@ fn block(
     }
     let count = usize::from(flags & 0x03) + 1;
     let mut deltas = Vec::with_capacity(count - 1);
+    let mut dict = 0;
     for i in 0..count {
         let id = fields.vli()?;
         let props_len = fields.vli()?;
@@ -251,7 +439,7 @@ fn block(
         let last = i + 1 == count;
         match (id, last) {
             (FILTER_LZMA2, true) => match props {
-                [dict] if *dict <= 40 => {}
+                [d] if *d <= 40 => dict = dict_size(*d),
                 _ => {
                     return Err(format!(
                         "the LZMA2 filter's properties {} are not valid (one byte, at most 40)",
@@ -260,7 +448,7 @@ fn block(
                 }
             },
             (FILTER_DELTA, false) => match props {
-                [distance] => deltas.push(usize::from(*distance) + 1),
+                [distance] => deltas.push(Delta::new(usize::from(*distance) + 1)),
                 _ => {
                     return Err(format!(
                         "the delta filter's properties {} are not valid (one byte)",
@@ -285,50 +473,31 @@ fn block(
     if fields.bytes[fields.at..].iter().any(|&b| b != 0) {
         return Err("the block header's padding is not null bytes".into());
     }
+    let (max, before) = limit;
+    if let Some(unpacked) = unpacked.filter(|&u| u > (max - before) as u64) {
+        return Err(format!(
+            "{} (its block header says {unpacked} more)",
+            too_much(max)
+        ));
+    }
+    Ok(Block {
+        data: start + header_len,
+        header_len,
+        packed,
+        unpacked,
+        deltas,
+        lzma2: Lzma2::new(dict, max, before),
+        hasher: Hasher::new(check),
+        before,
+    })
+}
 
-    let data_start = start + header_len;
-    let room = max - out.len();
-    if let Some(unpacked) = unpacked.filter(|&u| u > room as u64) {
-        return Err(too_much(max, unpacked));
+/// The dictionary size an LZMA2 filter's property byte (at most 40) codes.
+fn dict_size(byte: u8) -> usize {
+    match byte {
+        40 => u32::MAX as usize,
+        b => (2 | usize::from(b & 1)) << (b / 2 + 11),
     }
-    let data = &xz[data_start..];
-    let (decoded, used) =
-        lzma2_size(data, out.len(), max)?.ok_or("the LZMA2 data ends before its end marker")?;
-    if let Some(packed) = packed.filter(|&p| p != used as u64) {
-        return Err(format!(
-            "the block header says {packed} compressed bytes, its LZMA2 data takes {used}"
-        ));
-    }
-    if let Some(unpacked) = unpacked.filter(|&u| u != decoded as u64) {
-        return Err(format!(
-            "the block header says {unpacked} decoded bytes, its LZMA2 chunks hold {decoded}"
-        ));
-    }
-    let block_start = out.len();
-    lzma2_decode(&data[..used], out, block_start + decoded)?;
-    if out.len() - block_start != decoded {
-        return Err(format!(
-            "the LZMA2 data decoded to {} bytes, its chunk headers say {decoded}",
-            out.len() - block_start
-        ));
-    }
-    for &distance in deltas.iter().rev() {
-        undo_delta(&mut out[block_start..], distance);
-    }
-
-    let unpadded_data = header_len + used;
-    let padding = (4 - unpadded_data % 4) % 4;
-    let padded_end = data_start + used + padding;
-    if slice(xz, data_start + used, padding, "a block's padding")?
-        .iter()
-        .any(|&b| b != 0)
-    {
-        return Err("the block's padding is not null bytes".into());
-    }
-    let stored = slice(xz, padded_end, check.size(), "a block's check")?;
-    check.verify(&out[block_start..], stored)?;
-    let record = ((unpadded_data + check.size()) as u64, decoded as u64);
-    Ok((padded_end + check.size(), record))
 }
 
 /// What the branch converters are called (the filters XZ defines besides delta and LZMA2).
@@ -345,10 +514,6 @@ fn filter_name(id: u64) -> &'static str {
         0x4000_0000_0000_0001 => "LZMA1, which XZ streams do not hold",
         _ => "unknown",
     }
-}
-
-fn too_much(max: usize, size: impl std::fmt::Display) -> String {
-    format!("decodes to more than the {max} bytes the chunk may have ({size})")
 }
 
 /// The index starting at `start` (its indicator, 0): it must list `records`. Where it ends.
@@ -407,70 +572,6 @@ fn footer(xz: &[u8], start: usize, index_len: usize, flags: [u8; 2]) -> Result<(
     Ok(())
 }
 
-/// Undoes a delta filter of `distance` (1 to 256) over `data`: each byte gets the decoded byte
-/// `distance` before it added, mod 256 (the bytes before the start count as 0).
-pub fn undo_delta(data: &mut [u8], distance: usize) {
-    for i in distance..data.len() {
-        data[i] = data[i].wrapping_add(data[i - distance]);
-    }
-}
-
-/// Decodes the LZMA2 stream `data` (up to its end marker), appending to `out`, which may grow to
-/// `max` bytes in all.
-pub fn lzma2_decode(data: &[u8], out: &mut Vec<u8>, max: usize) -> Result<(), String> {
-    let mut bounded = Bounded {
-        out: std::mem::take(out),
-        max,
-    };
-    let result = lzma_rs::lzma2_decompress(&mut BufReader::new(data), &mut bounded);
-    *out = bounded.out;
-    result.map_err(|e| format!("{e}"))
-}
-
-/// Reads the LZMA2 chunk headers of `data`: the bytes the chunks decode to (an error where that
-/// and the `before` bytes already decoded come to more than `max`) and the bytes they take, up
-/// to and including the end marker; `None` where the data ends first.
-pub fn lzma2_size(
-    data: &[u8],
-    before: usize,
-    max: usize,
-) -> Result<Option<(usize, usize)>, String> {
-    let byte = |i: usize| data.get(i).map(|&b| b as usize);
-    let (mut at, mut total) = (0usize, 0usize);
-    while let Some(control) = byte(at) {
-        let (decoded, header, packed) = match control {
-            0 => return Ok(Some((total, at + 1))),
-            // Uncompressed: a 16-bit size less one.
-            1 | 2 => {
-                let (Some(hi), Some(lo)) = (byte(at + 1), byte(at + 2)) else {
-                    break;
-                };
-                let size = (hi << 8 | lo) + 1;
-                (size, 3, size)
-            }
-            // LZMA: unpacked size (21 bits) and packed size (16 bits), less one each; a
-            // properties byte after them where the state is reset with new properties.
-            0x80..=0xff => {
-                let (Some(u1), Some(u2), Some(p1), Some(p2)) =
-                    (byte(at + 1), byte(at + 2), byte(at + 3), byte(at + 4))
-                else {
-                    break;
-                };
-                let unpacked = ((control & 0x1f) << 16 | u1 << 8 | u2) + 1;
-                let props = usize::from(control >= 0xc0);
-                (unpacked, 5 + props, (p1 << 8 | p2) + 1)
-            }
-            _ => return Err(format!("LZMA2 chunk header {control:#04x} is not valid")),
-        };
-        total = total
-            .checked_add(decoded)
-            .filter(|&t| t <= max - before)
-            .ok_or_else(|| too_much(max, "by its LZMA2 chunk headers"))?;
-        at += header + packed;
-    }
-    Ok(None)
-}
-
 const fn crc_table(poly: u64, bits: u32) -> [u64; 256] {
     let mut table = [0u64; 256];
     let mut i = 0;
@@ -491,54 +592,112 @@ const fn crc_table(poly: u64, bits: u32) -> [u64; 256] {
     table
 }
 
-static CRC32_TABLE: [u64; 256] = crc_table(0xEDB8_8320, 32);
 static CRC64_TABLE: [u64; 256] = crc_table(0xC96C_5795_D787_0F42, 64);
 
-/// CRC32 (IEEE 802.3, reflected), as XZ uses it for headers, the index and the CRC32 check.
-pub fn crc32(data: &[u8]) -> u32 {
-    let crc = data.iter().fold(0xFFFF_FFFFu64, |crc, &b| {
-        CRC32_TABLE[((crc ^ u64::from(b)) & 0xff) as usize] ^ (crc >> 8)
-    });
-    (crc ^ 0xFFFF_FFFF) as u32
-}
+/// CRC32 (IEEE 802.3, reflected), as XZ uses it for headers, the index and the CRC32 check: the
+/// kernels' (zlib's `crc32`), the one CRC-32 of the project.
+pub use zarr_wasm_kernels::crc32::crc32;
 
 /// CRC64 (ECMA-182, reflected), XZ's default check.
 pub fn crc64(data: &[u8]) -> u64 {
-    let crc = data.iter().fold(u64::MAX, |crc, &b| {
+    !crc64_update(u64::MAX, data)
+}
+
+/// The CRC64 register after `data` (before the final inversion).
+fn crc64_update(crc: u64, data: &[u8]) -> u64 {
+    data.iter().fold(crc, |crc, &b| {
         CRC64_TABLE[((crc ^ u64::from(b)) & 0xff) as usize] ^ (crc >> 8)
-    });
-    !crc
+    })
 }
 
 /// SHA-256 (FIPS 180-4), XZ's strongest check.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
-    const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-        0xc67178f2,
-    ];
-    let mut h: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-        0x5be0cd19,
-    ];
-    let bits = (data.len() as u64).wrapping_mul(8);
-    // The message, a 0x80 byte, zeros to 56 mod 64, the length: the last one or two blocks are
-    // built apart so that the data is not copied.
-    let whole = data.len() / 64 * 64;
-    let mut tail = data[whole..].to_vec();
-    tail.push(0x80);
-    while tail.len() % 64 != 56 {
-        tail.push(0);
+    let mut hasher = Sha256::default();
+    hasher.update(data);
+    hasher.finish()
+}
+
+/// SHA-256 taken over data that comes in pieces.
+#[derive(Clone)]
+pub struct Sha256 {
+    h: [u32; 8],
+    /// The bytes of a 64-byte block not yet whole.
+    pending: [u8; 64],
+    pending_len: usize,
+    /// The bytes taken so far.
+    len: u64,
+}
+
+impl Default for Sha256 {
+    fn default() -> Sha256 {
+        Sha256 {
+            h: [
+                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+                0x5be0cd19,
+            ],
+            pending: [0; 64],
+            pending_len: 0,
+            len: 0,
+        }
     }
-    tail.extend(bits.to_be_bytes());
-    for block in data[..whole].chunks_exact(64).chain(tail.chunks_exact(64)) {
+}
+
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+impl Sha256 {
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.len = self.len.wrapping_add(data.len() as u64);
+        if self.pending_len > 0 {
+            let n = (64 - self.pending_len).min(data.len());
+            self.pending[self.pending_len..self.pending_len + n].copy_from_slice(&data[..n]);
+            self.pending_len += n;
+            data = &data[n..];
+            if self.pending_len < 64 {
+                return;
+            }
+            let block = self.pending;
+            self.compress(&block);
+            self.pending_len = 0;
+        }
+        let mut blocks = data.chunks_exact(64);
+        for block in &mut blocks {
+            self.compress(block);
+        }
+        let rest = blocks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
+    }
+
+    /// The digest: the data, a 0x80 byte, zeros to 56 mod 64, the length in bits.
+    pub fn finish(&self) -> [u8; 32] {
+        let mut last = self.clone();
+        let bits = self.len.wrapping_mul(8);
+        let mut tail = self.pending[..self.pending_len].to_vec();
+        tail.push(0x80);
+        while tail.len() % 64 != 56 {
+            tail.push(0);
+        }
+        tail.extend(bits.to_be_bytes());
+        for block in tail.chunks_exact(64) {
+            last.compress(block);
+        }
+        let mut out = [0u8; 32];
+        for (chunk, word) in out.chunks_exact_mut(4).zip(last.h) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        out
+    }
+
+    fn compress(&mut self, block: &[u8]) {
         let mut w = [0u32; 64];
         for (i, word) in block.chunks_exact(4).enumerate() {
             w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
@@ -551,7 +710,7 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
                 .wrapping_add(w[i - 7])
                 .wrapping_add(s1);
         }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = self.h;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
@@ -572,15 +731,10 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
             b = a;
             a = t1.wrapping_add(t2);
         }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+        for (x, y) in self.h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
             *x = x.wrapping_add(y);
         }
     }
-    let mut out = [0u8; 32];
-    for (chunk, word) in out.chunks_exact_mut(4).zip(h) {
-        chunk.copy_from_slice(&word.to_be_bytes());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -663,9 +817,15 @@ mod tests {
             data()
         );
         assert_eq!(decode(&unhex(XZ_SHA256), 4).unwrap(), b"zarr");
-        // Delta alone, by hand.
+        // Delta alone, by hand, in one piece and in two.
         let mut bytes = vec![1, 1, 1, 255, 2];
-        undo_delta(&mut bytes, 2);
+        Delta::new(2).undo(&mut bytes);
+        assert_eq!(bytes, [1, 1, 2, 0, 4]);
+        let mut bytes = vec![1, 1, 1, 255, 2];
+        let mut delta = Delta::new(2);
+        let (a, b) = bytes.split_at_mut(3);
+        delta.undo(a);
+        delta.undo(b);
         assert_eq!(bytes, [1, 1, 2, 0, 4]);
     }
 

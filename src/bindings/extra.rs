@@ -2,7 +2,9 @@
 //! `codecs/extra.rs`) from the binding layer's side: the core asks for it as it opens an array
 //! that needs it, and pkg/extra.js loads it (once per instance).
 
-use crate::codecs::extra::{install_loader, ExtraDecoder, ExtraLoader, LoadingDecoder};
+use crate::codecs::extra::{
+    install_loader, ExtraDecoder, ExtraLoader, ExtraSteps, LoadingDecoder, Piece,
+};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -12,30 +14,67 @@ extern "C" {
     /// Loads the second module; resolves once its decoder can be called.
     #[wasm_bindgen(js_name = loadExtra)]
     fn load_extra() -> js_sys::Promise;
-    /// The second module's `decode` (throws its error message).
-    #[wasm_bindgen(catch, js_name = extraDecode)]
-    fn extra_decode(
+    /// The second module's `begin`: the decode's handle (throws its error message).
+    #[wasm_bindgen(catch, js_namespace = extraDecode, js_name = begin)]
+    fn extra_begin(
         codec: &str,
         params: &[f64],
         limit: usize,
         encoded: &[u8],
-    ) -> Result<js_sys::Uint8Array, JsValue>;
+    ) -> Result<JsValue, JsValue>;
+    /// The next step of the decode `handle`: its output, or `undefined` once it is complete
+    /// (throws its error message).
+    #[wasm_bindgen(catch, js_namespace = extraDecode, js_name = step)]
+    fn extra_step(handle: &JsValue, budget: usize) -> Result<Option<js_sys::Uint8Array>, JsValue>;
+    /// Ends the decode `handle`, complete or not.
+    #[wasm_bindgen(js_namespace = extraDecode, js_name = end)]
+    fn extra_end(handle: &JsValue);
 }
 
-/// The core's way to the second module: a call into it through JS.
+/// The core's way to the second module: calls into it through JS.
 struct SecondModule;
 
 impl ExtraDecoder for SecondModule {
-    fn decode(
+    fn begin(
         &self,
         codec: &str,
         params: &[f64],
         limit: usize,
-        encoded: &[u8],
-    ) -> Result<Vec<u8>, String> {
-        extra_decode(codec, params, limit, encoded)
-            .map(|decoded| decoded.to_vec())
-            .map_err(|err| message(&err))
+        encoded: Vec<u8>,
+    ) -> Result<Box<dyn ExtraSteps>, String> {
+        let handle = extra_begin(codec, params, limit, &encoded).map_err(|err| message(&err))?;
+        Ok(Box::new(Decoding { handle }))
+    }
+}
+
+/// A decode in the second module, ended there when dropped.
+struct Decoding {
+    handle: JsValue,
+}
+
+impl ExtraSteps for Decoding {
+    fn step(&mut self, budget: usize) -> Result<Option<Box<dyn Piece>>, String> {
+        let piece = extra_step(&self.handle, budget).map_err(|err| message(&err))?;
+        Ok(piece.map(|piece| Box::new(JsPiece(piece)) as Box<dyn Piece>))
+    }
+}
+
+/// A step's output as the second module handed it: kept in JavaScript until it is copied in.
+struct JsPiece(js_sys::Uint8Array);
+
+impl Piece for JsPiece {
+    fn size(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    fn copy_to(&self, to: &mut [u8]) {
+        self.0.copy_to(to);
+    }
+}
+
+impl Drop for Decoding {
+    fn drop(&mut self) {
+        extra_end(&self.handle);
     }
 }
 

@@ -1,9 +1,12 @@
 //! numcodecs' `BZ2` codec (v3 `numcodecs.bz2`): bzip2 streams. Decoded in the second module
-//! (`extra.rs`).
+//! (`extra.rs`), in steps.
 
-use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::codec::{
+    decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
+    StepDecoder,
+};
 use super::configuration::{Bounded, Configuration};
-use super::extra;
+use super::extra::Stepwise;
 use crate::error::CodecError;
 
 /// numcodecs' `bz2`.
@@ -29,8 +32,21 @@ impl BytesToBytesCodec for Bz2Codec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        let out = extra::decode(self.name(), &[], decoded_size.limit(), &encoded)
-            .map_err(|e| CodecError::new(self.name(), e))?;
-        decoded_size.check_output(self.name(), out)
+        let steps = Stepwise::new(self.name(), Vec::new(), decoded_size.limit(), encoded);
+        decode_whole(self.name(), steps, decoded_size)
+    }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        let steps = Stepwise::new(self.name(), Vec::new(), out.len(), encoded);
+        decode_whole_into(self.name(), steps, out)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        let steps = Stepwise::new(self.name(), Vec::new(), decoded_size.limit(), encoded);
+        Ok(Box::new(steps))
     }
 }

@@ -281,17 +281,6 @@ impl DecodedSize {
         }
     }
 
-    /// `out`, where it has the size the pipeline expects (a decoder whose stream does not declare
-    /// its size checks what it produced).
-    pub(crate) fn check_output(
-        self,
-        codec: &'static str,
-        out: Vec<u8>,
-    ) -> Result<Vec<u8>, CodecError> {
-        self.check_len(codec, out.len())?;
-        Ok(out)
-    }
-
     /// Checks that a decoder's output of `len` bytes has the size the pipeline expects.
     pub fn check_len(self, codec: &'static str, len: usize) -> Result<(), CodecError> {
         match self {

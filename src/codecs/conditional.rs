@@ -114,7 +114,8 @@ impl BytesToBytesCodec for ConditionalCodec {
                 bytes = codec.decode(bytes, size)?;
             }
         }
-        decoded_size.check_output(self.name(), bytes)
+        decoded_size.check_len(self.name(), bytes.len())?;
+        Ok(bytes)
     }
 
     fn set_max_unknown_decoded(&mut self, cap: usize) {

@@ -1,12 +1,16 @@
 //! The codecs whose decoders are too large for the npm package's main wasm module (numcodecs'
 //! `lzma`, `bz2`, `pcodec` and `zfpy`, the registry's `zfp`; measured in the README's "Download
 //! size"): they live in the crate `extra-codecs/`, which the npm package builds as a second
-//! module, loaded the first time an array needs one. The core reaches them through `decode`
-//! here: an installed decoder (the binding layer installs one that calls the second module),
-//! else the crate itself where it is linked in (the `extra-codecs` feature: Rust users, native
-//! tests).
+//! module, loaded the first time an array needs one. The core reaches them through `begin` here:
+//! an installed decoder (the binding layer installs one that calls the second module), else the
+//! crate itself where it is linked in (the `extra-codecs` feature: Rust users, native tests).
+//!
+//! A decode there works in steps (`ExtraSteps`, driven as a `StepDecoder` by `Stepwise`), each
+//! about a budget of output, so that a read lets the event loop run between them and drops the
+//! decode there when it is aborted, as it does gzip's or zstd's.
 
-use super::codec::ChunkRepr;
+use super::codec::{ChunkRepr, StepDecoder};
+use crate::buffer::Output;
 use crate::error::CodecError;
 use crate::metadata::extension::Extension;
 use crate::metadata::{ArrayMetadata, CodecList};
@@ -25,16 +29,43 @@ pub const NAMES: &[&str] = &[
     "zfp",
 ];
 
-/// A way to reach the second module's decoders (see `extra-codecs/src/lib.rs`, `decode`, for
+/// A way to reach the second module's decoders (see `extra-codecs/src/lib.rs`, `begin`, for
 /// what the arguments mean).
 pub trait ExtraDecoder {
-    fn decode(
+    /// Begins decoding `encoded`: the decode's steps.
+    fn begin(
         &self,
         codec: &str,
         params: &[f64],
         limit: usize,
-        encoded: &[u8],
-    ) -> Result<Vec<u8>, String>;
+        encoded: Vec<u8>,
+    ) -> Result<Box<dyn ExtraSteps>, String>;
+}
+
+/// A decode begun in the second module (dropped: ended there, complete or not).
+pub trait ExtraSteps {
+    /// Decodes about `budget` more bytes: their piece of output, or `None` once the decode is
+    /// complete.
+    fn step(&mut self, budget: usize) -> Result<Option<Box<dyn Piece>>, String>;
+}
+
+/// A step's output, where the second module handed it (a JS `Uint8Array`, or a vector where the
+/// crate is linked in).
+pub trait Piece {
+    /// Its length in bytes.
+    fn size(&self) -> usize;
+    /// Copies the piece into `to`, which is its length.
+    fn copy_to(&self, to: &mut [u8]);
+}
+
+impl Piece for Vec<u8> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+
+    fn copy_to(&self, to: &mut [u8]) {
+        to.copy_from_slice(self);
+    }
 }
 
 /// A way to get the second module's decoders when an array first needs them (the binding layer
@@ -77,22 +108,157 @@ pub async fn prepare(metadata: &ArrayMetadata) -> Result<(), String> {
     Ok(())
 }
 
-/// Decodes through the installed decoder, or the linked crate, or says that neither is there.
-pub(crate) fn decode(
+/// Begins a decode through the installed decoder, or the linked crate, or says that neither is
+/// there.
+fn begin(
     codec: &str,
     params: &[f64],
     limit: usize,
-    encoded: &[u8],
-) -> Result<Vec<u8>, String> {
+    encoded: Vec<u8>,
+) -> Result<Box<dyn ExtraSteps>, String> {
     if let Some(decoder) = INSTALLED.with(|installed| installed.borrow().clone()) {
-        return decoder.decode(codec, params, limit, encoded);
+        return decoder.begin(codec, params, limit, encoded);
     }
     linked(codec, params, limit, encoded)
 }
 
+/// A second-module decode driven by the core as any decoder in steps: begun at its first step,
+/// ended (dropped) with it. Each step's piece goes straight into an output of the chunk's size;
+/// a growing output (data whose size nothing fixes: strings) gets the pieces once the decode is
+/// complete, a budget of them a step, into room taken once. A vector grown as the pieces came
+/// would copy itself whole each time it doubled, in one step: the 128 MiB of a 256 MiB string
+/// chunk into memory never touched before held the event loop for 180 ms (Node).
+pub(crate) struct Stepwise {
+    codec: &'static str,
+    params: Vec<f64>,
+    /// The second module's limit (bytes, or for numbers their count), and the output's.
+    limit: usize,
+    bytes: usize,
+    /// The chunk's bytes until the decode begins (they are then the second module's).
+    encoded: Vec<u8>,
+    steps: Option<Box<dyn ExtraSteps>>,
+    /// The output so far.
+    written: usize,
+    /// For a growing output, the pieces not yet in it (in order; last first once the decode is
+    /// complete, as they are then moved in), and whether the decode is complete.
+    held: Vec<Box<dyn Piece>>,
+    complete: bool,
+}
+
+impl Stepwise {
+    /// A decode of `encoded` by `codec` to at most `limit` bytes (see `extra-codecs`' `begin`
+    /// for `params`).
+    pub(crate) fn new(
+        codec: &'static str,
+        params: Vec<f64>,
+        limit: usize,
+        encoded: Vec<u8>,
+    ) -> Stepwise {
+        Stepwise::of_numbers(codec, params, limit, limit, encoded)
+    }
+
+    /// A decode of `count` numbers of `bytes` bytes in all (pcodec, zfpy, zfp).
+    pub(crate) fn of_numbers(
+        codec: &'static str,
+        params: Vec<f64>,
+        count: usize,
+        bytes: usize,
+        encoded: Vec<u8>,
+    ) -> Stepwise {
+        Stepwise {
+            codec,
+            params,
+            limit: count,
+            bytes,
+            encoded,
+            steps: None,
+            written: 0,
+            held: Vec::new(),
+            complete: false,
+        }
+    }
+
+    fn advance(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, String> {
+        if self.complete {
+            return self.move_held(out, budget);
+        }
+        let steps = match &mut self.steps {
+            Some(steps) => steps,
+            None => {
+                let encoded = std::mem::take(&mut self.encoded);
+                self.steps
+                    .insert(begin(self.codec, &self.params, self.limit, encoded)?)
+            }
+        };
+        let Some(piece) = steps.step(budget)? else {
+            self.steps = None;
+            self.complete = true;
+            self.held.reverse();
+            return self.move_held(out, budget);
+        };
+        let end = self
+            .written
+            .checked_add(piece.size())
+            .filter(|&end| end <= self.bytes)
+            .ok_or_else(|| {
+                format!(
+                    "decodes to more than the {} bytes the chunk may have",
+                    self.bytes
+                )
+            })?;
+        match out {
+            Output::Fixed(out) => {
+                let size = out.len();
+                let place = out.get_mut(self.written..end).ok_or_else(|| {
+                    format!("decodes to more than the {size} bytes the chunk has")
+                })?;
+                piece.copy_to(place);
+            }
+            Output::Growing(_) => self.held.push(piece),
+        }
+        self.written = end;
+        Ok(None)
+    }
+
+    /// Moves the held pieces into a growing output, about `budget` bytes of them a call: the
+    /// output's length once all are in.
+    fn move_held(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, String> {
+        let Output::Growing(vec) = out else {
+            return Ok(Some(self.written));
+        };
+        if vec.capacity() < self.written {
+            vec.try_reserve_exact(self.written - vec.len())
+                .map_err(|_| format!("cannot allocate {} bytes", self.written))?;
+        }
+        let mut moved = 0;
+        while moved < budget {
+            let Some(piece) = self.held.pop() else {
+                return Ok(Some(self.written));
+            };
+            let at = vec.len();
+            let len = piece.size();
+            // Within the capacity taken: the vector does not move.
+            vec.resize(at + len, 0);
+            piece.copy_to(&mut vec[at..]);
+            moved += len.max(1);
+        }
+        if self.held.is_empty() {
+            return Ok(Some(self.written));
+        }
+        Ok(None)
+    }
+}
+
+impl StepDecoder for Stepwise {
+    fn step(&mut self, out: &mut Output<'_>, budget: usize) -> Result<Option<usize>, CodecError> {
+        self.advance(out, budget)
+            .map_err(|e| CodecError::new(self.codec, e))
+    }
+}
+
 /// Decodes a chunk of `repr` whose elements a second-module codec (`codec`, an array-to-bytes
 /// codec: pcodec, zfpy, zfp) stores as numbers, described by `params` (the number type first):
-/// exactly the chunk's element count.
+/// exactly the chunk's element count, in one go.
 pub(crate) fn decode_numbers(
     codec: &'static str,
     params: &[f64],
@@ -104,16 +270,47 @@ pub(crate) fn decode_numbers(
         .num_bytes()
         .ok_or_else(|| err(format!("a chunk of shape {:?} is too large", repr.shape)))?;
     let count = size / repr.data_type.size().max(1);
-    decode(codec, params, count, encoded).map_err(err)
+    let mut decode = Stepwise::of_numbers(codec, params.to_vec(), count, size, encoded.to_vec());
+    let mut out = Vec::new();
+    let len =
+        crate::buffer::in_one_go(|budget| decode.advance(&mut Output::Growing(&mut out), budget))
+            .map_err(err)?;
+    out.truncate(len);
+    Ok(out)
+}
+
+/// The linked crate's decode in steps.
+#[cfg(feature = "extra-codecs")]
+struct Linked {
+    steps: Box<dyn zarr_wasm_extra::Steps>,
+    done: bool,
 }
 
 #[cfg(feature = "extra-codecs")]
-fn linked(codec: &str, params: &[f64], limit: usize, encoded: &[u8]) -> Result<Vec<u8>, String> {
-    zarr_wasm_extra::decode(codec, params, limit, encoded)
+impl ExtraSteps for Linked {
+    fn step(&mut self, budget: usize) -> Result<Option<Box<dyn Piece>>, String> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut piece = Vec::new();
+        self.done = self.steps.step(budget, &mut piece)?;
+        Ok(Some(Box::new(piece)))
+    }
+}
+
+#[cfg(feature = "extra-codecs")]
+fn linked(
+    codec: &str,
+    params: &[f64],
+    limit: usize,
+    encoded: Vec<u8>,
+) -> Result<Box<dyn ExtraSteps>, String> {
+    let steps = zarr_wasm_extra::begin(codec, params, limit, encoded)?;
+    Ok(Box::new(Linked { steps, done: false }))
 }
 
 #[cfg(not(feature = "extra-codecs"))]
-fn linked(_: &str, _: &[f64], _: usize, _: &[u8]) -> Result<Vec<u8>, String> {
+fn linked(_: &str, _: &[f64], _: usize, _: Vec<u8>) -> Result<Box<dyn ExtraSteps>, String> {
     Err("its decoder is in zarr-wasm's second module, which is not here: the npm package loads it as an array that needs it opens; Rust builds link it with the `extra-codecs` feature, or install a loader (codecs::extra::install_loader)".into())
 }
 

@@ -1,9 +1,12 @@
 //! numcodecs' `LZMA` codec (v3 `numcodecs.lzma`): Python's `lzma` streams in the container its
-//! `format` names. Decoded in the second module (`extra.rs`).
+//! `format` names. Decoded in the second module (`extra.rs`), in steps.
 
-use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
+use super::codec::{
+    decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
+    StepDecoder,
+};
 use super::configuration::{Configuration, Field};
-use super::extra;
+use super::extra::Stepwise;
 use crate::error::CodecError;
 use serde_json::Value;
 
@@ -127,13 +130,31 @@ impl BytesToBytesCodec for LzmaCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
-        // The format, then a raw chain's delta distances (`extra-codecs`' `decode`).
+        let steps = self.steps(encoded, decoded_size.limit());
+        decode_whole(self.name(), steps, decoded_size)
+    }
+
+    fn decode_into(&self, encoded: Vec<u8>, out: &mut [u8]) -> Result<(), CodecError> {
+        decode_whole_into(self.name(), self.steps(encoded, out.len()), out)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        decoded_size: DecodedSize,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Ok(Box::new(self.steps(encoded, decoded_size.limit())))
+    }
+}
+
+impl LzmaCodec {
+    /// The decode of `encoded` to at most `limit` bytes, in the second module.
+    fn steps(&self, encoded: Vec<u8>, limit: usize) -> Stepwise {
+        // The format, then a raw chain's delta distances (`extra-codecs`' `begin`).
         let params: Vec<f64> = std::iter::once(f64::from(self.format))
             .chain(self.deltas.iter().map(|&d| d as f64))
             .collect();
-        let out = extra::decode(self.name(), &params, decoded_size.limit(), &encoded)
-            .map_err(|e| CodecError::new(self.name(), e))?;
-        decoded_size.check_output(self.name(), out)
+        Stepwise::new(self.name(), params, limit, encoded)
     }
 }
 
