@@ -941,7 +941,18 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
         let Some((bytes, url)) = Self::read_file(dir, ".zmetadata", client, options).await? else {
             return Ok(None);
         };
-        let layout = Layout::parse(&bytes, options.max_refs)
+        Self::parquet_from(dir, &bytes, &url, client, options).map(Some)
+    }
+
+    /// The Parquet references in directory `dir` whose `.zmetadata` is `bytes`, read from `url`.
+    fn parquet_from(
+        dir: &str,
+        bytes: &[u8],
+        url: &str,
+        client: &C,
+        options: &ReferenceOptions,
+    ) -> Result<Self> {
+        let layout = Layout::parse(bytes, options.max_refs)
             .map_err(|e| ZarrError::metadata(&format!("the references {url}"), e))?;
         let dir_url = HttpStore::with_options(dir, client.clone(), HttpOptions::default()).url("");
         let base = match dir_url.find('?') {
@@ -974,12 +985,28 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
                 tick: 0,
             }),
         };
-        Ok(Some(Self::new(
-            refs,
-            Some(lazy),
-            client.clone(),
-            options.clone(),
-        )))
+        Ok(Self::new(refs, Some(lazy), client.clone(), options.clone()))
+    }
+
+    /// The references whose document, read from `url` before, is `bytes`: a JSON reference file,
+    /// or the `.zmetadata` of a directory of Parquet references (its URL, or the directory's: as
+    /// `open` tells them apart). The store is the one `open` made from that document, and
+    /// opening it asks for nothing: a store opened again (a fresh instance of the module after
+    /// `releaseMemory()` or a trap, a pool's worker) is opened from what was read the first time.
+    pub fn from_document(
+        url: &str,
+        bytes: &[u8],
+        client: C,
+        options: ReferenceOptions,
+    ) -> Result<Self> {
+        match Source::of(url) {
+            Source::Parquet(dir) => {
+                let at = HttpStore::with_options(&dir, client.clone(), HttpOptions::default())
+                    .url(".zmetadata");
+                Self::parquet_from(&dir, bytes, &at, &client, &options)
+            }
+            Source::Json => Self::from_bytes(bytes, Some(url), client, options),
+        }
     }
 
     /// A store of the reference file `bytes` read from `url` (None: not from a URL).
@@ -2015,6 +2042,77 @@ mod tests {
         assert!(
             err.message
                 .contains("no reference file at http://h/none.json"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_store_opened_again_from_its_document_asks_for_nothing() {
+        // Parquet references, from their .zmetadata (issue 46: a node's reopening after
+        // releaseMemory() asked for it again), by its URL or the directory's.
+        let client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
+        let options = ReferenceOptions::default;
+        let first = block_on(ReferenceStore::open(
+            "http://h/refs/n.parq",
+            client.clone(),
+            options(),
+        ))
+        .unwrap();
+        let zmetadata = client.files["http://h/refs/n.parq/.zmetadata"].clone();
+        let keys = [
+            ".zgroup",
+            "tas/.zarray",
+            "tas/0.0.0",
+            "tas/1.0.1",
+            "lat/0",
+            "none/0",
+        ];
+        assert!(block_on(first.get("tas/1.0.1")).unwrap().is_some());
+        for url in ["http://h/refs/n.parq/.zmetadata", "http://h/refs/n.parq"] {
+            let again_client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
+            let again =
+                ReferenceStore::from_document(url, &zmetadata, again_client.clone(), options())
+                    .unwrap();
+            assert!(urls(&again_client).is_empty(), "opening asks for nothing");
+            assert!(again.is_parquet());
+            assert_eq!(again.references().label(), first.references().label());
+            for key in keys {
+                assert_eq!(
+                    block_on(again.get(key)).unwrap(),
+                    block_on(first.get(key)).unwrap(),
+                    "{key}"
+                );
+            }
+            assert!(!urls(&again_client).contains(&"http://h/refs/n.parq/.zmetadata".into()));
+        }
+        // A JSON file: its relative targets resolve against its URL, as when it was read there.
+        let json = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/references/nc.json"
+        ))
+        .unwrap();
+        let url = "http://h/refs/nc.json";
+        let client = parquet_fake("nc_arrow.parq", "n.parq", &[(url, json.clone())]);
+        let first = block_on(ReferenceStore::open(url, client.clone(), options())).unwrap();
+        let again_client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
+        let again =
+            ReferenceStore::from_document(url, &json, again_client.clone(), options()).unwrap();
+        assert!(urls(&again_client).is_empty());
+        for key in [".zgroup", "tas/.zarray", "tas/0.0.0", "tas/1.0.1"] {
+            assert_eq!(
+                block_on(again.get(key)).unwrap(),
+                block_on(first.get(key)).unwrap(),
+                "{key}"
+            );
+        }
+        assert_eq!(again.references().label(), url);
+        // A damaged document is an error naming where it was read from.
+        let err =
+            ReferenceStore::from_document("http://h/refs/n.parq", b"{", again_client, options())
+                .err()
+                .unwrap();
+        assert!(
+            err.message.contains("http://h/refs/n.parq/.zmetadata"),
             "{err}"
         );
     }
