@@ -212,9 +212,9 @@ export function describeStore(location, objects) {
     return { id, kind: "fetch", url: location.url, options };
   }
   if (location instanceof ReferenceStore) {
-    // Each worker parses the reference file this thread read (a Blob: sent without a copy), or
-    // the object. Where none was kept (a directory of Parquet references, whose files are read
-    // as reads need them), it reads the source itself.
+    // Each worker parses the reference file (or a Parquet directory's .zmetadata) this thread
+    // read (a Blob: sent without a copy), or the object. Where none was kept, it reads the
+    // source itself.
     const options = sendableOptions(location.options, `ReferenceStore ${label(location)}`);
     const source = location.url ?? location.references;
     return { id, kind: "reference", source, options, document: resolved.get(location) };

@@ -126,7 +126,8 @@ export class IcechunkStore {
  * back) and in each worker of a pool. An IcechunkStore's `{ snapshot }`, the snapshot id its
  * branch or tag was at; a ReferenceStore's `{ url, document }`, its reference file as read (a
  * Blob, which workers are sent without a copy) and the URL it was read from, which relative
- * targets resolve against. A commit to the branch, or a file regenerated, after the first
+ * targets resolve against (for a directory of Parquet references, its `.zmetadata` and that
+ * file's URL). A commit to the branch, or a file regenerated, after the first
  * opening is not seen: every read of a node, wherever it runs, is of the version its metadata
  * came from.
  */
@@ -143,21 +144,26 @@ export function atSnapshot(options, id) {
  * requests on (through the store's own `fetch` option, else the global one) and keeps a copy of
  * the reference file's body as it arrives, the first whole answer (200) to a GET of the file's
  * URL as the module asks for it (without its fragment and the path's final slashes: HttpStore's
- * url("") in src/store/http.rs); `stop()` once the opening is over. `document` resolves to
- * `{ url, document }` (see `resolved`), or to null where there was none (a directory of Parquet
- * references, a failure, a file over the store's maxReferenceBytes).
+ * url("") in src/store/http.rs), or of the `.zmetadata` below it (a directory of Parquet
+ * references: the module's url(".zmetadata")); `stop()` once the opening is over. `document`
+ * resolves to `{ url, document }` (see `resolved`), or to null where there was none (a failure,
+ * a file over the store's maxReferenceBytes).
  */
 export function recordReferenceFile(store) {
   const given = store.options.fetch;
   const send = (request) => (given ? given(request) : globalThis.fetch(request));
   const noFragment = store.url.split("#")[0];
   const q = noFragment.indexOf("?");
-  const url =
-    (q < 0 ? noFragment : noFragment.slice(0, q)).replace(/\/+$/, "") +
-    (q < 0 ? "" : noFragment.slice(q));
+  const path = (q < 0 ? noFragment : noFragment.slice(0, q)).replace(/\/+$/, "");
+  const query = q < 0 ? "" : noFragment.slice(q);
+  const url = path + query;
+  // A directory's .zmetadata, as the module asks for it (the key before the query).
+  const zmetadata = `${path}/.zmetadata${query}`;
   let href = null;
+  let zmetadataHref = null;
   try {
     href = new URL(url, globalThis.location?.href).href;
+    zmetadataHref = new URL(zmetadata, globalThis.location?.href).href;
   } catch {
     // Not a URL fetch() takes: the module says so.
   }
@@ -167,13 +173,15 @@ export function recordReferenceFile(store) {
   const limit = store.options.maxReferenceBytes ?? 256 << 20;
   const fetch = (request) => {
     const answer = send(request);
-    if (!recording || request?.method !== "GET" || request.url !== href) return answer;
+    if (!recording || request?.method !== "GET") return answer;
+    const at = request.url === href ? url : request.url === zmetadataHref ? zmetadata : null;
+    if (at === null) return answer;
     return Promise.resolve(answer).then((response) => {
       if (recording && response?.status === 200 && typeof response.clone === "function") {
         recording = false;
         // Read beside the module's copy, from the same answer.
         bodyWithin(response.clone(), limit).then(
-          (bytes) => found(bytes ? { url, document: new Blob([bytes]) } : null),
+          (bytes) => found(bytes ? { url: at, document: new Blob([bytes]) } : null),
           () => found(null),
         );
       }

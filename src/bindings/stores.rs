@@ -280,7 +280,8 @@ pub struct ReferenceSource(Rc<ReferenceStore<FetchClient>>);
 #[cfg(feature = "references")]
 impl ReferenceSource {
     /// Reads the reference file at `url`, or parses `text` (a reference object's JSON), the file
-    /// asked for through `signal`.
+    /// asked for through `signal`; given both, `text` is the document read from `url` before (a
+    /// JSON file, or a Parquet directory's `.zmetadata`), opened again from it with no request.
     pub async fn open(
         url: Option<String>,
         text: Option<String>,
@@ -290,7 +291,12 @@ impl ReferenceSource {
     ) -> std::result::Result<ReferenceSource, JsValue> {
         let opening = opening_client(&client, signal)?;
         let store = match (url, text) {
-            (_, Some(text)) => ReferenceStore::from_bytes(text.as_bytes(), None, opening, options),
+            (Some(url), Some(text)) => {
+                ReferenceStore::from_document(&url, text.as_bytes(), opening, options)
+            }
+            (None, Some(text)) => {
+                ReferenceStore::from_bytes(text.as_bytes(), None, opening, options)
+            }
             (Some(url), None) => ReferenceStore::open(&url, opening, options).await,
             (None, None) => Err(ZarrError::selection(
                 "a ReferenceStore needs the URL of a reference file or a reference object",

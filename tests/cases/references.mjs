@@ -448,4 +448,22 @@ export const referenceCases = [
       }
     },
   },
+  {
+    name: "references: Parquet references opened again in a fresh instance (releaseMemory) ask for nothing to open: .zmetadata is kept as open() read it",
+    async run(ctx) {
+      const { open, releaseMemory, ReferenceStore } = ctx.zarr;
+      const entry = (await manifest(ctx)).arrays.find(
+        (e) => e.store === "references/h5.parq" && e.path === "temperature",
+      );
+      const want = await ctx.bytes(entry.data);
+      const store = new ReferenceStore(`${ctx.base}/references/h5.parq/`);
+      const arr = await open(store, { path: "temperature", kind: "array" });
+      sameValues((await arr.get()).data, want, "float32", "before", entry);
+      await ctx.clearLog();
+      equal(releaseMemory(), true, "a fresh instance");
+      sameValues((await arr.get()).data, want, "float32", "in a fresh instance", entry);
+      const again = (await ctx.requests()).filter((r) => r.path.endsWith("/.zmetadata"));
+      equal(again.length, 0, "no .zmetadata asked for again");
+    },
+  },
 ];
