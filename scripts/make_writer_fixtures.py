@@ -86,7 +86,8 @@ def write_nczarr():
         back.close()
         assert got.tobytes() == data.tobytes(), name
         fill = np.array(meta["fill_value"], dtype=data.dtype)[()]
-        fx.record(store, name, data, chunks, fill, NETCDF, order="C", zarr_format=2)
+        attrs = json.loads((path / name / ".zattrs").read_text())
+        fx.record(store, name, data, chunks, fill, NETCDF, attrs=attrs, order="C", zarr_format=2)
 
 
 if __name__ == "__main__":
