@@ -198,6 +198,7 @@ fn read_virtual(
 
 #[test]
 fn virtual_chunks_cannot_leave_their_allowed_container() {
+    let _one = counting::serial();
     let allowed = ["http://h/ok/c/"];
     let escapes = [
         "http://h/ok/c/../secret/v.bin",
@@ -263,6 +264,7 @@ fn virtual_chunks_cannot_leave_their_allowed_container() {
 
 #[test]
 fn the_check_is_on_the_url_fetched_after_the_url_map() {
+    let _one = counting::serial();
     let map = [("s3://bucket/", "http://h/bucket/")];
     let got = read_virtual(
         &[
@@ -320,4 +322,250 @@ fn the_check_is_on_the_url_fetched_after_the_url_map() {
     let err = err.err().unwrap();
     assert_eq!(err.kind, ErrorKind::ArgumentRange);
     assert!(err.message.contains("allowedContainers"), "{}", err.message);
+}
+
+#[path = "common/counting.rs"]
+mod counting;
+
+#[global_allocator]
+static ALLOCATOR: counting::CountingAllocator = counting::CountingAllocator;
+
+/// How long `f` took, the most it allocated at once, and its result. The tests run one at a
+/// time (`counting::serial`), so that the peak is theirs.
+fn measured<T>(f: impl FnOnce() -> T) -> (T, std::time::Duration, usize) {
+    let start = std::time::Instant::now();
+    let (out, peak) = counting::peak_of(f);
+    (out, start.elapsed(), peak)
+}
+
+/// A FlatBuffer laid out by hand, so that tables and vectors can be shared (every offset points
+/// forward, as FlatBuffers requires).
+struct Raw(Vec<u8>);
+
+impl Raw {
+    fn align(&mut self) {
+        while !self.0.len().is_multiple_of(4) {
+            self.0.push(0);
+        }
+    }
+    /// A vtable: the table's size and each field's place in it (0: absent).
+    fn vtable(&mut self, size: u16, fields: &[u16]) -> usize {
+        self.align();
+        let at = self.0.len();
+        self.0.extend((4 + 2 * fields.len() as u16).to_le_bytes());
+        self.0.extend(size.to_le_bytes());
+        for f in fields {
+            self.0.extend(f.to_le_bytes());
+        }
+        at
+    }
+    /// A table of `size` bytes (zeroed) of the vtable at `vt`.
+    fn table(&mut self, vt: usize, size: usize) -> usize {
+        self.align();
+        let at = self.0.len();
+        self.0.extend(((at - vt) as i32).to_le_bytes());
+        self.0.resize(at + size, 0);
+        at
+    }
+    fn put(&mut self, at: usize, bytes: &[u8]) {
+        self.0[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    /// The offset at `at`, pointing to `to`.
+    fn point(&mut self, at: usize, to: usize) {
+        self.put(at, &((to - at) as u32).to_le_bytes());
+    }
+    /// A vector of `n` 4-byte slots: where it is, and where its first slot is.
+    fn slots(&mut self, n: usize) -> (usize, usize) {
+        self.align();
+        let at = self.0.len();
+        self.0.extend((n as u32).to_le_bytes());
+        self.0.resize(at + 4 + 4 * n, 0);
+        (at, at + 4)
+    }
+    fn bytes(&mut self, b: &[u8]) -> usize {
+        self.align();
+        let at = self.0.len();
+        self.0.extend((b.len() as u32).to_le_bytes());
+        self.0.extend(b);
+        self.0.push(0);
+        at
+    }
+}
+
+/// A snapshot of `nodes` arrays (`/a000000`, ...) that all share one `zarr.json` of `doc` bytes
+/// and one list of `refs` manifest refs, each covering chunk 0.
+fn shared_snapshot(nodes: usize, doc: usize, refs: usize) -> Vec<u8> {
+    let mut r = Raw(vec![0; 4]);
+    let root_vt = r.vtable(20, &[4, 0, 16]);
+    let node_vt = r.vtable(28, &[4, 12, 16, 20, 24]);
+    let data_vt = r.vtable(8, &[0, 0, 4]);
+    let ref_vt = r.vtable(20, &[4, 16]);
+    let root = r.table(root_vt, 20);
+    r.point(0, root);
+    let (list, first) = r.slots(nodes);
+    r.point(root + 16, list);
+    let tables: Vec<usize> = (0..nodes)
+        .map(|i| {
+            let t = r.table(node_vt, 28);
+            r.point(first + 4 * i, t);
+            r.put(t + 4, &(i as u64).to_le_bytes());
+            r.put(t + 20, &[1]);
+            t
+        })
+        .collect();
+    for (i, &t) in tables.iter().enumerate() {
+        let path = r.bytes(format!("/a{i:06}").as_bytes());
+        r.point(t + 12, path);
+    }
+    let data = r.table(data_vt, 8);
+    for &t in &tables {
+        r.point(t + 24, data);
+    }
+    let (list, first) = r.slots(refs);
+    r.point(data + 4, list);
+    let refs: Vec<usize> = (0..refs)
+        .map(|i| {
+            let t = r.table(ref_vt, 20);
+            r.point(first + 4 * i, t);
+            t
+        })
+        .collect();
+    r.align();
+    let extents = r.0.len();
+    r.0.extend(1u32.to_le_bytes());
+    r.0.extend(0u32.to_le_bytes());
+    r.0.extend(1u32.to_le_bytes());
+    for t in refs {
+        r.point(t + 16, extents);
+    }
+    let mut json = array_json(4).into_bytes();
+    json.resize(doc.max(json.len()), b' ');
+    let json = r.bytes(&json);
+    for &t in &tables {
+        r.point(t + 16, json);
+    }
+    r.0
+}
+
+#[test]
+fn a_vector_shared_by_many_nodes_is_read_once() {
+    let _one = counting::serial();
+    // 5000 nodes pointing at one document of 180 KB (a 420 KB snapshot took 902 MB and 1.6 s to
+    // open: the document was copied per node), and at one list of 20,000 manifest refs (a 720 KB
+    // snapshot took 4.8 GB and 38 s: the list was read per node). Now each is read when a read
+    // needs it, and the refs of the last array looked at are kept; an array may have 10,000.
+    for (nodes, doc, refs) in [(5000, 180_000, 1), (5000, 200, 10_000), (5000, 200, 20_000)] {
+        let bytes = shared_snapshot(nodes, doc, refs);
+        let ((store, _), time, peak) = measured(|| open(repo(&bytes, None), &[], &[]));
+        eprintln!(
+            "{nodes} nodes sharing a document of {doc} bytes and {refs} manifest refs: a snapshot of {} bytes, opened in {time:?}, {peak} bytes at the most",
+            bytes.len()
+        );
+        let store = store.unwrap();
+        // The snapshot is held (and was copied on its way: the fake server's answer, the
+        // header's payload): a few times its size, and nothing per node beyond 64 bytes.
+        assert!(
+            peak < 5 * bytes.len() + 64 * nodes,
+            "{peak} bytes for a snapshot of {}",
+            bytes.len()
+        );
+        assert!(time < std::time::Duration::from_secs(1), "{time:?}");
+        let ((), time, peak) = measured(|| {
+            for i in (0..nodes).step_by(97) {
+                let key = format!("a{i:06}/zarr.json");
+                let got = futures_executor::block_on(store.get(&key))
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(got.len(), doc.max(got.len()));
+                // Chunk 0: the first manifest ref covers it (it has no file here, so the read
+                // fails, naming it); chunk 1: none does, every ref is looked at, and it is the
+                // fill value. Past 10,000 refs, the array's chunks are refused, naming the limit
+                // and the snapshot.
+                let err =
+                    futures_executor::block_on(store.get(&format!("a{i:06}/c/0"))).unwrap_err();
+                let got = futures_executor::block_on(store.get(&format!("a{i:06}/c/1")));
+                if refs > 10_000 {
+                    assert_eq!(err.kind, ErrorKind::Metadata);
+                    assert!(
+                        err.message.contains(&format!("{BASE}/snapshots/{ID}"))
+                            && err.message.contains(&format!("array \"/a{i:06}\""))
+                            && err
+                                .message
+                                .contains("20000 manifest refs, more than the 10000"),
+                        "{}",
+                        err.message
+                    );
+                    assert!(got.is_err());
+                    continue;
+                }
+                assert!(err.message.contains("/manifests/"), "{}", err.message);
+                assert_eq!(got.unwrap(), None);
+            }
+        });
+        eprintln!("  52 documents and 104 chunk lookups in {time:?}, {peak} bytes at the most");
+        assert!(peak < 4 * doc + (1 << 20), "{peak}");
+    }
+}
+
+/// A snapshot of `n` arrays, each with its own document and manifest ref, as icechunk writes them.
+fn many_nodes(n: usize) -> Vec<u8> {
+    let doc = array_json(4).into_bytes();
+    let nodes: Vec<Vec<F>> = (0..n)
+        .map(|i| {
+            let extents = [0u32.to_le_bytes(), 4u32.to_le_bytes()].concat();
+            vec![
+                F::Scalar((i as u64).to_le_bytes().to_vec()),
+                F::Bytes(format!("/g{:03}/a{i:07}", i / 1000).into_bytes()),
+                F::Bytes(doc.clone()),
+                F::Scalar(vec![1]),
+                F::Table(vec![
+                    F::Structs(vec![]),
+                    F::Absent,
+                    F::Tables(vec![vec![
+                        F::Scalar(vec![0; 12]),
+                        F::Structs(vec![extents]),
+                    ]]),
+                ]),
+            ]
+        })
+        .collect();
+    build(vec![F::Scalar(vec![0; 12]), F::Absent, F::Tables(nodes)])
+}
+
+#[test]
+fn a_snapshot_of_many_nodes_opens_in_one_cheap_pass_up_to_a_stated_count() {
+    let _one = counting::serial();
+    // 200,000 nodes: 1.55 s and 336 MB to open before (natively).
+    let bytes = many_nodes(200_000);
+    let ((store, _), time, peak) = measured(|| open(repo(&bytes, None), &[], &[]));
+    eprintln!(
+        "200,000 nodes: a snapshot of {} bytes, opened in {time:?}, {peak} bytes at the most",
+        bytes.len()
+    );
+    let store = store.unwrap();
+    assert!(peak < 4 * bytes.len() + 64 * 200_000, "{peak}");
+    assert!(time < std::time::Duration::from_secs(1), "{time:?}");
+    let got = futures_executor::block_on(store.get("g123/a0123456/zarr.json")).unwrap();
+    assert!(got.is_some());
+    let names = futures_executor::block_on(store.list_dir("g007"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(names.len(), 1000);
+    // Past the most a snapshot may have, it is refused at once, naming the limit.
+    let mut r = Raw(vec![0; 4]);
+    let root_vt = r.vtable(20, &[4, 0, 16]);
+    let root = r.table(root_vt, 20);
+    r.point(0, root);
+    let (list, _) = r.slots(200_001);
+    r.point(root + 16, list);
+    let ((store, _), time, _) = measured(|| open(repo(&r.0, None), &[], &[]));
+    let err = store.err().unwrap();
+    assert_eq!(err.kind, ErrorKind::Metadata);
+    assert!(
+        err.message.contains("200001 nodes, more than the 200000")
+            && err.message.contains(&format!("{BASE}/snapshots/{ID}")),
+        "{}",
+        err.message
+    );
+    assert!(time < std::time::Duration::from_millis(500), "{time:?}");
 }

@@ -60,6 +60,11 @@ pub fn root(buf: &[u8]) -> FbResult<Table<'_>> {
     Table::at(buf, pos)
 }
 
+/// The table at byte `pos` of a buffer (where `Table::table_pos` found one).
+pub fn table_at(buf: &[u8], pos: usize) -> FbResult<Table<'_>> {
+    Table::at(buf, pos)
+}
+
 impl<'a> Table<'a> {
     fn at(buf: &'a [u8], pos: usize) -> FbResult<Table<'a>> {
         let soffset = u32_at(buf, pos)? as i32 as i64;
@@ -145,11 +150,9 @@ impl<'a> Table<'a> {
         }
     }
 
-    pub fn table(&self, n: usize) -> FbResult<Option<Table<'a>>> {
-        match self.target(n)? {
-            Some(at) => Table::at(self.buf, at).map(Some),
-            None => Ok(None),
-        }
+    /// Where the table of field `n` is, not yet read (`table_at` reads it).
+    pub fn table_pos(&self, n: usize) -> FbResult<Option<usize>> {
+        self.target(n)
     }
 
     /// A vector of `size`-byte elements: where they start and how many there are, its length
@@ -171,6 +174,11 @@ impl<'a> Table<'a> {
             Some((at, len)) => slice(self.buf, at, len).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Where the byte vector `n` lies in the buffer (checked to lie within it).
+    pub fn bytes_range(&self, n: usize) -> FbResult<Option<std::ops::Range<usize>>> {
+        Ok(self.vector(n, 1)?.map(|(at, len)| at..at + len))
     }
 
     pub fn str(&self, n: usize) -> FbResult<Option<&'a str>> {

@@ -229,7 +229,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
         let bad = |e: String| ZarrError::metadata(&format!("{root}/{key}"), e);
         let file =
             header::read(&bytes, FileType::Snapshot, options.max_metadata_bytes).map_err(bad)?;
-        let snapshot = Snapshot::parse(&file.payload).map_err(bad)?;
+        let snapshot = Snapshot::parse(file.payload).map_err(bad)?;
         Ok(IcechunkStore {
             shared: Rc::new(Shared {
                 root,
@@ -297,12 +297,14 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 continue;
             };
             let path = segments[..at].join("/");
-            let Some((path, node)) = self.shared.snapshot.nodes.get_key_value(&path) else {
+            let Some(node) = self.shared.snapshot.get(&path) else {
                 continue;
             };
-            node.manifests.as_ref()?;
+            if !node.is_array() {
+                return None;
+            }
             let index: Option<Vec<u32>> = coords.iter().map(|c| c.parse().ok()).collect();
-            return Some((path.as_str(), node, index?));
+            return Some((self.shared.snapshot.path(node), node, index?));
         }
         None
     }
@@ -362,12 +364,19 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
         let Some((_, node, index)) = self.chunk_of(key) else {
             return Ok(None);
         };
-        let manifests = node.manifests.as_deref().unwrap_or_default();
-        let Some(m) = manifests.iter().find(|m| m.covers(&index)) else {
+        let found = self
+            .shared
+            .snapshot
+            .manifest_for(node, &index)
+            .map_err(|e| {
+                let skey = format!("snapshots/{}", id_text(&self.shared.snapshot_id));
+                self.bad_metadata(&skey, format!("the manifests of {key}: {e}"))
+            })?;
+        let Some(id) = found else {
             return Ok(None);
         };
-        let manifest = self.manifest(key, m.id).await?;
-        let mkey = format!("manifests/{}", id_text(&m.id));
+        let manifest = self.manifest(key, id).await?;
+        let mkey = format!("manifests/{}", id_text(&id));
         manifest
             .get(&node.id, &index)
             .map_err(|e| self.bad_metadata(&mkey, format!("the reference of {key}: {e}")))
@@ -570,9 +579,8 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
         Some(
             self.shared
                 .snapshot
-                .nodes
                 .get(path)
-                .map(|n| n.zarr_json.clone()),
+                .map(|n| self.shared.snapshot.document(n).to_vec()),
         )
     }
 }
@@ -745,8 +753,9 @@ impl<C: HttpClient + Clone + 'static> ReadableStore for IcechunkStore<C> {
         let docs: Vec<String> = self
             .shared
             .snapshot
-            .nodes
-            .keys()
+            .nodes()
+            .iter()
+            .map(|n| self.shared.snapshot.path(n))
             .map(|p| {
                 if p.is_empty() {
                     "zarr.json".to_string()
@@ -848,10 +857,14 @@ mod tests {
         for repo in ["v1", "v2"] {
             for file in files(repo, "snapshots") {
                 let f = header::read(&file, FileType::Snapshot, max).unwrap();
-                let s = Snapshot::parse(&f.payload).unwrap();
-                nodes.extend(s.nodes.values().map(|n| n.id));
+                let s = Snapshot::parse(f.payload.clone()).unwrap();
+                nodes.extend(s.nodes().iter().map(|n| n.id));
                 mutate(&f.payload, |p| {
-                    let _ = Snapshot::parse(&p);
+                    if let Ok(s) = Snapshot::parse(p) {
+                        for n in s.nodes() {
+                            let _ = s.manifest_for(n, &[0, 0]);
+                        }
+                    }
                 });
             }
         }
