@@ -569,3 +569,47 @@ fn a_snapshot_of_many_nodes_opens_in_one_cheap_pass_up_to_a_stated_count() {
     );
     assert!(time < std::time::Duration::from_millis(500), "{time:?}");
 }
+
+#[test]
+fn a_manifest_out_of_order_is_an_error_naming_it_not_fill_values() {
+    let _one = counting::serial();
+    // Chunks 1, 2, 0: a binary search for chunk 0 missed it, and it read as the fill value.
+    let refs = [1, 2, 0]
+        .iter()
+        .map(|&i| virtual_ref(i, "http://h/ok/c/v.bin", 0, 1))
+        .collect();
+    let (store, _) = open(
+        repo(&snapshot(3), Some(&manifest(refs))),
+        &["http://h/ok/c/"],
+        &[],
+    );
+    let store = store.unwrap();
+    for i in 0..3 {
+        let err = futures_executor::block_on(store.get(&format!("arr/c/{i}"))).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Metadata, "{}", err.message);
+        assert!(
+            err.message.contains(&format!("{BASE}/manifests/{ID}"))
+                && err.message.contains("the manifest is not sorted"),
+            "{}",
+            err.message
+        );
+    }
+    // In order, every chunk is read; checking the order of 200,000 references is one pass, once.
+    let n = 200_000;
+    let refs = (0..n as u32)
+        .map(|i| {
+            vec![
+                F::Structs(vec![i.to_le_bytes().to_vec()]),
+                F::Bytes(vec![i as u8]),
+            ]
+        })
+        .collect();
+    let (store, _) = open(repo(&snapshot(n), Some(&manifest(refs))), &[], &[]);
+    let store = store.unwrap();
+    let (got, first, _) = measured(|| futures_executor::block_on(store.get("arr/c/7")));
+    assert_eq!(got.unwrap(), Some(vec![7]));
+    let (got, next, _) = measured(|| futures_executor::block_on(store.get("arr/c/199999")));
+    assert_eq!(got.unwrap(), Some(vec![199_999u32 as u8]));
+    eprintln!("a manifest of {n} references: the first lookup {first:?}, the next {next:?}");
+    assert!(first < std::time::Duration::from_secs(1), "{first:?}");
+}

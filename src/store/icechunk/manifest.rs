@@ -4,12 +4,17 @@
 //! whose location may be zstd-compressed with a dictionary the manifest carries).
 //!
 //! The payload is kept as it is and searched per lookup (two binary searches): a manifest of a
-//! million chunks costs nothing to open beyond checking its root.
+//! million chunks costs nothing to open beyond checking its root. The searches need the order:
+//! the first lookup checks that the arrays are sorted by node id, and the first lookup in an
+//! array that its references are sorted by chunk index (one pass each, once): a manifest out of
+//! order is an error, not chunks silently missing.
 
-use super::flatbuffer::{root, FbResult, Table, Tables};
+use super::flatbuffer::{root, struct_u32, FbResult, Structs, Table, Tables};
 use super::header::unzstd;
 use super::ids::{Id12, Id8};
+use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use zarr_wasm_kernels::zstd::Dictionary;
 
 /// The longest virtual chunk URL a compressed location may expand to.
@@ -37,6 +42,9 @@ pub enum ChunkRef {
 pub struct Manifest {
     payload: Vec<u8>,
     dictionary: Option<Dictionary>,
+    /// The arrays whose order was checked (by their place in the manifest); `usize::MAX` for
+    /// the list of arrays itself.
+    sorted: RefCell<HashSet<usize>>,
 }
 
 impl std::fmt::Debug for Manifest {
@@ -64,6 +72,33 @@ fn search(len: usize, cmp: impl Fn(usize) -> FbResult<Ordering>) -> FbResult<Opt
     Ok(None)
 }
 
+/// How a stored chunk index compares to `index`: element by element, then by length.
+fn compare_to(stored: Structs<'_>, index: &[u32]) -> FbResult<Ordering> {
+    for (d, want) in index.iter().enumerate().take(stored.len()) {
+        match struct_u32(stored.get(d)?, 0)?.cmp(want) {
+            Ordering::Equal => continue,
+            o => return Ok(o),
+        }
+    }
+    Ok(stored.len().cmp(&index.len()))
+}
+
+/// How two stored chunk indices compare, as `compare_to` does.
+fn compare(a: Structs<'_>, b: Structs<'_>) -> FbResult<Ordering> {
+    for d in 0..a.len().min(b.len()) {
+        match struct_u32(a.get(d)?, 0)?.cmp(&struct_u32(b.get(d)?, 0)?) {
+            Ordering::Equal => continue,
+            o => return Ok(o),
+        }
+    }
+    Ok(a.len().cmp(&b.len()))
+}
+
+/// A node id as hex, for messages.
+fn hex(id: &[u8]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl Manifest {
     /// A decompressed manifest payload, its root and location dictionary checked.
     pub fn parse(payload: Vec<u8>) -> FbResult<Manifest> {
@@ -79,6 +114,7 @@ impl Manifest {
         Ok(Manifest {
             payload,
             dictionary,
+            sorted: RefCell::default(),
         })
     }
 
@@ -90,31 +126,58 @@ impl Manifest {
     /// The reference of chunk `index` of node `node`; None where the manifest has none.
     pub fn get(&self, node: &Id8, index: &[u32]) -> FbResult<Option<ChunkRef>> {
         let arrays = arrays(&self.payload)?;
-        let node_of = |i: usize| -> FbResult<Table<'_>> { arrays.get(i) };
-        let Some(a) = search(arrays.len(), |i| {
-            let id = node_of(i)?.required("ArrayManifest.node_id", |t| t.inline(0, 8))?;
-            Ok(id.cmp(node.as_slice()))
-        })?
-        else {
-            return Ok(None);
+        let node_of = |i: usize| -> FbResult<&[u8]> {
+            arrays
+                .get(i)?
+                .required("ArrayManifest.node_id", |t| t.inline(0, 8))
         };
-        let refs = node_of(a)?.required("ArrayManifest.refs", |t| t.tables(1))?;
-        let found = search(refs.len(), |i| {
-            let r = refs.get(i)?;
-            let idx = r.required("ChunkRef.index", |t| t.structs(0, 4))?;
-            for (d, want) in index.iter().enumerate().take(idx.len()) {
-                let v = super::flatbuffer::struct_u32(idx.get(d)?, 0)?;
-                match v.cmp(want) {
-                    Ordering::Equal => continue,
-                    o => return Ok(o),
+        self.check_once(usize::MAX, || {
+            for i in 1..arrays.len() {
+                if node_of(i - 1)? >= node_of(i)? {
+                    return Err(format!(
+                        "the manifest is not sorted: its arrays are not in order of their node ids (array {i} of {})",
+                        arrays.len()
+                    ));
                 }
             }
-            Ok(idx.len().cmp(&index.len()))
+            Ok(())
         })?;
+        let Some(a) = search(arrays.len(), |i| Ok(node_of(i)?.cmp(node.as_slice())))? else {
+            return Ok(None);
+        };
+        let refs = arrays
+            .get(a)?
+            .required("ArrayManifest.refs", |t| t.tables(1))?;
+        let index_of = |i: usize| -> FbResult<Structs<'_>> {
+            refs.get(i)?.required("ChunkRef.index", |t| t.structs(0, 4))
+        };
+        self.check_once(a, || {
+            for i in 1..refs.len() {
+                if compare(index_of(i - 1)?, index_of(i)?)? != Ordering::Less {
+                    return Err(format!(
+                        "the manifest is not sorted: the chunk references of node {} are not in order of their chunk indices (reference {i} of {})",
+                        hex(node),
+                        refs.len()
+                    ));
+                }
+            }
+            Ok(())
+        })?;
+        let found = search(refs.len(), |i| compare_to(index_of(i)?, index))?;
         match found {
             Some(i) => self.chunk_ref(refs.get(i)?).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Runs `check` the first time `what` is looked at; its error every time.
+    fn check_once(&self, what: usize, check: impl FnOnce() -> FbResult<()>) -> FbResult<()> {
+        if self.sorted.borrow().contains(&what) {
+            return Ok(());
+        }
+        check()?;
+        self.sorted.borrow_mut().insert(what);
+        Ok(())
     }
 
     fn chunk_ref(&self, r: Table<'_>) -> FbResult<ChunkRef> {
@@ -228,6 +291,57 @@ mod tests {
         assert_eq!(m.get(&[3; 8], &[0, 0]).unwrap(), None);
         assert!(m.get(&n, &[2, 0]).unwrap_err().contains("none of inline"));
         assert!(m.get(&[2; 8], &[5]).is_err());
+    }
+
+    #[test]
+    fn manifests_out_of_order_are_errors_not_missing_chunks() {
+        let r = |i: &[u32]| vec![index(i), F::Bytes(b"x".to_vec())];
+        // References: [1], [2], [0]: a binary search for [0] would miss it.
+        for refs in [
+            vec![r(&[1]), r(&[2]), r(&[0])],
+            vec![r(&[0]), r(&[0])],
+            vec![r(&[0, 1]), r(&[0])],
+        ] {
+            let m = Manifest::parse(build(vec![
+                F::Scalar(vec![0; 12]),
+                F::Tables(vec![vec![F::Scalar(vec![1; 8]), F::Tables(refs)]]),
+            ]))
+            .unwrap();
+            let err = m.get(&[1; 8], &[0]).unwrap_err();
+            assert!(
+                err.contains("not sorted") && err.contains("0101010101010101"),
+                "{err}"
+            );
+            // And every time.
+            assert_eq!(m.get(&[1; 8], &[2]).unwrap_err(), err);
+        }
+        // Arrays: node ids 8, 9, 7.
+        let a = |id: u8| vec![F::Scalar(vec![id; 8]), F::Tables(vec![r(&[0])])];
+        let m = Manifest::parse(build(vec![
+            F::Scalar(vec![0; 12]),
+            F::Tables(vec![a(8), a(9), a(7)]),
+        ]))
+        .unwrap();
+        let err = m.get(&[7; 8], &[0]).unwrap_err();
+        assert!(
+            err.contains("not sorted") && err.contains("node ids"),
+            "{err}"
+        );
+        // In order, [0] before [0, 0] before [0, 1] before [1]: read.
+        let m = Manifest::parse(build(vec![
+            F::Scalar(vec![0; 12]),
+            F::Tables(vec![vec![
+                F::Scalar(vec![1; 8]),
+                F::Tables(vec![r(&[0]), r(&[0, 0]), r(&[0, 1]), r(&[1])]),
+            ]]),
+        ]))
+        .unwrap();
+        for i in [&[0][..], &[0, 0], &[0, 1], &[1]] {
+            assert_eq!(
+                m.get(&[1; 8], i).unwrap(),
+                Some(ChunkRef::Inline(b"x".to_vec()))
+            );
+        }
     }
 
     #[test]
