@@ -613,3 +613,40 @@ fn a_manifest_out_of_order_is_an_error_naming_it_not_fill_values() {
     eprintln!("a manifest of {n} references: the first lookup {first:?}, the next {next:?}");
     assert!(first < std::time::Duration::from_secs(1), "{first:?}");
 }
+
+#[test]
+fn a_ref_file_of_millions_of_lists_is_refused_promptly() {
+    let _one = counting::serial();
+    // [[0],[0],...]: 3 million one-element lists, 12 MB (1.1 s and 1.2 GB before, read whole
+    // without a bound); and 15,000 of them, 60 KB, within the bound on a ref file's bytes.
+    for (lists, says) in [
+        (3_000_000, "more than the 65536 a ref file may have"),
+        (15_000, "more than 64 lists and objects"),
+    ] {
+        let mut text = b"[".to_vec();
+        text.extend(b"[0],".repeat(lists));
+        text.extend(b"[0]]");
+        let mut files = repo(&snapshot(1), None);
+        files.insert(format!("{BASE}/refs/branch.main/ref.json"), text);
+        let ((store, _), time, peak) = measured(|| open(files, &[], &[]));
+        let err = store.err().unwrap();
+        eprintln!(
+            "a ref.json of {lists} lists: refused in {time:?}, {peak} bytes at the most: {}",
+            err.message
+        );
+        assert_eq!(err.kind, ErrorKind::Metadata);
+        assert!(
+            err.message
+                .contains(&format!("{BASE}/refs/branch.main/ref.json"))
+                && err.message.contains(says)
+                && err
+                    .message
+                    .contains(r#"a ref file is {"snapshot": "<id>"}"#),
+            "{}",
+            err.message
+        );
+        assert!(time < std::time::Duration::from_millis(100), "{time:?}");
+        // The file itself and its copy on the way; a few lists.
+        assert!(peak < 3 * 4 * lists + (1 << 20), "{peak}");
+    }
+}

@@ -126,15 +126,39 @@ impl<'a> RepoInfo<'a> {
     }
 }
 
-/// The snapshot id of a spec version 1 ref file.
-pub fn parse_v1_ref(bytes: &[u8]) -> Result<Id12, String> {
-    let json: serde_json::Value =
-        crate::metadata::json::read(bytes).map_err(|e| format!("not JSON: {e}"))?;
+/// The most bytes, and lists and objects, a spec version 1 ref file may hold: it is one object,
+/// `{"snapshot": "<id>"}`, of tens of bytes.
+pub const MAX_REF_BYTES: usize = 64 * 1024;
+pub const MAX_REF_CONTAINERS: usize = 64;
+
+/// The snapshot id of a spec version 1 ref file, read at `location` (named in errors), by the
+/// metadata documents' bounded JSON reader with bounds of its own (`MAX_REF_BYTES`,
+/// `MAX_REF_CONTAINERS`).
+pub fn parse_v1_ref(bytes: &[u8], location: &str) -> crate::error::Result<Id12> {
+    use crate::metadata::json::{Parse, ParseError};
+    let bad = |e: &str| crate::error::ZarrError::metadata(location, e);
+    let shape = "a ref file is {\"snapshot\": \"<id>\"}";
+    if bytes.len() > MAX_REF_BYTES {
+        return Err(bad(&format!(
+            "{} bytes, more than the {MAX_REF_BYTES} a ref file may have ({shape})",
+            bytes.len()
+        )));
+    }
+    let json = Parse::new(bytes, false)
+        .max_containers(MAX_REF_CONTAINERS)
+        .advance(usize::MAX)
+        .map_err(|e| match e {
+            ParseError::Syntax(e) => bad(&format!("not valid JSON ({e})")),
+            ParseError::TooManyContainers(max) => bad(&format!(
+                "it holds more than {max} lists and objects, more than a ref file may ({shape})"
+            )),
+        })?
+        .ok_or_else(|| bad("not valid JSON (it ends early)"))?;
     let id = json
         .get("snapshot")
         .and_then(|s| s.as_str())
-        .ok_or("not {\"snapshot\": \"<id>\"}")?;
-    decode12(id)
+        .ok_or_else(|| bad("not {\"snapshot\": \"<id>\"}"))?;
+    decode12(id).map_err(|e| bad(&e))
 }
 
 /// `id` as Icechunk writes it in keys and messages.
@@ -195,10 +219,29 @@ mod tests {
 
     #[test]
     fn version_1_ref_files() {
-        let id = parse_v1_ref(br#"{"snapshot":"1CECHNKREP0F1RSTCMT0"}"#).unwrap();
+        let parse = |b: &[u8]| parse_v1_ref(b, "R").map_err(|e| e.message);
+        let id = parse(br#"{"snapshot":"1CECHNKREP0F1RSTCMT0"}"#).unwrap();
         assert_eq!(id_text(&id), "1CECHNKREP0F1RSTCMT0");
-        assert!(parse_v1_ref(b"{}").unwrap_err().contains("snapshot"));
-        assert!(parse_v1_ref(b"\xff").unwrap_err().contains("not JSON"));
+        for (bytes, says) in [
+            (&b"{}"[..], "snapshot"),
+            (b"\xff", "not valid JSON"),
+            (br#"{"snapshot":"x"}"#, "not an Icechunk id"),
+        ] {
+            let err = parse(bytes).unwrap_err();
+            assert!(err.contains("in R: ") && err.contains(says), "{err}");
+        }
+        // Its lists and objects are bounded, and its bytes.
+        let mut many = b"[".to_vec();
+        many.extend(b"[0],".repeat(1000));
+        many.extend(b"[0]]");
+        let err = parse(&many).unwrap_err();
+        assert!(err.contains("more than 64 lists and objects"), "{err}");
+        let big = format!(
+            r#"{{"snapshot":"1CECHNKREP0F1RSTCMT0","x":"{}"}}"#,
+            "y".repeat(70_000)
+        );
+        let err = parse(big.as_bytes()).unwrap_err();
+        assert!(err.contains("more than the 65536"), "{err}");
         assert!(check_name(RefKind::Branch, "a/b").is_err());
         assert_eq!(RefKind::Tag.v1_key("v1"), "refs/tag.v1/ref.json");
     }

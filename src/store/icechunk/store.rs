@@ -674,7 +674,7 @@ async fn resolve<C: HttpClient + Clone>(
             " (neither {root}/repo, of spec version 2, nor {root}/{key}, of spec version 1, is there)"
         )));
     };
-    let id = parse_v1_ref(&bytes).map_err(|e| ZarrError::metadata(&format!("{root}/{key}"), e))?;
+    let id = parse_v1_ref(&bytes, &format!("{root}/{key}"))?;
     Ok((id, Vec::new()))
 }
 
