@@ -23,6 +23,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
 
+venv312() { # venv312 DIR WHAT: a venv made from the first Python >= 3.12 there is
+  [ -x "$1/bin/python" ] && return
+  for py in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+    if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+      "$py" -m venv "$1"
+      return
+    fi
+  done
+  echo "$2 need Python >= 3.12"
+  exit 1
+}
+
 venv() { # venv DIR REQUIREMENTS
   if [ ! -x "$1/bin/python" ]; then
     python3 -m venv "$1"
@@ -75,29 +87,13 @@ if [ "$which" = all ] || [ "$which" = references ]; then
 fi
 if [ "$which" = all ] || [ "$which" = writers ]; then
   # zarr-python 3.4 needs Python 3.12 or later, as icechunk does below.
-  if [ ! -x .venv-writers/bin/python ]; then
-    for py in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
-      if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
-        "$py" -m venv .venv-writers
-        break
-      fi
-    done
-    [ -x .venv-writers/bin/python ] || { echo "the writers' fixtures need Python >= 3.12"; exit 1; }
-  fi
+  venv312 .venv-writers "the writers' fixtures"
   venv .venv-writers scripts/writers-requirements.txt
   .venv-writers/bin/python scripts/make_writer_fixtures.py
 fi
 if [ "$which" = all ] || [ "$which" = icechunk ]; then
-  # icechunk 2.x needs Python 3.12 or later: the first of these that is there makes the venv.
-  if [ ! -x .venv-icechunk/bin/python ]; then
-    for py in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
-      if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
-        "$py" -m venv .venv-icechunk
-        break
-      fi
-    done
-    [ -x .venv-icechunk/bin/python ] || { echo "icechunk fixtures need Python >= 3.12"; exit 1; }
-  fi
+  # icechunk 2.x needs Python 3.12 or later.
+  venv312 .venv-icechunk "icechunk fixtures"
   venv .venv-icechunk scripts/icechunk-requirements.txt
   .venv-icechunk/bin/python scripts/make_icechunk_fixtures.py
 fi
