@@ -1,24 +1,36 @@
-//! The second module's decompressors (numcodecs' `bz2` and `lzma`: XZ, alone and raw LZMA2) in
-//! steps, as reads decode them where an event loop waits: every chunk the writers wrote (Python's
-//! libbzip2 and liblzma through zarr-python, GDAL, zarr-vectors) decodes step by step to exactly
-//! what the one-shot decode gives, with budgets from a byte to a few KiB, each step making about
-//! its budget of output and no more; so do chunks of zeros that inflate to 300 MB (Python's bz2
-//! and lzma wrote them: `scripts/make_bombs.py`), which stop at the decoded-size cap a step at a
-//! time, each step bounded; damaged chunks give in steps what they give in one go; and a decode
-//! left between steps has done only those steps.
+//! The second module's decoders in steps, as reads decode them where an event loop waits. Its
+//! decompressors (numcodecs' `bz2` and `lzma`: XZ, alone and raw LZMA2): every chunk the writers
+//! wrote (Python's libbzip2 and liblzma through zarr-python, GDAL, zarr-vectors) decodes step by
+//! step to exactly what the one-shot decode gives, with budgets from a byte to a few KiB, each
+//! step making about its budget of output and no more; so do chunks of zeros that inflate to 300
+//! MB (Python's bz2 and lzma wrote them: `scripts/make_bombs.py`), which stop at the
+//! decoded-size cap a step at a time, each step bounded; damaged chunks give in steps what they
+//! give in one go; and a decode left between steps has done only those steps. Its array codecs
+//! (pcodec, and zfp; zfpy goes the same way): a 16 MiB chunk, read with a host installed,
+//! decodes over many turns of the event loop to what it decodes to in one go, and an abort ends
+//! it at the next step.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::disallowed_methods)] // (tests sort with the standard library: see clippy.toml)
 
 mod common;
 
+use async_trait::async_trait;
+use futures_executor::block_on;
+use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value};
+use std::cell::Cell;
 use std::path::Path;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 use zarr_wasm::buffer::Output;
 use zarr_wasm::codecs::bz2::Bz2Codec;
 use zarr_wasm::codecs::codec::{BytesToBytesCodec, DecodedSize, StepDecoder};
 use zarr_wasm::codecs::configuration::Configuration;
 use zarr_wasm::codecs::lzma::LzmaCodec;
+use zarr_wasm::host::{install, Host};
+use zarr_wasm::store::memory::MemoryStore;
+use zarr_wasm::store::{ByteRange, ReadableStore};
+use zarr_wasm::{open, Array, ErrorKind, Node};
 
 const MIB: usize = 1 << 20;
 
@@ -401,4 +413,139 @@ fn damaged_chunks_decode_in_steps_as_in_one_go() {
         }
     }
     println!("{same} decoded alike, {refused} refused alike");
+}
+
+/// The platform as the core sees it in a browser, played by the test: every look at the clock is
+/// 10 ms after the last (so every `yield_if_busy` yields), and each turn of the event loop is
+/// counted; at turn `abort_at`, the read's signal fires (as in tests/yielding_reads.rs).
+#[derive(Default)]
+struct FakeHost {
+    clock: Cell<f64>,
+    turns: Cell<usize>,
+    abort_at: Cell<Option<usize>>,
+    signal: Rc<Cell<bool>>,
+}
+
+impl Host for FakeHost {
+    fn now_ms(&self) -> f64 {
+        self.clock.set(self.clock.get() + 10.0);
+        self.clock.get()
+    }
+
+    fn next_turn(&self) -> LocalBoxFuture<'static, ()> {
+        self.turns.set(self.turns.get() + 1);
+        if self.abort_at.get() == Some(self.turns.get()) {
+            self.signal.set(true);
+        }
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// A store in memory whose reads are aborted once `signal` is set.
+struct Abortable {
+    inner: MemoryStore,
+    signal: Rc<Cell<bool>>,
+}
+
+#[async_trait(?Send)]
+impl ReadableStore for Abortable {
+    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get(key).await
+    }
+
+    async fn get_range(&self, key: &str, range: ByteRange) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get_range(key, range).await
+    }
+
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+
+    fn cancelled(&self) -> bool {
+        self.signal.get()
+    }
+}
+
+const SIDE: usize = 2048;
+
+/// A 2048 x 2048 float32 array of one chunk (16 MiB decoded) stored as `encoded` by `codec`.
+fn one_chunk(codec: Value, encoded: Vec<u8>, signal: Rc<Cell<bool>>) -> Array {
+    let meta = serde_json::json!({
+        "zarr_format": 3, "node_type": "array", "shape": [SIDE, SIDE], "data_type": "float32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [SIDE, SIDE]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [codec]
+    });
+    let mut inner = MemoryStore::new();
+    inner.insert("zarr.json", serde_json::to_vec(&meta).unwrap());
+    inner.insert("c/0/0", encoded);
+    let store = Abortable { inner, signal };
+    match block_on(open(Rc::new(store), "")).unwrap() {
+        Node::Array(array) => array,
+        Node::Group(_) => panic!("a group"),
+    }
+}
+
+#[test]
+fn sixteen_mib_pcodec_and_zfp_chunks_let_the_event_loop_run_and_stop_at_an_abort() {
+    let values: Vec<f32> = (0..SIDE * SIDE)
+        .map(|i| ((i % SIDE) as f32 * 0.01).sin() * 100.0 + (i / SIDE) as f32 * 0.5)
+        .collect();
+    let pcodec = pco::standalone::simple_compress(&values, &pco::ChunkConfig::default()).unwrap();
+    let zfp = {
+        let field = zfp_rs::ZfpField::new(&values, [SIDE, SIDE, 0, 0]).unwrap();
+        let mut stream = zfp_rs::ZfpBitStream::new(values.len() * 8).unwrap();
+        let config = zfp_rs::ZfpConfig::fixed_accuracy(0.01);
+        stream.compress(&config, &field).unwrap();
+        stream.flush();
+        stream.as_bytes().to_vec()
+    };
+    let chunks = [
+        (
+            serde_json::json!({"name": "numcodecs.pcodec", "configuration": {}}),
+            pcodec,
+        ),
+        (
+            serde_json::json!({"name": "zfp", "configuration": {"mode": "fixed_accuracy", "tolerance": 0.01}}),
+            zfp,
+        ),
+    ];
+    for (codec, encoded) in chunks {
+        let name = codec["name"].as_str().unwrap().to_string();
+        // In one go, on a thread without a host (no event loop to let run).
+        let (codec_there, encoded_there) = (codec.clone(), encoded.clone());
+        let whole = std::thread::spawn(move || {
+            let arr = one_chunk(codec_there, encoded_there, Rc::default());
+            block_on(arr.get(&[])).unwrap().bytes
+        })
+        .join()
+        .unwrap();
+        if name == "numcodecs.pcodec" {
+            assert!(
+                whole == zarr_wasm_extra_bytes(&values),
+                "{name}: not the values"
+            );
+        }
+        let host = Rc::new(FakeHost::default());
+        install(host.clone());
+        let arr = one_chunk(codec, encoded, host.signal.clone());
+        // 16 MiB decoded 1 MiB at a time, with a turn between each two.
+        let before = host.turns.get();
+        let stepped = block_on(arr.get(&[])).unwrap().bytes;
+        let turns = host.turns.get() - before;
+        assert!(stepped == whole, "{name}: in steps, other values");
+        assert!(turns >= 15, "{name}: {turns} turns");
+        // The signal fires during the third turn the read gives: it goes no further.
+        host.abort_at.set(Some(host.turns.get() + 3));
+        let before = host.turns.get();
+        let err = block_on(arr.get(&[])).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Aborted, "{name}: {err}");
+        assert_eq!(host.turns.get() - before, 3, "{name}: the read went on");
+        println!("{name}: a 16 MiB chunk in {turns} turns");
+    }
+}
+
+/// Float32 values as their native bytes.
+fn zarr_wasm_extra_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
 }

@@ -5,9 +5,9 @@
 //! Rust users link them into the core with zarr-wasm's `extra-codecs` feature.
 //!
 //! Every decoder takes arbitrary bytes and returns an error rather than panicking, and never
-//! produces (or allocates for) more than the limit it is given. The decompressors (bz2, lzma)
-//! decode in steps of bounded work (`Steps`), so that a chunk that inflates to hundreds of MB
-//! never holds a page's thread for long.
+//! produces (or allocates for) more than the limit it is given. Every decoder works in steps of
+//! bounded work (`Steps`), so that a chunk that inflates to hundreds of MB (bz2, lzma), or a
+//! large chunk of numbers (pcodec, ZFP), never holds a page's thread for long.
 
 pub mod bz2;
 pub mod lzma;
@@ -54,18 +54,11 @@ pub fn begin(
             lzma::begin(encoded, lzma::Format::from_code(first()?)?, &deltas, limit)?
         }
         "numcodecs.bz2" => Box::new(bz2::Bz2Steps::new(encoded, limit)),
-        "numcodecs.pcodec" => {
-            let number = pcodec::Number::from_code(first()?)?;
-            whole(move || pcodec::decode(&encoded, number, limit))
-        }
+        "numcodecs.pcodec" => pcodec::begin(encoded, pcodec::Number::from_code(first()?)?, limit)?,
         "numcodecs.zfpy" => {
-            let number = zfp::Number::from_code(first()?)?;
-            whole(move || zfp::decode_with_header(&encoded, number, limit))
+            zfp::begin_with_header(&encoded, zfp::Number::from_code(first()?)?, limit)?
         }
-        "zfp" => {
-            let params = params.to_vec();
-            whole(move || zfp::decode_registry(&encoded, &params, limit))
-        }
+        "zfp" => zfp::begin_registry(&encoded, params, limit)?,
         _ => return Err(format!("this module has no decoder for \"{codec}\"")),
     })
 }
@@ -81,24 +74,6 @@ pub fn decode(
     let mut out = Vec::new();
     while !steps.step(usize::MAX, &mut out)? {}
     Ok(out)
-}
-
-/// A decode that is done in its first step, whatever the budget.
-fn whole(decode: impl FnOnce() -> Result<Vec<u8>, String> + 'static) -> Box<dyn Steps> {
-    struct Whole<F>(Option<F>);
-    impl<F: FnOnce() -> Result<Vec<u8>, String>> Steps for Whole<F> {
-        fn step(&mut self, _budget: usize, out: &mut Vec<u8>) -> Result<bool, String> {
-            if let Some(decode) = self.0.take() {
-                let decoded = decode()?;
-                match out.is_empty() {
-                    true => *out = decoded,
-                    false => out.extend_from_slice(&decoded),
-                }
-            }
-            Ok(true)
-        }
-    }
-    Box::new(Whole(Some(decode)))
 }
 
 /// `params[index]` as a code or count: the main module sends whole numbers.

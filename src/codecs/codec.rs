@@ -92,6 +92,17 @@ pub trait ArrayToBytesCodec {
     fn keeps_bytes(&self, _repr: &ChunkRepr) -> bool {
         false
     }
+    /// A decoder of `encoded` to the elements of a chunk of `repr` (its exact size) that works
+    /// in bounded steps (see `StepDecoder`), for codecs whose decoding of a large chunk takes long
+    /// (the second module's pcodec and ZFP): a read then lets the event loop run between steps.
+    /// The others give `encoded` back, and decode in one go.
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        _repr: &ChunkRepr,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        Err(encoded)
+    }
     /// Where a stored chunk can be read in parts (sharding): the decoder of those parts.
     fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
         None

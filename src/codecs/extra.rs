@@ -256,6 +256,25 @@ impl StepDecoder for Stepwise {
     }
 }
 
+/// The decode in steps of a chunk of `repr` whose elements a second-module codec (`codec`, an
+/// array-to-bytes codec: pcodec, zfpy, zfp) stores as numbers, described by `params` (the number
+/// type first): exactly the chunk's element count. `encoded` back where the chunk is too large
+/// to be (the one-shot decode says so).
+pub(crate) fn numbers_stepwise(
+    codec: &'static str,
+    params: Vec<f64>,
+    encoded: Vec<u8>,
+    repr: &ChunkRepr,
+) -> Result<Box<dyn StepDecoder>, Vec<u8>> {
+    let Some(size) = repr.num_bytes() else {
+        return Err(encoded);
+    };
+    let count = size / repr.data_type.size().max(1);
+    Ok(Box::new(Stepwise::of_numbers(
+        codec, params, count, size, encoded,
+    )))
+}
+
 /// Decodes a chunk of `repr` whose elements a second-module codec (`codec`, an array-to-bytes
 /// codec: pcodec, zfpy, zfp) stores as numbers, described by `params` (the number type first):
 /// exactly the chunk's element count, in one go.

@@ -1,7 +1,8 @@
 //! numcodecs' `PCodec` (v3 `numcodecs.pcodec`, an array-to-bytes codec): numbers compressed by
-//! pcodec. Decoded in the second module (`extra.rs`) into exactly the chunk's element count.
+//! pcodec. Decoded in the second module (`extra.rs`) into exactly the chunk's element count, in
+//! steps.
 
-use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind, StepDecoder};
 use super::configuration::Configuration;
 use super::extra;
 use crate::data_type::DataType;
@@ -64,5 +65,13 @@ impl ArrayToBytesCodec for PcodecCodec {
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         extra::decode_numbers(self.name(), &[f64::from(self.number)], &encoded, repr)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        repr: &ChunkRepr,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        extra::numbers_stepwise(self.name(), vec![f64::from(self.number)], encoded, repr)
     }
 }

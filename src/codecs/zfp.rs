@@ -2,10 +2,10 @@
 //! the number type, the field's dimensions and the mode come from the array's metadata (zarrs
 //! writes these). Integers narrower than ZFP's own (8 and 16 bits, and unsigned ones) are
 //! promoted on writing and demoted on reading, as the registry says. Decoded in the second module
-//! (`extra.rs`), which knows the modes and checks their parameters; numcodecs' streams with
-//! their header are `zfpy.rs`.
+//! (`extra.rs`), in steps, which knows the modes and checks their parameters; numcodecs' streams
+//! with their header are `zfpy.rs`.
 
-use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind, StepDecoder};
 use super::configuration::{named, Configuration};
 use super::extra;
 use crate::data_type::DataType;
@@ -136,6 +136,14 @@ impl ArrayToBytesCodec for ZfpCodec {
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         extra::decode_numbers(self.name(), &self.params(&repr.shape), &encoded, repr)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        repr: &ChunkRepr,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        extra::numbers_stepwise(self.name(), self.params(&repr.shape), encoded, repr)
     }
 }
 

@@ -1,8 +1,8 @@
 //! numcodecs' `ZFPY` (v3 `numcodecs.zfpy`, an array-to-bytes codec): ZFP streams with zfpy's
 //! full header, for 32/64-bit integers and floats in up to four dimensions. Decoded in the second
-//! module (`extra.rs`) into exactly the chunk's element count.
+//! module (`extra.rs`) into exactly the chunk's element count, in steps.
 
-use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
+use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind, StepDecoder};
 use super::configuration::Configuration;
 use super::extra;
 use crate::data_type::DataType;
@@ -65,5 +65,13 @@ impl ArrayToBytesCodec for ZfpyCodec {
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         extra::decode_numbers(self.name(), &[f64::from(self.number)], &encoded, repr)
+    }
+
+    fn stepwise(
+        &self,
+        encoded: Vec<u8>,
+        repr: &ChunkRepr,
+    ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
+        extra::numbers_stepwise(self.name(), vec![f64::from(self.number)], encoded, repr)
     }
 }
