@@ -10,8 +10,9 @@
 //! - `indexing`, `codecs`, `store`: selections to chunks; chunk decoding; where bytes come from.
 //! - `compression`: DEFLATE and the shuffles, shared by codecs and the ZIP store.
 //! - `metadata`, `data_type`: documents, chunk grids and key encodings; element types and values.
-//! - `host`, `error`, `limits`, `buffer`, `lru`: the platform's clock and yield, errors, caps,
-//!   fallible allocation, a small cache.
+//! - `host`, `limits`: the platform's clock and yield; what reads may cost.
+//! - `collections`, `error`: fallible buffers, a byte-bounded cache and the one sort; errors.
+//! - `json_text`: JSON values as text (messages, attributes for JavaScript).
 // Unit tests may sort with the standard library; the module's own code has one sort
 // (`sort`, and clippy.toml's disallowed methods).
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
@@ -37,12 +38,10 @@ pub mod compression;
 pub mod data_type;
 pub mod metadata;
 
-pub mod buffer;
+pub mod collections;
 pub mod error;
 pub mod host;
 pub mod limits;
-pub mod lru;
-pub mod sort;
 
 // JSON text of a value (for messages), below every other layer.
 pub mod json_text;

@@ -21,8 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["compression"],
     &["metadata"],
     &["data_type"],
-    &["host", "limits", "lru", "sort"],
-    &["buffer", "error"],
+    &["host", "limits"],
+    &["collections", "error"],
     &["json_text"],
 ];
 

@@ -12,12 +12,12 @@
 mod common;
 
 use std::io::Write;
-use zarr_wasm::buffer::Output;
 use zarr_wasm::codecs::blosc::BloscCodec;
 use zarr_wasm::codecs::codec::{BytesToBytesCodec, DecodedSize, StepDecoder};
 use zarr_wasm::codecs::gzip::GzipCodec;
 use zarr_wasm::codecs::zlib::ZlibCodec;
 use zarr_wasm::codecs::zstd::ZstdCodec;
+use zarr_wasm::collections::buffer::Output;
 use zarr_wasm::error::CodecError;
 
 const MIB: usize = 1 << 20;

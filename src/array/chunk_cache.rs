@@ -1,7 +1,7 @@
 //! Decoded chunks (and inner chunks of shards) an array keeps for later reads, bounded by bytes;
 //! empty unless given room. Every view of an array shares its cache.
 
-use crate::lru::ByteLru;
+use crate::collections::lru::ByteLru;
 use std::cell::RefCell;
 use std::rc::Rc;
 

@@ -4,10 +4,10 @@ pub mod chunk_cache;
 pub mod piece;
 pub mod sharded;
 
-use crate::buffer::{try_grow, try_zeroed};
 use crate::codecs::codec::Stopped;
 use crate::codecs::table::array_pipeline;
 use crate::codecs::{elements_size, ChunkRepr, CodecPipeline};
+use crate::collections::buffer::{try_grow, try_zeroed};
 use crate::data_type::variable::Items;
 use crate::data_type::DataType;
 use crate::error::{CodecError, Result, ZarrError};

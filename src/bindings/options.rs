@@ -6,7 +6,7 @@ use super::fetch::FetchClient;
 use super::guarded;
 use super::js::set;
 use crate::array::ReadOptions;
-use crate::buffer::MAX_BUFFER;
+use crate::collections::buffer::MAX_BUFFER;
 use crate::error::ZarrError;
 use crate::hierarchy::node::OpenOptions;
 use crate::limits::Limits;

@@ -467,7 +467,7 @@ impl JsStore {
                 ),
             ));
         };
-        let mut out = crate::buffer::try_zeroed(bytes.length() as usize)
+        let mut out = crate::collections::buffer::try_zeroed(bytes.length() as usize)
             .map_err(|e| ZarrError::store(&location(), e))?;
         bytes.copy_to(&mut out);
         Ok(Some(out))

@@ -8,7 +8,7 @@ use super::codec::{
 };
 use super::configuration::{Configuration, NumpyDtype};
 use super::numeric::{self, Num};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 

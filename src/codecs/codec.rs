@@ -4,7 +4,7 @@
 //! known (see `table.rs`).
 
 use super::configuration::Configuration;
-use crate::buffer::{in_one_go, try_zeroed, Output};
+use crate::collections::buffer::{in_one_go, try_zeroed, Output};
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;

@@ -5,7 +5,7 @@
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::configuration::{Configuration, NumpyDtype};
 use super::numeric;
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 

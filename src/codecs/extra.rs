@@ -10,7 +10,7 @@
 //! decode there when it is aborted, as it does gzip's or zstd's.
 
 use super::codec::{ChunkRepr, StepDecoder};
-use crate::buffer::Output;
+use crate::collections::buffer::Output;
 use crate::error::CodecError;
 use crate::metadata::extension::Extension;
 use crate::metadata::{ArrayMetadata, CodecList};
@@ -291,9 +291,10 @@ pub(crate) fn decode_numbers(
     let count = size / repr.data_type.size().max(1);
     let mut decode = Stepwise::of_numbers(codec, params.to_vec(), count, size, encoded.to_vec());
     let mut out = Vec::new();
-    let len =
-        crate::buffer::in_one_go(|budget| decode.advance(&mut Output::Growing(&mut out), budget))
-            .map_err(err)?;
+    let len = crate::collections::buffer::in_one_go(|budget| {
+        decode.advance(&mut Output::Growing(&mut out), budget)
+    })
+    .map_err(err)?;
     out.truncate(len);
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use super::configuration::Configuration;
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::error::CodecError;
 
 /// numcodecs' `lz4`.

@@ -7,7 +7,7 @@
 //! padded to its chunk with the fill value, from the chunk's origin.
 
 use super::codec::{ArrayToBytesCodec, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::{copy_box, fill_box, Placement};
 

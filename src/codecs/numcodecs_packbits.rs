@@ -3,7 +3,7 @@
 //! bits pad the last byte. Decoding needs the whole chunk (its bits run across rows).
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 

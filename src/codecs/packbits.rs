@@ -8,7 +8,7 @@
 
 use super::codec::{ArrayToBytesCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::configuration::{named, Configuration};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::data_type::DataType;
 use crate::error::CodecError;
 

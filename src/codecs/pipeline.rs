@@ -13,7 +13,7 @@ use super::codec::{
     DecodedSize, PartialDecoder, StepDecoder, Stopped,
 };
 use super::shards_behind::ShardsBehindArrayCodecs;
-use crate::buffer::Output;
+use crate::collections::buffer::Output;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::DataType;
 use crate::error::CodecError;

@@ -11,7 +11,7 @@ use super::codec::{
     PartialDecoder, ShardIndex, Stopped,
 };
 use super::configuration::{Bounded, Configuration, Location};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
 use crate::data_type::variable::{element_count, item_ranges};
 use crate::data_type::DataType;

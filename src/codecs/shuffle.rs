@@ -3,8 +3,8 @@
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, Kind};
 use super::configuration::{Bounded, Configuration};
-use crate::buffer::try_zeroed;
 use crate::codecs::codec::DecodedSize;
+use crate::collections::buffer::try_zeroed;
 use crate::compression::shuffle::unshuffle;
 use crate::error::CodecError;
 

@@ -3,7 +3,7 @@
 
 use super::codec::{ArrayToArrayCodec, ChunkRepr, Codec, CodecEntry, Kind};
 use super::configuration::{Configuration, Field};
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::error::CodecError;
 use crate::indexing::region::c_strides;
 use serde_json::Value;

@@ -6,7 +6,7 @@ use super::codec::{
     StepDecoder,
 };
 use super::configuration::{Bounded, Configuration};
-use crate::buffer::Output;
+use crate::collections::buffer::Output;
 use crate::compression::inflate::{Inflater, Wrapper};
 use crate::error::CodecError;
 

@@ -9,7 +9,7 @@ use super::codec::{
     StepDecoder,
 };
 use super::configuration::Configuration;
-use crate::buffer::{in_one_go, Output};
+use crate::collections::buffer::{in_one_go, Output};
 use crate::error::CodecError;
 use std::borrow::Cow;
 use std::cell::RefCell;

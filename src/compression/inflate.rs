@@ -3,7 +3,7 @@
 //! inflates a bounded share at a time (`Inflater`), so that a long one can let the event loop run
 //! between shares; the one-shot functions run it to the end.
 
-use crate::buffer::{in_one_go, Output};
+use crate::collections::buffer::{in_one_go, Output};
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 

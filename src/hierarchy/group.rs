@@ -129,7 +129,7 @@ impl Group {
                 })
             })
             .collect();
-        crate::sort::sort_by(&mut children, |a, b| a.name < b.name);
+        crate::collections::sort::sort_by(&mut children, |a, b| a.name < b.name);
         Some(children)
     }
 }

@@ -76,7 +76,7 @@ impl Listing {
     /// The nodes `entries` gives, each path once; the first path given twice is returned as the
     /// error.
     pub fn new(mut entries: Vec<(String, ListedNode)>) -> std::result::Result<Listing, String> {
-        crate::sort::sort_by(&mut entries, |a, b| a.0 < b.0);
+        crate::collections::sort::sort_by(&mut entries, |a, b| a.0 < b.0);
         match entries.windows(2).find(|pair| pair[0].0 == pair[1].0) {
             Some(pair) => Err(pair[0].0.clone()),
             None => Ok(Listing(entries)),

@@ -4,8 +4,8 @@
 
 use super::single_flight::SingleFlight;
 use super::{ByteRange, ReadableStore};
+use crate::collections::lru::ByteLru;
 use crate::error::Result;
-use crate::lru::ByteLru;
 use async_trait::async_trait;
 use futures_util::future::FutureExt;
 use std::cell::RefCell;

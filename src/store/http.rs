@@ -660,7 +660,7 @@ impl<C: HttpClient> HttpStore<C> {
             names.extend(page.names);
             token = page.next;
             if token.is_none() {
-                crate::sort::sort_dedup(&mut names);
+                crate::collections::sort::sort_dedup(&mut names);
                 return Ok(Some(names));
             }
         }

@@ -138,7 +138,7 @@ impl Listing {
             .filter(|n| is_entry_name(n))
             .map(String::from)
             .collect();
-        crate::sort::sort_dedup(&mut names);
+        crate::collections::sort::sort_dedup(&mut names);
         Ok(Page { names, next })
     }
 
@@ -210,7 +210,7 @@ pub fn index_page_names(page: &str) -> Option<Vec<String>> {
             names.push(name);
         }
     }
-    crate::sort::sort_dedup(&mut names);
+    crate::collections::sort::sort_dedup(&mut names);
     (!names.is_empty()).then_some(names)
 }
 

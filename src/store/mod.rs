@@ -84,7 +84,7 @@ impl ByteRange {
 /// Reads that batch ranges of one value (a shard's inner chunks, a reference target's
 /// chunks) fetch each merged range with one request.
 pub fn merge_ranges(mut ranges: Vec<std::ops::Range<u64>>, gap: u64) -> Vec<std::ops::Range<u64>> {
-    crate::sort::sort_by(&mut ranges, |a, b| a.start < b.start);
+    crate::collections::sort::sort_by(&mut ranges, |a, b| a.start < b.start);
     let mut merged: Vec<std::ops::Range<u64>> = Vec::with_capacity(ranges.len());
     for r in ranges {
         match merged.last_mut() {
@@ -109,7 +109,7 @@ pub fn children_of<'a>(keys: impl Iterator<Item = &'a str>, prefix: &str) -> Vec
         .filter_map(|rest| rest.split('/').next().filter(|n| !n.is_empty()))
         .map(String::from)
         .collect();
-    crate::sort::sort_dedup(&mut names);
+    crate::collections::sort::sort_dedup(&mut names);
     names
 }
 

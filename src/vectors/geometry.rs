@@ -570,7 +570,7 @@ impl VectorLevel {
         let key = |c: &Vec<i64>| c.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
         let mut keyed: Vec<(String, &Vec<i64>)> =
             sources.into_iter().map(|c| (key(c), c)).collect();
-        crate::sort::sort_by(&mut keyed, |a, b| a.0 < b.0);
+        crate::collections::sort::sort_by(&mut keyed, |a, b| a.0 < b.0);
         let sources: Vec<&Vec<i64>> = keyed.into_iter().map(|(_, c)| c).collect();
         if sources.is_empty() {
             // Nothing of this segment in range: no attribute arrays to open either.

@@ -370,8 +370,8 @@ impl LinkFamily {
         }
         let parent = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
         if let Some(mut theirs) = store.list_dir(parent).await? {
-            crate::sort::sort_dedup(&mut names);
-            crate::sort::sort_dedup(&mut theirs);
+            crate::collections::sort::sort_dedup(&mut names);
+            crate::collections::sort::sort_dedup(&mut theirs);
             if theirs == names {
                 return Ok(None);
             }

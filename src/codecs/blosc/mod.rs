@@ -13,8 +13,8 @@ use super::codec::{
     decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
     StepDecoder,
 };
-use crate::buffer::{in_one_go, try_grow, Output};
 use crate::codecs::configuration::{named, Bounded, Configuration, Field};
+use crate::collections::buffer::{in_one_go, try_grow, Output};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;

@@ -7,7 +7,7 @@
 //! grows past it.
 
 use super::thrift::Result;
-use crate::buffer::try_zeroed;
+use crate::collections::buffer::try_zeroed;
 use crate::compression::inflate::{inflate_append, Wrapper};
 use zarr_wasm_kernels::crc32;
 
