@@ -18,21 +18,27 @@
 // one sort for every list; then to 280 (277.6): no float formatting in the Zarr build. Lowered
 // to 235 and 420 KiB (issue 33, measured 231.7 and 417.2): our own zstd decoder in place of
 // structured-zstd. Lowered to 229, 416 and 142 KiB (issue 33, measured 226.9, 413.8 and
-// 139.4): short import names (scripts/glue-imports.mjs), JSON text by our own writer.
+// 139.4): short import names (scripts/glue-imports.mjs), JSON text by our own writer. Raised to
+// 237 and 430 KiB (issue 46, measured 235.4 and 428.3, from 226.9 and 413.8), a decision for the
+// round of fixes: the second module's codecs decoded in steps across its boundary, metadata read
+// in parts, the suffix-range probe, the struct data type, the draft check's cache and JS's
+// Content-Range checks in the Zarr build; Icechunk's URL normalisation and snapshot bounds, the
+// reference and Parquet bounds in the full build. The second module lowered to 112 KiB (measured
+// 110.2, from 139.4): our own LZMA decoder in place of lzma-rs.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
 const BUDGETS = [
-  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 229 * 1024 },
+  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 237 * 1024 },
   {
     what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
     file: "zarr_wasm_full_bg.wasm",
-    budget: 416 * 1024,
+    budget: 430 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",
     file: "zarr_wasm_extra_bg.wasm",
-    budget: 142 * 1024,
+    budget: 112 * 1024,
   },
 ];
 
