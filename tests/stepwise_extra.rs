@@ -14,9 +14,9 @@
 
 mod common;
 
-use async_trait::async_trait;
+use common::fake_host::{Abortable, FakeHost};
+
 use futures_executor::block_on;
-use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 use std::cell::Cell;
 use std::path::Path;
@@ -27,9 +27,8 @@ use zarr_wasm::codecs::codec::{BytesToBytesCodec, DecodedSize, StepDecoder};
 use zarr_wasm::codecs::configuration::Configuration;
 use zarr_wasm::codecs::lzma::LzmaCodec;
 use zarr_wasm::collections::buffer::Output;
-use zarr_wasm::host::{install, Host};
+use zarr_wasm::host::install;
 use zarr_wasm::store::memory::MemoryStore;
-use zarr_wasm::store::{ByteRange, ReadableStore};
 use zarr_wasm::{open, Array, ErrorKind, Node};
 
 const MIB: usize = 1 << 20;
@@ -413,57 +412,6 @@ fn damaged_chunks_decode_in_steps_as_in_one_go() {
         }
     }
     println!("{same} decoded alike, {refused} refused alike");
-}
-
-/// The platform as the core sees it in a browser, played by the test: every look at the clock is
-/// 10 ms after the last (so every `yield_if_busy` yields), and each turn of the event loop is
-/// counted; at turn `abort_at`, the read's signal fires (as in tests/yielding_reads.rs).
-#[derive(Default)]
-struct FakeHost {
-    clock: Cell<f64>,
-    turns: Cell<usize>,
-    abort_at: Cell<Option<usize>>,
-    signal: Rc<Cell<bool>>,
-}
-
-impl Host for FakeHost {
-    fn now_ms(&self) -> f64 {
-        self.clock.set(self.clock.get() + 10.0);
-        self.clock.get()
-    }
-
-    fn next_turn(&self) -> LocalBoxFuture<'static, ()> {
-        self.turns.set(self.turns.get() + 1);
-        if self.abort_at.get() == Some(self.turns.get()) {
-            self.signal.set(true);
-        }
-        Box::pin(std::future::ready(()))
-    }
-}
-
-/// A store in memory whose reads are aborted once `signal` is set.
-struct Abortable {
-    inner: MemoryStore,
-    signal: Rc<Cell<bool>>,
-}
-
-#[async_trait(?Send)]
-impl ReadableStore for Abortable {
-    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.inner.get(key).await
-    }
-
-    async fn get_range(&self, key: &str, range: ByteRange) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.inner.get_range(key, range).await
-    }
-
-    fn locate(&self, key: &str) -> String {
-        self.inner.locate(key)
-    }
-
-    fn cancelled(&self) -> bool {
-        self.signal.get()
-    }
 }
 
 const SIDE: usize = 2048;

@@ -7,75 +7,22 @@
 
 mod common;
 
-use async_trait::async_trait;
+use common::fake_host::{Abortable, FakeHost};
+
 use futures_executor::block_on;
-use futures_util::future::LocalBoxFuture;
 use serde_json::json;
-use std::cell::Cell;
 use std::rc::Rc;
-use zarr_wasm::host::{install, Host};
+use zarr_wasm::host::install;
 use zarr_wasm::store::memory::MemoryStore;
-use zarr_wasm::store::{ByteRange, ReadableStore};
 use zarr_wasm::{open, Array, DimSelection, ErrorKind, Node, Result};
 
 const SIDE: usize = 4096;
-
-/// The platform as the core sees it in a browser, played by the test: every look at the clock is
-/// 10 ms after the last (so every `yield_if_busy` yields), and each turn of the event loop is
-/// counted; at turn `abort_at`, the read's signal fires.
-#[derive(Default)]
-struct FakeHost {
-    clock: Cell<f64>,
-    turns: Cell<usize>,
-    abort_at: Cell<Option<usize>>,
-    signal: Rc<Cell<bool>>,
-}
-
-impl Host for FakeHost {
-    fn now_ms(&self) -> f64 {
-        self.clock.set(self.clock.get() + 10.0);
-        self.clock.get()
-    }
-
-    fn next_turn(&self) -> LocalBoxFuture<'static, ()> {
-        self.turns.set(self.turns.get() + 1);
-        if self.abort_at.get() == Some(self.turns.get()) {
-            self.signal.set(true);
-        }
-        Box::pin(std::future::ready(()))
-    }
-}
 
 /// Installs a fake host on this test's thread.
 fn fake_host() -> Rc<FakeHost> {
     let host = Rc::new(FakeHost::default());
     install(host.clone());
     host
-}
-
-/// A store in memory whose reads are aborted once `signal` is set.
-struct Abortable {
-    inner: MemoryStore,
-    signal: Rc<Cell<bool>>,
-}
-
-#[async_trait(?Send)]
-impl ReadableStore for Abortable {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        self.inner.get(key).await
-    }
-
-    async fn get_range(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
-        self.inner.get_range(key, range).await
-    }
-
-    fn locate(&self, key: &str) -> String {
-        self.inner.locate(key)
-    }
-
-    fn cancelled(&self) -> bool {
-        self.signal.get()
-    }
 }
 
 fn array_of(store: MemoryStore, host: &FakeHost) -> Array {

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod counting;
+pub mod fake_host;
 pub mod vectors;
 
 use async_trait::async_trait;
