@@ -67,6 +67,18 @@ fn decode_with_header_of(
 ) -> Result<Vec<u8>, String> {
     let words = stream_words(encoded)?;
     let mut stream = ZfpBitStreamRef::from_words(&words);
+    let (field_dims, config) = read_header(&mut stream, number, count, dims)?;
+    decode_field(&mut stream, number, &config, field_dims, count)
+}
+
+/// The stream's header: its field's dimensions and its mode, checked against the array's number
+/// type, the chunk's element count and (where the metadata gives them) its dimensions.
+fn read_header(
+    stream: &mut ZfpBitStreamRef,
+    number: Number,
+    count: usize,
+    dims: Option<[usize; 4]>,
+) -> Result<([usize; 4], ZfpConfig), String> {
     let header = stream
         .read_header(ZfpHeaderMask::FULL)
         .map_err(|e| format!("header: {e}"))?;
@@ -86,7 +98,7 @@ fn decode_with_header_of(
             field.dims
         ));
     }
-    decode_field(&mut stream, number, &config, field.dims, count)
+    Ok((field.dims, config))
 }
 
 /// What the registry's `zfp` stream is, from the array's metadata and the chunk's shape.
@@ -298,26 +310,8 @@ fn steps(
         }
         None => {
             let mut stream = ZfpBitStreamRef::from_words(&words);
-            let header = stream
-                .read_header(ZfpHeaderMask::FULL)
-                .map_err(|e| format!("header: {e}"))?;
-            let (Some(field), Some(config)) = (header.metadata, header.config) else {
-                return Err("the header lacks the field or the mode".into());
-            };
-            if field.scalar_type != number.scalar_type() {
-                return Err(format!(
-                    "the stream holds {:?} numbers, the array {number:?}",
-                    field.scalar_type
-                ));
-            }
-            check_dims(field.dims, count, "the header's dimensions")?;
-            if dims.is_some_and(|dims| dims != field.dims) {
-                return Err(format!(
-                    "the header's dimensions {:?} are not the chunk's {dims:?}",
-                    field.dims
-                ));
-            }
-            (field.dims, config, stream.read_pos())
+            let (field_dims, config) = read_header(&mut stream, number, count, dims)?;
+            (field_dims, config, stream.read_pos())
         }
     };
     let new = |words| Field::new(words, start, field_dims, config, count, element);
