@@ -37,6 +37,8 @@ enum Quirk {
     Status(u16),
     NetworkFailure,
     WholeForRange,
+    /// A whole answer of which the client kept only the part wanted, as `FetchClient` does.
+    WholeKeptForRange,
     ShortBody,
     LongBody,
     ShiftedContentRange,
@@ -50,7 +52,7 @@ enum Quirk {
     Enormous,
 }
 
-const QUIRKS: [Quirk; 19] = [
+const QUIRKS: [Quirk; 20] = [
     Quirk::Status(500),
     Quirk::Status(503),
     Quirk::Status(429),
@@ -61,6 +63,7 @@ const QUIRKS: [Quirk; 19] = [
     Quirk::Status(302),
     Quirk::NetworkFailure,
     Quirk::WholeForRange,
+    Quirk::WholeKeptForRange,
     Quirk::ShortBody,
     Quirk::LongBody,
     Quirk::ShiftedContentRange,
@@ -115,12 +118,14 @@ impl HttpClient for FuzzServer {
             body: value[r.start as usize..r.end as usize].to_vec(),
             content_range: Some(format!("bytes {}-{}/{total}", r.start, r.end.max(1) - 1)),
             content_length: Some(r.end - r.start),
+            cut: false,
         };
         let whole = HttpResponse {
             status: 200,
             body: if head { Vec::new() } else { value.clone() },
             content_range: None,
             content_length: Some(total),
+            cut: false,
         };
         let normal = match &ranged {
             Some(r) if r.start < r.end => partial(r.clone()),
@@ -147,6 +152,14 @@ impl HttpClient for FuzzServer {
                 })
             }
             Quirk::WholeForRange => whole,
+            Quirk::WholeKeptForRange => match request.keep {
+                Some(keep) if !head => HttpResponse {
+                    body: keep.cut(&value).to_vec(),
+                    cut: true,
+                    ..whole
+                },
+                _ => whole,
+            },
             Quirk::ShortBody => {
                 let mut r = normal;
                 r.body.pop();

@@ -672,6 +672,7 @@ impl HostileServer {
                 body: value[r.start as usize..r.end as usize].to_vec(),
                 content_range: Some(format!("bytes {}-{}/{total}", r.start, r.end - 1)),
                 content_length: Some(r.end - r.start),
+                cut: false,
             },
             _ => ok(if request.method == Method::Head {
                 Vec::new()

@@ -2,6 +2,7 @@
 
 use super::guarded::show;
 use crate::store::http::{HttpClient, HttpFailure, HttpRequest, HttpResponse, Method};
+use crate::store::window::BodyWindow;
 use crate::store::ByteRange;
 use async_trait::async_trait;
 use js_sys::{Promise, Uint8Array};
@@ -131,30 +132,14 @@ impl FetchClient {
         believed: u64,
         timeout_ms: u32,
     ) -> Result<Vec<u8>, HttpFailure> {
-        let too_large = |size: String| HttpFailure {
-            message: if response.status() == 206 {
-                format!(
-                    "the partial answer is {size}, more than the {limit} bytes asked for; refused"
-                )
-            } else {
-                format!("the response body is {size}, more than the {limit} bytes allowed (FetchStore option maxObjectBytes); refused")
-            },
-            retryable: false,
-            aborted: false,
-            refused: false,
-        };
+        let status = response.status();
         if let Some(n) = content_length.filter(|&n| n > limit) {
-            return Err(too_large(format!("{n} bytes by its Content-Length")));
+            return Err(too_large(
+                status,
+                limit,
+                format!("{n} bytes by its Content-Length"),
+            ));
         }
-        let Some(stream) = response.body() else {
-            return Ok(Vec::new());
-        };
-        let reader = js_sys::Reflect::get(&stream, &"getReader".into())
-            .and_then(|f| f.unchecked_into::<js_sys::Function>().call0(&stream))
-            .map_err(failure)?;
-        let read = js_sys::Reflect::get(&reader, &"read".into())
-            .map_err(failure)?
-            .unchecked_into::<js_sys::Function>();
         let mut body: Vec<u8> = Vec::new();
         if let Some(n) = content_length {
             // Bounded by `limit` above, and by what a first reservation may take on a server's
@@ -164,40 +149,11 @@ impl FetchClient {
             // failed reservation is an error, not a trap.
             let n = n.min(believed);
             body.try_reserve_exact(n as usize)
-                .map_err(|_| HttpFailure {
-                    message: format!("cannot allocate {n} bytes for the response body"),
-                    retryable: false,
-                    aborted: false,
-                    refused: false,
-                })?;
+                .map_err(|_| cannot_allocate(n))?;
         }
-        loop {
-            let next = read.call0(&reader).map_err(failure)?;
-            let part = self
-                .wait(
-                    JsFuture::from(Promise::from(next)),
-                    timeout_ms,
-                    "the response body",
-                )
-                .await?;
-            let done = js_sys::Reflect::get(&part, &"done".into()).map_err(failure)?;
-            if done.as_bool() == Some(true) {
-                return Ok(body);
-            }
-            let chunk: Uint8Array = js_sys::Reflect::get(&part, &"value".into())
-                .map_err(failure)?
-                .dyn_into()
-                .map_err(|v| HttpFailure {
-                    message: format!("the response body gave {}, not bytes", show(&v)),
-                    retryable: false,
-                    aborted: false,
-                    refused: false,
-                })?;
+        self.read_parts(response, limit, timeout_ms, |chunk| {
             let start = body.len();
             let end = start as u64 + chunk.length() as u64;
-            if end > limit {
-                return Err(too_large(format!("more than {}", end - 1)));
-            }
             // Grown only when the part does not fit, never past the limit: to the Content-Length
             // once the body has outgrown the first reservation (64 MiB have come, so the length
             // is believed: a 64.1 MiB shard takes 64.1 MiB, not 128), else to twice the size
@@ -209,16 +165,131 @@ impl FetchClient {
                 }
                 .clamp(end, limit);
                 body.try_reserve_exact(wanted as usize - start)
-                    .map_err(|_| HttpFailure {
-                        message: format!("cannot allocate {wanted} bytes for the response body"),
-                        retryable: false,
-                        aborted: false,
-                        refused: false,
-                    })?;
+                    .map_err(|_| cannot_allocate(wanted))?;
             }
             zarr_wasm_kernels::bytes::grow_zeroed(&mut body, end as usize);
             chunk.copy_to(&mut body[start..]);
+            Ok(false)
+        })
+        .await?;
+        Ok(body)
+    }
+
+    /// `keep` of a whole body (a server that ignored Range), kept as it arrives: memory for the
+    /// range alone, not the value (a 16 KiB shard index of a 200 MB shard took 200 MB and more).
+    /// Reading stops once a span has come; the rest is left unread, and the request aborted.
+    /// Otherwise as `read_body`: the value's size is still bounded by `limit`.
+    async fn read_window(
+        &self,
+        response: &Response,
+        content_length: Option<u64>,
+        limit: u64,
+        keep: ByteRange,
+        timeout_ms: u32,
+    ) -> Result<(Vec<u8>, bool), HttpFailure> {
+        let status = response.status();
+        if let Some(n) = content_length.filter(|&n| n > limit) {
+            return Err(too_large(
+                status,
+                limit,
+                format!("{n} bytes by its Content-Length"),
+            ));
         }
+        let mut window = BodyWindow::new(keep);
+        let ended = self
+            .read_parts(response, limit, timeout_ms, |chunk| {
+                let len = chunk.length();
+                window
+                    .take(len as usize, |part, into| {
+                        chunk
+                            .subarray(part.start as u32, part.end as u32)
+                            .copy_to(into)
+                    })
+                    .map_err(|_| cannot_allocate(len as u64))?;
+                Ok(window.complete())
+            })
+            .await?;
+        Ok((window.into_body(), ended))
+    }
+
+    /// Reads `response`'s body part by part into `sink`, until it ends (true) or `sink` says it
+    /// has what it needs (false: the rest is unread). More than `limit` bytes in all is refused
+    /// as it comes; `timeout_ms` without a part is a failure.
+    async fn read_parts(
+        &self,
+        response: &Response,
+        limit: u64,
+        timeout_ms: u32,
+        mut sink: impl FnMut(&Uint8Array) -> Result<bool, HttpFailure>,
+    ) -> Result<bool, HttpFailure> {
+        let Some(stream) = response.body() else {
+            return Ok(true);
+        };
+        let reader = js_sys::Reflect::get(&stream, &"getReader".into())
+            .and_then(|f| f.unchecked_into::<js_sys::Function>().call0(&stream))
+            .map_err(failure)?;
+        let read = js_sys::Reflect::get(&reader, &"read".into())
+            .map_err(failure)?
+            .unchecked_into::<js_sys::Function>();
+        let mut received: u64 = 0;
+        loop {
+            let next = read.call0(&reader).map_err(failure)?;
+            let part = self
+                .wait(
+                    JsFuture::from(Promise::from(next)),
+                    timeout_ms,
+                    "the response body",
+                )
+                .await?;
+            let done = js_sys::Reflect::get(&part, &"done".into()).map_err(failure)?;
+            if done.as_bool() == Some(true) {
+                return Ok(true);
+            }
+            let chunk: Uint8Array = js_sys::Reflect::get(&part, &"value".into())
+                .map_err(failure)?
+                .dyn_into()
+                .map_err(|v| HttpFailure {
+                    message: format!("the response body gave {}, not bytes", show(&v)),
+                    retryable: false,
+                    aborted: false,
+                    refused: false,
+                })?;
+            let end = received + chunk.length() as u64;
+            if end > limit {
+                return Err(too_large(
+                    response.status(),
+                    limit,
+                    format!("more than {}", end - 1),
+                ));
+            }
+            received = end;
+            if sink(&chunk)? {
+                return Ok(false);
+            }
+        }
+    }
+}
+
+/// A body refused for its size (`size`, in words).
+fn too_large(status: u16, limit: u64, size: String) -> HttpFailure {
+    HttpFailure {
+        message: if status == 206 {
+            format!("the partial answer is {size}, more than the {limit} bytes asked for; refused")
+        } else {
+            format!("the response body is {size}, more than the {limit} bytes allowed (FetchStore option maxObjectBytes); refused")
+        },
+        retryable: false,
+        aborted: false,
+        refused: false,
+    }
+}
+
+fn cannot_allocate(n: u64) -> HttpFailure {
+    HttpFailure {
+        message: format!("cannot allocate {n} bytes for the response body"),
+        retryable: false,
+        aborted: false,
+        refused: false,
     }
 }
 
@@ -409,32 +480,46 @@ impl HttpClient for FetchClient {
         // decides from the headers, and the request is aborted as this returns.
         let limit = request.max_body.for_status(status);
         let misread = status == 206 && content_length.is_some_and(|n| n > limit);
-        let body = match request.method {
-            Method::Get if misread => {
+        // Of a whole answer (a server that ignored Range), only the part wanted is kept.
+        let window = request
+            .keep
+            .filter(|_| status != 206 && (200..300).contains(&status));
+        let (body, ended) = match (request.method, window) {
+            (Method::Get, _) if misread => {
                 return Ok(HttpResponse {
                     status,
                     body: Vec::new(),
                     content_range,
                     content_length,
+                    cut: false,
                 })
             }
-            Method::Get => {
+            (Method::Get, Some(keep)) => {
+                self.read_window(&response, content_length, limit, keep, timeout)
+                    .await?
+            }
+            (Method::Get, None) => {
                 // A partial answer's limit is the range asked for: our own number.
                 let believed = match (status, request.max_body.partial) {
                     (206, Some(_)) => limit,
                     _ => FIRST_RESERVATION,
                 };
-                self.read_body(&response, content_length, limit, believed, timeout)
-                    .await?
+                let body = self
+                    .read_body(&response, content_length, limit, believed, timeout)
+                    .await?;
+                (body, true)
             }
-            Method::Head => Vec::new(),
+            (Method::Head, _) => (Vec::new(), true),
         };
-        controller.completed = true;
+        // A window complete before the body's end leaves the rest unread: the request is aborted
+        // as this returns, so that the server stops sending it.
+        controller.completed = ended;
         Ok(HttpResponse {
             status,
             body,
             content_range,
             content_length,
+            cut: window.is_some(),
         })
     }
 

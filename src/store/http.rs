@@ -23,6 +23,10 @@ pub struct HttpRequest {
     pub method: Method,
     pub url: String,
     pub range: Option<ByteRange>,
+    /// The part of the value wanted, where that is not all of it: of a whole answer (200, from a
+    /// server that ignores Range), the client may keep only this part as it arrives, and stop
+    /// reading once a span has come (`store::window`), and says so by `HttpResponse::cut`.
+    pub keep: Option<ByteRange>,
     /// The most body bytes the client may accept; beyond it the response is refused without
     /// reading the rest (an endless body, a server that sends more than was asked for).
     pub max_body: BodyLimit,
@@ -58,6 +62,8 @@ pub struct HttpResponse {
     pub content_range: Option<String>,
     /// The `Content-Length` header, where the response has one (read from HEAD responses).
     pub content_length: Option<u64>,
+    /// The body is `HttpRequest::keep` of a whole value, cut by the client as it arrived.
+    pub cut: bool,
 }
 
 /// A request that got no response at all.
@@ -300,15 +306,17 @@ impl<C: HttpClient> HttpStore<C> {
         key: &str,
         range: Option<ByteRange>,
     ) -> Result<Option<HttpResponse>> {
-        self.send_url(method, self.url(key), range).await
+        self.send_url(method, self.url(key), range, range).await
     }
 
-    /// `send` to any URL (a bucket's listing, say).
+    /// `send` to any URL (a bucket's listing, say), of which `keep` is wanted (see
+    /// `HttpRequest::keep`).
     async fn send_url(
         &self,
         method: Method,
         url: String,
         range: Option<ByteRange>,
+        keep: Option<ByteRange>,
     ) -> Result<Option<HttpResponse>> {
         let options = &self.shared.options;
         let partial = match range {
@@ -320,6 +328,7 @@ impl<C: HttpClient> HttpStore<C> {
             method,
             url: url.clone(),
             range,
+            keep,
             max_body: BodyLimit {
                 partial,
                 whole: options.max_object_bytes,
@@ -498,12 +507,13 @@ impl<C: HttpClient> HttpStore<C> {
         }
     }
 
-    /// `range` cut from the whole value, for servers that do not honour ranges.
+    /// `range` cut from the whole value, for servers that do not honour ranges: the client keeps
+    /// only the range as the value arrives.
     async fn get_cut(&self, key: &str, range: ByteRange) -> Result<Option<Vec<u8>>> {
         Ok(self
-            .send(Method::Get, key, None)
+            .send_url(Method::Get, self.url(key), None, Some(range))
             .await?
-            .map(|r| range.cut(&r.body).to_vec()))
+            .map(|r| whole_cut(range, r)))
     }
 
     /// A range other than a suffix, checked.
@@ -532,7 +542,7 @@ impl<C: HttpClient> HttpStore<C> {
             // out, and stop asking for ranges it will not honour.
             _ => {
                 self.shared.facts.ignores_ranges.set(true);
-                Ok(range.cut(&response.body).to_vec())
+                Ok(whole_cut(range, response))
             }
         }
     }
@@ -651,7 +661,7 @@ impl<C: HttpClient> HttpStore<C> {
             let Some(url) = bucket.page_url(&key_prefix, token.as_deref()) else {
                 return Ok(None);
             };
-            let Some(response) = self.send_url(Method::Get, url, None).await? else {
+            let Some(response) = self.send_url(Method::Get, url, None, None).await? else {
                 return Ok(None);
             };
             let Ok(page) = bucket.parse_page(&response.body, &key_prefix) else {
@@ -733,6 +743,15 @@ fn misread_suffix(response: &HttpResponse, n: u64) -> Option<u64> {
     let total = total?;
     let expected_start = total - n.min(total);
     (start != expected_start || end + 1 != total).then_some(total)
+}
+
+/// `range` of a whole answer: its body, where the client kept only that as it arrived.
+fn whole_cut(range: ByteRange, response: HttpResponse) -> Vec<u8> {
+    if response.cut {
+        response.body
+    } else {
+        range.cut(&response.body).to_vec()
+    }
 }
 
 /// Checks that a 206 response holds the range that was asked for.
@@ -966,6 +985,7 @@ mod tests {
                 body: b"hi".to_vec(),
                 content_length: None,
                 content_range: None,
+                cut: false,
             },
             u if u.contains("/gone") => HttpResponse {
                 status: 404,
@@ -992,6 +1012,7 @@ mod tests {
             body: (0u8..100).collect(),
             content_length: None,
             content_range: None,
+            cut: false,
         };
         let s = store(whole);
         assert_eq!(
@@ -1017,6 +1038,7 @@ mod tests {
             body: vec![1, 2],
             content_length: None,
             content_range: Some("bytes 10-11/100".into()),
+            cut: false,
         };
         assert!(block_on(store(partial).get_range(
             "k",
@@ -1044,6 +1066,7 @@ mod tests {
             body: vec![1, 2],
             content_length: None,
             content_range: Some("bytes 98-99/100".into()),
+            cut: false,
         };
         assert!(block_on(store(tail).get_range("k", ByteRange::Suffix(2))).is_ok());
         let huge = |_: &HttpRequest| HttpResponse {
@@ -1051,6 +1074,7 @@ mod tests {
             body: vec![],
             content_length: None,
             content_range: Some("bytes 0-18446744073709551615/*".into()),
+            cut: false,
         };
         assert!(block_on(store(huge).get_range("k", ByteRange::From(0))).is_err());
         assert_eq!(
@@ -1535,6 +1559,50 @@ mod tests {
                     length: 3
                 }),
                 None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_whole_answer_cut_by_the_client_is_taken_as_the_range() {
+        // The client keeps only `keep` of a whole answer (FetchClient's BodyWindow): the store
+        // neither cuts it again nor asks it to keep anything but the range it wants, also once
+        // it has learnt to send no Range header.
+        let value: Vec<u8> = (0..100).collect();
+        let s = with(HttpOptions::default(), move |r| match r.keep {
+            Some(keep) => HttpResponse {
+                status: 200,
+                body: keep.cut(&value).to_vec(),
+                cut: true,
+                ..Default::default()
+            },
+            None => HttpResponse {
+                status: 200,
+                body: value.clone(),
+                ..Default::default()
+            },
+        });
+        let span = ByteRange::Span {
+            offset: 90,
+            length: 4,
+        };
+        for range in [ByteRange::Suffix(16), span, ByteRange::From(97)] {
+            let want: Vec<u8> = range.cut(&(0..100).collect::<Vec<u8>>()).to_vec();
+            assert_eq!(block_on(s.get_range("k", range)).unwrap(), Some(want));
+        }
+        let seen: Vec<_> = s
+            .client
+            .seen
+            .borrow()
+            .iter()
+            .map(|r| (r.range, r.keep))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (Some(ByteRange::Suffix(16)), Some(ByteRange::Suffix(16))),
+                (None, Some(span)),
+                (None, Some(ByteRange::From(97))),
             ]
         );
     }

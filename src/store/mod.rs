@@ -22,6 +22,7 @@ pub mod span_batch;
 pub mod template;
 #[cfg(any(feature = "references", feature = "icechunk"))]
 pub mod url;
+pub mod window;
 #[cfg(feature = "zip")]
 pub mod zip;
 

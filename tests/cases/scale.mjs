@@ -348,6 +348,63 @@ const giveBackCase = {
   },
 };
 
+/**
+ * Ranges of a 64 MiB file from a server that ignores Range (it answers 200 with the whole file):
+ * the module keeps only the ranges as the file streams in, so its memory stays the size of the
+ * ranges, not of the file (a 200 MB answer to a 16 KiB range took 328 MB). References to ranges
+ * of a large target file (kerchunk over NetCDF) on such a server are read so.
+ */
+const ignoredRangeCase = {
+  name: "scale: ranges of a 64 MiB file from a server that ignores Range: the values are exact and the module keeps the ranges, not the file",
+  async run(ctx) {
+    const { open, memoryUsage, ReferenceStore } = ctx.zarr;
+    const file = `${ctx.scaleBase}/${ARRAYS.sharded.path}/c/1/0`;
+    const size = Number((await fetch(file, { method: "HEAD" })).headers.get("Content-Length"));
+    ok(size >= 32 * MiB, `the target is large (${size} bytes)`);
+    const CHUNK = 4096;
+    // The end (where a shard index is), the start, and the middle.
+    const offsets = [size - CHUNK, 0, Math.floor(size / 2)];
+    const target = file.replace(ctx.origin, `${ctx.origin}/__norange`);
+    const refs = {
+      ".zgroup": JSON.stringify({ zarr_format: 2 }),
+      "a/.zarray": JSON.stringify({
+        zarr_format: 2,
+        shape: [offsets.length * CHUNK],
+        chunks: [CHUNK],
+        dtype: "|u1",
+        compressor: null,
+        filters: null,
+        fill_value: 0,
+        order: "C",
+      }),
+    };
+    offsets.forEach((offset, i) => (refs[`a/${i}`] = [target, offset, CHUNK]));
+    // References need the full build, which no earlier case loaded: its memory is this case's.
+    const arr = await open(new ReferenceStore({ version: 1, refs }), { path: "a" });
+    await ctx.clearLog();
+    const { data } = await arr.get(null);
+    for (const [i, offset] of offsets.entries()) {
+      const range = `bytes=${offset}-${offset + CHUNK - 1}`;
+      const want = new Uint8Array(await (await fetch(file, { headers: { Range: range } })).arrayBuffer());
+      equal(want.length, CHUNK, `the test's own ${range}`);
+      for (let j = 0; j < CHUNK; j++)
+        if (data[i * CHUNK + j] !== want[j])
+          throw new Error(`chunk ${i} (${range}): byte ${j} is ${data[i * CHUNK + j]}, not ${want[j]}`);
+    }
+    const asked = (await ctx.requests()).filter((r) => r.path.endsWith("/c/1/0"));
+    ok(asked.length >= offsets.length, `each range asked of the server: ${JSON.stringify(asked)}`);
+    const wasm = memoryUsage().wasmBytes;
+    console.log(
+      `scale ignored ranges: ${(wasm / MiB).toFixed(1)} MiB of wasm memory for ${offsets.length} ranges of a ${(size / MiB).toFixed(0)} MiB file served whole`,
+    );
+    ok(
+      wasm < 40 * MiB,
+      `wasm memory is ${(wasm / MiB).toFixed(1)} MiB for three 4 KiB ranges of a ${(size / MiB).toFixed(0)} MiB file (under 40)`,
+    );
+    arr.free();
+  },
+};
+
 export const scaleCases = [
   // Smallest result first: wasm memory is a high-water mark (see wholeReadCase).
   wholeReadCase("chunks_1mib"),
@@ -362,6 +419,7 @@ export const scaleCases = [
   otherOriginTileCase,
   wholeReadCase("sharded"),
   giveBackCase,
+  ignoredRangeCase,
   stressCase(false),
   stressCase(true),
 ];
