@@ -532,6 +532,52 @@ fn many_nodes(n: usize) -> Vec<u8> {
     build(vec![F::Scalar(vec![0; 12]), F::Absent, F::Tables(nodes)])
 }
 
+/// The platform of a browser as the core sees it, played: every look at the clock is 10 ms after
+/// the last (so every `yield_if_busy` yields), and the turns given to the event loop are counted.
+#[derive(Default)]
+struct Turns {
+    clock: std::cell::Cell<f64>,
+    turns: std::cell::Cell<usize>,
+}
+
+impl zarr_wasm::host::Host for Turns {
+    fn now_ms(&self) -> f64 {
+        self.clock.set(self.clock.get() + 10.0);
+        self.clock.get()
+    }
+    fn next_turn(&self) -> futures_util::future::LocalBoxFuture<'static, ()> {
+        self.turns.set(self.turns.get() + 1);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+#[test]
+fn a_large_snapshot_is_decompressed_and_walked_in_turns_of_the_event_loop() {
+    // 200,000 nodes (the most), zstd-compressed as icechunk writes them: opening it took about
+    // 300 ms in one piece (natively, more in wasm); the decompression and the pass over the nodes
+    // now give the event loop its turns.
+    let host = Rc::new(Turns::default());
+    zarr_wasm::host::install(host.clone());
+    let payload = many_nodes(200_000);
+    let compressed = zstd::encode_all(&payload[..], 3).unwrap();
+    let mut files = repo(&payload, None);
+    let mut snapshot = file(1, &compressed);
+    snapshot[38] = 1; // compression: zstd
+    files.insert(format!("{BASE}/snapshots/{ID}"), snapshot);
+    let (store, _) = open(files, &[], &[]);
+    let store = store.unwrap();
+    let turns = host.turns.get();
+    // One turn a block of the decompression (at most 128 KiB each) and one every 1,024 nodes.
+    let blocks = payload.len().div_ceil(128 << 10);
+    assert!(
+        turns >= blocks + 195,
+        "{turns} turns for {blocks} blocks of {} bytes and 200,000 nodes",
+        payload.len()
+    );
+    let got = futures_executor::block_on(store.get("g123/a0123456/zarr.json")).unwrap();
+    assert!(got.is_some());
+}
+
 #[test]
 fn a_snapshot_of_many_nodes_opens_in_one_cheap_pass_up_to_a_stated_count() {
     let _one = counting::serial();

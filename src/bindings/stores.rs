@@ -292,10 +292,10 @@ impl ReferenceSource {
         let opening = opening_client(&client, signal)?;
         let store = match (url, text) {
             (Some(url), Some(text)) => {
-                ReferenceStore::from_document(&url, text.as_bytes(), opening, options)
+                ReferenceStore::from_document(&url, text.as_bytes(), opening, options).await
             }
             (None, Some(text)) => {
-                ReferenceStore::from_bytes(text.as_bytes(), None, opening, options)
+                ReferenceStore::from_bytes(text.as_bytes(), None, opening, options).await
             }
             (Some(url), None) => ReferenceStore::open(&url, opening, options).await,
             (None, None) => Err(ZarrError::selection(

@@ -6,9 +6,10 @@
 use crate::error::{Result, ZarrError};
 use serde_json::{Map, Value};
 
-/// The most lists and objects a metadata document may hold. Parsed, each takes up to about 150
-/// bytes (a 556 KB document of nested one-element lists took 80 MB), so this bounds what a
-/// document can make the reader allocate (about 150 MB) whatever its size; the consolidated
+/// The most lists and objects a metadata document may hold. Parsed, each takes up to about 400
+/// bytes at the peak (a one-element list: its slot in its parent, grown by doubling, and its own
+/// vector; 556 KB of nested one-element lists took 80 MB), so this bounds what a document can
+/// make the reader allocate (about 400 MB) whatever its size; the consolidated
 /// metadata of a hierarchy of tens of thousands of arrays stays well below it.
 pub const MAX_CONTAINERS: usize = 1_000_000;
 

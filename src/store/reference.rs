@@ -28,6 +28,7 @@ use super::url::resolve_url;
 use super::{ByteRange, ReadHints, ReadableStore};
 use crate::error::{quote, quote_text, ErrorKind, Result, ZarrError};
 use crate::json_text::JsonText;
+use crate::metadata::json::ParseError;
 use async_trait::async_trait;
 use futures_util::future::FutureExt;
 use serde_json::Value as Json;
@@ -72,9 +73,24 @@ const MAX_GENERATED_KEYS: u64 = 100_000;
 /// A reference file holds at most the million lists and objects a metadata document may
 /// (`metadata::json::MAX_CONTAINERS`), and one more for every this many bytes of it: a reference
 /// as kerchunk writes it (`"key": ["{{u}}", offset, length]`) is a list of more than 32 bytes, so
-/// files of millions of references read, while a text of small lists (`[1],`, about 150 bytes
-/// each once parsed) cannot make the parser allocate more than about five times its size.
+/// files of millions of references read, while a text of small lists (`[1],`, up to about 400
+/// bytes each once parsed) cannot make the parser allocate more than about twelve times its size.
 const BYTES_PER_CONTAINER: usize = 32;
+
+/// Bytes of a reference file parsed between two looks at the clock (see
+/// `metadata::json::parse_yielding`).
+const JSON_PART: usize = 4 << 10;
+
+/// Bytes of a reference file scanned for lists and objects between two looks at the clock.
+const COUNT_PART: usize = 1 << 20;
+
+/// Gives the event loop a turn, where the work has taken a slice of time, every so many keys
+/// (a look at the clock costs more than a key).
+async fn turn(n: usize) {
+    if n % 256 == 255 {
+        crate::host::yield_if_busy().await;
+    }
+}
 
 /// The lists and objects a reference file of `len` bytes may hold.
 fn max_containers(len: usize) -> usize {
@@ -127,7 +143,11 @@ pub struct References {
 impl References {
     /// Parses the reference file `bytes`, read from `url` (None: given as an object, named
     /// by `options.base_url` in messages where there is one).
-    pub fn parse(
+    ///
+    /// The work yields to the event loop whenever it has taken a slice of time
+    /// (`host::yield_if_busy`): reading a file of a million references, or making a generator's
+    /// hundred thousand keys, takes many short turns rather than one long one.
+    pub async fn parse(
         bytes: &[u8],
         url: Option<&str>,
         options: &ReferenceOptions,
@@ -142,17 +162,38 @@ impl References {
                 options.max_file_bytes
             )));
         }
-        // Lists and objects bounded before anything is parsed (see `BYTES_PER_CONTAINER`).
-        let containers = crate::metadata::json::count_containers(bytes);
+        // Lists and objects bounded before anything is parsed (see `BYTES_PER_CONTAINER`),
+        // counted in parts.
         let allowed = max_containers(bytes.len());
+        let mut strings = crate::metadata::json::Strings::default();
+        let mut containers = 0usize;
+        for part in bytes.chunks(COUNT_PART) {
+            containers += part
+                .iter()
+                .filter(|&&b| strings.outside(b) && (b == b'[' || b == b'{'))
+                .count();
+            crate::host::yield_if_busy().await;
+        }
         if containers > allowed {
             return Err(bad(format!(
                 "{containers} lists and objects, more than the {allowed} a reference file of {} bytes may hold (a million, and one for every {BYTES_PER_CONTAINER} bytes)",
                 bytes.len()
             )));
         }
-        let json: Json =
-            crate::metadata::json::read(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let mut parse = crate::metadata::json::Parse::new(bytes, true).max_containers(allowed);
+        let json: Json = loop {
+            match parse.advance(JSON_PART) {
+                Ok(Some(json)) => break json,
+                Ok(None) => crate::host::yield_if_busy().await,
+                Err(ParseError::Syntax(e)) => return Err(bad(format!("not JSON: {e}"))),
+                Err(ParseError::TooManyContainers(_)) => {
+                    return Err(bad(format!(
+                        "more than the {allowed} lists and objects a reference file of {} bytes may hold (a million, and one for every {BYTES_PER_CONTAINER} bytes)",
+                        bytes.len()
+                    )))
+                }
+            }
+        };
         let Json::Object(top) = json else {
             return Err(bad(format!(
                 "a reference file is a JSON object, not {}",
@@ -170,8 +211,8 @@ impl References {
             targets: Vec::new(),
         };
         let refs = match top.get("version") {
-            None => parser.version0(&top)?,
-            Some(v) if v.as_u64() == Some(1) => parser.version1(&top)?,
+            None => parser.version0(top).await?,
+            Some(v) if v.as_u64() == Some(1) => parser.version1(top).await?,
             Some(v) => {
                 return Err(bad(format!(
                     "version {} is not a reference version this reader knows (0, without \"version\", or 1)",
@@ -282,17 +323,29 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn version0(&mut self, top: &JsonMap) -> Result<HashMap<Box<str>, Ref>> {
+    /// The references of a version 0 file, `top` taken apart as they are made: each parsed
+    /// reference is freed in the turn that made it (a million freed at the end took 100 ms and
+    /// more in one piece).
+    async fn version0(&mut self, top: JsonMap) -> Result<HashMap<Box<str>, Ref>> {
         self.check_count(top.len() as u64)?;
         let mut refs = HashMap::with_capacity(top.len());
-        for (key, value) in top {
-            let r = self.reference(key, value, false)?;
-            refs.insert(key.as_str().into(), r);
+        for (n, (key, value)) in top.into_iter().enumerate() {
+            let r = self.reference(&key, &value, false)?;
+            refs.insert(key.into_boxed_str(), r);
+            turn(n).await;
         }
         Ok(refs)
     }
 
-    fn version1(&mut self, top: &JsonMap) -> Result<HashMap<Box<str>, Ref>> {
+    /// The references of a version 1 file, its `refs` taken apart as in `version0`.
+    async fn version1(&mut self, mut top: JsonMap) -> Result<HashMap<Box<str>, Ref>> {
+        let refs_json = match top.remove("refs") {
+            None | Some(Json::Null) => JsonMap::new(),
+            Some(Json::Object(r)) => r,
+            Some(v) => {
+                return Err(self.bad(format!("\"refs\" must be an object, not {}", kind_of(&v))))
+            }
+        };
         let empty = JsonMap::new();
         let section = |name: &str| match top.get(name) {
             None | Some(Json::Null) => Ok(None),
@@ -309,13 +362,6 @@ impl Parser<'_> {
             }
         };
         self.templates(templates)?;
-        let refs_json = match section("refs")? {
-            None => &empty,
-            Some(Json::Object(r)) => r,
-            Some(v) => {
-                return Err(self.bad(format!("\"refs\" must be an object, not {}", kind_of(v))))
-            }
-        };
         let gens: &[Json] = match section("gen")? {
             None => &[],
             Some(Json::Array(g)) => g,
@@ -341,12 +387,13 @@ impl Parser<'_> {
             generators.push(generator);
         }
         let mut refs = HashMap::with_capacity(total.min(1 << 20) as usize);
-        for (key, value) in refs_json {
-            let r = self.reference(key, value, true)?;
-            refs.insert(key.as_str().into(), r);
+        for (n, (key, value)) in refs_json.into_iter().enumerate() {
+            let r = self.reference(&key, &value, true)?;
+            refs.insert(key.into_boxed_str(), r);
+            turn(n).await;
         }
         for g in &generators {
-            self.expand(g, &mut refs)?;
+            self.expand(g, &mut refs).await?;
         }
         Ok(refs)
     }
@@ -589,13 +636,14 @@ impl Parser<'_> {
     }
 
     /// Makes a generator's keys (counted already).
-    fn expand(&mut self, g: &Generator, refs: &mut HashMap<Box<str>, Ref>) -> Result<()> {
+    async fn expand(&mut self, g: &Generator, refs: &mut HashMap<Box<str>, Ref>) -> Result<()> {
         if g.count == 0 {
             return Ok(());
         }
         let mut at = vec![0u64; g.dimensions.len()];
         let mut values = vec![0i64; g.dimensions.len()];
-        loop {
+        for n in 0.. {
+            turn(n).await;
             for (v, ((_, d), &i)) in values.iter_mut().zip(g.dimensions.iter().zip(&at)) {
                 *v = d.value(i);
             }
@@ -662,6 +710,7 @@ impl Parser<'_> {
                 at[d] = 0;
             }
         }
+        Ok(())
     }
 }
 
@@ -893,7 +942,7 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
                 format!("no reference file at {url}"),
             ));
         };
-        Self::from_bytes(&bytes, Some(&url), client, options)
+        Self::from_bytes(&bytes, Some(&url), client, options).await
     }
 
     /// The file `key` below `url` (or at it: key ""), bounded by `max_file_bytes`, and its URL;
@@ -993,7 +1042,7 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
     /// `open` tells them apart). The store is the one `open` made from that document, and
     /// opening it asks for nothing: a store opened again (a fresh instance of the module after
     /// `releaseMemory()` or a trap, a pool's worker) is opened from what was read the first time.
-    pub fn from_document(
+    pub async fn from_document(
         url: &str,
         bytes: &[u8],
         client: C,
@@ -1005,18 +1054,18 @@ impl<C: HttpClient + Clone + 'static> ReferenceStore<C> {
                     .url(".zmetadata");
                 Self::parquet_from(&dir, bytes, &at, &client, &options)
             }
-            Source::Json => Self::from_bytes(bytes, Some(url), client, options),
+            Source::Json => Self::from_bytes(bytes, Some(url), client, options).await,
         }
     }
 
     /// A store of the reference file `bytes` read from `url` (None: not from a URL).
-    pub fn from_bytes(
+    pub async fn from_bytes(
         bytes: &[u8],
         url: Option<&str>,
         client: C,
         options: ReferenceOptions,
     ) -> Result<Self> {
-        let refs = References::parse(bytes, url, &options)?;
+        let refs = References::parse(bytes, url, &options).await?;
         Ok(Self::new(refs, None, client, options))
     }
 
@@ -1408,16 +1457,16 @@ mod tests {
     const REF: &str = "http://h/refs/data.json";
 
     fn store(json: &str, client: Fake) -> Result<ReferenceStore<Fake>> {
-        ReferenceStore::from_bytes(
+        block_on(ReferenceStore::from_bytes(
             json.as_bytes(),
             Some(REF),
             client,
             ReferenceOptions::default(),
-        )
+        ))
     }
 
     fn parse(json: &str, options: &ReferenceOptions) -> Result<References> {
-        References::parse(json.as_bytes(), Some(REF), options)
+        block_on(References::parse(json.as_bytes(), Some(REF), options))
     }
 
     fn data() -> Vec<u8> {
@@ -2014,7 +2063,7 @@ mod tests {
                     let at = (next() % bytes.len() as u64) as usize;
                     bytes[at] = b"{}[]\",:0123456789-+*/%()ux .".as_slice()[(next() % 28) as usize];
                 }
-                let _ = References::parse(&bytes, Some(REF), &o);
+                let _ = block_on(References::parse(&bytes, Some(REF), &o));
             }
         }
     }
@@ -2070,9 +2119,13 @@ mod tests {
         assert!(block_on(first.get("tas/1.0.1")).unwrap().is_some());
         for url in ["http://h/refs/n.parq/.zmetadata", "http://h/refs/n.parq"] {
             let again_client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
-            let again =
-                ReferenceStore::from_document(url, &zmetadata, again_client.clone(), options())
-                    .unwrap();
+            let again = block_on(ReferenceStore::from_document(
+                url,
+                &zmetadata,
+                again_client.clone(),
+                options(),
+            ))
+            .unwrap();
             assert!(urls(&again_client).is_empty(), "opening asks for nothing");
             assert!(again.is_parquet());
             assert_eq!(again.references().label(), first.references().label());
@@ -2095,8 +2148,13 @@ mod tests {
         let client = parquet_fake("nc_arrow.parq", "n.parq", &[(url, json.clone())]);
         let first = block_on(ReferenceStore::open(url, client.clone(), options())).unwrap();
         let again_client = parquet_fake("nc_arrow.parq", "n.parq", &[]);
-        let again =
-            ReferenceStore::from_document(url, &json, again_client.clone(), options()).unwrap();
+        let again = block_on(ReferenceStore::from_document(
+            url,
+            &json,
+            again_client.clone(),
+            options(),
+        ))
+        .unwrap();
         assert!(urls(&again_client).is_empty());
         for key in [".zgroup", "tas/.zarray", "tas/0.0.0", "tas/1.0.1"] {
             assert_eq!(
@@ -2107,10 +2165,14 @@ mod tests {
         }
         assert_eq!(again.references().label(), url);
         // A damaged document is an error naming where it was read from.
-        let err =
-            ReferenceStore::from_document("http://h/refs/n.parq", b"{", again_client, options())
-                .err()
-                .unwrap();
+        let err = block_on(ReferenceStore::from_document(
+            "http://h/refs/n.parq",
+            b"{",
+            again_client,
+            options(),
+        ))
+        .err()
+        .unwrap();
         assert!(
             err.message.contains("http://h/refs/n.parq/.zmetadata"),
             "{err}"

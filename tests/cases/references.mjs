@@ -5,6 +5,7 @@
 // values; the errors of missing targets and hostile reference files.
 import { bytesOf, deepEqual, equal, ok, rejects, sameBytes } from "../support/check.mjs";
 import { expectedFill, sameFill, sameValues } from "./fixtures.mjs";
+import { control as controlRun, watch } from "../support/watch.mjs";
 
 /** The manifest the fixture script wrote. */
 async function manifest(ctx) {
@@ -478,4 +479,79 @@ export const referenceCases = [
       equal(again.length, 0, "no .zmetadata asked for again");
     },
   },
+  {
+    name: "references: a file of a million references (36 MB) and generators of 100,000 keys open with the event loop free: no wait over 100 ms beyond a control's, and the values are the bytes referenced",
+    async run(ctx) {
+      const { open, preload, ReferenceStore } = ctx.zarr;
+      await preload({ full: true }); // the full build's compile is not the parse's
+      const path = "/tests/fixtures/references/h5.json";
+      const url = `${ctx.base}/references/h5.json`;
+      // Each key references one byte of the reference file itself ("{{u}}" is its own name):
+      // v[i] is the file's byte i.
+      const zarray = (n) =>
+        JSON.stringify({
+          zarr_format: 2,
+          shape: [n],
+          chunks: [1],
+          dtype: "|u1",
+          compressor: null,
+          filters: null,
+          fill_value: 0,
+          order: "C",
+        });
+      const N = 1_000_000;
+      const parts = [
+        `{"version":1,"templates":{"u":"h5.json"},"refs":{".zgroup":"{\\"zarr_format\\":2}","v/.zarray":${JSON.stringify(zarray(N))}`,
+      ];
+      for (let i = 0; i < N; i++) parts.push(`,"v/${i}":["{{u}}",${i},1]`);
+      parts.push("}}");
+      const many = new TextEncoder().encode(parts.join(""));
+      const G = 100_000;
+      const generated = new TextEncoder().encode(
+        JSON.stringify({
+          version: 1,
+          refs: { ".zgroup": JSON.stringify({ zarr_format: 2 }), "g/.zarray": zarray(G) },
+          gen: [
+            {
+              key: "g/{{i}}",
+              url: "h5.json",
+              offset: "{{i}}",
+              length: "1",
+              dimensions: { i: { stop: G } },
+            },
+          ],
+        }),
+      );
+      const control = await controlRun(400);
+      try {
+        for (const [what, text, name, n] of [
+          ["a million references", many, "v", N],
+          ["generators of 100,000 keys", generated, "g", G],
+        ]) {
+          await ctx.override(path, text);
+          const opened = await watch(() => open(new ReferenceStore(url), { path: name }));
+          console.log(
+            `huge references: ${what} (${text.length} bytes) opened in ${opened.took.toFixed(0)} ms, longest wait ${opened.worst.toFixed(0)} ms, ${opened.long} over 100 ms (control: ${control.worst.toFixed(0)} ms, ${control.long})`,
+          );
+          ok(
+            opened.worst < Math.max(150, 2 * control.worst),
+            `${what}: the event loop waited ${opened.worst.toFixed(0)} ms at most while it opened (the control ${control.worst.toFixed(0)})`,
+          );
+          const arr = opened.value;
+          deepEqual(arr.shape, [n], `${what}: the shape`);
+          // The first keys, and the last ones where the file is that long.
+          const { data: head } = await arr.get([ctx.zarr.slice(0, 64)]);
+          sameBytes(head, text.subarray(0, 64), `${what}: the first 64 bytes referenced`);
+          if (n <= text.length) {
+            const { data } = await arr.get([ctx.zarr.slice(n - 64, n)]);
+            sameBytes(data, text.subarray(n - 64, n), `${what}: the last 64 bytes referenced`);
+          }
+          arr.free();
+        }
+      } finally {
+        await ctx.clearOverrides();
+      }
+    },
+  },
 ];
+

@@ -244,9 +244,12 @@ mod tests {
             "/tests/fixtures/icechunk/v2/repo"
         );
         let file = std::fs::read(path).unwrap();
-        let f =
-            super::super::header::read(&file, super::super::header::FileType::RepoInfo, 1 << 20)
-                .unwrap();
+        let f = futures_executor::block_on(super::super::header::read(
+            &file,
+            super::super::header::FileType::RepoInfo,
+            1 << 20,
+        ))
+        .unwrap();
         let config = super::super::refs::RepoInfo::parse(&f.payload)
             .unwrap()
             .config()

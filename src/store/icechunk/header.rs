@@ -39,8 +39,10 @@ pub struct File {
 }
 
 /// Checks the header of `bytes` (a file of type `expected`) and decompresses its payload, which
-/// may not exceed `max_bytes`.
-pub fn read(bytes: &[u8], expected: FileType, max_bytes: u64) -> Result<File, String> {
+/// may not exceed `max_bytes`; the decompression yields to the event loop whenever it has taken a
+/// slice of time (`host::yield_if_busy`): a manifest of hundreds of megabytes decompresses in
+/// many short turns.
+pub async fn read(bytes: &[u8], expected: FileType, max_bytes: u64) -> Result<File, String> {
     if bytes.len() < HEADER_LEN {
         return Err(format!(
             "{} bytes, shorter than the {HEADER_LEN}-byte header of an Icechunk file",
@@ -74,7 +76,9 @@ pub fn read(bytes: &[u8], expected: FileType, max_bytes: u64) -> Result<File, St
             }
             body.to_vec()
         }
-        1 => unzstd(body, max_bytes, None).map_err(|e| format!("its zstd payload: {e}"))?,
+        1 => unzstd_yielding(body, max_bytes)
+            .await
+            .map_err(|e| format!("its zstd payload: {e}"))?,
         c => return Err(format!("compression {c}, not 0 (none) or 1 (zstd)")),
     };
     Ok(File {
@@ -86,6 +90,35 @@ pub fn read(bytes: &[u8], expected: FileType, max_bytes: u64) -> Result<File, St
 
 fn too_large(max_bytes: u64) -> String {
     format!("more than {max_bytes} bytes decompressed (the maxMetadataBytes option)")
+}
+
+/// `unzstd` without a dictionary, a block at a time, giving the event loop a turn between blocks
+/// where the work has taken a slice of time.
+async fn unzstd_yielding(data: &[u8], max_bytes: u64) -> Result<Vec<u8>, String> {
+    let limit = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let mut decoder = zstd::Decoder::new();
+    let mut frames = zstd::Frames::new(limit, None);
+    let mut out = Vec::new();
+    let said = |e: String| match e.starts_with("decoded data is larger than") {
+        true => too_large(max_bytes),
+        false => e,
+    };
+    while frames.more(&mut decoder, data, out.len()).map_err(said)? {
+        let written = out.len();
+        let room = written
+            .saturating_add(zstd::MAX_BLOCK)
+            .min(limit)
+            .max(written);
+        out.try_reserve(room - written)
+            .map_err(|_| format!("cannot allocate {room} bytes for the payload"))?;
+        out.resize(room, 0);
+        let end = frames
+            .decode_block(&mut decoder, data, &mut out, written)
+            .map_err(said)?;
+        out.truncate(end);
+        crate::host::yield_if_busy().await;
+    }
+    Ok(out)
 }
 
 /// The zstd frames of `data`, decompressed, at most `max_bytes` of them (more is an error), with
@@ -105,6 +138,11 @@ pub fn unzstd(data: &[u8], max_bytes: u64, dict: Option<&Dictionary>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `read`, to its end (without a host nothing yields).
+    fn read(bytes: &[u8], expected: FileType, max_bytes: u64) -> Result<File, String> {
+        futures_executor::block_on(super::read(bytes, expected, max_bytes))
+    }
 
     /// A header for `file_type`, version 2, no compression, then `payload`.
     pub fn file(file_type: u8, compression: u8, payload: &[u8]) -> Vec<u8> {

@@ -122,8 +122,9 @@ fn node(t: Table<'_>) -> FbResult<Node> {
 }
 
 impl Snapshot {
-    /// The snapshot in a decompressed snapshot file payload.
-    pub fn parse(payload: Vec<u8>) -> FbResult<Snapshot> {
+    /// The snapshot in a decompressed snapshot file payload. The pass over its nodes yields to the
+    /// event loop whenever it has taken a slice of time (`host::yield_if_busy`).
+    pub async fn parse(payload: Vec<u8>) -> FbResult<Snapshot> {
         let t = root(&payload)?;
         let list = t.required("Snapshot.nodes", |t| t.tables(2))?;
         if list.len() > MAX_NODES {
@@ -135,6 +136,9 @@ impl Snapshot {
         let mut nodes = Vec::with_capacity(list.len());
         for i in 0..list.len() {
             nodes.push(node(list.get(i)?)?);
+            if i % 1024 == 1023 {
+                crate::host::yield_if_busy().await;
+            }
         }
         // Sorted by path, bytewise: icechunk finds a node by a binary search, and so does
         // `get`. A file out of order would be read wrong by both: it is refused.
@@ -306,7 +310,7 @@ mod tests {
                 vec![(5, vec![(0, 2), (0, 1)]), (6, vec![(2, 4), (0, 1)])],
             ),
         ]);
-        let s = Snapshot::parse(buf).unwrap();
+        let s = futures_executor::block_on(Snapshot::parse(buf)).unwrap();
         assert_eq!(s.nodes().len(), 2);
         assert!(!s.get("").unwrap().is_array());
         let b = s.get("a/b").unwrap();
@@ -327,7 +331,7 @@ mod tests {
 
     #[test]
     fn bad_snapshots_are_errors_saying_what() {
-        let bad = |nodes| Snapshot::parse(snapshot(nodes)).unwrap_err();
+        let bad = |nodes| futures_executor::block_on(Snapshot::parse(snapshot(nodes))).unwrap_err();
         assert!(bad(vec![group_node("a", 1)]).contains("not absolute"));
         assert!(bad(vec![group_node("/a/", 1)]).contains("not absolute"));
         assert!(bad(vec![group_node("/a", 1), group_node("/a", 2)]).contains("twice"));
@@ -336,12 +340,12 @@ mod tests {
         assert!(bad(unsorted)
             .contains("not sorted by path, as Icechunk requires: \"/b\" comes before \"/a\""));
         // Sorted bytewise, as icechunk compares them: "/a-c" before "/a/b".
-        let s = Snapshot::parse(snapshot(vec![
+        let s = futures_executor::block_on(Snapshot::parse(snapshot(vec![
             group_node("/", 1),
             group_node("/a", 2),
             group_node("/a-c", 3),
             group_node("/a/b", 4),
-        ]))
+        ])))
         .unwrap();
         for (path, id) in [("", 1), ("a", 2), ("a-c", 3), ("a/b", 4)] {
             assert_eq!(s.get(path).unwrap().id, [id; 8], "{path}");
@@ -351,7 +355,7 @@ mod tests {
         assert!(bad(vec![n]).contains("type 7"));
         let buf = snapshot(vec![array_node("/a", 1, vec![(5, vec![(0, 2)])])]);
         for cut in 0..buf.len() {
-            if let Ok(s) = Snapshot::parse(buf[..cut].to_vec()) {
+            if let Ok(s) = futures_executor::block_on(Snapshot::parse(buf[..cut].to_vec())) {
                 for n in s.nodes() {
                     let _ = s.manifest_for(n, &[0]);
                 }

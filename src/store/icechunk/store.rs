@@ -227,9 +227,10 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                 )
             })?;
         let bad = |e: String| ZarrError::metadata(&format!("{root}/{key}"), e);
-        let file =
-            header::read(&bytes, FileType::Snapshot, options.max_metadata_bytes).map_err(bad)?;
-        let snapshot = Snapshot::parse(file.payload).map_err(bad)?;
+        let file = header::read(&bytes, FileType::Snapshot, options.max_metadata_bytes)
+            .await
+            .map_err(bad)?;
+        let snapshot = Snapshot::parse(file.payload).await.map_err(bad)?;
         Ok(IcechunkStore {
             shared: Rc::new(Shared {
                 root,
@@ -340,6 +341,7 @@ impl<C: HttpClient + Clone + 'static> IcechunkStore<C> {
                     })?;
                 let max = view.shared.options.max_metadata_bytes;
                 let file = header::read(&bytes, FileType::Manifest, max)
+                    .await
                     .map_err(|e| view.bad_metadata(&key, e))?;
                 let manifest =
                     Rc::new(Manifest::parse(file.payload).map_err(|e| view.bad_metadata(&key, e))?);
@@ -605,7 +607,7 @@ async fn resolve<C: HttpClient + Clone>(
                 .await
                 .map_err(|e| while_reading(e, "the repo file of an Icechunk repository"))?;
             let containers = match repo {
-                Some(bytes) => repo_info(root, &bytes, options, |_| Ok(id))?.1,
+                Some(bytes) => repo_info(root, &bytes, options, |_| Ok(id)).await?.1,
                 None => Vec::new(),
             };
             return Ok((id, containers));
@@ -647,7 +649,8 @@ async fn resolve<C: HttpClient + Clone>(
                     Err(not_found(format!(" (its {plural}: {list})")))
                 }
             }
-        });
+        })
+        .await;
     }
     // Spec version 1: a ref file per branch and tag; a deleted tag has a tombstone beside it.
     let key = kind.v1_key(name);
@@ -680,14 +683,16 @@ async fn resolve<C: HttpClient + Clone>(
 
 /// The repo file `bytes`: the snapshot `pick` chooses in it, and its named virtual chunk
 /// containers.
-fn repo_info(
+async fn repo_info(
     root: &str,
     bytes: &[u8],
     options: &IcechunkOptions,
     pick: impl FnOnce(&RepoInfo<'_>) -> Result<Id12>,
 ) -> Result<(Id12, Vec<(String, String)>)> {
     let bad = |e: String| ZarrError::metadata(&format!("{root}/repo"), e);
-    let file = header::read(bytes, FileType::RepoInfo, options.max_metadata_bytes).map_err(bad)?;
+    let file = header::read(bytes, FileType::RepoInfo, options.max_metadata_bytes)
+        .await
+        .map_err(bad)?;
     let info = RepoInfo::parse(&file.payload).map_err(bad)?;
     let id = pick(&info)?;
     let containers = match info.config() {
@@ -785,6 +790,7 @@ mod tests {
     use super::super::manifest::Manifest;
     use super::super::refs::{RefKind, RepoInfo};
     use super::super::snapshot::Snapshot;
+    use futures_executor::block_on;
     use std::path::PathBuf;
 
     /// The files icechunk wrote in a fixture repository's folder `dir` (v1 or v2).
@@ -856,11 +862,11 @@ mod tests {
         let mut nodes = Vec::new();
         for repo in ["v1", "v2"] {
             for file in files(repo, "snapshots") {
-                let f = header::read(&file, FileType::Snapshot, max).unwrap();
-                let s = Snapshot::parse(f.payload.clone()).unwrap();
+                let f = block_on(header::read(&file, FileType::Snapshot, max)).unwrap();
+                let s = block_on(Snapshot::parse(f.payload.clone())).unwrap();
                 nodes.extend(s.nodes().iter().map(|n| n.id));
                 mutate(&f.payload, |p| {
-                    if let Ok(s) = Snapshot::parse(p) {
+                    if let Ok(s) = block_on(Snapshot::parse(p)) {
                         for n in s.nodes() {
                             let _ = s.manifest_for(n, &[0, 0]);
                         }
@@ -873,7 +879,7 @@ mod tests {
         let mut found = 0;
         for repo in ["v1", "v2"] {
             for file in files(repo, "manifests") {
-                let f = header::read(&file, FileType::Manifest, max).unwrap();
+                let f = block_on(header::read(&file, FileType::Manifest, max)).unwrap();
                 let m = Manifest::parse(f.payload.clone()).unwrap();
                 for n in &nodes {
                     for i in indices {
@@ -901,7 +907,7 @@ mod tests {
             .collect::<PathBuf>(),
         )
         .unwrap();
-        let f = header::read(&repo, FileType::RepoInfo, max).unwrap();
+        let f = block_on(header::read(&repo, FileType::RepoInfo, max)).unwrap();
         assert!(RepoInfo::parse(&f.payload)
             .unwrap()
             .resolve(RefKind::Branch, "dev")
@@ -916,7 +922,7 @@ mod tests {
         });
         // And the compressed files themselves, cut anywhere.
         for cut in (0..repo.len()).step_by(3) {
-            let _ = header::read(&repo[..cut], FileType::RepoInfo, max);
+            let _ = block_on(header::read(&repo[..cut], FileType::RepoInfo, max));
         }
     }
 }
