@@ -242,7 +242,8 @@ fn gzip_members_that_decode_to_nothing_are_refused_past_a_few() {
     let empty = gzip_member(b"");
     let stream = empty.repeat((8 << 20) / empty.len());
     let input = stream.clone();
-    let (result, peak) = peak_of(|| GzipCodec.decode(input, DecodedSize::AtMost(256 << 20)));
+    let (result, peak) =
+        peak_of(|| GzipCodec::default().decode(input, DecodedSize::AtMost(256 << 20)));
     let err = result.unwrap_err();
     assert_eq!(err.codec, "gzip");
     assert!(
@@ -251,10 +252,14 @@ fn gzip_members_that_decode_to_nothing_are_refused_past_a_few() {
         "{err}"
     );
     assert!(peak < 5 * stream.len(), "peak {peak}");
-    assert!(GzipCodec.decode(stream, DecodedSize::Exact(0)).is_err());
+    assert!(GzipCodec::default()
+        .decode(stream, DecodedSize::Exact(0))
+        .is_err());
     // Members of a byte each are no better.
     let tiny = gzip_member(b"x").repeat(100_000);
-    assert!(GzipCodec.decode(tiny, DecodedSize::Exact(100_000)).is_err());
+    assert!(GzipCodec::default()
+        .decode(tiny, DecodedSize::Exact(100_000))
+        .is_err());
 
     // Members with data still concatenate, a few empty ones among them, and an empty stream
     // of one member is still read.
@@ -274,9 +279,17 @@ fn gzip_members_that_decode_to_nothing_are_refused_past_a_few() {
         DecodedSize::Exact(expected.len()),
         DecodedSize::AtMost(256 << 20),
     ] {
-        assert_eq!(GzipCodec.decode(stream.clone(), size).unwrap(), expected);
+        assert_eq!(
+            GzipCodec::default().decode(stream.clone(), size).unwrap(),
+            expected
+        );
     }
-    assert_eq!(GzipCodec.decode(empty, DecodedSize::Exact(0)).unwrap(), b"");
+    assert_eq!(
+        GzipCodec::default()
+            .decode(empty, DecodedSize::Exact(0))
+            .unwrap(),
+        b""
+    );
 }
 
 /// An empty bzip2 stream, as `bz2.compress(b"")` writes it: the header, the end-of-stream

@@ -3,6 +3,8 @@
 pub mod chunk_cache;
 pub mod piece;
 pub mod sharded;
+#[cfg(feature = "write")]
+pub mod write;
 
 use crate::codecs::codec::Stopped;
 use crate::codecs::table::array_pipeline;
@@ -63,6 +65,9 @@ pub struct Array {
     chunk_cache: Rc<ChunkCache>,
     /// What its reads may cost.
     limits: Limits,
+    /// Writes of one chunk or shard go one at a time (see `write`).
+    #[cfg(feature = "write")]
+    write_locks: Rc<write::KeyLocks>,
 }
 
 impl Array {
@@ -82,6 +87,8 @@ impl Array {
             shards: Rc::default(),
             chunk_cache: Rc::default(),
             limits: Limits::default(),
+            #[cfg(feature = "write")]
+            write_locks: Rc::default(),
         })
     }
 
@@ -124,6 +131,8 @@ impl Array {
             shards: self.shards.clone(),
             chunk_cache: self.chunk_cache.clone(),
             limits: self.limits,
+            #[cfg(feature = "write")]
+            write_locks: self.write_locks.clone(),
         }
     }
 

@@ -383,7 +383,7 @@ impl ShardReader {
 
 /// A shard's chunks per dimension, and the inner chunks `projection` (a share of the shard, in
 /// its coordinates) touches.
-fn inner_projections(
+pub(crate) fn inner_projections(
     codec: &dyn PartialDecoder,
     projection: &ChunkProjection,
     shard_shape: &[u64],

@@ -81,14 +81,45 @@ impl ArrayToBytesCodec for BytesCodec {
                 ),
             ));
         }
+        self.swap(&mut encoded, repr);
+        Ok(encoded)
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, mut chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        if Some(chunk.len()) != repr.num_bytes() {
+            return Err(CodecError::new(
+                "bytes",
+                format!(
+                    "{} bytes to encode, not the {:?} of shape {:?} of {}",
+                    chunk.len(),
+                    repr.num_bytes(),
+                    repr.shape,
+                    repr.data_type
+                ),
+            ));
+        }
+        self.swap(&mut chunk, repr);
+        Ok(chunk)
+    }
+}
+
+impl BytesCodec {
+    /// Puts the elements of `data` in (or out of) the declared byte order: a swap is its own
+    /// inverse.
+    fn swap(&self, data: &mut [u8], repr: &ChunkRepr) {
         if let Some(unit) = repr.data_type.byte_order_unit() {
             if self.endian.is_some_and(|e| e != Endian::NATIVE) {
-                for value in encoded.chunks_exact_mut(unit) {
+                for value in data.chunks_exact_mut(unit) {
                     value.reverse();
                 }
             }
         }
-        Ok(encoded)
     }
 }
 

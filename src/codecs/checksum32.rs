@@ -281,6 +281,22 @@ impl BytesToBytesCodec for Checksum32Codec {
         }
         Ok(encoded)
     }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, mut decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        let sum = self.kind.compute(&self.prefix, &decoded).to_le_bytes();
+        if self.at_end {
+            decoded.extend_from_slice(&sum);
+        } else {
+            decoded.splice(..0, sum);
+        }
+        Ok(decoded)
+    }
 }
 
 #[cfg(test)]

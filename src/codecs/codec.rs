@@ -79,6 +79,17 @@ pub trait ArrayToArrayCodec {
     fn check(&self, _decoded: &ChunkRepr) -> Result<(), String> {
         Ok(())
     }
+    /// Whether this codec can encode (see `encode`).
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        false
+    }
+    /// Encodes a chunk of `decoded` (elements in native byte order, C order) to a chunk of
+    /// `encoded_repr(decoded)`. Codecs without an encoder say so, naming themselves.
+    #[cfg(feature = "write")]
+    fn encode(&self, _chunk: Vec<u8>, _decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        Err(no_encoder(self.name()))
+    }
 }
 
 pub trait ArrayToBytesCodec {
@@ -107,8 +118,23 @@ pub trait ArrayToBytesCodec {
     fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
         None
     }
+    /// Where a stored chunk can be written in parts (sharding): the encoder of those parts.
+    #[cfg(feature = "write")]
+    fn partial_encoder(&self) -> Option<&dyn PartialEncoder> {
+        None
+    }
     /// Sets the cap on decoded sizes nothing fixes, for codecs with pipelines of their own.
     fn set_max_unknown_decoded(&mut self, _cap: usize) {}
+    /// Whether this codec can encode (see `encode`).
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        false
+    }
+    /// Encodes a chunk of `repr` (elements in native byte order, C order) to bytes.
+    #[cfg(feature = "write")]
+    fn encode(&self, _chunk: Vec<u8>, _repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        Err(no_encoder(self.name()))
+    }
 }
 
 pub trait BytesToBytesCodec {
@@ -122,6 +148,16 @@ pub trait BytesToBytesCodec {
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError>;
     /// Caps the sizes nothing fixes inside this codec (codecs holding codecs: conditional).
     fn set_max_unknown_decoded(&mut self, _cap: usize) {}
+    /// Whether this codec can encode (see `encode`).
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        false
+    }
+    /// Encodes `decoded` bytes.
+    #[cfg(feature = "write")]
+    fn encode(&self, _decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        Err(no_encoder(self.name()))
+    }
     /// Decodes `encoded` to exactly `out.len()` bytes, into `out` (the result's place, where a
     /// chunk lands there unchanged). Decoders that can write into a given buffer say so; the
     /// others decode as usual and their result is copied.
@@ -144,6 +180,30 @@ pub trait BytesToBytesCodec {
     ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
         Err(encoded)
     }
+}
+
+/// The encoder of a chunk stored in parts (a shard): its inner chunks encoded one by one, and the
+/// stored chunk assembled from them with its index. A write into part of a shard keeps the
+/// encoded inner chunks it does not touch as they are.
+#[cfg(feature = "write")]
+pub trait PartialEncoder {
+    /// An inner chunk (elements in native byte order, C order) encoded; None where every element
+    /// is the fill value (unless `keep_fill`): such inner chunks are left out of their shard.
+    fn encode_inner(&self, chunk: Vec<u8>, keep_fill: bool) -> Result<Option<Vec<u8>>, CodecError>;
+    /// The stored shard of `cps` inner chunks per dimension: `inner` holds each inner chunk's
+    /// encoded bytes in C order of the inner grid (None: absent), followed or preceded by the
+    /// encoded index. None where every inner chunk is absent (the shard is not stored).
+    fn assemble(
+        &self,
+        inner: &[Option<Vec<u8>>],
+        cps: &[u64],
+    ) -> Result<Option<Vec<u8>>, CodecError>;
+}
+
+/// The error of a codec that cannot encode.
+#[cfg(feature = "write")]
+pub fn no_encoder(name: &'static str) -> CodecError {
+    CodecError::new(name, "zarr-wasm has no encoder for this codec")
 }
 
 /// A decode in progress that works in bounded steps, so that a long one can let the event loop
@@ -426,6 +486,12 @@ pub trait ChunkDecoder {
     fn reorders_elements(&self) -> bool;
     /// Puts the handles of a variable-length chunk, taken out in stored order, into C order.
     fn restore_order(&self, handles: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// The first codec that cannot encode, by name (see `CodecPipeline::missing_encoder`).
+    #[cfg(feature = "write")]
+    fn missing_encoder(&self) -> Option<&'static str>;
+    /// Encodes a chunk of `repr` (see `CodecPipeline::encode`).
+    #[cfg(feature = "write")]
+    fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
     /// Caps the decoded size of chunks whose size nothing fixes.
     fn set_max_unknown_decoded(&mut self, cap: usize);
 }

@@ -23,14 +23,27 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     },
 }];
 
-pub struct GzipCodec;
+pub struct GzipCodec {
+    /// The level chunks are written at (decoding does not depend on it).
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    level: u8,
+}
+
+impl Default for GzipCodec {
+    /// What the codec's configuration gives with nothing in it.
+    fn default() -> Self {
+        GzipCodec { level: 5 }
+    }
+}
 
 impl GzipCodec {
     /// `level`: checked, and optional (decoding does not depend on it, so a writer that left it
-    /// out is still read).
+    /// out is still read); left out, 5, as zarr-python writes.
     pub fn from_configuration(config: Configuration) -> Result<GzipCodec, String> {
-        config.optional::<Bounded<0, 9>>("level")?;
-        Ok(GzipCodec)
+        let level = config.optional::<Bounded<0, 9>>("level")?;
+        Ok(GzipCodec {
+            level: level.map_or(5, |Bounded(l)| l as u8),
+        })
     }
 }
 
@@ -210,6 +223,22 @@ impl BytesToBytesCodec for GzipCodec {
         "gzip"
     }
 
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    /// One gzip member: a header without a name or a time (as `gzip -n` writes, so that the
+    /// same chunk always encodes to the same bytes), the deflate stream, its CRC-32 and size.
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+        out.extend(miniz_oxide::deflate::compress_to_vec(&decoded, self.level));
+        out.extend(crc32::crc32(&decoded).to_le_bytes());
+        out.extend((decoded.len() as u32).to_le_bytes());
+        Ok(out)
+    }
+
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let gunzip = Gunzip::new(encoded, decoded_size.limit());
         decode_whole(self.name(), gunzip, decoded_size)
@@ -255,7 +284,7 @@ mod tests {
         let a = b"hello, ".repeat(100);
         let b = b"world".repeat(50);
         let stream = [member(&a, FEXTRA | FNAME), member(&b, FHCRC)].concat();
-        let out = GzipCodec
+        let out = GzipCodec { level: 5 }
             .decode(stream, Some(a.len() + b.len()).into())
             .unwrap();
         assert_eq!(out, [a, b].concat());
@@ -268,29 +297,29 @@ mod tests {
         let mut bad_crc = good.clone();
         let n = bad_crc.len();
         bad_crc[n - 8] ^= 1;
-        assert!(GzipCodec
+        assert!(GzipCodec { level: 5 }
             .decode(bad_crc, Some(data.len()).into())
             .unwrap_err()
             .reason
             .contains("CRC-32 mismatch"));
         let truncated = good[..good.len() - 3].to_vec();
-        assert!(GzipCodec
+        assert!(GzipCodec { level: 5 }
             .decode(truncated, Some(data.len()).into())
             .is_err());
-        assert!(GzipCodec
+        assert!(GzipCodec { level: 5 }
             .decode(b"not gzip at all".to_vec(), None.into())
             .unwrap_err()
             .reason
             .contains("not gzip"));
-        assert!(GzipCodec
+        assert!(GzipCodec { level: 5 }
             .decode(good.clone(), Some(data.len() + 1).into())
             .unwrap_err()
             .reason
             .contains("expected"));
-        assert!(GzipCodec.decode(vec![], None.into()).is_err());
+        assert!(GzipCodec { level: 5 }.decode(vec![], None.into()).is_err());
         let padded = [good.clone(), vec![0; 5]].concat();
         assert_eq!(
-            GzipCodec.decode(padded, Some(data.len()).into()).unwrap(),
+            GzipCodec { level: 5 }.decode(padded, Some(data.len()).into()).unwrap(),
             data
         );
     }

@@ -453,6 +453,54 @@ async fn run_steps(
     }
 }
 
+/// Encoding: the codecs in metadata order, each encoding what the one before made.
+#[cfg(feature = "write")]
+impl CodecPipeline {
+    /// The encoder of chunks written in parts (sharding), where such a codec is the whole
+    /// pipeline (see `partial_decoder`).
+    pub fn partial_encoder(&self) -> Option<&dyn super::codec::PartialEncoder> {
+        if self.array_to_array.is_empty()
+            && self.element_order.is_empty()
+            && self.bytes_to_bytes.is_empty()
+        {
+            self.array_to_bytes.partial_encoder()
+        } else {
+            None
+        }
+    }
+
+    /// The first codec of the pipeline (in metadata order) that cannot encode, by its name:
+    /// writing is refused before anything is written.
+    pub fn missing_encoder(&self) -> Option<&'static str> {
+        let arrays = self.element_order.iter().chain(&self.array_to_array);
+        if let Some(c) = arrays.clone().find(|c| !c.encodes()) {
+            return Some(c.name());
+        }
+        if !self.array_to_bytes.encodes() {
+            return Some(self.array_to_bytes.name());
+        }
+        self.bytes_to_bytes
+            .iter()
+            .find(|c| !c.encodes())
+            .map(|c| c.name())
+    }
+
+    /// Encodes a chunk of `repr` (elements in native byte order, C order) to what is stored.
+    pub fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let mut data = chunk;
+        let mut at = repr.clone();
+        for codec in self.element_order.iter().chain(&self.array_to_array) {
+            data = codec.encode(data, &at)?;
+            at = codec.encoded_repr(&at);
+        }
+        data = self.array_to_bytes.encode(data, &at)?;
+        for codec in &self.bytes_to_bytes {
+            data = codec.encode(data)?;
+        }
+        Ok(data)
+    }
+}
+
 impl ChunkDecoder for CodecPipeline {
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         CodecPipeline::decode(self, encoded, repr)
@@ -499,6 +547,16 @@ impl ChunkDecoder for CodecPipeline {
 
     fn set_max_unknown_decoded(&mut self, cap: usize) {
         CodecPipeline::set_max_unknown_decoded(self, cap)
+    }
+
+    #[cfg(feature = "write")]
+    fn missing_encoder(&self) -> Option<&'static str> {
+        CodecPipeline::missing_encoder(self)
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        CodecPipeline::encode(self, chunk, repr)
     }
 }
 

@@ -6,6 +6,8 @@
 //! As a codec it decodes a whole shard. The array layer uses the same parts (`index_size`,
 //! `decode_index`, `decode_inner`) to read only the index and the inner chunks a selection needs.
 
+#[cfg(feature = "write")]
+use super::codec::PartialEncoder;
 use super::codec::{
     ArrayToBytesCodec, BuildContext, ChunkDecoder, ChunkRepr, Codec, CodecEntry, Kind,
     PartialDecoder, ShardIndex, Stopped,
@@ -259,6 +261,87 @@ impl ShardingCodec {
     }
 }
 
+#[cfg(feature = "write")]
+impl PartialEncoder for ShardingCodec {
+    fn encode_inner(
+        &self,
+        chunk: Vec<u8>,
+        keep_fill: bool,
+    ) -> Result<Option<Vec<u8>>, CodecError> {
+        let fill = self.fill_value.as_bytes();
+        if !keep_fill && !fill.is_empty() && chunk.chunks_exact(fill.len()).all(|e| e == fill) {
+            return Ok(None);
+        }
+        let repr = self.inner_repr();
+        self.inner
+            .encode(chunk, &repr)
+            .map(Some)
+            .map_err(|e| fail(format!("inner chunk: codec {}: {}", e.codec, e.reason)))
+    }
+
+    fn assemble(
+        &self,
+        inner: &[Option<Vec<u8>>],
+        cps: &[u64],
+    ) -> Result<Option<Vec<u8>>, CodecError> {
+        if inner.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let index_len = self.index_size(cps).map_err(fail)?;
+        let data_len: usize = inner.iter().flatten().map(Vec::len).sum();
+        let mut shard = Vec::new();
+        shard
+            .try_reserve_exact(data_len + index_len)
+            .map_err(|_| fail(format!("cannot allocate a shard of {} bytes", data_len + index_len)))?;
+        // Inner chunks in C order of the inner grid, after the index where it comes first.
+        let mut offset = if self.index_at_end { 0 } else { index_len as u64 };
+        let mut words = Vec::with_capacity(inner.len() * 16);
+        for chunk in inner {
+            let (at, len) = match chunk {
+                Some(c) => (offset, c.len() as u64),
+                None => (u64::MAX, u64::MAX),
+            };
+            words.extend(at.to_ne_bytes());
+            words.extend(len.to_ne_bytes());
+            offset += chunk.as_ref().map_or(0, |c| c.len() as u64);
+        }
+        let index = self
+            .index
+            .encode(words, &ShardingCodec::index_repr(cps))
+            .map_err(|e| fail(format!("index: codec {}: {}", e.codec, e.reason)))?;
+        if index.len() != index_len {
+            return Err(fail(format!(
+                "the index encoded to {} bytes, not its fixed {index_len}",
+                index.len()
+            )));
+        }
+        if !self.index_at_end {
+            shard.extend_from_slice(&index);
+        }
+        for chunk in inner.iter().flatten() {
+            shard.extend_from_slice(chunk);
+        }
+        if self.index_at_end {
+            shard.extend_from_slice(&index);
+        }
+        Ok(Some(shard))
+    }
+}
+
+#[cfg(feature = "write")]
+impl ShardingCodec {
+    /// A shard whose every inner chunk is absent: its index alone.
+    fn empty_shard(&self, cps: &[u64]) -> Result<Vec<u8>, CodecError> {
+        let count = cps.iter().product::<u64>() as usize;
+        let words: Vec<u8> = std::iter::repeat_n(u64::MAX.to_ne_bytes(), count * 2)
+            .flatten()
+            .collect();
+        self.index
+            .encode(words, &ShardingCodec::index_repr(cps))
+            .map_err(|e| fail(format!("index: codec {}: {}", e.codec, e.reason)))
+    }
+}
+
 /// An inner codec's failure, said of the inner chunk at `coords`.
 fn inner_failed(coords: &[u64], e: CodecError) -> String {
     format!("inner chunk {coords:?}: codec {}: {}", e.codec, e.reason)
@@ -395,6 +478,68 @@ impl ArrayToBytesCodec for ShardingCodec {
 
     fn partial_decoder(&self) -> Option<&dyn PartialDecoder> {
         Some(self)
+    }
+
+    #[cfg(feature = "write")]
+    fn partial_encoder(&self) -> Option<&dyn PartialEncoder> {
+        Some(self)
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        !self.data_type.is_variable()
+            && self.inner.missing_encoder().is_none()
+            && self.index.missing_encoder().is_none()
+    }
+
+    /// A whole shard: each inner chunk cut out and encoded, those of nothing but the fill value
+    /// left out.
+    #[cfg(feature = "write")]
+    fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        let cps = self.chunks_per_shard(&repr.shape).map_err(fail)?;
+        if Some(chunk.len()) != repr.num_bytes() {
+            return Err(fail(format!(
+                "{} bytes to encode, not the {:?} of a shard of shape {:?}",
+                chunk.len(),
+                repr.num_bytes(),
+                repr.shape
+            )));
+        }
+        let esize = self.data_type.size();
+        let inner_size = self.inner_repr().num_bytes().ok_or_else(|| {
+            fail(format!("an inner chunk of shape {:?} is too large", self.inner_shape))
+        })?;
+        let (ones, zeros) = (vec![1u64; cps.len()], vec![0u64; cps.len()]);
+        let cps_strides = c_strides(&cps);
+        let count = cps.iter().product::<u64>() as usize;
+        let mut inner = Vec::with_capacity(count);
+        for i in 0..count {
+            let start: Vec<u64> = cps_strides
+                .iter()
+                .zip(&cps)
+                .zip(&self.inner_shape)
+                .map(|((&st, &n), &size)| (i as u64 / st) % n * size)
+                .collect();
+            let mut part = try_zeroed(inner_size).map_err(fail)?;
+            let from = Placement {
+                shape: &repr.shape,
+                start: &start,
+                step: &ones,
+            };
+            let to = Placement {
+                shape: &self.inner_shape,
+                start: &zeros,
+                step: &ones,
+            };
+            copy_box(&chunk, &from, &mut part, &to, &self.inner_shape, esize);
+            inner.push(self.encode_inner(part, false)?);
+        }
+        // A shard of nothing but the fill value, encoded whole, still has its index: the
+        // array layer decides whether to store it.
+        match self.assemble(&inner, &cps)? {
+            Some(shard) => Ok(shard),
+            None => self.empty_shard(&cps),
+        }
     }
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {

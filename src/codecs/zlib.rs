@@ -21,13 +21,30 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     },
 }];
 
-pub struct ZlibCodec;
+pub struct ZlibCodec {
+    /// The level chunks are written at (decoding does not depend on it).
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    level: u8,
+}
+
+impl Default for ZlibCodec {
+    /// What the codec's configuration gives with nothing in it.
+    fn default() -> Self {
+        ZlibCodec { level: 1 }
+    }
+}
 
 impl ZlibCodec {
-    /// `level` (-1: zlib's default): checked, not needed to decode.
+    /// `level` (-1: zlib's default, 6; left out, numcodecs' 1): checked, not needed to decode.
     pub fn from_configuration(config: Configuration) -> Result<ZlibCodec, String> {
-        config.optional::<Bounded<-1, 9>>("level")?;
-        Ok(ZlibCodec)
+        let level = config.optional::<Bounded<-1, 9>>("level")?;
+        Ok(ZlibCodec {
+            level: match level {
+                None => 1,
+                Some(Bounded(-1)) => 6,
+                Some(Bounded(l)) => l as u8,
+            },
+        })
     }
 }
 
@@ -71,6 +88,18 @@ impl StepDecoder for Unzlib {
 impl BytesToBytesCodec for ZlibCodec {
     fn name(&self) -> &'static str {
         "numcodecs.zlib"
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        Ok(miniz_oxide::deflate::compress_to_vec_zlib(
+            &decoded, self.level,
+        ))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {

@@ -26,21 +26,57 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     },
 }];
 
-pub struct ZstdCodec;
+pub struct ZstdCodec {
+    /// What chunks are written with (decoding needs neither: a frame says whether it has a
+    /// checksum). Level 0 is libzstd's default, 3.
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    level: i32,
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    checksum: bool,
+}
+
+impl Default for ZstdCodec {
+    /// What the codec's configuration gives with nothing in it.
+    fn default() -> Self {
+        ZstdCodec { level: 0, checksum: false }
+    }
+}
 
 impl ZstdCodec {
-    /// `level` and `checksum`: checked, not needed to decode (a frame says whether it has a
-    /// checksum).
+    /// `level` (left out, 0: libzstd's default) and `checksum` (left out, false).
     pub fn from_configuration(config: Configuration) -> Result<ZstdCodec, String> {
-        config.optional::<i64>("level")?;
-        config.optional::<bool>("checksum")?;
-        Ok(ZstdCodec)
+        let level = config.optional::<i64>("level")?.unwrap_or(0);
+        let level = i32::try_from(level)
+            .ok()
+            .filter(|l| (-131072..=22).contains(l))
+            .ok_or_else(|| format!("\"level\" is {level}, not a zstd level (-131072 to 22)"))?;
+        let checksum = config.optional::<bool>("checksum")?.unwrap_or(false);
+        Ok(ZstdCodec { level, checksum })
     }
 }
 
 impl BytesToBytesCodec for ZstdCodec {
     fn name(&self) -> &'static str {
         "zstd"
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    /// One frame, with its content size (as libzstd writes a one-shot frame) and, where asked,
+    /// its checksum.
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        use structured_zstd::encoding::{CompressionLevel, FrameCompressor};
+        let level = match self.level {
+            0 => CompressionLevel::Level(3),
+            l => CompressionLevel::Level(l),
+        };
+        let mut compressor: FrameCompressor = FrameCompressor::new(level);
+        compressor.set_content_checksum(self.checksum);
+        Ok(compressor.compress_independent_frame(&decoded))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {

@@ -63,6 +63,11 @@ impl Limiter {
         self.state.in_use.get()
     }
 
+    /// Whether this is the only handle on it (no copy, no one waiting for a permit).
+    pub fn is_alone(&self) -> bool {
+        Rc::strong_count(&self.state) == 1
+    }
+
     pub fn acquire(&self) -> Acquire {
         Acquire {
             limiter: self.clone(),

@@ -157,6 +157,13 @@ pub trait ReadableStore {
         }
     }
 
+    /// This store's writing side, where it can write (a capability a read-only store lacks). A
+    /// view of another store writes through it.
+    #[cfg(feature = "write")]
+    fn writable(&self) -> Option<&dyn WritableStore> {
+        self.wrapped().and_then(|inner| inner.writable())
+    }
+
     /// Whether the reads going through this store were aborted by their caller.
     fn cancelled(&self) -> bool {
         self.wrapped().is_some_and(|inner| inner.cancelled())
@@ -170,6 +177,21 @@ pub trait ReadableStore {
             None => std::future::pending::<()>().await,
         }
     }
+}
+
+/// A store that also writes, as the Zarr specs' storage operations: set a value, erase one, erase
+/// every value below a prefix.
+#[cfg(feature = "write")]
+#[async_trait(?Send)]
+pub trait WritableStore: ReadableStore {
+    /// Stores `value` at `key`, replacing any value there whole: a reader sees the old value or
+    /// the new one, never part of each.
+    async fn set(&self, key: &str, value: Vec<u8>) -> Result<()>;
+    /// Removes the value at `key`; nothing there is not an error.
+    async fn erase(&self, key: &str) -> Result<()>;
+    /// Removes every value whose key starts with `prefix` ("a/b/" erases the node at a/b and
+    /// everything below it).
+    async fn erase_prefix(&self, prefix: &str) -> Result<()>;
 }
 
 #[cfg(test)]

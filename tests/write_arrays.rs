@@ -1,0 +1,318 @@
+//! Writing arrays in the core (the `write` feature): selections set into plain and sharded v3
+//! arrays and v2 arrays in a MemoryStore, read back by the reader value for value; chunks of
+//! nothing but the fill value erased; partial chunks and shards read, modified and written back;
+//! concurrent writes into one shard keep each other's chunks; a store that cannot write and a
+//! codec that cannot encode refused before anything is written.
+#![cfg(all(feature = "write", not(target_arch = "wasm32")))]
+
+use futures_executor::block_on;
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+use std::rc::Rc;
+use zarr_wasm::array::write::{WriteOptions, WriteValue};
+use zarr_wasm::store::memory::MemoryStore;
+use zarr_wasm::store::{ReadableStore, WritableStore};
+use zarr_wasm::{open, Array, DimSelection, ErrorKind, Node};
+
+fn array_json(shape: &[u64], chunks: &[u64], codecs: Value, fill: Value) -> Vec<u8> {
+    json!({
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": shape,
+        "data_type": "uint16",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": fill,
+        "codecs": codecs,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn open_array(store: &Rc<MemoryStore>) -> Array {
+    match block_on(open(store.clone(), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    }
+}
+
+fn slice(start: i64, stop: i64) -> DimSelection {
+    DimSelection::Slice {
+        start: Some(start),
+        stop: Some(stop),
+        step: None,
+    }
+}
+
+fn u16s(bytes: &[u8]) -> Vec<u16> {
+    bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_ne_bytes([b[0], b[1]]))
+        .collect()
+}
+
+fn bytes_of(values: &[u16]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+}
+
+/// The whole array, read back.
+fn read_all(arr: &Array) -> Vec<u16> {
+    u16s(&block_on(arr.get(&[])).unwrap().bytes)
+}
+
+fn store_with(doc: Vec<u8>) -> Rc<MemoryStore> {
+    let mut store = MemoryStore::new();
+    store.insert("zarr.json", doc);
+    Rc::new(store)
+}
+
+const PLAIN: fn() -> Value = || {
+    json!([
+        {"name": "bytes", "configuration": {"endian": "big"}},
+        {"name": "gzip", "configuration": {"level": 5}},
+        {"name": "crc32c"}
+    ])
+};
+
+const SHARDED: fn(&str) -> Value = |location| {
+    json!([{
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": [4, 4],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+            "index_location": location
+        }
+    }])
+};
+
+#[test]
+fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
+    for codecs in [PLAIN(), SHARDED("end"), SHARDED("start")] {
+        // 10 x 13 in chunks (or shards) of 8 x 8: edge chunks on both axes.
+        let store = store_with(array_json(&[10, 13], &[8, 8], codecs.clone(), json!(7)));
+        let arr = open_array(&store);
+        let mut want: Vec<u16> = (0..130).map(|i| (i * 37 % 1000) as u16).collect();
+        block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&want)))).unwrap();
+        assert_eq!(read_all(&arr), want, "{codecs}");
+        // A tile across four chunks, in part.
+        let tile: Vec<u16> = (0..12).map(|i| 5000 + i).collect();
+        block_on(arr.set(
+            &[slice(6, 9), slice(5, 9)],
+            WriteValue::Elements(&bytes_of(&tile)),
+        ))
+        .unwrap();
+        for r in 0..3 {
+            for c in 0..4 {
+                want[(6 + r) * 13 + 5 + c] = tile[r * 4 + c];
+            }
+        }
+        assert_eq!(read_all(&arr), want, "{codecs}");
+        // A fresh reader (no cache, no kept index) reads the same.
+        assert_eq!(read_all(&open_array(&store)), want, "{codecs}, reopened");
+        // A scalar over a strided selection.
+        let strided = DimSelection::Slice {
+            start: Some(0),
+            stop: Some(10),
+            step: Some(3),
+        };
+        block_on(arr.set(
+            &[strided, slice(0, 13)],
+            WriteValue::Scalar(&9u16.to_ne_bytes()),
+        ))
+        .unwrap();
+        for r in [0, 3, 6, 9] {
+            for c in 0..13 {
+                want[r * 13 + c] = 9;
+            }
+        }
+        assert_eq!(read_all(&open_array(&store)), want, "{codecs}, strided");
+    }
+}
+
+#[test]
+fn chunks_of_nothing_but_the_fill_value_are_erased_unless_kept() {
+    for codecs in [PLAIN(), SHARDED("end")] {
+        let store = store_with(array_json(&[16, 16], &[8, 8], codecs.clone(), json!(7)));
+        let arr = open_array(&store);
+        block_on(arr.set(&[], WriteValue::Scalar(&1u16.to_ne_bytes()))).unwrap();
+        assert_eq!(store.keys().len(), 5, "{codecs}: 4 chunks and zarr.json");
+        // One chunk set back to the fill value: erased.
+        block_on(arr.set(
+            &[slice(0, 8), slice(0, 8)],
+            WriteValue::Scalar(&7u16.to_ne_bytes()),
+        ))
+        .unwrap();
+        assert!(block_on(store.get("c/0/0")).unwrap().is_none(), "{codecs}");
+        assert!(block_on(store.get("c/1/1")).unwrap().is_some(), "{codecs}");
+        let values = read_all(&arr);
+        assert_eq!(values.iter().filter(|&&v| v == 7).count(), 64, "{codecs}");
+        // With writeEmptyChunks, kept.
+        let keep = WriteOptions {
+            write_empty_chunks: true,
+            ..WriteOptions::default()
+        };
+        block_on(arr.set_with(
+            &[slice(0, 8), slice(8, 16)],
+            WriteValue::Scalar(&7u16.to_ne_bytes()),
+            &keep,
+        ))
+        .unwrap();
+        assert!(block_on(store.get("c/0/1")).unwrap().is_some(), "{codecs}");
+        assert_eq!(
+            read_all(&open_array(&store))
+                .iter()
+                .filter(|&&v| v == 7)
+                .count(),
+            128
+        );
+    }
+}
+
+#[test]
+fn inner_chunks_of_the_fill_value_are_left_out_of_their_shard() {
+    let store = store_with(array_json(&[8, 8], &[8, 8], SHARDED("end"), json!(0)));
+    let arr = open_array(&store);
+    // One inner chunk of four holds data.
+    block_on(arr.set(
+        &[slice(0, 4), slice(4, 8)],
+        WriteValue::Scalar(&3u16.to_ne_bytes()),
+    ))
+    .unwrap();
+    let shard = block_on(store.get("c/0/0")).unwrap().unwrap();
+    // The index: 4 entries of 16 bytes and a crc32c; three of them absent (all ones).
+    let index = &shard[shard.len() - 68..shard.len() - 4];
+    let absent = index
+        .chunks_exact(16)
+        .filter(|e| e.iter().all(|&b| b == 0xff))
+        .count();
+    assert_eq!(absent, 3);
+    assert_eq!(read_all(&arr).iter().filter(|&&v| v == 3).count(), 16);
+}
+
+/// A MemoryStore whose every read and write waits one turn first (as a real store's do), so that
+/// concurrent writes interleave.
+struct Yielding(MemoryStore);
+
+/// Pending once, then ready.
+struct OneTurn(bool);
+
+impl std::future::Future for OneTurn {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for Yielding {
+    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        OneTurn(false).await;
+        self.0.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        OneTurn(false).await;
+        self.0.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.0.locate(key)
+    }
+    fn writable(&self) -> Option<&dyn WritableStore> {
+        Some(self)
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl WritableStore for Yielding {
+    async fn set(&self, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
+        OneTurn(false).await;
+        self.0.set(key, value).await
+    }
+    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
+        OneTurn(false).await;
+        self.0.erase(key).await
+    }
+    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
+        self.0.erase_prefix(prefix).await
+    }
+}
+
+#[test]
+fn concurrent_writes_into_one_shard_keep_each_others_chunks() {
+    // 64 writes of one inner chunk each into a shard of 8 x 8 inner chunks, all at once.
+    let store = store_with(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [32, 32], "data_type": "uint16",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [32, 32]}},
+        "chunk_key_encoding": {"name": "default"},
+        "fill_value": 0,
+        "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 4],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]
+    }).to_string().into_bytes());
+    let store = Rc::new(Yielding((*store).clone()));
+    let arr = match block_on(open(store.clone(), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    };
+    let writes = (0..64i64).map(|i| {
+        let (r, c) = (i / 8 * 4, i % 8 * 4);
+        let value = (i + 1) as u16;
+        let arr = &arr;
+        async move {
+            arr.set(
+                &[slice(r, r + 4), slice(c, c + 4)],
+                WriteValue::Scalar(&value.to_ne_bytes()),
+            )
+            .await
+        }
+    });
+    for result in block_on(join_all(writes)) {
+        result.unwrap();
+    }
+    let reopened = match block_on(open(store.clone(), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    };
+    let values = read_all(&reopened);
+    for i in 0..64usize {
+        let (r, c) = (i / 8 * 4, i % 8 * 4);
+        assert_eq!(values[r * 32 + c], (i + 1) as u16, "inner chunk {i}");
+    }
+}
+
+#[test]
+fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is_written() {
+    let store = store_with(array_json(&[4, 4], &[2, 2], PLAIN(), json!(0)));
+    let arr = open_array(&store);
+    let err = block_on(arr.set(&[], WriteValue::Elements(&[0; 31]))).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Selection);
+    assert!(
+        err.message.contains("31 bytes") && err.message.contains("needs 32"),
+        "{err}"
+    );
+    assert_eq!(store.keys().len(), 1);
+    // A codec without an encoder: refused, naming it.
+    let store = store_with(array_json(
+        &[4],
+        &[2],
+        json!([{"name": "bytes"}, {"name": "numcodecs.bz2", "configuration": {"level": 1}}]),
+        json!(0),
+    ));
+    let arr = open_array(&store);
+    let err = block_on(arr.set(&[], WriteValue::Scalar(&[1, 0]))).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unsupported);
+    assert!(err.message.contains("numcodecs.bz2"), "{err}");
+    assert_eq!(store.keys().len(), 1);
+}

@@ -1,0 +1,262 @@
+//! What zarr-wasm writes, zarr-python reads: arrays created and written by the core (v3 plain
+//! and sharded with the index at either end, v2 with its compressors, big endian, order F, NaN
+//! fills, partial edge chunks, attributes), stored to a directory and read back at test time by
+//! zarr-python with numcodecs' C codecs (scripts/read_back.py, in .venv-readers, which
+//! scripts/readers_venv.sh makes where it is missing), value for value.
+#![cfg(all(feature = "write", not(target_arch = "wasm32")))]
+
+use futures_executor::block_on;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::rc::Rc;
+use zarr_wasm::array::write::WriteValue;
+use zarr_wasm::hierarchy::create::{create_array, ArraySpec};
+use zarr_wasm::store::memory::MemoryStore;
+use zarr_wasm::store::ReadableStore;
+use zarr_wasm::DimSelection;
+
+/// NumPy's name of each test type, its size, and an element's little-endian bytes from a value.
+fn element(dtype: &str, v: f64) -> Vec<u8> {
+    match dtype {
+        "uint8" => vec![v as u8],
+        "uint16" => (v as u16).to_le_bytes().to_vec(),
+        "int16" => (v as i16).to_le_bytes().to_vec(),
+        "int32" => (v as i32).to_le_bytes().to_vec(),
+        "float32" => (v as f32).to_le_bytes().to_vec(),
+        "float64" => v.to_le_bytes().to_vec(),
+        _ => panic!("{dtype}"),
+    }
+}
+
+/// A test array: how it is created, and the writes made to it (rows, columns, and a value per
+/// element from its position and the write's number).
+struct Case {
+    name: &'static str,
+    /// The NumPy dtype name of its elements (the values expected are written in it).
+    dtype: &'static str,
+    spec: ArraySpec,
+    /// The fill value as a number (NaN for NaN).
+    fill: f64,
+    writes: Vec<([u64; 2], [u64; 2], [u64; 2])>,
+}
+
+fn spec(format: u8, dtype: &str, shape: [u64; 2], chunks: [u64; 2]) -> ArraySpec {
+    ArraySpec {
+        zarr_format: Some(format),
+        shape: shape.to_vec(),
+        data_type: dtype.to_string(),
+        chunks: chunks.to_vec(),
+        ..ArraySpec::default()
+    }
+}
+
+fn cases() -> Vec<Case> {
+    // Whole array, then a tile across chunk edges, then a block at the far edge.
+    let writes = |shape: [u64; 2]| {
+        vec![
+            ([0, shape[0]], [0, shape[1]], [1, 1]),
+            (
+                [shape[0] / 3, shape[0] / 3 + 17],
+                [5, 45.min(shape[1])],
+                [1, 1],
+            ),
+            ([shape[0] - 7, shape[0]], [shape[1] - 9, shape[1]], [1, 1]),
+        ]
+    };
+    // Only some chunks: the rest stays the fill value (and is not stored).
+    let sparse = |shape: [u64; 2]| {
+        vec![
+            ([3, 20.min(shape[0])], [2, 40.min(shape[1])], [1, 1]),
+            ([shape[0] - 5, shape[0]], [0, shape[1]], [1, 1]),
+        ]
+    };
+    let mut v3_default = spec(3, "uint16", [100, 130], [32, 32]);
+    v3_default.attributes = Some(Map::from_iter([("title".to_string(), json!("written"))]));
+    let mut v3_gzip_big = spec(3, "float32", [70, 50], [16, 16]);
+    v3_gzip_big.codecs = Some(vec![
+        json!({"name": "bytes", "configuration": {"endian": "big"}}),
+        json!({"name": "gzip", "configuration": {"level": 6}}),
+        json!({"name": "crc32c"}),
+    ]);
+    v3_gzip_big.fill_value = Some(json!("NaN"));
+    let mut sharded_end = spec(3, "int32", [64, 96], [8, 8]);
+    sharded_end.shards = Some(vec![32, 32]);
+    let mut sharded_start = spec(3, "uint8", [40, 40], [5, 4]);
+    sharded_start.shards = Some(vec![20, 20]);
+    sharded_start.codecs = Some(vec![
+        json!({"name": "transpose", "configuration": {"order": [1, 0]}}),
+        json!({"name": "bytes"}),
+        json!({"name": "zstd", "configuration": {"level": 5, "checksum": true}}),
+    ]);
+    sharded_start.fill_value = Some(json!(200));
+    let mut v2_zlib = spec(2, "uint8", [50, 60], [16, 16]);
+    v2_zlib.compressor = Some(json!({"id": "zlib", "level": 4}));
+    v2_zlib.dimension_separator = Some("/".to_string());
+    let mut v2_order_f = spec(2, "<f8", [33, 21], [10, 8]);
+    v2_order_f.order = Some("F".to_string());
+    v2_order_f.compressor = Some(json!({"id": "gzip", "level": 1}));
+    v2_order_f.fill_value = Some(json!("NaN"));
+    let mut v2_big = spec(2, ">i2", [40, 30], [16, 16]);
+    v2_big.compressor = Some(json!({"id": "zstd", "level": 3, "checksum": false}));
+    vec![
+        Case {
+            name: "v3_default_codecs",
+            dtype: "uint16",
+            spec: v3_default,
+            fill: 0.0,
+            writes: writes([100, 130]),
+        },
+        Case {
+            name: "v3_gzip_big_endian_nan",
+            dtype: "float32",
+            spec: v3_gzip_big,
+            fill: f64::NAN,
+            writes: sparse([70, 50]),
+        },
+        Case {
+            name: "v3_sharded_index_end",
+            dtype: "int32",
+            spec: sharded_end,
+            fill: 0.0,
+            writes: writes([64, 96]),
+        },
+        Case {
+            name: "v3_sharded_index_start_transposed",
+            dtype: "uint8",
+            spec: sharded_start,
+            fill: 200.0,
+            writes: sparse([40, 40]),
+        },
+        Case {
+            name: "v2_zlib_slash",
+            dtype: "uint8",
+            spec: v2_zlib,
+            fill: 0.0,
+            writes: writes([50, 60]),
+        },
+        Case {
+            name: "v2_order_f_nan",
+            dtype: "float64",
+            spec: v2_order_f,
+            fill: f64::NAN,
+            writes: sparse([33, 21]),
+        },
+        Case {
+            name: "v2_big_endian_zstd",
+            dtype: "int16",
+            spec: v2_big,
+            fill: 0.0,
+            writes: writes([40, 30]),
+        },
+    ]
+}
+
+/// The value written at (i, j) by write number `n`.
+fn value(dtype: &str, i: u64, j: u64, n: usize) -> f64 {
+    let v = (i * 31 + j * 7 + n as u64 * 1000) as f64;
+    match dtype {
+        "uint8" => (v as u64 % 199) as f64,
+        "int16" => v - 3000.0,
+        "float32" | "float64" => v / 8.0 - 100.0,
+        _ => v,
+    }
+}
+
+/// Stores every value of `store` as a file below `dir`.
+fn dump(store: &MemoryStore, dir: &Path) {
+    for key in store.keys() {
+        let bytes = block_on(store.get(&key)).unwrap().unwrap();
+        let path = dir.join(&key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+fn slice(r: [u64; 2]) -> DimSelection {
+    DimSelection::Slice {
+        start: Some(r[0] as i64),
+        stop: Some(r[1] as i64),
+        step: None,
+    }
+}
+
+#[test]
+fn zarr_python_reads_back_every_array_written_value_for_value() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("write-readback");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut manifest = Vec::new();
+    for case in cases() {
+        let store = Rc::new(MemoryStore::new());
+        let arr = block_on(create_array(store.clone(), "data/arr", &case.spec)).unwrap();
+        let [rows, cols] = [case.spec.shape[0], case.spec.shape[1]];
+        let mut expected: Vec<f64> = vec![case.fill; (rows * cols) as usize];
+        for (n, (r, c, _)) in case.writes.iter().enumerate() {
+            let mut bytes = Vec::new();
+            for i in r[0]..r[1] {
+                for j in c[0]..c[1] {
+                    let v = value(case.dtype, i, j, n);
+                    // Little endian: native on the machines this runs on (x86, wasm).
+                    bytes.extend(element(case.dtype, v));
+                    expected[(i * cols + j) as usize] = v;
+                }
+            }
+            block_on(arr.set(&[slice(*r), slice(*c)], WriteValue::Elements(&bytes)))
+                .unwrap_or_else(|e| panic!("{}: write {n}: {e}", case.name));
+        }
+        // The reader reads it back first.
+        let got = block_on(arr.get(&[])).unwrap();
+        let want: Vec<u8> = expected
+            .iter()
+            .flat_map(|&v| element(case.dtype, v))
+            .collect();
+        assert!(
+            got.bytes == want,
+            "{}: zarr-wasm reads back other values",
+            case.name
+        );
+        let dir = root.join(case.name);
+        dump(&store, &dir);
+        let expected_file = root.join(format!("{}.expected", case.name));
+        std::fs::write(&expected_file, &want).unwrap();
+        let mut entry = json!({
+            "store": dir,
+            "path": "data/arr",
+            "dtype": case.dtype,
+            "shape": [rows, cols],
+            "expected": expected_file,
+        });
+        if let Some(attrs) = &case.spec.attributes {
+            entry["attributes"] = Value::Object(attrs.clone());
+        }
+        manifest.push(entry);
+    }
+    let manifest_file = root.join("manifest.json");
+    std::fs::write(&manifest_file, Value::Array(manifest).to_string()).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = Command::new("bash")
+        .arg(repo.join("scripts/readers_venv.sh"))
+        .output()
+        .expect("bash runs scripts/readers_venv.sh");
+    assert!(
+        venv.status.success(),
+        "scripts/readers_venv.sh failed: {}",
+        String::from_utf8_lossy(&venv.stderr)
+    );
+    let python = String::from_utf8(venv.stdout).unwrap().trim().to_string();
+    let out = Command::new(&python)
+        .arg(repo.join("scripts/read_back.py"))
+        .arg(&manifest_file)
+        .output()
+        .expect("python runs scripts/read_back.py");
+    let report = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "zarr-python read back other values:\n{report}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.starts_with("ok ")).count(),
+        cases().len()
+    );
+}
