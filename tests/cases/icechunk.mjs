@@ -127,6 +127,36 @@ export const icechunkCases = [
           `the virtual array, containers ${allowed}`,
         );
       }
+      // Containers are compared as fetch reads URLs, by whole path segments, on the main thread
+      // and through workers: a prefix without its final slash admits no longer name
+      // ("https://example.org/icech" once admitted .../icechunk/virtual.bin), and one written
+      // otherwise (case, default port, dot segments) admits what its normal form does.
+      const want = (await expected(ctx)).repositories.v2["branch:main"].arrays.virtual.values;
+      const pool = new ctx.zarr.WorkerPool(2);
+      try {
+        for (const workers of [undefined, pool]) {
+          const where = workers ? "through workers" : "on the main thread";
+          const partial = storeOf(ctx, "v2", "branch:main", {
+            allowedContainers: ["https://example.org/icech"],
+          });
+          const refused = await open(partial, { path: "virtual", kind: "array", workers });
+          await rejects(
+            refused.get(),
+            "StoreError",
+            [/https:\/\/example\.org\/icechunk\/virtual\.bin/, /allowedContainers/],
+            `a container prefix that ends inside a segment, ${where}`,
+          );
+          const spelt = storeOf(ctx, "v2", "branch:main", {
+            allowedContainers: ["HTTPS://Example.org:443/icechunk/x/../"],
+          });
+          const arr = await open(spelt, { path: "virtual", kind: "array", workers });
+          sameNumbers((await arr.get()).data, want, `a container spelt otherwise, ${where}`);
+          arr.free();
+          refused.free();
+        }
+      } finally {
+        pool.terminate();
+      }
       await rejects(
         open(storeOf(ctx, "v2", "branch:nope")),
         "NotFoundError",
