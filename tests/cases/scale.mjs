@@ -385,11 +385,15 @@ const ignoredRangeCase = {
     const { data } = await arr.get(null);
     for (const [i, offset] of offsets.entries()) {
       const range = `bytes=${offset}-${offset + CHUNK - 1}`;
-      const want = new Uint8Array(await (await fetch(file, { headers: { Range: range } })).arrayBuffer());
+      const want = new Uint8Array(
+        await (await fetch(file, { headers: { Range: range } })).arrayBuffer(),
+      );
       equal(want.length, CHUNK, `the test's own ${range}`);
       for (let j = 0; j < CHUNK; j++)
         if (data[i * CHUNK + j] !== want[j])
-          throw new Error(`chunk ${i} (${range}): byte ${j} is ${data[i * CHUNK + j]}, not ${want[j]}`);
+          throw new Error(
+            `chunk ${i} (${range}): byte ${j} is ${data[i * CHUNK + j]}, not ${want[j]}`,
+          );
     }
     const asked = (await ctx.requests()).filter((r) => r.path.endsWith("/c/1/0"));
     ok(asked.length >= offsets.length, `each range asked of the server: ${JSON.stringify(asked)}`);
