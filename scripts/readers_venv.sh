@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv-readers
 stamp=$(sha256sum scripts/readers-requirements.txt | cut -d' ' -f1)
+# One maker at a time: tests that read back run side by side.
+exec 9>".venv-readers.lock"
+flock 9
 if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv" >&2

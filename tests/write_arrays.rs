@@ -316,3 +316,57 @@ fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is
     assert!(err.message.contains("numcodecs.bz2"), "{err}");
     assert_eq!(store.keys().len(), 1);
 }
+
+#[test]
+fn attributes_are_replaced_and_nodes_erased_with_everything_below() {
+    use zarr_wasm::hierarchy::write::{
+        create_array, create_group, erase, set_attributes, ArraySpec,
+    };
+    for format in [3u8, 2] {
+        let store = Rc::new(MemoryStore::new());
+        block_on(create_group(store.clone(), "g", None, Some(format), false)).unwrap();
+        let spec = ArraySpec {
+            zarr_format: Some(format),
+            shape: vec![4],
+            data_type: "uint8".into(),
+            chunks: vec![2],
+            ..ArraySpec::default()
+        };
+        let arr = block_on(create_array(store.clone(), "g/a", &spec)).unwrap();
+        block_on(arr.set(&[], WriteValue::Scalar(&[5]))).unwrap();
+        // Creating it again is refused, unless asked to overwrite.
+        let err = block_on(create_array(store.clone(), "g/a", &spec))
+            .err()
+            .unwrap();
+        assert!(err.message.contains("overwrite"), "{err}");
+        let attrs = serde_json::Map::from_iter([("k".to_string(), json!([1, "two"]))]);
+        block_on(set_attributes(&*store, "g/a", &attrs)).unwrap();
+        block_on(set_attributes(&*store, "g", &attrs)).unwrap();
+        for path in ["g/a", "g"] {
+            let node = block_on(open(store.clone(), path)).unwrap();
+            let got = match &node {
+                Node::Array(a) => a.metadata().attributes.clone(),
+                Node::Group(g) => g.metadata().attributes.clone(),
+            };
+            assert_eq!(got, attrs, "v{format} {path}");
+        }
+        // The array's values survive the attributes' change.
+        let reopened = match block_on(open(store.clone(), "g/a")).unwrap() {
+            Node::Array(a) => a,
+            Node::Group(_) => panic!("a group"),
+        };
+        assert_eq!(block_on(reopened.get(&[])).unwrap().bytes, vec![5; 4]);
+        // Erasing the group erases the array below it too; the root stays.
+        block_on(erase(&*store, "g")).unwrap();
+        let left = store.keys();
+        assert!(
+            left.iter().all(|k| !k.starts_with("g/")),
+            "v{format}: {left:?}"
+        );
+        assert!(!left.is_empty(), "v{format}: the root group stays");
+        assert_eq!(
+            block_on(open(store.clone(), "g")).err().map(|e| e.kind),
+            Some(ErrorKind::NotFound)
+        );
+    }
+}

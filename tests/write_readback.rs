@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::rc::Rc;
 use zarr_wasm::array::write::WriteValue;
-use zarr_wasm::hierarchy::create::{create_array, ArraySpec};
+use zarr_wasm::hierarchy::write::{consolidate, create_array, create_group, resize, ArraySpec};
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::ReadableStore;
 use zarr_wasm::DimSelection;
@@ -231,6 +231,12 @@ fn zarr_python_reads_back_every_array_written_value_for_value() {
         }
         manifest.push(entry);
     }
+    read_back(&root, manifest, cases().len());
+}
+
+/// Runs zarr-python over the cases of `manifest` (scripts/read_back.py), each of which must read
+/// back exactly: `count` of them.
+fn read_back(root: &Path, manifest: Vec<Value>, count: usize) {
     let manifest_file = root.join("manifest.json");
     std::fs::write(&manifest_file, Value::Array(manifest).to_string()).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -257,6 +263,113 @@ fn zarr_python_reads_back_every_array_written_value_for_value() {
     );
     assert_eq!(
         report.lines().filter(|l| l.starts_with("ok ")).count(),
-        cases().len()
+        count
     );
+}
+
+/// The values of a 2-D uint16 array of `shape` whose element (i, j) is `f(i, j)`, little endian.
+fn grid(shape: [u64; 2], f: impl Fn(u64, u64) -> u16) -> Vec<u8> {
+    (0..shape[0])
+        .flat_map(|i| (0..shape[1]).map(move |j| (i, j)))
+        .flat_map(|(i, j)| f(i, j).to_le_bytes())
+        .collect()
+}
+
+fn whole(shape: [u64; 2]) -> [DimSelection; 2] {
+    [slice([0, shape[0]]), slice([0, shape[1]])]
+}
+
+#[test]
+fn zarr_python_reads_resized_arrays_and_consolidated_hierarchies() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("write-readback-2");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let mut manifest = Vec::new();
+    let value = |i: u64, j: u64| (i * 100 + j + 1) as u16;
+    // Shrunk, grown, and shrunk in v2: values kept inside, chunks outside erased, the fill value
+    // where the array grew.
+    for (name, format, shards, from, to) in [
+        ("shrunk_v3", 3, None, [50, 70], [30, 33]),
+        (
+            "grown_v3_sharded",
+            3,
+            Some(vec![16, 16]),
+            [30, 33],
+            [50, 70],
+        ),
+        ("shrunk_v2", 2, None, [50, 70], [9, 70]),
+    ] {
+        let store = Rc::new(MemoryStore::new());
+        let mut s = spec(format, "uint16", from, [8, 8]);
+        s.shards = shards;
+        s.fill_value = Some(json!(9));
+        let arr = block_on(create_array(store.clone(), "r", &s)).unwrap();
+        block_on(arr.set(&whole(from), WriteValue::Elements(&grid(from, value)))).unwrap();
+        let keys_before = store.keys().len();
+        let arr = block_on(resize(&arr, &to)).unwrap();
+        assert_eq!(arr.shape(), &to);
+        let want = grid(to, |i, j| {
+            if i < from[0] && j < from[1] {
+                value(i, j)
+            } else {
+                9
+            }
+        });
+        assert_eq!(
+            block_on(arr.get(&[])).unwrap().bytes,
+            want,
+            "{name}: zarr-wasm"
+        );
+        if to[0] < from[0] {
+            assert!(
+                store.keys().len() < keys_before,
+                "{name}: chunks outside are erased"
+            );
+        }
+        let dir = root.join(name);
+        dump(&store, &dir);
+        let expected = root.join(format!("{name}.expected"));
+        std::fs::write(&expected, &want).unwrap();
+        manifest.push(json!({"store": dir, "path": "r", "dtype": "uint16", "shape": to, "expected": expected}));
+    }
+    // Hierarchies with consolidated metadata, opened by zarr.open_consolidated.
+    for format in [3u8, 2] {
+        let store = Rc::new(MemoryStore::new());
+        let attrs = Map::from_iter([("name".to_string(), json!("root"))]);
+        block_on(create_group(
+            store.clone(),
+            "",
+            Some(&attrs),
+            Some(format),
+            false,
+        ))
+        .unwrap();
+        let mut arrays = Vec::new();
+        for (path, shape) in [("a", [10, 12]), ("g/b", [7, 5]), ("g/h/c", [3, 3])] {
+            let arr = block_on(create_array(
+                store.clone(),
+                path,
+                &spec(format, "uint16", shape, [4, 4]),
+            ))
+            .unwrap();
+            block_on(arr.set(&whole(shape), WriteValue::Elements(&grid(shape, value)))).unwrap();
+            let name = format!("consolidated_v{format}_{}", path.replace('/', "_"));
+            let expected = root.join(format!("{name}.expected"));
+            std::fs::write(&expected, grid(shape, value)).unwrap();
+            arrays.push(
+                json!({"path": path, "dtype": "uint16", "shape": shape, "expected": expected}),
+            );
+        }
+        block_on(consolidate(&*store, "")).unwrap();
+        let dir = root.join(format!("consolidated_v{format}"));
+        dump(&store, &dir);
+        manifest.push(json!({
+            "store": dir,
+            "consolidated": true,
+            "zarr_format": format,
+            "nodes": ["a", "g", "g/b", "g/h", "g/h/c"],
+            "arrays": arrays,
+        }));
+    }
+    read_back(&root, manifest, 5);
 }

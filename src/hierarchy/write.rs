@@ -376,3 +376,244 @@ pub async fn erase(store: &dyn ReadableStore, path: &str) -> Result<()> {
     let writer = writer(store, &path)?;
     writer.erase_prefix(&prefix_of(&path)).await
 }
+
+/// The stored metadata document of the node at `path` (the first of zarr.json, .zarray and
+/// .zgroup there), by name, parsed as JSON.
+async fn stored_document(
+    store: &dyn ReadableStore,
+    path: &NodePath,
+) -> Result<(&'static str, Value)> {
+    for name in &DOCUMENTS[..3] {
+        let key = path.key(name);
+        if let Some(bytes) = store.get(&key).await? {
+            let doc = crate::metadata::json::parse(&bytes, &store.locate(&key))?;
+            return Ok((name, doc));
+        }
+    }
+    Err(ZarrError::not_found(&store.locate(&path.key(""))))
+}
+
+/// Replaces the attributes of the node at `path`: in its `zarr.json`, or (v2) its `.zattrs`.
+pub async fn set_attributes(
+    store: &dyn ReadableStore,
+    path: &str,
+    attributes: &Map<String, Value>,
+) -> Result<()> {
+    let path = NodePath::parse(path)?;
+    let writer = writer(store, &path)?;
+    let (name, mut doc) = stored_document(store, &path).await?;
+    match name {
+        "zarr.json" => {
+            doc["attributes"] = Value::Object(attributes.clone());
+            writer
+                .set(&path.key(name), doc.to_string().into_bytes())
+                .await
+        }
+        _ => {
+            writer
+                .set(
+                    &path.key(".zattrs"),
+                    Value::Object(attributes.clone()).to_string().into_bytes(),
+                )
+                .await
+        }
+    }
+}
+
+/// The most chunks a resize enumerates to erase those wholly outside the new shape.
+const MAX_RESIZE_CHUNKS: u64 = 1 << 24;
+
+/// Resizes `array` to `shape` (the same number of dimensions): its metadata's shape is replaced,
+/// and the chunks (or shards) wholly outside the new shape are erased, as zarr-python does. A
+/// chunk partly outside keeps its elements there: growing the array again shows them, as it
+/// does in zarr-python. Returns the array at its new shape.
+pub async fn resize(array: &Array, shape: &[u64]) -> Result<Array> {
+    let store = array.store().clone();
+    let path = array.path().clone();
+    let writer = array.writer()?;
+    let old = array.shape().to_vec();
+    if shape.len() != old.len() {
+        return Err(ZarrError::argument(
+            format!(
+                "the new shape {shape:?} has {} dimensions, the array {}",
+                shape.len(),
+                old.len()
+            ),
+            true,
+        ));
+    }
+    let (name, mut doc) = stored_document(&*store, &path).await?;
+    doc["shape"] = json!(shape);
+    let location = store.locate(&path.key(name));
+    let metadata = match name {
+        "zarr.json" => match v3::parse_document(&doc, &location)? {
+            NodeMetadata::Array(m) => m,
+            NodeMetadata::Group(_) => {
+                return Err(ZarrError::metadata(
+                    &location,
+                    "the array's document is a group's",
+                ))
+            }
+        },
+        _ => {
+            let zattrs = match store.get(&path.key(".zattrs")).await? {
+                Some(bytes) => Some(crate::metadata::json::parse(&bytes, &location)?),
+                None => None,
+            };
+            v2::parse_array(&doc, zattrs.as_ref(), &location)?
+        }
+    };
+    // The chunks of the old grid wholly outside the new shape: those whose origin lies at or
+    // past the new extent along some dimension.
+    let grid = &array.metadata().chunk_grid;
+    let old_grid = grid.grid_shape();
+    let keep: Vec<u64> = (0..shape.len())
+        .map(|d| {
+            let mut n = 0;
+            while n < old_grid[d] && grid.chunk_origin(&unit(shape.len(), d, n))[d] < shape[d] {
+                n += 1;
+            }
+            n
+        })
+        .collect();
+    let total = old_grid
+        .iter()
+        .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+        .unwrap_or(u64::MAX);
+    let kept = keep.iter().product::<u64>();
+    if total - kept > MAX_RESIZE_CHUNKS {
+        return Err(ZarrError::argument(
+            format!(
+                "the resize would erase {} chunks, more than the {MAX_RESIZE_CHUNKS} one resize may",
+                total - kept
+            ),
+            true,
+        ));
+    }
+    writer
+        .set(&path.key(name), doc.to_string().into_bytes())
+        .await?;
+    if total > kept {
+        let mut coords = vec![0u64; old_grid.len()];
+        let mut erased = 0u64;
+        'chunks: loop {
+            if coords.iter().zip(&keep).any(|(c, k)| c >= k) {
+                writer.erase(&array.chunk_key(&coords)).await?;
+                erased += 1;
+                if erased % 256 == 0 {
+                    crate::host::yield_if_busy().await;
+                }
+            }
+            // The next chunk, the last dimension fastest; past the last one, done.
+            for d in (0..coords.len()).rev() {
+                coords[d] += 1;
+                if coords[d] < old_grid[d] {
+                    continue 'chunks;
+                }
+                coords[d] = 0;
+            }
+            break;
+        }
+    }
+    Array::new(store, path, metadata, &location)
+}
+
+/// Chunk coordinates with `n` along dimension `d` and 0 elsewhere.
+fn unit(ndim: usize, d: usize, n: u64) -> Vec<u64> {
+    let mut coords = vec![0; ndim];
+    coords[d] = n;
+    coords
+}
+
+/// The most nodes `consolidate` gathers.
+const MAX_CONSOLIDATED_NODES: usize = 100_000;
+
+/// Writes consolidated metadata for the hierarchy at `path` as zarr-python does, so that
+/// `zarr.open_consolidated` reads it: for v3, the metadata of every node below inlined in the
+/// group's `zarr.json` (`consolidated_metadata`); for v2, `.zmetadata` beside its `.zgroup`.
+/// The nodes below are found by listing the store, which must be able to list.
+pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
+    let path = NodePath::parse(path)?;
+    let writer = writer(store, &path)?;
+    let (name, mut root) = stored_document(store, &path).await?;
+    let mut found: Vec<(String, &'static str, Value)> = Vec::new();
+    let mut pending = vec![String::new()];
+    while let Some(relative) = pending.pop() {
+        let dir = match relative.as_str() {
+            "" => path.clone(),
+            r => path.join(r)?,
+        };
+        let Some(children) = store.list_dir(dir.as_str()).await? else {
+            return Err(ZarrError::unsupported(
+                &store.locate(&path.key("")),
+                "this store cannot list, so the nodes to consolidate cannot be found",
+            ));
+        };
+        for child in children {
+            if DOCUMENTS.contains(&child.as_str()) || child == ".zmetadata" {
+                continue;
+            }
+            let child_rel = match relative.as_str() {
+                "" => child.clone(),
+                r => format!("{r}/{child}"),
+            };
+            let child_path = path.join(&child_rel)?;
+            let Ok((doc_name, mut doc)) = stored_document(store, &child_path).await else {
+                continue; // a directory of chunks, or of anything else
+            };
+            if found.len() >= MAX_CONSOLIDATED_NODES {
+                return Err(ZarrError::argument(
+                    format!("more than {MAX_CONSOLIDATED_NODES} nodes to consolidate"),
+                    true,
+                ));
+            }
+            if let Some(d) = doc.as_object_mut() {
+                d.remove("consolidated_metadata");
+            }
+            let is_group = doc_name == ".zgroup" || doc["node_type"] == "group";
+            found.push((child_rel.clone(), doc_name, doc));
+            if is_group {
+                pending.push(child_rel);
+            }
+        }
+    }
+    crate::collections::sort::sort_by(&mut found, |a, b| a.0 < b.0);
+    match name {
+        "zarr.json" => {
+            let metadata: Map<String, Value> =
+                found.into_iter().map(|(p, _, doc)| (p, doc)).collect();
+            root["consolidated_metadata"] = json!({
+                "kind": "inline",
+                "must_understand": false,
+                "metadata": metadata,
+            });
+            writer
+                .set(&path.key("zarr.json"), root.to_string().into_bytes())
+                .await
+        }
+        _ => {
+            let mut metadata = Map::new();
+            metadata.insert(name.to_string(), root);
+            if let Some(bytes) = store.get(&path.key(".zattrs")).await? {
+                let key = path.key(".zattrs");
+                metadata.insert(
+                    ".zattrs".into(),
+                    crate::metadata::json::parse(&bytes, &store.locate(&key))?,
+                );
+            }
+            for (relative, doc_name, doc) in found {
+                let node = path.join(&relative)?;
+                let attrs_key = node.key(".zattrs");
+                if let Some(bytes) = store.get(&attrs_key).await? {
+                    let attrs = crate::metadata::json::parse(&bytes, &store.locate(&attrs_key))?;
+                    metadata.insert(format!("{relative}/.zattrs"), attrs);
+                }
+                metadata.insert(format!("{relative}/{doc_name}"), doc);
+            }
+            let doc = json!({"metadata": metadata, "zarr_consolidated_format": 1});
+            writer
+                .set(&path.key(".zmetadata"), doc.to_string().into_bytes())
+                .await
+        }
+    }
+}
