@@ -500,7 +500,7 @@ pub async fn resize(array: &Array, shape: &[u64]) -> Result<Array> {
             if coords.iter().zip(&keep).any(|(c, k)| c >= k) {
                 writer.erase(&array.chunk_key(&coords)).await?;
                 erased += 1;
-                if erased % 256 == 0 {
+                if erased.is_multiple_of(256) {
                     crate::host::yield_if_busy().await;
                 }
             }
