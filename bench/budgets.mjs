@@ -24,16 +24,26 @@
 // in parts, the suffix-range probe, the struct data type, the draft check's cache and JS's
 // Content-Range checks in the Zarr build; Icechunk's URL normalisation and snapshot bounds, the
 // reference and Parquet bounds in the full build. The second module lowered to 112 KiB (measured
-// 110.2, from 139.4): our own LZMA decoder in place of lzma-rs.
+// 110.2, from 139.4): our own LZMA decoder in place of lzma-rs. Raised to 238 and 433 KiB
+// (issue 46's last items, measured 237.3 and 432.0): a whole answer to a range request kept only
+// for its range as it streams in (store::window), the codecs' levels kept for the writer; in the
+// full build, reference files and Icechunk's files read in turns of the event loop. The write
+// build (issue 47: the full build, the encoders and the writer, loaded at the first write only)
+// gets a budget of its own: 632 KiB (measured 630.4; structured-zstd's encoder is most of it).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
 const BUDGETS = [
-  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 237 * 1024 },
+  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 238 * 1024 },
   {
     what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
     file: "zarr_wasm_full_bg.wasm",
-    budget: 430 * 1024,
+    budget: 433 * 1024,
+  },
+  {
+    what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
+    file: "zarr_wasm_write_bg.wasm",
+    budget: 632 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

@@ -327,6 +327,18 @@ export class MemoryStore implements Store {
   get(key: string): Uint8Array | undefined;
   getRange(key: string, range: RangeRequest): Uint8Array | undefined;
   keys(): IterableIterator<string>;
+  /** Removes the value at `key` (what writing erases goes through it). */
+  delete(key: string): void;
+}
+
+/**
+ * A store that writes: a store with `set(key, bytes, { signal })` and `delete(key, { signal })`
+ * (each may return a promise), and `keys()` or `list(prefix)` where `erase` and `resize` need to
+ * find what lies below a path. `MemoryStore` is one.
+ */
+export interface WritableStore extends Store {
+  set(key: string, value: Uint8Array, options?: { signal?: AbortSignal }): unknown;
+  delete(key: string, options?: { signal?: AbortSignal }): unknown;
 }
 
 /**
@@ -573,7 +585,86 @@ export class ZarrArray<D extends DataType = DataType> {
   getChunk(coords: number[], options?: ReadOptions): Promise<Chunk<ValuesOf<D>>>;
   /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
   chunkExtent(coords: number[]): { origin: number[]; shape: number[] };
+  /**
+   * Writes `value` to `selection` (as `get` takes it; `null` is the whole array): a typed array of
+   * the kind `get` returns for the data type, of the selection's shape in C order (complex numbers
+   * as interleaved pairs), or one number (bigint, boolean) for every element. Chunks the selection
+   * covers in part are read, changed and written back; a chunk left holding only the fill value is
+   * not stored (`writeEmptyChunks: true` stores it). The first write loads the write build. The
+   * array's store must write (see `WritableStore`): else an UnsupportedError, before anything is
+   * written.
+   */
+  set(
+    selection: Selection | null | undefined,
+    value: ValuesOf<D> | number | bigint | boolean,
+    options?: SetOptions,
+  ): Promise<void>;
+  /** Changes the shape (the same number of dimensions); chunks wholly outside it are erased. */
+  resize(shape: number[]): Promise<void>;
+  /** Replaces the attributes, in the store and in `attrs`. */
+  setAttributes(attributes: Attributes): Promise<void>;
 }
+
+/** `set`'s options. */
+export interface SetOptions {
+  signal?: AbortSignal;
+  /** Called after each chunk (or shard) written. */
+  onProgress?: (progress: { chunksDone: number; chunksTotal: number }) => void;
+  /** Store chunks that hold only the fill value (default false: they are erased). */
+  writeEmptyChunks?: boolean;
+  /** Chunks written at once (default 16). */
+  concurrency?: number;
+}
+
+/** `create`'s options. Left out, the codecs are zarr-python 3's defaults (bytes, then zstd). */
+export interface CreateOptions {
+  /** Where in the store ("" for the root, the default). */
+  path?: string;
+  shape: number[];
+  /** As `arr.dtype` names it ("uint16", "float32"); for Zarr v2, also a NumPy typestr ("<u2"). */
+  dtype: string;
+  chunks: number[];
+  /** Zarr v3: the shard shape; the array is sharded, its inner chunks of `chunks`. */
+  shards?: number[];
+  /** Zarr v3: the codecs as `zarr.json` lists them (with `shards`, the inner chunks'). */
+  codecs?: unknown[];
+  /** Zarr v2: the compressor (`null` for none) and filters, as `.zarray` holds them. */
+  compressor?: unknown;
+  filters?: unknown[] | null;
+  /** The fill value (default: the type's zero); NaN and the infinities as numbers. */
+  fillValue?: number | bigint | boolean | string | [number, number];
+  attributes?: Attributes;
+  dimensionNames?: (string | null)[];
+  /** 3 (the default) or 2. */
+  zarrFormat?: 2 | 3;
+  /** Zarr v2: "C" (the default) or "F". */
+  order?: "C" | "F";
+  /** Zarr v2: "." (the default) or "/". */
+  dimensionSeparator?: "." | "/";
+  /** Zarr v3: "/" (the default) or ".". */
+  chunkKeySeparator?: "." | "/";
+  /** Replace a node already at the path, with everything below it (default false: an error). */
+  overwrite?: boolean;
+}
+
+/** Creates an array in a store that writes; resolves to it, writable. */
+export function create(store: WritableStore, options: CreateOptions): Promise<ZarrArray>;
+
+/** Creates a group in a store that writes. */
+export function createGroup(
+  store: WritableStore,
+  options?: { path?: string; attributes?: Attributes; zarrFormat?: 2 | 3; overwrite?: boolean },
+): Promise<Group>;
+
+/** Erases the node at `path` (default: the root) and everything below it. */
+export function erase(store: WritableStore, path?: string): Promise<void>;
+
+/**
+ * Writes consolidated metadata for the hierarchy at `path` (default: the root) as zarr-python
+ * does (v3: `consolidated_metadata` in the group's `zarr.json`; v2: `.zmetadata`), found by
+ * listing the store.
+ */
+export function consolidate(store: WritableStore, path?: string): Promise<void>;
 
 export interface Child {
   name: string;
@@ -583,6 +674,8 @@ export interface Child {
 }
 
 export class Group {
+  /** Replaces the attributes, in the store and in `attrs`. */
+  setAttributes(attributes: Attributes): Promise<void>;
   readonly kind: "group";
   readonly path: string;
   readonly zarrFormat: 2 | 3;
@@ -818,7 +911,12 @@ export function memoryUsage(): { wasmBytes: number; heapBytes: number };
  * start calls `preload({ full: true })` (or `{ vectors: true }`, the same) in its top-level code,
  * so that it downloads only that one.
  */
-export function preload(options?: { full?: boolean; vectors?: boolean }): Promise<void>;
+export function preload(options?: {
+  full?: boolean;
+  vectors?: boolean;
+  /** Load the write build (the full build and the writer) now, rather than at the first write. */
+  write?: boolean;
+}): Promise<void>;
 
 /**
  * Gives the module's memory back now: replaces its instance by a fresh one, unless a call is in

@@ -2,7 +2,7 @@
 // <script type="module"> or a bundler) it is fetched next to this file, in Node it is read from disk.
 // What each export does is documented once, in index.d.ts; comments here say how.
 import { loadExtra } from "./extra.js";
-import { chooseKind, chosenKind, compiledModule, glueOf } from "./load.js";
+import { chooseKind, chosenKind, compiledModule, glueOf, largerKind } from "./load.js";
 import { AbortError, NotFoundError, ResetError, SelectionError, typed } from "./errors.js";
 import {
   PARTS_PER_WORKER,
@@ -51,7 +51,7 @@ let loadingKind = null;
  * first open themselves again in it (as after a trap).
  */
 function loadWasm(want = chosenKind()) {
-  const kind = loadingKind === "full" ? "full" : want;
+  const kind = largerKind(loadingKind, want);
   if (loading && loadingKind === kind) return loading;
   loadingKind = kind;
   // Workers started from now on get this build (pool.js), even before it has loaded here.
@@ -87,7 +87,8 @@ export function preload(options = {}) {
   } catch (err) {
     return Promise.reject(err);
   }
-  return loadWasm(options.full || options.vectors ? "full" : chosenKind());
+  const want = options.write ? "write" : options.full || options.vectors ? "full" : chosenKind();
+  return loadWasm(want);
 }
 
 /**
@@ -100,7 +101,7 @@ async function inFullBuildIfNeeded(attempt) {
   try {
     return await attempt();
   } catch (err) {
-    if (!(err?.fullBuild || err?.cause?.fullBuild) || glueKind === "full") throw err;
+    if (!(err?.fullBuild || err?.cause?.fullBuild) || glueKind !== "zarr") throw err;
     await loadWasm("full");
     return attempt();
   }
@@ -735,6 +736,31 @@ export class ZarrArray extends Node {
     return isOfType(this.dtype, query);
   }
 
+  /** Sets a selection from a typed array or one value (see index.d.ts); loads the write build. */
+  async set(selection, value, options = {}) {
+    options = checkCall(options, "set", schemas.SET, `writing ${whereOf(this)}`);
+    await loadWasm("write");
+    const { signal, onProgress, writeEmptyChunks, concurrency } = options;
+    return call(() =>
+      withHandle(this, (h) =>
+        h.set(selection ?? null, value, { signal, onProgress, writeEmptyChunks, concurrency }),
+      ),
+    );
+  }
+
+  /** Resizes the array (see index.d.ts): its shape changes in place. */
+  async resize(shape) {
+    schemas.shape(shape, "resize's shape");
+    await loadWasm("write");
+    const next = await call(() => withHandle(this, (h) => h.resize(shape)));
+    replaceHandle(this, next);
+  }
+
+  /** Replaces the array's attributes (see index.d.ts). */
+  async setAttributes(attributes) {
+    await setAttributesOf(this, attributes);
+  }
+
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
   chunkExtent(coords) {
     try {
@@ -747,6 +773,11 @@ export class ZarrArray extends Node {
 
 /** A Zarr group. */
 export class Group extends Node {
+  /** Replaces the group's attributes (see index.d.ts). */
+  async setAttributes(attributes) {
+    await setAttributesOf(this, attributes);
+  }
+
   /** Opens the node at `path`, relative to this group. */
   async open(path, options = {}) {
     if (typeof path !== "string")
@@ -933,11 +964,128 @@ async function openNode(location, options, documents) {
   // metadata the node's properties already show, whatever the store holds now.
   const reopen = () => call(async () => (await openIn(null, read))[0]);
   const node = ofKind(wrap(handle, where(location, options.path), reopen), options.kind);
+  // After a write changes its metadata it is opened again from the store, not from `read`.
+  handles.get(node).revivable.fromStore = reopenFromStore(location, options.path ?? "");
   if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
   // The workers open the node from what this thread read: no request of theirs for it; and its
   // store as opening it resolved it (described again: an Icechunk snapshot, a reference file).
   if (pool) readThrough(node, pool, describeStore(location, objects), nodeOptions, objects, read);
   return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing (see index.d.ts). The first write loads the write build: the nodes opened before move
+// to it by themselves, as after a trap. A page that only reads never downloads it.
+
+/** `f(store)` with `location`'s store opened in the current instance, released after. */
+async function withStore(location, f) {
+  const store = await openStore(location);
+  try {
+    return await f(store);
+  } finally {
+    releaseStore(location, store);
+  }
+}
+
+/** Opens the node at `path` of `location` again (in a fresh instance), from the store itself. */
+function reopenFromStore(location, path) {
+  return () =>
+    call(() => withStore(location, async (store) => (await store.open(path, {}, null))[0]));
+}
+
+/** JSON text of `value`, numbers JSON cannot hold as Zarr writes them ("NaN", "Infinity"). */
+function jsonText(value) {
+  return JSON.stringify(value, (_, v) => {
+    if (typeof v === "number" && !Number.isFinite(v))
+      return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+    if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
+    return v;
+  });
+}
+
+/** Gives `node` the handle `next` (its metadata changed), reopened from the store from now on. */
+function replaceHandle(node, next) {
+  const entry = handles.get(node);
+  const old = entry.revivable.handle;
+  entry.revivable.handle = next;
+  entry.revivable.generation = generation;
+  entry.revivable.make = entry.revivable.fromStore;
+  if (old !== next) old.free();
+  Object.assign(node, next.info());
+  lazyAttributes(node, () => handle(node).attrsText());
+}
+
+/** Replaces the attributes of `node` in its store, and as `node.attrs` shows them. */
+async function setAttributesOf(node, attributes) {
+  if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))
+    throw new TypeError(`setAttributes takes an object, not ${show(attributes)}`);
+  const text = jsonText(attributes);
+  await loadWasm("write");
+  await call(() => withHandle(node, (h) => h.setAttributes(JSON.parse(text))));
+  lazyAttributes(node, text);
+  // Reopened from the store from now on: the documents it was opened from are stale.
+  const entry = handles.get(node);
+  entry.revivable.make = entry.revivable.fromStore;
+}
+
+/** Creates an array in a store that can write (see index.d.ts). */
+export async function create(location, options = {}) {
+  options = checkCall(
+    options,
+    "create",
+    schemas.CREATE,
+    `creating ${where(location, options?.path)}`,
+  );
+  for (const required of ["shape", "dtype", "chunks"])
+    if (options[required] === undefined) throw new TypeError(`create's options need ${required}`);
+  await loadWasm("write");
+  const path = options.path ?? "";
+  const made = await call(() => withStore(location, (store) => store.create(jsonText(options))));
+  return wrapWritten(made, location, path);
+}
+
+/** Creates a group in a store that can write (see index.d.ts). */
+export async function createGroup(location, options = {}) {
+  options = checkCall(
+    options,
+    "createGroup",
+    schemas.CREATE_GROUP,
+    `creating ${where(location, options?.path)}`,
+  );
+  await loadWasm("write");
+  const path = options.path ?? "";
+  const attributes =
+    options.attributes === undefined ? undefined : JSON.parse(jsonText(options.attributes));
+  const made = await call(() =>
+    withStore(location, (store) =>
+      store.createGroup(path, attributes, options.zarrFormat, options.overwrite ?? false),
+    ),
+  );
+  return wrapWritten(made, location, path);
+}
+
+/** The node for a handle just made by a write, reopened from its store in a fresh instance. */
+function wrapWritten(made, location, path) {
+  const reopen = reopenFromStore(location, path);
+  const node = wrap(made, where(location, path), reopen);
+  handles.get(node).revivable.fromStore = reopen;
+  return node;
+}
+
+/** Erases the node at `path` and everything below it (see index.d.ts). */
+export async function erase(location, path = "") {
+  if (typeof path !== "string")
+    throw new TypeError(`erase's path must be a string, not ${show(path)}`);
+  await loadWasm("write");
+  await call(() => withStore(location, (store) => store.erase(path)));
+}
+
+/** Writes consolidated metadata for the hierarchy at `path` (see index.d.ts). */
+export async function consolidate(location, path = "") {
+  if (typeof path !== "string")
+    throw new TypeError(`consolidate's path must be a string, not ${show(path)}`);
+  await loadWasm("write");
+  await call(() => withStore(location, (store) => store.consolidate(path)));
 }
 
 // ---------------------------------------------------------------------------------------------

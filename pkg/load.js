@@ -22,10 +22,23 @@ const MODULES = {
     wasm: new URL("./zarr_wasm_full_bg.wasm", import.meta.url),
     glue: () => import("./zarr_wasm_full.js"),
   },
+  // The full build and the writer (the encoders, stores that write): loaded at the first write.
+  write: {
+    wasm: new URL("./zarr_wasm_write_bg.wasm", import.meta.url),
+    glue: () => import("./zarr_wasm_write.js"),
+  },
 };
-const compiling = { zarr: null, full: null };
+const compiling = { zarr: null, full: null, write: null };
 // The modules compiled so far, for those who cannot wait for one (pool.js hands them to workers).
-const compiled = { zarr: null, full: null };
+const compiled = { zarr: null, full: null, write: null };
+
+/** Each build reads all that the ones before it read: the larger of two is the one to load. */
+const RANK = { zarr: 0, full: 1, write: 2 };
+
+/** The build that does what both `a` and `b` do. */
+export function largerKind(a, b) {
+  return RANK[a ?? "zarr"] >= RANK[b ?? "zarr"] ? (a ?? "zarr") : b;
+}
 // This file's URL, for the URLs in messages: held apart so that bundlers do not take
 // `new URL(name, import.meta.url)` with a name in a variable for an asset to find.
 const HERE = import.meta.url;

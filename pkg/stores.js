@@ -41,6 +41,10 @@ export class MemoryStore {
   get(key) {
     return this.map.get(key);
   }
+  /** Removes the value at `key` (the writer's erase). */
+  delete(key) {
+    this.map.delete(key);
+  }
   /** Every key held (the reader lists directories from them, as for a `Map`). */
   keys() {
     return this.map.keys();

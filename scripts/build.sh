@@ -61,12 +61,15 @@ if [ "$out" != pkg ]; then
   cp pkg/index.js pkg/index.d.ts pkg/load.js pkg/options.js pkg/errors.js pkg/pool.js pkg/offthread.js pkg/stores.js pkg/worker.js \
     pkg/fs.js pkg/fs.d.ts pkg/extra.js pkg/package.json "$out/"
 fi
-# The two main modules, each built, then given its glue. --experimental-reset-state-function:
+# The main modules, each built, then given its glue. --experimental-reset-state-function:
 # after a trap the API starts a fresh instance (see scripts/guard-glue.mjs, which makes the glue
 # report traps).
-for name in zarr_wasm zarr_wasm_full; do
+# The third, the write build, is the full one with the writer (encoders, stores that write): a
+# page loads it at its first write, so a page that only reads downloads none of it.
+for name in zarr_wasm zarr_wasm_full zarr_wasm_write; do
   features=bindings
   [ "$name" = zarr_wasm_full ] && features=bindings,vectors,references,icechunk,all-codecs,zip
+  [ "$name" = zarr_wasm_write ] && features=bindings,vectors,references,icechunk,all-codecs,zip,write
   # shellcheck disable=SC2086
   "$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD --no-default-features --features "$features"
   wasm-bindgen --target web --weak-refs --experimental-reset-state-function --out-dir "$out" --out-name "$name" \
@@ -85,6 +88,6 @@ node scripts/glue-imports.mjs "$out/zarr_wasm_extra.js" "$out/zarr_wasm_extra_bg
 strip "$out/zarr_wasm_extra_bg.wasm"
 # The package carries the licences (kept once, at the top of the repository).
 cp LICENSE-MIT LICENSE-APACHE "$out/"
-for f in zarr_wasm zarr_wasm_full zarr_wasm_extra; do
+for f in zarr_wasm zarr_wasm_full zarr_wasm_write zarr_wasm_extra; do
   printf '[build] %s/%s_bg.wasm: %s bytes\n' "$out" "$f" "$(wc -c < "$out/${f}_bg.wasm")"
 done

@@ -127,6 +127,12 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
             }
         }
         assert_eq!(read_all(&open_array(&store)), want, "{codecs}, strided");
+        // Then every shard back to the fill value (erased), and an edge tile read by the same
+        // array (by its kept shard index, which the write replaced): the fill value.
+        block_on(arr.set(&[], WriteValue::Scalar(&7u16.to_ne_bytes()))).unwrap();
+        let tile = block_on(arr.get(&[slice(8, 10), slice(8, 10)])).unwrap();
+        assert_eq!(u16s(&tile.bytes), vec![7; 4], "{codecs}, after the erase");
+        assert_eq!(store.keys(), vec!["zarr.json".to_string()], "{codecs}");
     }
 }
 

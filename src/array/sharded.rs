@@ -373,6 +373,14 @@ impl ShardReader {
         Ok(Some(self.encoded_index(store, codec, key, &cps).await?))
     }
 
+    /// Replaces the kept index of the shard at `key` by `value` (None: no shard): a write
+    /// stored the shard anew, or erased it.
+    #[cfg(feature = "write")]
+    pub fn replace_index(&self, key: &str, value: Option<Rc<Vec<u8>>>, store: &dyn ReadableStore) {
+        self.indexes.forget(key);
+        self.keep_index(key, value, store);
+    }
+
     /// Keeps an encoded index another reader of the array fetched (see `index_for`). It is
     /// checked as any fetched index is, when a read decodes it.
     pub fn keep_index(&self, key: &str, value: Option<Rc<Vec<u8>>>, store: &dyn ReadableStore) {

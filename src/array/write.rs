@@ -386,12 +386,12 @@ impl Array {
                 };
                 store.set(&key, shard).await?;
                 self.shards
-                    .keep_index(&key, Some(Rc::new(index)), &*self.store);
+                    .replace_index(&key, Some(Rc::new(index)), &*self.store);
             }
             // No inner chunk left: the shard goes.
             None => {
                 store.erase(&key).await?;
-                self.shards.keep_index(&key, None, &*self.store);
+                self.shards.replace_index(&key, None, &*self.store);
             }
         }
         Ok(())

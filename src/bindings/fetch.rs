@@ -151,7 +151,7 @@ impl FetchClient {
             body.try_reserve_exact(n as usize)
                 .map_err(|_| cannot_allocate(n))?;
         }
-        self.read_parts(response, limit, timeout_ms, |chunk| {
+        self.read_parts(response, limit, timeout_ms, &mut |chunk| {
             let start = body.len();
             let end = start as u64 + chunk.length() as u64;
             // Grown only when the part does not fit, never past the limit: to the Content-Length
@@ -197,7 +197,7 @@ impl FetchClient {
         }
         let mut window = BodyWindow::new(keep);
         let ended = self
-            .read_parts(response, limit, timeout_ms, |chunk| {
+            .read_parts(response, limit, timeout_ms, &mut |chunk| {
                 let len = chunk.length();
                 window
                     .take(len as usize, |part, into| {
@@ -220,7 +220,7 @@ impl FetchClient {
         response: &Response,
         limit: u64,
         timeout_ms: u32,
-        mut sink: impl FnMut(&Uint8Array) -> Result<bool, HttpFailure>,
+        sink: &mut dyn FnMut(&Uint8Array) -> Result<bool, HttpFailure>,
     ) -> Result<bool, HttpFailure> {
         let Some(stream) = response.body() else {
             return Ok(true);

@@ -20,6 +20,8 @@ mod stores;
 mod typed;
 #[cfg(feature = "vectors")]
 mod vectors;
+#[cfg(feature = "write")]
+mod write;
 
 use crate::array::Array;
 use crate::array::{ReadOptions, MAX_INDEX_BYTES};

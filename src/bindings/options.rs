@@ -194,6 +194,30 @@ pub fn read_options(options: &JsValue) -> Result<GetOptions, ZarrError> {
     })
 }
 
+/// `set()`'s options.
+#[cfg(feature = "write")]
+pub struct SetOptions {
+    pub signal: JsValue,
+    pub on_progress: Option<Function>,
+    pub write_empty_chunks: bool,
+    pub concurrency: usize,
+}
+
+/// `set()`'s options: `{ signal, onProgress, writeEmptyChunks, concurrency }`.
+#[cfg(feature = "write")]
+pub fn set_options(options: &JsValue) -> Result<SetOptions, ZarrError> {
+    let o = Options::new(options, "write option ");
+    Ok(SetOptions {
+        signal: o.get("signal").unwrap_or(JsValue::UNDEFINED),
+        on_progress: o.function("onProgress")?,
+        write_empty_chunks: o.bool("writeEmptyChunks")?.unwrap_or(false),
+        concurrency: o.integer("concurrency", 1.0, 1024.0)?.map_or(
+            crate::array::write::WriteOptions::default().concurrency,
+            |n| n as usize,
+        ),
+    })
+}
+
 /// Calls `onProgress({ chunksDone, chunksTotal, bytesFetched, requests })`. What the callback
 /// throws is its own business: the read goes on.
 pub fn report_progress(f: &Function, done: u64, total: u64, counts: &Counts) {

@@ -420,10 +420,21 @@ impl JsStore {
     /// Calls `f` with `args` and awaits what it returns (None for undefined or null); a rejection
     /// is the store's failure at `key`, or the caller's abort.
     async fn invoke(&self, f: &Function, key: &str, args: &[JsValue]) -> Result<Option<JsValue>> {
+        self.invoke_to(f, key, args, "read").await
+    }
+
+    /// `invoke`, its failure said to `verb` the key ("read", "write", "delete").
+    async fn invoke_to(
+        &self,
+        f: &Function,
+        key: &str,
+        args: &[JsValue],
+        verb: &str,
+    ) -> Result<Option<JsValue>> {
         if self.cancelled() {
             return Err(ZarrError::aborted(&self.locate(key)));
         }
-        let failed = |e: JsValue| self.failure(&self.locate(key), e);
+        let failed = |e: JsValue| self.failure(&self.locate(key), e, verb);
         let returned = f
             .apply(&self.store, &args.iter().collect())
             .map_err(failed)?;
@@ -474,7 +485,7 @@ impl JsStore {
     }
 
     /// A rejection of the store's: the caller's abort, or the store's own failure.
-    fn failure(&self, location: &str, err: JsValue) -> ZarrError {
+    fn failure(&self, location: &str, err: JsValue, verb: &str) -> ZarrError {
         let name = Reflect::get(&err, &"name".into())
             .ok()
             .and_then(|n| n.as_string());
@@ -487,7 +498,7 @@ impl JsStore {
             .unwrap_or_else(|| format!("it failed with {}", guarded::show(&err)));
         ZarrError::new(
             ErrorKind::Store,
-            format!("cannot read {location}: {message}"),
+            format!("cannot {verb} {location}: {message}"),
         )
     }
 }
@@ -616,6 +627,13 @@ impl ReadableStore for JsStore {
         }
     }
 
+    /// A store with `set` and `delete` writes.
+    #[cfg(feature = "write")]
+    fn writable(&self) -> Option<&dyn crate::store::WritableStore> {
+        (self.method("set").is_some() && self.method("delete").is_some())
+            .then_some(self as &dyn crate::store::WritableStore)
+    }
+
     fn hints(&self) -> ReadHints {
         // Without getRange every range is cut from a whole value: read shards whole.
         let has_range = self.method("getRange").is_some();
@@ -623,5 +641,105 @@ impl ReadableStore for JsStore {
             whole_values: !has_range,
             ..ReadHints::default()
         }
+    }
+}
+
+/// Writing through a store of the JS API: `set(key, bytes, { signal })` and `delete(key, {
+/// signal })`, each awaited; erasing below a prefix deletes the keys `keys()` or `list()` find.
+#[cfg(feature = "write")]
+#[async_trait(?Send)]
+impl crate::store::WritableStore for JsStore {
+    async fn set(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        let f = self
+            .method("set")
+            .ok_or_else(|| no_method(self, key, "set"))?;
+        let bytes = js_sys::Uint8Array::from(&value[..]);
+        self.invoke_to(
+            &f,
+            key,
+            &[key.into(), bytes.into(), self.options()],
+            "write",
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn erase(&self, key: &str) -> Result<()> {
+        let f = self
+            .method("delete")
+            .ok_or_else(|| no_method(self, key, "delete"))?;
+        self.invoke_to(&f, key, &[key.into(), self.options()], "delete")
+            .await
+            .map(drop)
+    }
+
+    async fn erase_prefix(&self, prefix: &str) -> Result<()> {
+        let keys = self.keys_below(prefix).await?;
+        for (n, key) in keys.iter().enumerate() {
+            crate::store::WritableStore::erase(self, key).await?;
+            if n % 256 == 255 {
+                crate::host::yield_if_busy().await;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "write")]
+fn no_method(store: &JsStore, key: &str, method: &str) -> ZarrError {
+    ZarrError::unsupported(
+        &store.locate(key),
+        format!("the store has no {method} method, so it cannot write"),
+    )
+}
+
+#[cfg(feature = "write")]
+impl JsStore {
+    /// Every key that starts with `prefix`: among `keys()`, or found by walking `list()` down
+    /// from it (each name listed is a key or a directory; both are taken, deleting a name that
+    /// is no key does nothing).
+    async fn keys_below(&self, prefix: &str) -> Result<Vec<String>> {
+        if let Some(f) = self.method("keys") {
+            if let Some(keys) = self.invoke(&f, prefix, &[]).await? {
+                let iter = js_sys::try_iter(&keys).ok().flatten().ok_or_else(|| {
+                    ZarrError::store(&self.locate(prefix), "store.keys() is not iterable")
+                })?;
+                let mut below = Vec::new();
+                for key in iter {
+                    if let Some(k) = key.ok().and_then(|k| k.as_string()) {
+                        if k.starts_with(prefix) {
+                            below.push(k);
+                        }
+                    }
+                }
+                return Ok(below);
+            }
+        }
+        let mut found = Vec::new();
+        let mut dirs = vec![prefix.trim_end_matches('/').to_string()];
+        while let Some(dir) = dirs.pop() {
+            let Some(names) = self.list_dir(&dir).await? else {
+                return Err(ZarrError::unsupported(
+                    &self.locate(prefix),
+                    "the store has neither keys() nor list(), so what lies below a path cannot be erased",
+                ));
+            };
+            for name in names {
+                let key = if dir.is_empty() {
+                    name
+                } else {
+                    format!("{dir}/{name}")
+                };
+                if found.len() >= MAX_LISTED {
+                    return Err(ZarrError::store(
+                        &self.locate(prefix),
+                        format!("more than {MAX_LISTED} keys to erase below it"),
+                    ));
+                }
+                found.push(key.clone());
+                dirs.push(key);
+            }
+        }
+        Ok(found)
     }
 }

@@ -76,6 +76,14 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
         self.compact();
     }
 
+    /// Drops every value whose key `gone` says (a value written anew, say).
+    pub fn forget(&mut self, gone: impl Fn(&K) -> bool) {
+        let keys: Vec<K> = self.entries.keys().filter(|k| gone(k)).cloned().collect();
+        for key in keys {
+            self.remove(&key);
+        }
+    }
+
     fn remove(&mut self, key: &K) {
         if let Some((v, _)) = self.entries.remove(key) {
             self.used -= v.len();

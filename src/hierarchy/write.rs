@@ -17,13 +17,16 @@ use crate::store::{ReadableStore, WritableStore};
 use serde_json::{json, Map, Value};
 use std::rc::Rc;
 
-/// A new array, as `create` takes it. Left out, the codecs are what zarr-python 3 writes.
-#[derive(Debug, Clone, Default)]
+/// A new array, as `create` takes it (its JSON form is the JS API's options, by the same names
+/// in camel case). Left out, the codecs are what zarr-python 3 writes.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ArraySpec {
     /// 3 (the default) or 2.
     pub zarr_format: Option<u8>,
     pub shape: Vec<u64>,
     /// The data type: as `DataType::name` gives it (v3 names), or for v2 a NumPy typestr.
+    #[serde(rename = "dtype")]
     pub data_type: String,
     pub chunks: Vec<u64>,
     /// v3: the shard shape (the array is sharded, its inner chunks of `chunks`).
@@ -44,7 +47,11 @@ pub struct ArraySpec {
     /// v3: the chunk key separator, "/" (the default) or ".".
     pub chunk_key_separator: Option<String>,
     /// Replace a node already at the path (with everything below it); otherwise it is an error.
+    #[serde(default)]
     pub overwrite: bool,
+    /// Where the array is (the JS API's option; the core's functions take the path apart).
+    #[serde(default)]
+    pub path: Option<String>,
 }
 
 /// The store's writing side, or an `UnsupportedError` naming it.

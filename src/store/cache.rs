@@ -96,6 +96,50 @@ impl ReadableStore for CachedStore {
     fn wrapped(&self) -> Option<&dyn ReadableStore> {
         Some(&*self.inner)
     }
+
+    /// Writes go to the store, and what the cache kept of the keys written goes.
+    #[cfg(feature = "write")]
+    fn writable(&self) -> Option<&dyn super::WritableStore> {
+        self.inner
+            .writable()
+            .map(|_| self as &dyn super::WritableStore)
+    }
+}
+
+#[cfg(feature = "write")]
+#[async_trait(?Send)]
+impl super::WritableStore for CachedStore {
+    async fn set(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        let result = self.writer()?.set(key, value).await;
+        self.forget(|k| k == key);
+        result
+    }
+
+    async fn erase(&self, key: &str) -> Result<()> {
+        let result = self.writer()?.erase(key).await;
+        self.forget(|k| k == key);
+        result
+    }
+
+    async fn erase_prefix(&self, prefix: &str) -> Result<()> {
+        let result = self.writer()?.erase_prefix(prefix).await;
+        self.forget(|k| k.starts_with(prefix));
+        result
+    }
+}
+
+#[cfg(feature = "write")]
+impl CachedStore {
+    fn writer(&self) -> Result<&dyn super::WritableStore> {
+        self.inner.writable().ok_or_else(|| {
+            crate::error::ZarrError::unsupported(&self.inner.locate(""), "this store cannot write")
+        })
+    }
+
+    /// Drops the kept values (whole or ranges) of the keys `gone` says.
+    fn forget(&self, gone: impl Fn(&str) -> bool) {
+        self.cache.values.borrow_mut().forget(|(k, _)| gone(k));
+    }
 }
 
 #[cfg(test)]

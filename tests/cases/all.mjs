@@ -3,7 +3,7 @@
 // read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, gdal.mjs (GDAL's Zarr),
 // stores.mjs, references.mjs (kerchunk references), icechunk.mjs (Icechunk repositories), api.mjs,
 // workers.mjs, vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
-// as Viv's loader); fixtures.mjs holds what they compare against.
+// as Viv's loader), write.mjs (writing); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
@@ -21,6 +21,7 @@ import { stressCases } from "./stress.mjs";
 import { vectorCases } from "./vectors.mjs";
 import { vivCases } from "./viv.mjs";
 import { workerCases } from "./workers.mjs";
+import { writeCases } from "./write.mjs";
 import { zarritaCases } from "./zarrita.mjs";
 
 /** The fixtures' manifests, below tests/fixtures/. */
@@ -62,6 +63,7 @@ export function allCases(manifests) {
     ...vectorCases,
     ...safetyCases,
     ...hostileValueCases,
+    ...writeCases,
     ...stressCases,
   ];
 }

@@ -1,0 +1,248 @@
+// Writing through the JS API (create, set, resize, setAttributes, createGroup, consolidate,
+// erase) into stores that write, read back by zarr-wasm's own reader in the same page or process
+// (tests/node/write.test.mjs has zarr-python read back what Node writes). The first write loads
+// the write build; a page that only reads never asks for it.
+import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
+
+/** Element (i, j) of the test arrays. */
+const value = (i, j) => (i * 131 + j * 7) % 60000;
+
+/** A typed array of `Kind` of rows [r0, r1) and columns [c0, c1) of `value`. */
+function block(Kind, r0, r1, c0, c1, f = value) {
+  const out = new Kind((r1 - r0) * (c1 - c0));
+  let n = 0;
+  for (let i = r0; i < r1; i++) for (let j = c0; j < c1; j++) out[n++] = f(i, j);
+  return out;
+}
+
+/** Checks every element of `data` (rows x cols) against `want(i, j)`. */
+function sameAs(data, rows, cols, want, what) {
+  equal(data.length, rows * cols, `${what}: elements`);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      const w = want(i, j);
+      const got = data[i * cols + j];
+      if (!(got === w || (Number.isNaN(got) && Number.isNaN(w))))
+        throw new Error(`${what}: element (${i}, ${j}) is ${got}, not ${w}`);
+    }
+}
+
+/** A MemoryStore whose writes wait a turn, as a real store's do, so that writes interleave. */
+function slowStore(zarr) {
+  const store = new zarr.MemoryStore();
+  const set = store.set.bind(store);
+  const del = store.delete.bind(store);
+  store.set = async (key, value) => {
+    await new Promise((r) => setTimeout(r, 0));
+    set(key, value);
+  };
+  store.delete = async (key) => {
+    await new Promise((r) => setTimeout(r, 0));
+    del(key);
+  };
+  return store;
+}
+
+export const writeCases = [
+  {
+    name: "write: the first write loads the write build; reads before it never ask for it",
+    async run(ctx) {
+      const { create, MemoryStore } = ctx.zarr;
+      const inBrowser = typeof document !== "undefined";
+      // Every read case has run in this page or process before this one.
+      const asked = () =>
+        ctx.requests().then((log) => log.filter((r) => r.path.endsWith("zarr_wasm_write_bg.wasm")));
+      // Asked for during this case alone: a page that had loaded it before would not ask again.
+      await ctx.clearLog();
+      const arr = await create(new MemoryStore(), { shape: [4], dtype: "uint8", chunks: [2] });
+      await arr.set(null, 3);
+      deepEqual([...(await arr.get()).data], [3, 3, 3, 3], "written");
+      if (inBrowser) equal((await asked()).length, 1, "the write build, once");
+    },
+  },
+  {
+    name: "write: create and set, whole and in part and from one value, read back exactly (v3, v3 sharded with the index at either end, v2 with order F); chunks of the fill value are not stored",
+    async run(ctx) {
+      const { create, open, slice, MemoryStore } = ctx.zarr;
+      const kinds = [
+        { zarrFormat: 3 },
+        { zarrFormat: 3, shards: [32, 32] },
+        {
+          zarrFormat: 3,
+          shards: [32, 32],
+          codecs: [
+            { name: "bytes", configuration: { endian: "big" } },
+            { name: "gzip", configuration: { level: 1 } },
+          ],
+        },
+        { zarrFormat: 2, order: "F", compressor: { id: "zlib", level: 1 } },
+      ];
+      for (const kind of kinds) {
+        const what = JSON.stringify(kind);
+        const store = new MemoryStore();
+        const arr = await create(store, {
+          path: "x/y",
+          shape: [70, 50],
+          dtype: "uint16",
+          chunks: [16, 8],
+          fillValue: 9,
+          ...kind,
+        });
+        equal(arr.dtype, "uint16", `${what}: dtype`);
+        await arr.set(null, block(Uint16Array, 0, 70, 0, 50));
+        // A tile across chunk (and shard) edges, and a strided row set to one value.
+        await arr.set(
+          [slice(30, 45), slice(5, 40)],
+          block(Uint16Array, 30, 45, 5, 40, (i, j) => i + j),
+        );
+        await arr.set([slice(0, 70, 20), null], 7);
+        const want = (i, j) =>
+          i % 20 === 0 ? 7 : i >= 30 && i < 45 && j >= 5 && j < 40 ? i + j : value(i, j);
+        sameAs((await arr.get()).data, 70, 50, want, what);
+        // A fresh open (no cache) of what the store holds.
+        const again = await open(store, { path: "x/y" });
+        sameAs((await again.get()).data, 70, 50, want, `${what}, opened again`);
+        // All of it back to the fill value: no chunk stored.
+        await arr.set(null, 9);
+        const chunks = [...store.keys()].filter(
+          (k) => k.startsWith("x/y/") && !/zarr\.json|\.zarray/.test(k),
+        );
+        deepEqual(chunks, [], `${what}: no chunk of the fill value stored`);
+        sameAs((await arr.get()).data, 70, 50, () => 9, `${what}: the fill value`);
+      }
+    },
+  },
+  {
+    name: "write: resize, setAttributes, createGroup, consolidate and erase, each seen by the reader",
+    async run(ctx) {
+      const { create, createGroup, consolidate, erase, open, MemoryStore, NotFoundError } =
+        ctx.zarr;
+      const store = new MemoryStore();
+      const root = await createGroup(store, { attributes: { name: "root" } });
+      deepEqual(root.attrs, { name: "root" }, "the group's attributes");
+      const arr = await create(store, {
+        path: "g/a",
+        shape: [40, 40],
+        dtype: "float32",
+        chunks: [8, 8],
+        fillValue: NaN,
+      });
+      await arr.set(null, block(Float32Array, 0, 40, 0, 40));
+      await arr.resize([20, 50]);
+      deepEqual(arr.shape, [20, 50], "the shape, changed in place");
+      sameAs(
+        (await arr.get()).data,
+        20,
+        50,
+        (i, j) => (j < 40 ? value(i, j) : Number.NaN),
+        "resized",
+      );
+      await arr.setAttributes({ units: "m", scale: [1, 2] });
+      deepEqual(arr.attrs, { units: "m", scale: [1, 2] }, "attrs after setAttributes");
+      const again = await open(store, { path: "g/a" });
+      deepEqual(again.shape, [20, 50], "the shape, opened again");
+      deepEqual(again.attrs, { units: "m", scale: [1, 2] }, "the attributes, opened again");
+      await consolidate(store);
+      const consolidated = await open(store, { consolidated: true });
+      const child = await consolidated.open("g/a");
+      deepEqual(child.shape, [20, 50], "from the consolidated metadata");
+      await erase(store, "g");
+      await rejects(open(store, { path: "g/a" }), "NotFoundError", [/g\/a/], "an erased array");
+      ok(NotFoundError, "NotFoundError exported");
+      ok(
+        [...store.keys()].every((k) => !k.startsWith("g/")),
+        `nothing left below g: ${[...store.keys()]}`,
+      );
+    },
+  },
+  {
+    name: "write: 64 concurrent set() calls into one shard keep each other's inner chunks",
+    async run(ctx) {
+      const { create } = ctx.zarr;
+      const store = slowStore(ctx.zarr);
+      const arr = await create(store, {
+        shape: [32, 32],
+        dtype: "uint16",
+        chunks: [4, 4],
+        shards: [32, 32],
+      });
+      const { slice } = ctx.zarr;
+      await Promise.all(
+        Array.from({ length: 64 }, (_, n) => {
+          const [r, c] = [Math.floor(n / 8) * 4, (n % 8) * 4];
+          return arr.set([slice(r, r + 4), slice(c, c + 4)], n + 1);
+        }),
+      );
+      sameAs(
+        (await arr.get()).data,
+        32,
+        32,
+        (i, j) => Math.floor(i / 4) * 8 + Math.floor(j / 4) + 1,
+        "every inner chunk",
+      );
+    },
+  },
+  {
+    name: "write: a value of the wrong type or length, a store that cannot write, and one whose set fails: errors naming what, and nothing written",
+    async run(ctx) {
+      const { create, open, MemoryStore } = ctx.zarr;
+      const store = new MemoryStore();
+      const arr = await create(store, {
+        shape: [10, 10],
+        dtype: "int16",
+        chunks: [5, 5],
+        fillValue: 0,
+      });
+      await arr.set(null, 4);
+      const before = new Map([...store.map].map(([k, v]) => [k, v.slice()]));
+      await rejects(
+        arr.set(null, new Float32Array(100)),
+        "TypeError",
+        [/Float32Array/, /Int16Array/],
+        "another typed array",
+      );
+      await rejects(
+        arr.set(null, new Int16Array(99)),
+        "SelectionError",
+        [/99/, /100/],
+        "the wrong length",
+      );
+      await rejects(arr.set(null, 1.5), "RangeError", [/1.5/, /int16/], "a fraction");
+      await rejects(arr.set(null, "x"), "TypeError", [/"x"|x/], "a string");
+      deepEqual(
+        [...store.map.keys()].sort(),
+        [...before.keys()].sort(),
+        "no key written or erased",
+      );
+      for (const [k, v] of before) deepEqual([...store.map.get(k)], [...v], `${k} unchanged`);
+      // A store without set: refused before anything is asked of it.
+      const readOnly = { get: (key) => store.get(key) };
+      const ro = await open(readOnly);
+      await rejects(ro.set(null, 1), "UnsupportedError", [/cannot write/], "a store without set");
+      // A store whose set fails: a StoreError naming the key; the chunks written before stay.
+      const failing = new MemoryStore([...store.map]);
+      const set = failing.set.bind(failing);
+      failing.set = (key, value) => {
+        if (key === "c/1/1") throw new Error("disk full");
+        return set(key, value);
+      };
+      const f = await open(failing);
+      await rejects(
+        f.set(null, 5, { concurrency: 1 }),
+        "StoreError",
+        [/c\/1\/1/, /disk full/],
+        "a failing set",
+      );
+      deepEqual(
+        [...failing.get("c/1/1")],
+        [...before.get("c/1/1")],
+        "the failed chunk keeps its old value",
+      );
+      const kept = (await open(new MemoryStore([...failing.map]))).get();
+      ok(
+        (await kept).data.every((v) => v === 4 || v === 5),
+        "every element is the old or the new value",
+      );
+    },
+  },
+];

@@ -1,0 +1,152 @@
+// What the JS API writes, zarr-python reads: arrays created and written from Node with
+// create()/set() (v3 with the default codecs, sharded with the index at either end, v2 with
+// its compressors, big endian, NaN fills, a resize and consolidated metadata) stored to a
+// directory, then read back by zarr-python with numcodecs' C codecs (scripts/read_back.py, in
+// .venv-readers, which scripts/readers_venv.sh makes where it is missing), value for value.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import * as zarr from "zarr-wasm";
+
+const repo = new URL("../../", import.meta.url).pathname;
+const root = join(repo, "target/write-readback-js");
+
+/** Stores every value of `store` as a file below `dir`. */
+function dump(store, dir) {
+  for (const key of store.keys()) {
+    const file = join(dir, key);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, store.get(key));
+  }
+}
+
+/** The little-endian bytes of a typed array (this machine's order). */
+const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+
+test("zarr-python reads back what the JS API writes, value for value", {
+  timeout: 600_000,
+}, async () => {
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  const manifest = [];
+  const cases = [
+    { name: "v3_default", dtype: "uint16", Kind: Uint16Array, options: { chunks: [16, 16] } },
+    {
+      name: "v3_sharded_end_nan",
+      dtype: "float32",
+      Kind: Float32Array,
+      options: { chunks: [8, 8], shards: [32, 32], fillValue: NaN },
+    },
+    {
+      name: "v3_sharded_big_endian",
+      dtype: "int32",
+      Kind: Int32Array,
+      options: {
+        chunks: [8, 16],
+        shards: [16, 32],
+        codecs: [
+          { name: "bytes", configuration: { endian: "big" } },
+          { name: "zstd", configuration: { level: 7, checksum: true } },
+        ],
+      },
+    },
+    {
+      name: "v2_zstd_order_f",
+      dtype: "float64",
+      Kind: Float64Array,
+      options: {
+        zarrFormat: 2,
+        chunks: [10, 12],
+        order: "F",
+        compressor: { id: "zstd", level: 1 },
+      },
+    },
+    {
+      name: "v2_gzip_int64",
+      dtype: "int64",
+      Kind: BigInt64Array,
+      options: { zarrFormat: 2, chunks: [16, 16], compressor: { id: "gzip", level: 5 } },
+    },
+  ];
+  const [rows, cols] = [45, 70];
+  for (const c of cases) {
+    const store = new zarr.MemoryStore();
+    const arr = await zarr.create(store, {
+      path: "a",
+      shape: [rows, cols],
+      dtype: c.dtype,
+      ...c.options,
+    });
+    const big = c.Kind === BigInt64Array;
+    const at = (i, j) =>
+      big ? BigInt(i * 1000 - j * 3) : c.dtype === "uint16" ? i * 100 + j : i * 1.5 - j;
+    const want = new c.Kind(rows * cols).fill(
+      big ? 0n : Number.isNaN(c.options.fillValue) ? NaN : 0,
+    );
+    // Rows 5 to 40 in full, then one column: the rest stays the fill value.
+    const part = new c.Kind(35 * cols);
+    for (let i = 5; i < 40; i++)
+      for (let j = 0; j < cols; j++) part[(i - 5) * cols + j] = want[i * cols + j] = at(i, j);
+    await arr.set([zarr.slice(5, 40), null], part);
+    await arr.set([null, 3], big ? 77n : 77);
+    for (let i = 0; i < rows; i++) want[i * cols + 3] = big ? 77n : 77;
+    const got = (await arr.get()).data;
+    assert.ok(
+      got.every((v, i) => v === want[i] || (Number.isNaN(v) && Number.isNaN(want[i]))),
+      `${c.name}: zarr-wasm reads back what it wrote`,
+    );
+    dump(store, join(root, c.name));
+    const expected = join(root, `${c.name}.expected`);
+    writeFileSync(expected, bytesOf(want));
+    manifest.push({
+      store: join(root, c.name),
+      path: "a",
+      dtype: c.dtype,
+      shape: [rows, cols],
+      expected,
+    });
+  }
+  // A resized array and consolidated metadata.
+  const store = new zarr.MemoryStore();
+  await zarr.createGroup(store, { attributes: { made: "by zarr-wasm" } });
+  const arr = await zarr.create(store, {
+    path: "g/r",
+    shape: [30, 30],
+    dtype: "uint8",
+    chunks: [8, 8],
+  });
+  await arr.set(null, 200);
+  await arr.resize([12, 40]);
+  await arr.setAttributes({ units: "m" });
+  await zarr.consolidate(store);
+  dump(store, join(root, "consolidated"));
+  const expected = join(root, "resized.expected");
+  const want = new Uint8Array(12 * 40).map((_, n) => (n % 40 < 30 ? 200 : 0));
+  writeFileSync(expected, want);
+  manifest.push({
+    store: join(root, "consolidated"),
+    consolidated: true,
+    zarr_format: 3,
+    nodes: ["g", "g/r"],
+    arrays: [
+      { path: "g/r", dtype: "uint8", shape: [12, 40], expected, attributes: { units: "m" } },
+    ],
+  });
+  const manifestFile = join(root, "manifest.json");
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
+    encoding: "utf8",
+  }).trim();
+  let report;
+  try {
+    report = execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], {
+      encoding: "utf8",
+    });
+  } catch (err) {
+    assert.fail(`zarr-python read back other values:\n${err.stdout}${err.stderr}`);
+  }
+  console.log(report);
+  assert.equal(report.split("\n").filter((l) => l.startsWith("ok ")).length, manifest.length);
+});
