@@ -2,10 +2,10 @@
  * Files on disk as a store (Node, Deno, Bun; not in browser bundles).
  * @module zarr-wasm/fs
  */
-import type { Store } from "./index.js";
+import type { WritableStore } from "./index.js";
 
 /** A store over the files below `dir` (Node, Deno, Bun): key "a/zarr.json" is the file dir/a/zarr.json. */
-export class FileSystemStore implements Store {
+export class FileSystemStore implements WritableStore {
   constructor(dir: string);
   /** The directory, absolute. */
   readonly root: string;
@@ -15,6 +15,13 @@ export class FileSystemStore implements Store {
   getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
   /** The names in the directory `prefix` ("" is the root), or undefined where there is none. */
   list(prefix: string): Promise<string[] | undefined>;
+  /**
+   * Writes a value whole: to a temporary file beside the key's, then renamed over it, so that a
+   * crash leaves the old value or the new one. Directories are made as needed.
+   */
+  set(key: string, value: Uint8Array): Promise<void>;
+  /** Removes a key's file; a missing one is not an error. */
+  delete(key: string): Promise<void>;
 }
 
 type RangeRequest = { offset: number; length?: number } | { suffixLength: number };

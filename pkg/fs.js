@@ -1,11 +1,15 @@
 // zarr-wasm/fs: a store over a local directory, for Node (and Deno, Bun). Kept out of the main
 // entry so that browser bundles never see node:fs.
-import { open as openFile, readdir, readFile } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { mkdir, open as openFile, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { dirname, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // What a missing key looks like on a file system.
 const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
+
+// Temporary files of writes in progress: unique within a process by a counter, across processes
+// by the process id.
+let writes = 0;
 
 /** A store over the files below `dir`: key "a/b/zarr.json" is the file dir/a/b/zarr.json. */
 export class FileSystemStore {
@@ -29,6 +33,39 @@ export class FileSystemStore {
     } catch (err) {
       if (MISSING.has(err.code)) return undefined;
       throw err;
+    }
+  }
+
+  /**
+   * Writes `value` at `key`, whole: to a temporary file beside it, flushed, then renamed over the
+   * key's file, so that a crash leaves the old value or the new one, never a torn one. Its
+   * directories are made as needed.
+   */
+  async set(key, value) {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.${++writes}.partial`;
+    let file;
+    try {
+      file = await openFile(temporary, "wx");
+      await file.writeFile(value);
+      await file.sync();
+      await file.close();
+      file = undefined;
+      await rename(temporary, path);
+    } catch (err) {
+      await file?.close().catch(() => {});
+      await rm(temporary, { force: true }).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Removes the file of `key`; nothing there is not an error. */
+  async delete(key) {
+    try {
+      await unlink(this.path(key));
+    } catch (err) {
+      if (!MISSING.has(err.code)) throw err;
     }
   }
 

@@ -626,6 +626,8 @@ export interface CreateOptions {
   chunks: number[];
   /** Zarr v3: the shard shape; the array is sharded, its inner chunks of `chunks`. */
   shards?: number[];
+  /** Zarr v3, with `shards`: where each shard's index is (default "end"). */
+  indexLocation?: "start" | "end";
   /** Zarr v3: the codecs as `zarr.json` lists them (with `shards`, the inner chunks'). */
   codecs?: unknown[];
   /** Zarr v2: the compressor (`null` for none) and filters, as `.zarray` holds them. */

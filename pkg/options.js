@@ -242,6 +242,7 @@ export const CREATE = {
   dtype: string,
   chunks: shape,
   shards: shape,
+  indexLocation: oneOf("start", "end"),
   codecs: json,
   compressor: json,
   filters: json,

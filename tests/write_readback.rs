@@ -19,6 +19,7 @@ use zarr_wasm::DimSelection;
 /// NumPy's name of each test type, its size, and an element's little-endian bytes from a value.
 fn element(dtype: &str, v: f64) -> Vec<u8> {
     match dtype {
+        "bool" => vec![(v != 0.0) as u8],
         "uint8" => vec![v as u8],
         "uint16" => (v as u16).to_le_bytes().to_vec(),
         "int16" => (v as i16).to_le_bytes().to_vec(),
@@ -99,6 +100,14 @@ fn cases() -> Vec<Case> {
     v2_order_f.fill_value = Some(json!("NaN"));
     let mut v2_big = spec(2, ">i2", [40, 30], [16, 16]);
     v2_big.compressor = Some(json!({"id": "zstd", "level": 3, "checksum": false}));
+    let mut v2_filters = spec(2, "<i4", [45, 37], [16, 10]);
+    v2_filters.filters =
+        Some(json!([{"id": "delta", "dtype": "<i4"}, {"id": "shuffle", "elementsize": 4}]));
+    v2_filters.compressor = Some(json!({"id": "lz4", "acceleration": 1}));
+    let mut v2_bool = spec(2, "|b1", [30, 20], [8, 8]);
+    v2_bool.filters = Some(json!([{"id": "packbits"}]));
+    v2_bool.compressor = Some(Value::Null);
+    sharded_start.index_location = Some("start".to_string());
     vec![
         Case {
             name: "v3_default_codecs",
@@ -149,6 +158,20 @@ fn cases() -> Vec<Case> {
             fill: 0.0,
             writes: writes([40, 30]),
         },
+        Case {
+            name: "v2_delta_shuffle_lz4",
+            dtype: "int32",
+            spec: v2_filters,
+            fill: 0.0,
+            writes: writes([45, 37]),
+        },
+        Case {
+            name: "v2_packbits_bool",
+            dtype: "bool",
+            spec: v2_bool,
+            fill: 0.0,
+            writes: sparse([30, 20]),
+        },
     ]
 }
 
@@ -156,6 +179,7 @@ fn cases() -> Vec<Case> {
 fn value(dtype: &str, i: u64, j: u64, n: usize) -> f64 {
     let v = (i * 31 + j * 7 + n as u64 * 1000) as f64;
     match dtype {
+        "bool" => (i + j + n as u64).is_multiple_of(3) as u64 as f64,
         "uint8" => (v as u64 % 199) as f64,
         "int16" => v - 3000.0,
         "float32" | "float64" => v / 8.0 - 100.0,

@@ -715,14 +715,18 @@ impl JsStore {
                 return Ok(below);
             }
         }
+        if self.method("list").is_none() {
+            return Err(ZarrError::unsupported(
+                &self.locate(prefix),
+                "the store has neither keys() nor list(), so what lies below a path cannot be erased",
+            ));
+        }
         let mut found = Vec::new();
         let mut dirs = vec![prefix.trim_end_matches('/').to_string()];
         while let Some(dir) = dirs.pop() {
+            // Nothing listed: a key, not a directory.
             let Some(names) = self.list_dir(&dir).await? else {
-                return Err(ZarrError::unsupported(
-                    &self.locate(prefix),
-                    "the store has neither keys() nor list(), so what lies below a path cannot be erased",
-                ));
+                continue;
             };
             for name in names {
                 let key = if dir.is_empty() {

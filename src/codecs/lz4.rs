@@ -28,6 +28,26 @@ impl BytesToBytesCodec for Lz4Codec {
         "numcodecs.lz4"
     }
 
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    /// The decoded size (4 bytes, little endian), then one LZ4 block, as numcodecs writes it.
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        let size = u32::try_from(decoded.len()).map_err(|_| {
+            CodecError::new("numcodecs.lz4", format!("{} bytes are more than LZ4 takes", decoded.len()))
+        })?;
+        let bound = lz4_flex::block::get_maximum_output_size(decoded.len());
+        let mut out = try_zeroed(4 + bound).map_err(|e| CodecError::new("numcodecs.lz4", e))?;
+        out[..4].copy_from_slice(&size.to_le_bytes());
+        let len = lz4_flex::block::compress_into(&decoded, &mut out[4..])
+            .map_err(|e| CodecError::new("numcodecs.lz4", e.to_string()))?;
+        out.truncate(4 + len);
+        Ok(out)
+    }
+
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decompress(&encoded, decoded_size).map_err(|e| CodecError::new("numcodecs.lz4", e))
     }

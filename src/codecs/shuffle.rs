@@ -49,6 +49,18 @@ impl BytesToBytesCodec for ShuffleCodec {
         Some(decoded_size)
     }
 
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        let mut out = try_zeroed(decoded.len()).map_err(|e| CodecError::new("numcodecs.shuffle", e))?;
+        zarr_wasm_kernels::shuffle::shuffle(self.element_size, &decoded, &mut out);
+        Ok(out)
+    }
+
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new("numcodecs.shuffle", e);
         if let Some(size) = decoded_size.exact().filter(|&s| s != encoded.len()) {

@@ -33,6 +33,8 @@ pub struct ArraySpec {
     pub shards: Option<Vec<u64>>,
     /// v3: the codec list as `zarr.json` holds it (with `shards`, the inner chunks' codecs).
     pub codecs: Option<Vec<Value>>,
+    /// v3, with `shards`: where each shard's index is, "end" (the default) or "start".
+    pub index_location: Option<String>,
     /// v2: the compressor (`null`: none) and filters, as `.zarray` holds them.
     pub compressor: Option<Value>,
     pub filters: Option<Value>,
@@ -237,7 +239,7 @@ fn v3_document(spec: &ArraySpec) -> Result<Value> {
                         {"name": "bytes", "configuration": {"endian": "little"}},
                         {"name": "crc32c"}
                     ],
-                    "index_location": "end"
+                    "index_location": spec.index_location.as_deref().unwrap_or("end")
                 }
             })],
         ),

@@ -9,6 +9,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as zarr from "zarr-wasm";
+import { FileSystemStore } from "zarr-wasm/fs";
+import { readdirSync } from "node:fs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const root = join(repo, "target/write-readback-js");
@@ -34,10 +36,10 @@ test("zarr-python reads back what the JS API writes, value for value", {
   const cases = [
     { name: "v3_default", dtype: "uint16", Kind: Uint16Array, options: { chunks: [16, 16] } },
     {
-      name: "v3_sharded_end_nan",
+      name: "v3_sharded_start_nan",
       dtype: "float32",
       Kind: Float32Array,
-      options: { chunks: [8, 8], shards: [32, 32], fillValue: NaN },
+      options: { chunks: [8, 8], shards: [32, 32], indexLocation: "start", fillValue: NaN },
     },
     {
       name: "v3_sharded_big_endian",
@@ -149,4 +151,63 @@ test("zarr-python reads back what the JS API writes, value for value", {
   }
   console.log(report);
   assert.equal(report.split("\n").filter((l) => l.startsWith("ok ")).length, manifest.length);
+});
+
+/** Every file below `dir`, relative. */
+function filesBelow(dir, prefix = "") {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesBelow(dir, join(prefix, e.name)) : [join(prefix, e.name)],
+  );
+}
+
+test("FileSystemStore writes: each value through a temporary file renamed over it, none left behind; erase removes the files; zarr-python reads it", {
+  timeout: 600_000,
+}, async () => {
+  const dir = join(root, "fs");
+  rmSync(dir, { recursive: true, force: true });
+  const store = new FileSystemStore(dir);
+  const arr = await zarr.create(store, {
+    path: "a",
+    shape: [40, 40],
+    dtype: "uint16",
+    chunks: [16, 16],
+    shards: [32, 32],
+  });
+  const want = new Uint16Array(1600).map((_, n) => n * 3);
+  await arr.set(null, want);
+  await arr.set([zarr.slice(0, 5), null], 9);
+  for (let n = 0; n < 200; n++) want[n] = 9;
+  const files = filesBelow(dir).sort();
+  assert.deepEqual(
+    files.filter((f) => f.endsWith(".partial")),
+    [],
+    "no temporary file left",
+  );
+  assert.deepEqual(
+    files,
+    ["a/c/0/0", "a/c/0/1", "a/c/1/0", "a/c/1/1", "a/zarr.json", "zarr.json"],
+    "the files",
+  );
+  const again = await zarr.open(new FileSystemStore(dir), { path: "a", kind: "array" });
+  assert.ok(
+    (await again.get()).data.every((v, i) => v === want[i]),
+    "read back from the files",
+  );
+  const expected = join(root, "fs.expected");
+  writeFileSync(expected, bytesOf(want));
+  const manifestFile = join(root, "fs-manifest.json");
+  writeFileSync(
+    manifestFile,
+    JSON.stringify([{ store: dir, path: "a", dtype: "uint16", shape: [40, 40], expected }]),
+  );
+  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
+    encoding: "utf8",
+  }).trim();
+  execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], { encoding: "utf8" });
+  await zarr.erase(store, "a");
+  assert.deepEqual(
+    filesBelow(dir).filter((f) => !f.endsWith("/")),
+    ["zarr.json"],
+    "erased",
+  );
 });
