@@ -30,6 +30,9 @@ fn zlib_codec() -> &'static ZlibCodec {
 fn zstd_codec() -> &'static ZstdCodec {
     Box::leak(Box::default())
 }
+fn blosc_codec() -> &'static BloscCodec {
+    Box::leak(Box::default())
+}
 
 const MIB: usize = 1 << 20;
 
@@ -346,14 +349,14 @@ fn blosc_chunks_of_every_compressor_and_shuffle_decode_in_steps_as_in_one_go() {
     let chunks = blosc_fixture_chunks();
     for (path, bytes) in &chunks {
         let chunk = parse_blosc(bytes).unwrap();
-        let small = BloscCodec.decode(bytes.clone(), DecodedSize::Exact(chunk.nbytes));
+        let small = BloscCodec::default().decode(bytes.clone(), DecodedSize::Exact(chunk.nbytes));
         let small = small.unwrap_or_else(|e| panic!("{path}: {e}"));
         let (large, copies) = repeat_blocks(&chunk, 4 * MIB);
         let expected = repeated_output(&chunk, &small, copies);
         // Steps of 256 KiB: 16 or more over 4 MiB, a block more at most each.
         let stepped = check_stepwise(
             path,
-            &BloscCodec,
+            blosc_codec(),
             &large,
             &expected,
             256 << 10,
@@ -376,12 +379,19 @@ fn sixteen_mib_blosc_chunks_decode_in_more_than_eight_steps() {
         .find(|(path, _)| path.contains("zstd_bitshuffle/c/0/0"))
         .unwrap();
     let chunk = parse_blosc(&bytes).unwrap();
-    let small = BloscCodec
+    let small = BloscCodec::default()
         .decode(bytes.clone(), DecodedSize::Exact(chunk.nbytes))
         .unwrap();
     let (large, copies) = repeat_blocks(&chunk, 16 * MIB);
     let expected = repeated_output(&chunk, &small, copies);
-    let stepped = check_stepwise(&path, &BloscCodec, &large, &expected, MIB, chunk.blocksize);
+    let stepped = check_stepwise(
+        &path,
+        blosc_codec(),
+        &large,
+        &expected,
+        MIB,
+        chunk.blocksize,
+    );
     assert!(stepped.steps >= 16, "{stepped:?}");
     println!(
         "blosc zstd bitshuffle: {} bytes, {stepped:?}",
@@ -394,7 +404,7 @@ fn sixteen_mib_blosc_chunks_decode_in_more_than_eight_steps() {
         stored.extend((v as u32).to_le_bytes());
     }
     stored.extend(&data);
-    let stepped = check_stepwise("stored", &BloscCodec, &stored, &data, MIB, 0);
+    let stepped = check_stepwise("stored", blosc_codec(), &stored, &data, MIB, 0);
     assert_eq!(stepped.steps, 16);
 }
 
@@ -413,7 +423,7 @@ fn every_compressed_fixture_chunk_decodes_alike_in_tiny_steps_and_in_one_go() {
             Some([0x1f, 0x8b, ..]) => (0, gzip_codec()),
             Some([0x78, b, ..]) if (0x7800 | u16::from(*b)) % 31 == 0 => (1, zlib_codec()),
             Some([0x28, 0xb5, 0x2f, 0xfd]) => (2, zstd_codec()),
-            _ if parse_blosc(&bytes).is_some() => (3, &BloscCodec),
+            _ if parse_blosc(&bytes).is_some() => (3, blosc_codec()),
             _ => continue,
         };
         let name = path.display().to_string();
@@ -518,18 +528,18 @@ fn damage_met_at_any_step_is_an_error_of_the_codec() {
     let mut bad = blosc.clone();
     bad[table_at(block)..table_at(block) + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     assert_eq!(
-        failing_step(&BloscCodec, &blosc, blosc_size),
+        failing_step(blosc_codec(), &blosc, blosc_size),
         None,
         "{path}"
     );
     assert_eq!(
-        failing_step(&BloscCodec, &bad, blosc_size),
+        failing_step(blosc_codec(), &bad, blosc_size),
         Some(5),
         "{path}"
     );
     let cut = &blosc[..blosc.len() / 2];
     assert_eq!(
-        failing_step(&BloscCodec, cut, blosc_size),
+        failing_step(blosc_codec(), cut, blosc_size),
         Some(0),
         "{path}"
     );
@@ -587,7 +597,7 @@ fn damaged_chunks_decode_in_steps_as_in_one_go() {
                 [0x1f, 0x8b, ..] => gzip_codec(),
                 [0x78, b, ..] if (0x7800 | u16::from(*b)) % 31 == 0 => zlib_codec(),
                 [0x28, 0xb5, 0x2f, 0xfd] => zstd_codec(),
-                _ if parse_blosc(&bytes).is_some() => &BloscCodec,
+                _ if parse_blosc(&bytes).is_some() => blosc_codec(),
                 _ => return None,
             };
             let size = codec

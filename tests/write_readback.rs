@@ -108,6 +108,18 @@ fn cases() -> Vec<Case> {
     v2_bool.filters = Some(json!([{"id": "packbits"}]));
     v2_bool.compressor = Some(Value::Null);
     sharded_start.index_location = Some("start".to_string());
+    let blosc_v2 = |dtype: &str, cname: &str, shuffle: i64| {
+        let mut s = spec(2, dtype, [300, 260], [128, 100]);
+        s.compressor = Some(
+            json!({"id": "blosc", "cname": cname, "clevel": 5, "shuffle": shuffle, "blocksize": 0}),
+        );
+        s
+    };
+    let mut blosc_v3 = spec(3, "int32", [300, 260], [128, 100]);
+    blosc_v3.codecs = Some(vec![
+        json!({"name": "bytes", "configuration": {"endian": "little"}}),
+        json!({"name": "blosc", "configuration": {"cname": "blosclz", "clevel": 9, "shuffle": "bitshuffle", "typesize": 4, "blocksize": 0}}),
+    ]);
     vec![
         Case {
             name: "v3_default_codecs",
@@ -164,6 +176,48 @@ fn cases() -> Vec<Case> {
             spec: v2_filters,
             fill: 0.0,
             writes: writes([45, 37]),
+        },
+        Case {
+            name: "v2_blosc_lz4_shuffle",
+            dtype: "uint16",
+            spec: blosc_v2("<u2", "lz4", 1),
+            fill: 0.0,
+            writes: writes([300, 260]),
+        },
+        Case {
+            name: "v2_blosc_zstd_bitshuffle",
+            dtype: "float32",
+            spec: blosc_v2("<f4", "zstd", 2),
+            fill: 0.0,
+            writes: writes([300, 260]),
+        },
+        Case {
+            name: "v2_blosc_zlib_noshuffle",
+            dtype: "int16",
+            spec: blosc_v2("<i2", "zlib", 0),
+            fill: 0.0,
+            writes: writes([300, 260]),
+        },
+        Case {
+            name: "v2_blosc_lz4hc_autoshuffle",
+            dtype: "uint8",
+            spec: blosc_v2("|u1", "lz4hc", -1),
+            fill: 0.0,
+            writes: writes([300, 260]),
+        },
+        Case {
+            name: "v2_blosc_blosclz_shuffle",
+            dtype: "float64",
+            spec: blosc_v2("<f8", "blosclz", 1),
+            fill: 0.0,
+            writes: writes([300, 260]),
+        },
+        Case {
+            name: "v3_blosc_blosclz_bitshuffle",
+            dtype: "int32",
+            spec: blosc_v3,
+            fill: 0.0,
+            writes: writes([300, 260]),
         },
         Case {
             name: "v2_packbits_bool",

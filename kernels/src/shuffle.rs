@@ -64,6 +64,31 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     dst[n * ts..].copy_from_slice(&src[n * ts..]);
 }
 
+/// Bit shuffle of one Blosc block, the inverse of `bitunshuffle`: with `n = len / ts` a multiple
+/// of 8, bit `k` of byte `j` of element `i` goes to bit position `(j * 8 + k) * n + i` of the first
+/// `n * ts` bytes, and the trailing bytes are copied; otherwise the block is copied as it is (as
+/// c-blosc 1.x leaves it).
+pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    let ts = typesize.max(1);
+    let n = src.len() / ts;
+    if !n.is_multiple_of(8) || n == 0 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let body = n * ts;
+    dst[..body].fill(0);
+    for i in 0..n {
+        for j in 0..ts {
+            let byte = src[i * ts + j];
+            for k in 0..8 {
+                let p = (j * 8 + k) * n + i;
+                dst[p >> 3] |= ((byte >> k) & 1) << (p & 7);
+            }
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
 /// Bit unshuffle of one Blosc block. `n = len / ts` elements: when `n` is a multiple of 8 the
 /// first `n * ts` bytes hold `8 * ts` bit planes of `n / 8` bytes each (plane `8 * j + k` holds bit
 /// `k` of byte `j` of every element) and the trailing bytes are copied. When `n` is not a multiple of
@@ -152,6 +177,20 @@ mod tests {
                     >> 11) as u8
             })
             .collect()
+    }
+
+    #[test]
+    fn bitshuffle_is_undone_by_bitunshuffle() {
+        for ts in [1, 2, 3, 4, 8, 16] {
+            for len in [0, 7, 64, 100, 1024, 1027] {
+                let src = pseudo_random(len, ts as u32);
+                let mut shuffled = vec![0; len];
+                bitshuffle(ts, &src, &mut shuffled);
+                let mut back = vec![0; len];
+                bitunshuffle(ts, &mut shuffled, &mut back);
+                assert_eq!(back, src, "ts {ts}, len {len}");
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //! compressed stream, or `typesize` streams (one per byte position) when the encoder split it. After
 //! decompression a block is unshuffled (bytes or bits) if the header says so.
 
+#[cfg(feature = "write")]
+mod encode;
+
 pub use zarr_wasm_kernels::blosclz;
 pub use zarr_wasm_kernels::snappy;
 
@@ -26,9 +29,10 @@ use std::ops::Range;
 pub const CODECS: &[CodecEntry] = &[CodecEntry {
     names: &["blosc", "numcodecs.blosc"],
     kind: Kind::BytesToBytes,
-    build: |config, _| {
+    build: |config, cx| {
         Ok(Codec::bytes_to_bytes(BloscCodec::from_configuration(
             config,
+            cx.data_type.size(),
         )?))
     },
 }];
@@ -142,7 +146,50 @@ impl Header {
     }
 }
 
-pub struct BloscCodec;
+/// The `blosc` codec: decoding needs nothing of its configuration (each chunk's header says how it
+/// was written); writing uses it (`encode.rs`).
+pub struct BloscCodec {
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    settings: Settings,
+}
+
+impl Default for BloscCodec {
+    /// numcodecs' defaults for one-byte elements.
+    fn default() -> Self {
+        BloscCodec {
+            settings: Settings {
+                cname: CompressorName::Lz4,
+                clevel: 5,
+                shuffle: ShuffleKind::Byte,
+                typesize: 1,
+                blocksize: 0,
+            },
+        }
+    }
+}
+
+/// How chunks are written: the configuration, with numcodecs' defaults where it leaves one out.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "write"), allow(dead_code))]
+struct Settings {
+    cname: CompressorName,
+    clevel: u8,
+    shuffle: ShuffleKind,
+    typesize: usize,
+    /// 0: chosen as c-blosc chooses it.
+    blocksize: usize,
+}
+
+/// A shuffle as written: numcodecs' `AUTOSHUFFLE` is bit shuffle for one-byte types, byte
+/// shuffle for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "write"), allow(dead_code))]
+enum ShuffleKind {
+    No,
+    Byte,
+    Bit,
+    Auto,
+}
 
 named! {
     /// `cname`: the compressor inside the Blosc chunks.
@@ -160,7 +207,7 @@ named! {
 /// given (`"BIT"`, `"NONE"`, `"2"`; `BYTE`, its default, as 1). So the names of numcodecs'
 /// constants, GDAL's names and the numbers as strings are read too, in any case. Only checked:
 /// every chunk's header says how it was shuffled.
-struct Shuffle;
+struct Shuffle(ShuffleKind);
 
 /// The spellings of a shuffle besides v3's names and numcodecs' numbers (compared ignoring case).
 const SHUFFLE_SPELLINGS: &[&str] = &[
@@ -191,30 +238,79 @@ impl Field<'_> for Shuffle {
         )
     }
     fn read(value: &Value) -> Option<Shuffle> {
-        let named = ShuffleName::read(value).is_some()
-            || value
-                .as_str()
-                .is_some_and(|s| SHUFFLE_SPELLINGS.iter().any(|n| n.eq_ignore_ascii_case(s)));
-        (named || Bounded::<-1, 2>::read(value).is_some()).then_some(Shuffle)
+        if let Some(name) = ShuffleName::read(value) {
+            return Some(Shuffle(match name {
+                ShuffleName::NoShuffle => ShuffleKind::No,
+                ShuffleName::Shuffle => ShuffleKind::Byte,
+                ShuffleName::BitShuffle => ShuffleKind::Bit,
+            }));
+        }
+        let number = match value.as_str() {
+            Some(s) => {
+                let i = SHUFFLE_SPELLINGS
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(s))?;
+                // Each name's number: numcodecs' constants, GDAL's names, the numbers as text.
+                [-1, 0, 1, 2, 0, 1, 2, -1, 0, 1, 2][i]
+            }
+            None => Bounded::<-1, 2>::read(value)?.0,
+        };
+        Some(Shuffle(match number {
+            -1 => ShuffleKind::Auto,
+            0 => ShuffleKind::No,
+            1 => ShuffleKind::Byte,
+            _ => ShuffleKind::Bit,
+        }))
     }
 }
 
 impl BloscCodec {
     /// The v3 `blosc` configuration. Decoding needs none of it (the chunk header says everything),
     /// but a configuration that is not what the spec allows is reported.
-    pub fn from_configuration(config: Configuration) -> Result<BloscCodec, String> {
-        config.optional::<CompressorName>("cname")?;
-        config.optional::<Shuffle>("shuffle")?;
-        for key in ["clevel", "typesize", "blocksize"] {
-            config.optional::<u64>(key)?;
-        }
-        Ok(BloscCodec)
+    /// Left out, the settings are numcodecs' defaults (lz4, level 5, byte shuffle), the type's
+    /// size `typesize` and a block size chosen as c-blosc chooses it.
+    pub fn from_configuration(
+        config: Configuration,
+        typesize: usize,
+    ) -> Result<BloscCodec, String> {
+        let cname = config
+            .optional::<CompressorName>("cname")?
+            .unwrap_or(CompressorName::Lz4);
+        let shuffle = config
+            .optional::<Shuffle>("shuffle")?
+            .map_or(ShuffleKind::Byte, |Shuffle(kind)| kind);
+        let clevel = config.optional::<Bounded<0, 9>>("clevel")?.map_or(5, |Bounded(l)| l as u8);
+        let typesize = config
+            .optional::<Bounded<1, 255>>("typesize")?
+            .map_or(typesize.clamp(1, 255), |Bounded(t)| t as usize);
+        let blocksize = config
+            .optional::<Bounded<0, { i32::MAX as i64 }>>("blocksize")?
+            .map_or(0, |Bounded(b)| b as usize);
+        Ok(BloscCodec {
+            settings: Settings {
+                cname,
+                clevel,
+                shuffle,
+                typesize,
+                blocksize,
+            },
+        })
     }
 }
 
 impl BytesToBytesCodec for BloscCodec {
     fn name(&self) -> &'static str {
         "blosc"
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        encode::encodes(&self.settings)
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        encode::encode(&self.settings, &decoded).map_err(|e| CodecError::new("blosc", e))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
@@ -577,7 +673,7 @@ mod tests {
     fn shuffle_is_read_in_every_spelling_numcodecs_and_gdal_write() {
         let build = |shuffle: Value| {
             let config = serde_json::json!({"id": "blosc", "cname": "lz4", "shuffle": shuffle});
-            BloscCodec::from_configuration(Configuration::new(config.as_object().unwrap()))
+            BloscCodec::from_configuration(Configuration::new(config.as_object().unwrap()), 2)
         };
         for shuffle in [
             // v3's names, numcodecs' numbers (its constants)

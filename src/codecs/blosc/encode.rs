@@ -1,0 +1,247 @@
+//! Blosc chunks written as c-blosc 1.x writes them (format version 2), so that numcodecs' C
+//! library and our decoder read them: the header, the table of block offsets, then each block
+//! shuffled (bytes or bits) and compressed, in one stream or in one per byte of the type. A
+//! stream that does not get smaller is stored as it is; a chunk that does not is stored whole
+//! (the "memcpyed" flag). Block sizes are chosen by the rules c-blosc 1.x chooses them by.
+
+use super::{
+    CompressorName, Settings, ShuffleKind, FLAG_BITSHUFFLE, FLAG_DONT_SPLIT, FLAG_MEMCPYED,
+    FLAG_SHUFFLE, HEADER_LEN, MAX_SPLITS, MIN_SPLIT_ELEMENTS,
+};
+use zarr_wasm_kernels::{blosclz, shuffle};
+
+/// The L1 cache size c-blosc sizes its blocks from.
+const L1: usize = 32 * 1024;
+
+/// Chunks smaller than this are stored whole (c-blosc's `MIN_BUFFERSIZE`).
+const MIN_BUFFER: usize = 128;
+
+/// Whether chunks can be written with these settings (snappy has no encoder here).
+pub fn encodes(settings: &Settings) -> bool {
+    settings.cname != CompressorName::Snappy
+}
+
+/// The compressor's code in the header (lz4hc writes LZ4 blocks, code 1).
+fn code(cname: CompressorName) -> u8 {
+    match cname {
+        CompressorName::BloscLz => 0,
+        CompressorName::Lz4 | CompressorName::Lz4hc => 1,
+        CompressorName::Snappy => 2,
+        CompressorName::Zlib => 3,
+        CompressorName::Zstd => 4,
+    }
+}
+
+/// Compressors c-blosc gives larger blocks, for their higher ratios.
+fn high_ratio(cname: CompressorName) -> bool {
+    matches!(
+        cname,
+        CompressorName::Lz4hc | CompressorName::Zlib | CompressorName::Zstd
+    )
+}
+
+/// Whether blocks of `blocksize` are split into one stream per byte of the type: for every
+/// compressor but zstd (c-blosc 1.x's default), where the type has at most 16 bytes and a block at
+/// least 128 elements.
+fn splits(cname: CompressorName, typesize: usize, blocksize: usize) -> bool {
+    cname != CompressorName::Zstd
+        && typesize <= MAX_SPLITS
+        && blocksize / typesize >= MIN_SPLIT_ELEMENTS
+}
+
+/// The block size for `nbytes` of data: the L1 size scaled by the level (and doubled for the
+/// high-ratio compressors), grown for split blocks, at most the data, a multiple of the type.
+fn block_size(settings: &Settings, nbytes: usize) -> usize {
+    let Settings {
+        cname,
+        clevel,
+        typesize,
+        blocksize,
+        ..
+    } = *settings;
+    if nbytes < typesize {
+        return 1;
+    }
+    let mut size = if blocksize > 0 {
+        blocksize.max(MIN_BUFFER)
+    } else if nbytes >= L1 {
+        let base = if high_ratio(cname) { 2 * L1 } else { L1 };
+        match clevel {
+            0 => base / 4,
+            1 => base / 2,
+            2 => base,
+            3 => base * 2,
+            4 | 5 => base * 4,
+            6..=8 => base * 8,
+            _ => base * if high_ratio(cname) { 16 } else { 8 },
+        }
+    } else {
+        nbytes
+    };
+    if blocksize == 0 && clevel > 0 && splits(cname, typesize, size) {
+        size = (size.min(1 << 18) * typesize).clamp(1 << 16, 1 << 20);
+    }
+    size = size.min(nbytes);
+    if size > typesize {
+        size = size / typesize * typesize;
+    }
+    size
+}
+
+/// `stream` compressed with `cname` at `clevel`; None where it does not get smaller.
+fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let out = match cname {
+        CompressorName::BloscLz => blosclz::compress(stream),
+        CompressorName::Lz4 | CompressorName::Lz4hc => {
+            let mut out = vec![0; lz4_flex::block::get_maximum_output_size(stream.len())];
+            let len = lz4_flex::block::compress_into(stream, &mut out).map_err(|e| e.to_string())?;
+            out.truncate(len);
+            out
+        }
+        CompressorName::Zlib => miniz_oxide::deflate::compress_to_vec_zlib(stream, clevel),
+        CompressorName::Zstd => {
+            use structured_zstd::encoding::{CompressionLevel, FrameCompressor};
+            // c-blosc's mapping of its levels to zstd's: twice less one, the most at 9.
+            let level = match clevel {
+                9 => 22,
+                l => (2 * l as i32 - 1).max(1),
+            };
+            let mut compressor: FrameCompressor = FrameCompressor::new(CompressionLevel::Level(level));
+            compressor.compress_independent_frame(stream)
+        }
+        CompressorName::Snappy => return Err("snappy cannot be encoded by zarr-wasm".into()),
+    };
+    Ok((!out.is_empty() && out.len() < stream.len()).then_some(out))
+}
+
+/// The 16-byte header.
+fn header(flags: u8, typesize: usize, nbytes: usize, blocksize: usize, cbytes: usize) -> Vec<u8> {
+    let mut h = vec![2, 1, flags, typesize as u8];
+    h.extend((nbytes as u32).to_le_bytes());
+    h.extend((blocksize as u32).to_le_bytes());
+    h.extend((cbytes as u32).to_le_bytes());
+    h
+}
+
+/// `data` stored whole behind a header that says so.
+fn stored(settings: &Settings, data: &[u8], flags: u8) -> Vec<u8> {
+    let nbytes = data.len();
+    let mut out = header(
+        flags | FLAG_MEMCPYED,
+        settings.typesize,
+        nbytes,
+        nbytes.max(1),
+        nbytes + HEADER_LEN,
+    );
+    out.extend_from_slice(data);
+    out
+}
+
+/// `data` as one Blosc chunk.
+pub fn encode(settings: &Settings, data: &[u8]) -> Result<Vec<u8>, String> {
+    let nbytes = data.len();
+    if nbytes > i32::MAX as usize - HEADER_LEN {
+        return Err(format!("{nbytes} bytes are more than a Blosc chunk holds"));
+    }
+    let typesize = settings.typesize;
+    let shuffle = match settings.shuffle {
+        ShuffleKind::Auto if typesize == 1 => ShuffleKind::Bit,
+        ShuffleKind::Auto => ShuffleKind::Byte,
+        kind => kind,
+    };
+    let mut flags = code(settings.cname) << 5;
+    match shuffle {
+        ShuffleKind::Byte if typesize > 1 => flags |= FLAG_SHUFFLE,
+        ShuffleKind::Bit => flags |= FLAG_BITSHUFFLE,
+        _ => {}
+    }
+    if settings.clevel == 0 || nbytes < MIN_BUFFER {
+        return Ok(stored(settings, data, flags));
+    }
+    let blocksize = block_size(settings, nbytes);
+    let split = splits(settings.cname, typesize, blocksize);
+    if !split {
+        flags |= FLAG_DONT_SPLIT;
+    }
+    let nblocks = nbytes.div_ceil(blocksize);
+    let table = HEADER_LEN + 4 * nblocks;
+    let mut out = vec![0; table];
+    let mut shuffled = vec![0; blocksize];
+    for b in 0..nblocks {
+        let block = &data[b * blocksize..((b + 1) * blocksize).min(nbytes)];
+        let shuffled = &mut shuffled[..block.len()];
+        match shuffle {
+            ShuffleKind::Byte if typesize > 1 => shuffle::shuffle(typesize, block, shuffled),
+            ShuffleKind::Bit if block.len() >= typesize => {
+                shuffle::bitshuffle(typesize, block, shuffled)
+            }
+            _ => shuffled.copy_from_slice(block),
+        }
+        let start = out.len() as u32;
+        out[HEADER_LEN + 4 * b..HEADER_LEN + 4 * b + 4].copy_from_slice(&start.to_le_bytes());
+        // The short last block is one stream, whatever the others are.
+        let streams = if split && block.len() == blocksize { typesize } else { 1 };
+        for stream in shuffled.chunks(block.len() / streams) {
+            match compress(settings.cname, settings.clevel, stream)? {
+                Some(c) => {
+                    out.extend((c.len() as u32).to_le_bytes());
+                    out.extend(c);
+                }
+                None => {
+                    out.extend((stream.len() as u32).to_le_bytes());
+                    out.extend_from_slice(stream);
+                }
+            }
+        }
+        // Larger than the data: stored whole.
+        if out.len() > nbytes + HEADER_LEN {
+            return Ok(stored(settings, data, flags));
+        }
+    }
+    let cbytes = out.len();
+    out[..HEADER_LEN].copy_from_slice(&header(flags, typesize, nbytes, blocksize, cbytes));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(cname: CompressorName, shuffle: ShuffleKind, typesize: usize) -> Settings {
+        Settings {
+            cname,
+            clevel: 5,
+            shuffle,
+            typesize,
+            blocksize: 0,
+        }
+    }
+
+    #[test]
+    fn chunks_decode_back_for_every_compressor_shuffle_and_size() {
+        let smooth: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| ((i / 7) as u16).to_le_bytes())
+            .collect();
+        let noise: Vec<u8> = (0..70_001u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+            .collect();
+        for cname in [
+            CompressorName::BloscLz,
+            CompressorName::Lz4,
+            CompressorName::Lz4hc,
+            CompressorName::Zlib,
+            CompressorName::Zstd,
+        ] {
+            for shuffle in [ShuffleKind::No, ShuffleKind::Byte, ShuffleKind::Bit, ShuffleKind::Auto] {
+                for (data, typesize) in [(&smooth, 2), (&noise, 1), (&smooth[..100].to_vec(), 4), (&smooth[..1003].to_vec(), 8)] {
+                    let s = settings(cname, shuffle, typesize);
+                    let chunk = encode(&s, data).unwrap();
+                    let back = super::super::decompress(&chunk, Some(data.len()));
+                    assert_eq!(back.as_ref(), Ok(data), "{cname:?} {shuffle:?} {typesize} {}", data.len());
+                }
+            }
+        }
+        let chunk = encode(&settings(CompressorName::Zstd, ShuffleKind::Byte, 2), &smooth).unwrap();
+        assert!(chunk.len() < smooth.len() / 20, "{}", chunk.len());
+    }
+}
