@@ -132,14 +132,7 @@ impl FetchClient {
         believed: u64,
         timeout_ms: u32,
     ) -> Result<Vec<u8>, HttpFailure> {
-        let status = response.status();
-        if let Some(n) = content_length.filter(|&n| n > limit) {
-            return Err(too_large(
-                status,
-                limit,
-                format!("{n} bytes by its Content-Length"),
-            ));
-        }
+        longer_than(response, content_length, limit)?;
         let mut body: Vec<u8> = Vec::new();
         if let Some(n) = content_length {
             // Bounded by `limit` above, and by what a first reservation may take on a server's
@@ -187,14 +180,7 @@ impl FetchClient {
         keep: ByteRange,
         timeout_ms: u32,
     ) -> Result<(Vec<u8>, bool), HttpFailure> {
-        let status = response.status();
-        if let Some(n) = content_length.filter(|&n| n > limit) {
-            return Err(too_large(
-                status,
-                limit,
-                format!("{n} bytes by its Content-Length"),
-            ));
-        }
+        longer_than(response, content_length, limit)?;
         let mut window = BodyWindow::new(keep);
         let ended = self
             .read_parts(response, limit, timeout_ms, &mut |chunk| {
@@ -267,6 +253,22 @@ impl FetchClient {
                 return Ok(false);
             }
         }
+    }
+}
+
+/// A body refused by its Content-Length, where that says more than `limit` bytes.
+fn longer_than(
+    response: &Response,
+    content_length: Option<u64>,
+    limit: u64,
+) -> Result<(), HttpFailure> {
+    match content_length.filter(|&n| n > limit) {
+        Some(n) => Err(too_large(
+            response.status(),
+            limit,
+            format!("{n} bytes by its Content-Length"),
+        )),
+        None => Ok(()),
     }
 }
 

@@ -262,15 +262,24 @@ impl WasmArray {
     /// Replaces the array's attributes.
     #[wasm_bindgen(js_name = setAttributes)]
     pub fn set_attributes(&self, attributes: JsValue) -> js_sys::Promise {
-        let (store, path) = (self.source.store(), self.inner.path().as_str().to_string());
-        wasm_bindgen_futures::future_to_promise(async move {
-            let attributes = object_of(&attributes, "attributes").map_err(js_error)?;
-            writing::set_attributes(&*store, &path, &attributes)
-                .await
-                .map_err(js_error)?;
-            Ok(JsValue::UNDEFINED)
-        })
+        attributes_set(self.source.store(), self.inner.path(), attributes)
     }
+}
+
+/// Replaces the attributes of the node at `path` of `store` (resolves to undefined).
+fn attributes_set(
+    store: Rc<dyn crate::store::ReadableStore>,
+    path: &crate::metadata::node_path::NodePath,
+    attributes: JsValue,
+) -> js_sys::Promise {
+    let path = path.as_str().to_string();
+    wasm_bindgen_futures::future_to_promise(async move {
+        let attributes = object_of(&attributes, "attributes").map_err(js_error)?;
+        writing::set_attributes(&*store, &path, &attributes)
+            .await
+            .map_err(js_error)?;
+        Ok(JsValue::UNDEFINED)
+    })
 }
 
 #[wasm_bindgen]
@@ -278,14 +287,7 @@ impl WasmGroup {
     /// Replaces the group's attributes.
     #[wasm_bindgen(js_name = setAttributes)]
     pub fn set_attributes(&self, attributes: JsValue) -> js_sys::Promise {
-        let (store, path) = (self.source.store(), self.inner.path().as_str().to_string());
-        wasm_bindgen_futures::future_to_promise(async move {
-            let attributes = object_of(&attributes, "attributes").map_err(js_error)?;
-            writing::set_attributes(&*store, &path, &attributes)
-                .await
-                .map_err(js_error)?;
-            Ok(JsValue::UNDEFINED)
-        })
+        attributes_set(self.source.store(), self.inner.path(), attributes)
     }
 }
 
