@@ -183,6 +183,43 @@ export const writeCases = [
     },
   },
   {
+    name: "write: an aborted set() stops between chunks with an AbortError; what it wrote before stays whole",
+    async run(ctx) {
+      const { create, MemoryStore } = ctx.zarr;
+      const store = new MemoryStore();
+      const set = store.set.bind(store);
+      // Each write takes 5 ms, as a real store's would.
+      store.set = async (key, value) => {
+        await new Promise((r) => setTimeout(r, 5));
+        set(key, value);
+      };
+      const arr = await create(store, { shape: [100, 100], dtype: "uint8", chunks: [10, 10] });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 60);
+      const t0 = performance.now();
+      await rejects(
+        arr.set(null, 1, { signal: controller.signal, concurrency: 2 }),
+        "AbortError",
+        [/abort/],
+        "a set aborted part way",
+      );
+      const took = performance.now() - t0;
+      const chunks = [...store.keys()].filter((k) => k.startsWith("c/"));
+      ok(
+        chunks.length > 0 && chunks.length < 100,
+        `${chunks.length} of 100 chunks written before the abort`,
+      );
+      ok(took < 1000, `settled ${took.toFixed(0)} ms after it started (aborted at 60)`);
+      for (const key of chunks) ok(store.get(key).length > 0, `${key} whole`);
+      await rejects(
+        arr.set(null, 2, { signal: AbortSignal.abort() }),
+        "AbortError",
+        [/aborted before it started/],
+        "a signal aborted already",
+      );
+    },
+  },
+  {
     name: "write: a value of the wrong type or length, a store that cannot write, and one whose set fails: errors naming what, and nothing written",
     async run(ctx) {
       const { create, open, MemoryStore } = ctx.zarr;
