@@ -7,6 +7,7 @@
 // stdout and to bench/RESULTS.md.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { writeBench, writeTable } from "./write.mjs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
@@ -497,6 +498,9 @@ function offThreadTable(rows) {
   ];
 }
 
+// Writes of the same image from memory (bench/write.mjs), in Node.
+const writes = await writeBench(RUNS);
+
 const report = [
   "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js + numcodecs.js",
   "",
@@ -678,6 +682,14 @@ const report = [
   "| zarr-wasm module | gzip -9 | budget | |",
   "|---|---|---|---|",
   ...budgetLines,
+  "",
+  "## Writes",
+  "",
+  "The same image written from memory into an in-memory store (bench/write.mjs), zarr-wasm against zarrita.js 0.7.5",
+  "(numcodecs.js: C compiled by emscripten), warm, alternating, medians; sizes are the chunks' bytes. Each zarr-wasm",
+  "write is read back and checked.",
+  "",
+  writeTable(writes),
   "",
 ].join("\n");
 console.log(report);

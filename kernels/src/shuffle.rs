@@ -67,7 +67,8 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// Bit shuffle of one Blosc block, the inverse of `bitunshuffle`: with `n = len / ts` a multiple
 /// of 8, bit `k` of byte `j` of element `i` goes to bit position `(j * 8 + k) * n + i` of the first
 /// `n * ts` bytes, and the trailing bytes are copied; otherwise the block is copied as it is (as
-/// c-blosc 1.x leaves it).
+/// c-blosc 1.x leaves it). Done as `bitunshuffle` undoes it, in reverse: bytes shuffled, then each
+/// byte plane spread into its 8 bit planes, eight elements at a time.
 pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let ts = typesize.max(1);
     let n = src.len() / ts;
@@ -76,17 +77,24 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let body = n * ts;
-    dst[..body].fill(0);
-    for i in 0..n {
-        for j in 0..ts {
-            let byte = src[i * ts + j];
-            for k in 0..8 {
-                let p = (j * 8 + k) * n + i;
-                dst[p >> 3] |= ((byte >> k) & 1) << (p & 7);
+    let mut planes = vec![0u8; body];
+    shuffle(ts, &src[..body], &mut planes);
+    scatter_bit_planes(n / 8, &planes, &mut dst[..body]);
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// The inverse of `gather_bit_planes`: each byte plane of `8 * row` bytes becomes 8 bit planes of
+/// `row` bytes, bit plane `k`'s byte `g` holding bit `k` of elements `8g..8g + 8`.
+fn scatter_bit_planes(row: usize, src: &[u8], dst: &mut [u8]) {
+    for (bytes, out) in src.chunks_exact(8 * row).zip(dst.chunks_exact_mut(8 * row)) {
+        for (g, eight) in bytes.chunks_exact(8).enumerate() {
+            let x = u64::from_le_bytes(std::array::from_fn(|m| eight[m]));
+            let y = transpose_bits_8x8(x).to_le_bytes();
+            for (k, &b) in y.iter().enumerate() {
+                out[k * row + g] = b;
             }
         }
     }
-    dst[body..].copy_from_slice(&src[body..]);
 }
 
 /// Bit unshuffle of one Blosc block. `n = len / ts` elements: when `n` is a multiple of 8 the

@@ -289,7 +289,15 @@ impl Array {
         let (shape, origin) = (grid.chunk_shape(&p.coords), grid.chunk_origin(&p.coords));
         let key = self.chunk_key(&p.coords);
         let _lock = self.write_locks.lock(&key).await;
+        // A chunk the value covers whole and that lies wholly inside the array needs no fill
+        // value under it: every element is written.
+        let inside = origin
+            .iter()
+            .zip(&shape)
+            .zip(self.shape())
+            .all(|((&o, &n), &len)| o.saturating_add(n) <= len);
         let mut chunk = match covers_whole(&p.parts, &shape, &origin, self.shape()) {
+            true if inside => Some(alloc_elements(&shape, self.data_type().size())?),
             true => None,
             false => self.read_chunk(&p.coords).await?,
         }
@@ -304,11 +312,18 @@ impl Array {
                 shape,
                 data_type: self.data_type(),
             };
+            // Kept for later reads where the array keeps decoded chunks (once written); else
+            // not copied.
+            let kept = self.chunk_cache.is_on().then(|| chunk.clone());
             let encoded = self
                 .pipeline
-                .encode(chunk.clone(), &repr)
+                .encode(chunk, &repr)
                 .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
             store.set(&key, encoded).await?;
+            if let Some(kept) = kept {
+                self.chunk_cache.keep(p.coords, &kept);
+            }
+            return Ok(());
         }
         self.chunk_cache.keep(p.coords, &chunk);
         Ok(())
