@@ -1,6 +1,8 @@
 //! A Zarr array opened from a store: reads selections and single chunks.
 
 pub mod chunk_cache;
+#[cfg(feature = "write")]
+pub mod key_locks;
 pub mod piece;
 pub mod sharded;
 #[cfg(feature = "write")]
@@ -67,7 +69,7 @@ pub struct Array {
     limits: Limits,
     /// Writes of one chunk or shard go one at a time (see `write`).
     #[cfg(feature = "write")]
-    write_locks: Rc<write::KeyLocks>,
+    write_locks: Rc<key_locks::KeyLocks>,
 }
 
 impl Array {

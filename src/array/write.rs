@@ -15,11 +15,8 @@ use crate::codecs::ChunkRepr;
 use crate::error::{Result, ZarrError};
 use crate::indexing::region::{copy_box, fill_box, Placement};
 use crate::indexing::selection::{chunk_projections, resolve, ChunkProjection, DimSelection};
-use crate::store::limit::{Limiter, Permit};
 use crate::store::WritableStore;
 use futures_util::stream::{self, StreamExt};
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// What a selection is set to.
@@ -48,50 +45,6 @@ impl Default for WriteOptions<'_> {
             concurrency: 16,
             write_empty_chunks: false,
             progress: None,
-        }
-    }
-}
-
-/// One lock per key: a read-modify-write of a chunk or a shard holds its key's lock throughout.
-#[derive(Default)]
-pub struct KeyLocks {
-    held: RefCell<HashMap<String, Limiter>>,
-}
-
-/// A key's lock, held; the key's entry goes once nobody holds or waits for it.
-pub struct KeyLock<'a> {
-    locks: &'a KeyLocks,
-    key: String,
-    permit: Option<Permit>,
-}
-
-impl KeyLocks {
-    pub async fn lock(&self, key: &str) -> KeyLock<'_> {
-        let limiter = self
-            .held
-            .borrow_mut()
-            .entry(key.to_string())
-            .or_insert_with(|| Limiter::new(1))
-            .clone();
-        let permit = limiter.acquire().await;
-        KeyLock {
-            locks: self,
-            key: key.to_string(),
-            permit: Some(permit),
-        }
-    }
-}
-
-impl Drop for KeyLock<'_> {
-    fn drop(&mut self) {
-        drop(self.permit.take());
-        let mut held = self.locks.held.borrow_mut();
-        // Nobody else holds it (in use) or waits for it (a clone of the limiter besides the map's).
-        if held
-            .get(&self.key)
-            .is_some_and(|l| l.in_use() == 0 && l.is_alone())
-        {
-            held.remove(&self.key);
         }
     }
 }

@@ -4,7 +4,7 @@
 //! stream that does not get smaller is stored as it is; a chunk that does not is stored whole
 //! (the "memcpyed" flag). Block sizes are chosen by the rules c-blosc 1.x chooses them by.
 
-use super::{
+use super::format::{
     CompressorName, Settings, ShuffleKind, FLAG_BITSHUFFLE, FLAG_DONT_SPLIT, FLAG_MEMCPYED,
     FLAG_SHUFFLE, HEADER_LEN, MAX_SPLITS, MIN_SPLIT_ELEMENTS,
 };
@@ -94,7 +94,8 @@ fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<V
         CompressorName::BloscLz => blosclz::compress(stream),
         CompressorName::Lz4 | CompressorName::Lz4hc => {
             let mut out = vec![0; lz4_flex::block::get_maximum_output_size(stream.len())];
-            let len = lz4_flex::block::compress_into(stream, &mut out).map_err(|e| e.to_string())?;
+            let len =
+                lz4_flex::block::compress_into(stream, &mut out).map_err(|e| e.to_string())?;
             out.truncate(len);
             out
         }
@@ -106,7 +107,8 @@ fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<V
                 9 => 22,
                 l => (2 * l as i32 - 1).max(1),
             };
-            let mut compressor: FrameCompressor = FrameCompressor::new(CompressionLevel::Level(level));
+            let mut compressor: FrameCompressor =
+                FrameCompressor::new(CompressionLevel::Level(level));
             compressor.compress_independent_frame(stream)
         }
         CompressorName::Snappy => return Err("snappy cannot be encoded by zarr-wasm".into()),
@@ -180,7 +182,11 @@ pub fn encode(settings: &Settings, data: &[u8]) -> Result<Vec<u8>, String> {
         let start = out.len() as u32;
         out[HEADER_LEN + 4 * b..HEADER_LEN + 4 * b + 4].copy_from_slice(&start.to_le_bytes());
         // The short last block is one stream, whatever the others are.
-        let streams = if split && block.len() == blocksize { typesize } else { 1 };
+        let streams = if split && block.len() == blocksize {
+            typesize
+        } else {
+            1
+        };
         for stream in shuffled.chunks(block.len() / streams) {
             match compress(settings.cname, settings.clevel, stream)? {
                 Some(c) => {
@@ -232,16 +238,35 @@ mod tests {
             CompressorName::Zlib,
             CompressorName::Zstd,
         ] {
-            for shuffle in [ShuffleKind::No, ShuffleKind::Byte, ShuffleKind::Bit, ShuffleKind::Auto] {
-                for (data, typesize) in [(&smooth, 2), (&noise, 1), (&smooth[..100].to_vec(), 4), (&smooth[..1003].to_vec(), 8)] {
+            for shuffle in [
+                ShuffleKind::No,
+                ShuffleKind::Byte,
+                ShuffleKind::Bit,
+                ShuffleKind::Auto,
+            ] {
+                for (data, typesize) in [
+                    (&smooth, 2),
+                    (&noise, 1),
+                    (&smooth[..100].to_vec(), 4),
+                    (&smooth[..1003].to_vec(), 8),
+                ] {
                     let s = settings(cname, shuffle, typesize);
                     let chunk = encode(&s, data).unwrap();
-                    let back = super::super::decompress(&chunk, Some(data.len()));
-                    assert_eq!(back.as_ref(), Ok(data), "{cname:?} {shuffle:?} {typesize} {}", data.len());
+                    let back = crate::codecs::blosc::decompress(&chunk, Some(data.len()));
+                    assert_eq!(
+                        back.as_ref(),
+                        Ok(data),
+                        "{cname:?} {shuffle:?} {typesize} {}",
+                        data.len()
+                    );
                 }
             }
         }
-        let chunk = encode(&settings(CompressorName::Zstd, ShuffleKind::Byte, 2), &smooth).unwrap();
+        let chunk = encode(
+            &settings(CompressorName::Zstd, ShuffleKind::Byte, 2),
+            &smooth,
+        )
+        .unwrap();
         assert!(chunk.len() < smooth.len() / 20, "{}", chunk.len());
     }
 }

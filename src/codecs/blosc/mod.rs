@@ -8,6 +8,7 @@
 
 #[cfg(feature = "write")]
 mod encode;
+mod format;
 
 pub use zarr_wasm_kernels::blosclz;
 pub use zarr_wasm_kernels::snappy;
@@ -16,11 +17,15 @@ use super::codec::{
     decode_whole, decode_whole_into, BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind,
     StepDecoder,
 };
-use crate::codecs::configuration::{named, Bounded, Configuration, Field};
+use crate::codecs::configuration::{Bounded, Configuration, Field};
 use crate::collections::buffer::{in_one_go, try_grow, Output};
 use crate::compression::inflate::{inflate_into, Wrapper};
 use crate::compression::shuffle;
 use crate::error::CodecError;
+use format::{
+    CompressorName, Settings, ShuffleKind, ShuffleName, FLAG_BITSHUFFLE, FLAG_DONT_SPLIT,
+    FLAG_MEMCPYED, FLAG_RESERVED, FLAG_SHUFFLE, HEADER_LEN, MAX_SPLITS, MIN_SPLIT_ELEMENTS,
+};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::ops::Range;
@@ -36,17 +41,6 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
         )?))
     },
 }];
-
-const HEADER_LEN: usize = 16;
-const FLAG_SHUFFLE: u8 = 0x01;
-const FLAG_MEMCPYED: u8 = 0x02;
-const FLAG_BITSHUFFLE: u8 = 0x04;
-const FLAG_RESERVED: u8 = 0x08;
-const FLAG_DONT_SPLIT: u8 = 0x10;
-/// Encoders split blocks into per-byte streams only for types up to this size...
-const MAX_SPLITS: usize = 16;
-/// ...and only when a block holds at least this many elements.
-const MIN_SPLIT_ELEMENTS: usize = 128;
 
 /// The compressor the header names (bits 5-7 of the flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,39 +160,6 @@ impl Default for BloscCodec {
             },
         }
     }
-}
-
-/// How chunks are written: the configuration, with numcodecs' defaults where it leaves one out.
-#[derive(Debug, Clone, Copy)]
-#[cfg_attr(not(feature = "write"), allow(dead_code))]
-struct Settings {
-    cname: CompressorName,
-    clevel: u8,
-    shuffle: ShuffleKind,
-    typesize: usize,
-    /// 0: chosen as c-blosc chooses it.
-    blocksize: usize,
-}
-
-/// A shuffle as written: numcodecs' `AUTOSHUFFLE` is bit shuffle for one-byte types, byte
-/// shuffle for the others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(feature = "write"), allow(dead_code))]
-enum ShuffleKind {
-    No,
-    Byte,
-    Bit,
-    Auto,
-}
-
-named! {
-    /// `cname`: the compressor inside the Blosc chunks.
-    CompressorName { BloscLz = "blosclz", Lz4 = "lz4", Lz4hc = "lz4hc", Snappy = "snappy", Zlib = "zlib", Zstd = "zstd" }
-}
-
-named! {
-    /// `shuffle` as v3 names it.
-    ShuffleName { NoShuffle = "noshuffle", Shuffle = "shuffle", BitShuffle = "bitshuffle" }
 }
 
 /// `shuffle`: named in v3, numbered in numcodecs' own configuration (its constants: -1
