@@ -77,7 +77,8 @@ impl ArrayToArrayCodec for DeltaCodec {
         if stored == dt {
             return Ok(chunk);
         }
-        let size = numeric::converted_size(chunk.len(), dt, &self.encoded_repr(decoded)).map_err(err)?;
+        let size =
+            numeric::converted_size(chunk.len(), dt, &self.encoded_repr(decoded)).map_err(err)?;
         let mut converted = try_zeroed(size).map_err(err)?;
         numeric::convert(dt, stored, &chunk, &mut converted);
         Ok(converted)

@@ -319,7 +319,9 @@ mod tests {
         assert!(GzipCodec { level: 5 }.decode(vec![], None.into()).is_err());
         let padded = [good.clone(), vec![0; 5]].concat();
         assert_eq!(
-            GzipCodec { level: 5 }.decode(padded, Some(data.len()).into()).unwrap(),
+            GzipCodec { level: 5 }
+                .decode(padded, Some(data.len()).into())
+                .unwrap(),
             data
         );
     }

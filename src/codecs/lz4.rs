@@ -37,7 +37,10 @@ impl BytesToBytesCodec for Lz4Codec {
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
         let size = u32::try_from(decoded.len()).map_err(|_| {
-            CodecError::new("numcodecs.lz4", format!("{} bytes are more than LZ4 takes", decoded.len()))
+            CodecError::new(
+                "numcodecs.lz4",
+                format!("{} bytes are more than LZ4 takes", decoded.len()),
+            )
         })?;
         let bound = lz4_flex::block::get_maximum_output_size(decoded.len());
         let mut out = try_zeroed(4 + bound).map_err(|e| CodecError::new("numcodecs.lz4", e))?;

@@ -50,7 +50,8 @@ impl ArrayToArrayCodec for PackBitsCodec {
     #[cfg(feature = "write")]
     fn encode(&self, chunk: Vec<u8>, _decoded: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let n = chunk.len();
-        let mut out = try_zeroed(1 + n.div_ceil(8)).map_err(|e| CodecError::new("numcodecs.packbits", e))?;
+        let mut out =
+            try_zeroed(1 + n.div_ceil(8)).map_err(|e| CodecError::new("numcodecs.packbits", e))?;
         out[0] = ((8 - n % 8) % 8) as u8;
         for (i, &b) in chunk.iter().enumerate() {
             out[1 + i / 8] |= ((b != 0) as u8) << (7 - i % 8);

@@ -263,11 +263,7 @@ impl ShardingCodec {
 
 #[cfg(feature = "write")]
 impl PartialEncoder for ShardingCodec {
-    fn encode_inner(
-        &self,
-        chunk: Vec<u8>,
-        keep_fill: bool,
-    ) -> Result<Option<Vec<u8>>, CodecError> {
+    fn encode_inner(&self, chunk: Vec<u8>, keep_fill: bool) -> Result<Option<Vec<u8>>, CodecError> {
         let fill = self.fill_value.as_bytes();
         if !keep_fill && !fill.is_empty() && chunk.chunks_exact(fill.len()).all(|e| e == fill) {
             return Ok(None);
@@ -290,11 +286,18 @@ impl PartialEncoder for ShardingCodec {
         let index_len = self.index_size(cps).map_err(fail)?;
         let data_len: usize = inner.iter().flatten().map(Vec::len).sum();
         let mut shard = Vec::new();
-        shard
-            .try_reserve_exact(data_len + index_len)
-            .map_err(|_| fail(format!("cannot allocate a shard of {} bytes", data_len + index_len)))?;
+        shard.try_reserve_exact(data_len + index_len).map_err(|_| {
+            fail(format!(
+                "cannot allocate a shard of {} bytes",
+                data_len + index_len
+            ))
+        })?;
         // Inner chunks in C order of the inner grid, after the index where it comes first.
-        let mut offset = if self.index_at_end { 0 } else { index_len as u64 };
+        let mut offset = if self.index_at_end {
+            0
+        } else {
+            index_len as u64
+        };
         let mut words = Vec::with_capacity(inner.len() * 16);
         for chunk in inner {
             let (at, len) = match chunk {
@@ -507,7 +510,10 @@ impl ArrayToBytesCodec for ShardingCodec {
         }
         let esize = self.data_type.size();
         let inner_size = self.inner_repr().num_bytes().ok_or_else(|| {
-            fail(format!("an inner chunk of shape {:?} is too large", self.inner_shape))
+            fail(format!(
+                "an inner chunk of shape {:?} is too large",
+                self.inner_shape
+            ))
         })?;
         let (ones, zeros) = (vec![1u64; cps.len()], vec![0u64; cps.len()]);
         let cps_strides = c_strides(&cps);

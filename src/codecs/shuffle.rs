@@ -56,7 +56,8 @@ impl BytesToBytesCodec for ShuffleCodec {
 
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
-        let mut out = try_zeroed(decoded.len()).map_err(|e| CodecError::new("numcodecs.shuffle", e))?;
+        let mut out =
+            try_zeroed(decoded.len()).map_err(|e| CodecError::new("numcodecs.shuffle", e))?;
         zarr_wasm_kernels::shuffle::shuffle(self.element_size, &decoded, &mut out);
         Ok(out)
     }

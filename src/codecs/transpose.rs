@@ -194,7 +194,14 @@ mod tests {
             data_type: DataType::UInt16,
         };
         let chunk: Vec<u8> = (0..24u16).flat_map(|v| v.to_ne_bytes()).collect();
-        for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+        for order in [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ] {
             let c = codec(json!(order), 3).unwrap();
             let encoded = c.encode(chunk.clone(), &decoded).unwrap();
             // Element (i, j, k) of the decoded chunk is at its place along the encoded axes.

@@ -38,7 +38,10 @@ pub struct ZstdCodec {
 impl Default for ZstdCodec {
     /// What the codec's configuration gives with nothing in it.
     fn default() -> Self {
-        ZstdCodec { level: 0, checksum: false }
+        ZstdCodec {
+            level: 0,
+            checksum: false,
+        }
     }
 }
 

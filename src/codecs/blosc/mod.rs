@@ -240,7 +240,9 @@ impl BloscCodec {
         let shuffle = config
             .optional::<Shuffle>("shuffle")?
             .map_or(ShuffleKind::Byte, |Shuffle(kind)| kind);
-        let clevel = config.optional::<Bounded<0, 9>>("clevel")?.map_or(5, |Bounded(l)| l as u8);
+        let clevel = config
+            .optional::<Bounded<0, 9>>("clevel")?
+            .map_or(5, |Bounded(l)| l as u8);
         let typesize = config
             .optional::<Bounded<1, 255>>("typesize")?
             .map_or(typesize.clamp(1, 255), |Bounded(t)| t as usize);
