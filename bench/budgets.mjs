@@ -29,7 +29,7 @@
 // for its range as it streams in (store::window), the codecs' levels kept for the writer; in the
 // full build, reference files and Icechunk's files read in turns of the event loop. The write
 // build (issue 47: the full build, the encoders and the writer, loaded at the first write only)
-// gets a budget of its own: 636 KiB (measured 633.1, with lz4, delta, shuffle and packbits; structured-zstd's encoder is most of it).
+// gets a budget of its own: 640 KiB (measured 636.1, with lz4, delta, shuffle, packbits and the Blosc encoder; structured-zstd's encoder is most of it).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -43,7 +43,7 @@ const BUDGETS = [
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 636 * 1024,
+    budget: 640 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

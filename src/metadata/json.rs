@@ -202,7 +202,13 @@ pub struct Parse<'a> {
     /// Lists and objects opened so far, and the most the text may open (`None`: no bound).
     containers: usize,
     max_containers: Option<usize>,
+    /// Entries an object that grows past `ROOM_AT` entries is given room for at once.
+    object_room: Option<usize>,
 }
+
+/// Where a large object gets its room (`Parse::object_room`): growing a map of this many entries
+/// is cheap; growing one of a million by doubling rehashed it in one piece (78 ms in Chromium).
+const ROOM_AT: usize = 4096;
 
 /// A list or object whose items are being read.
 enum Open {
@@ -224,7 +230,16 @@ impl<'a> Parse<'a> {
             done: None,
             containers: 0,
             max_containers: None,
+            object_room: None,
         }
+    }
+
+    /// Gives an object that reaches `ROOM_AT` entries room for `entries` at once, so that it never
+    /// grows again by rehashing all it holds in one piece: for texts whose largest object is
+    /// known to be large (a reference file's `refs`), `entries` an upper bound of its size.
+    pub fn object_room(mut self, entries: usize) -> Parse<'a> {
+        self.object_room = Some(entries);
+        self
     }
 
     /// Refuses a text that opens more than `max` lists and objects, as soon as it opens one
@@ -271,6 +286,7 @@ impl<'a> Parse<'a> {
                 continue;
             };
             // `value` is whole: it goes into the list or object around it, which may end here.
+            let room = self.object_room;
             let r = &mut self.reader;
             match self.open.last_mut() {
                 None => {
@@ -287,6 +303,12 @@ impl<'a> Parse<'a> {
                     }
                 }
                 Some(Open::Object(entries, key)) => {
+                    if let Some(room) = room.filter(|_| entries.len() == ROOM_AT) {
+                        // serde_json's map has no `reserve`: its entries move into one with room.
+                        let mut roomy = Map::with_capacity(room.max(ROOM_AT + 1));
+                        roomy.extend(std::mem::take(entries));
+                        *entries = roomy;
+                    }
                     entries.insert(std::mem::take(key), value);
                     if r.more(b'}', "expected `,` or `}`", "EOF while parsing an object")? {
                         self.start_key()?;
@@ -619,6 +641,24 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_object_given_room_reads_as_any_other_in_its_order() {
+        let entries: Vec<String> = (0..10_000)
+            .map(|i| format!("\"k{}\":[{i}]", 9_999 - i))
+            .collect();
+        let text = format!("{{\"a\":{{{}}},\"b\":1}}", entries.join(","));
+        let plain = read(text.as_bytes()).unwrap();
+        let mut parse = Parse::new(text.as_bytes(), true).object_room(20_000);
+        let roomy = loop {
+            if let Some(v) = parse.advance(1000).unwrap() {
+                break v;
+            }
+        };
+        assert_eq!(roomy, plain);
+        let keys: Vec<&String> = roomy["a"].as_object().unwrap().keys().take(2).collect();
+        assert_eq!(keys, ["k9999", "k9998"]);
+    }
 
     #[test]
     fn python_non_finite_tokens_read_as_the_specs_strings() {

@@ -180,7 +180,11 @@ impl References {
                 bytes.len()
             )));
         }
-        let mut parse = crate::metadata::json::Parse::new(bytes, true).max_containers(allowed);
+        // The `refs` object holds a list per reference: it has fewer entries than the text has
+        // lists and objects, and gets room for that many once it is large.
+        let mut parse = crate::metadata::json::Parse::new(bytes, true)
+            .max_containers(allowed)
+            .object_room(containers);
         let json: Json = loop {
             match parse.advance(JSON_PART) {
                 Ok(Some(json)) => break json,

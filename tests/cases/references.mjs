@@ -499,8 +499,8 @@ export const referenceCases = [
           fill_value: 0,
           order: "C",
         });
-      // A quarter of a million references (7 MB): a million (30 MB) still waits up to 150-440 ms in
-      // Chromium (78-155 ms in Node); see the CHANGELOG.
+      // A quarter of a million references (7 MB): a million (30 MB) still wait up to about 180 ms
+      // in Chromium now and then (see the CHANGELOG).
       const N = 250_000;
       // Written straight into one buffer: a million strings kept until a join would leave the
       // garbage collector a long pause to take during the open it measures (177 ms in Chromium).
