@@ -464,7 +464,7 @@ fn fill(projection: ChunkProjection, shard_shape: Vec<u64>) -> Vec<Piece> {
 }
 
 /// The index of a shard read whole, at its end or its start.
-fn index_in_shard(
+pub(crate) fn index_in_shard(
     codec: &dyn PartialDecoder,
     shard: &[u8],
     cps: &[u64],

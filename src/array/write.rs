@@ -8,7 +8,7 @@
 //! Writes of one chunk or shard go one at a time (`KeyLocks`): concurrent `set` calls into one
 //! shard each read what the one before wrote, so none loses another's inner chunks.
 
-use super::sharded::inner_projections;
+use super::sharded::{index_in_shard, inner_projections};
 use super::{alloc_elements, Array};
 use crate::codecs::codec::{PartialDecoder, PartialEncoder, Stopped};
 use crate::codecs::ChunkRepr;
@@ -383,24 +383,7 @@ impl Array {
                 crate::error::CodecError::new("sharding_indexed", e),
             )
         };
-        let index_len = decoder.index_size(cps).map_err(bad)?;
-        if shard.len() < index_len {
-            return Err(bad(format!(
-                "the shard is {} bytes, shorter than its {index_len}-byte index",
-                shard.len()
-            )));
-        }
-        let at = match decoder.index_at_end() {
-            true => shard.len() - index_len,
-            false => 0,
-        };
-        let index = decoder
-            .decode_index(
-                shard[at..at + index_len].to_vec(),
-                cps,
-                Some(shard.len() as u64),
-            )
-            .map_err(bad)?;
+        let index = index_in_shard(decoder, &shard, cps).map_err(bad)?;
         Ok((0..count)
             .map(|i| {
                 index
