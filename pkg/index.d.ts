@@ -588,7 +588,9 @@ export class ZarrArray<D extends DataType = DataType> {
   /**
    * Writes `value` to `selection` (as `get` takes it; `null` is the whole array): a typed array of
    * the kind `get` returns for the data type, of the selection's shape in C order (complex numbers
-   * as interleaved pairs), or one number (bigint, boolean) for every element. Chunks the selection
+   * as interleaved pairs), or one number (bigint, boolean) for every element. String types
+   * (`string`, `S<n>`, `U<n>`, a v2 `|O` of vlen-utf8) take a `string[]` or one string, and
+   * `variable_length_bytes` a `Uint8Array[]` or one `Uint8Array`. Chunks the selection
    * covers in part are read, changed and written back; a chunk left holding only the fill value is
    * not stored (`writeEmptyChunks: true` stores it). The first write loads the write build. The
    * array's store must write (see `WritableStore`): else an UnsupportedError, before anything is
@@ -596,7 +598,7 @@ export class ZarrArray<D extends DataType = DataType> {
    */
   set(
     selection: Selection | null | undefined,
-    value: ValuesOf<D> | number | bigint | boolean,
+    value: ValuesOf<D> | number | bigint | boolean | string | Uint8Array,
     options?: SetOptions,
   ): Promise<void>;
   /** Changes the shape (the same number of dimensions); chunks wholly outside it are erased. */

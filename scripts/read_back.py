@@ -1,14 +1,19 @@
-"""Reads back, with zarr-python and numcodecs' C codecs, the arrays a test wrote.
+"""Reads back, with zarr-python and numcodecs' C codecs, the arrays a test wrote; and with
+tensorstore those a case marks for it.
 
 Usage: read_back.py MANIFEST. The manifest (JSON) lists the cases: each has the store's directory,
 the array's path in it, and a file of the values expected (C order, little endian, dtype as NumPy
-names it) with the shape. Every case is read whole and compared value for value (NaN equals NaN);
-the attributes too where the case gives them. Prints one line per case; exits 1 on any mismatch.
+names it) with the shape; or, for strings, a JSON file of the values (`{"kind": "str" or "bytes",
+"values": [...]}`, bytes in hex). Every case is read whole and compared value for value (NaN
+equals NaN); the attributes too where the case gives them. A case with `"tensorstore": true` is
+read by tensorstore as well (its `zarr3` or `zarr` driver). Prints one line per case; exits 1 on
+any mismatch.
 """
 import json
 import sys
 
 import numpy as np
+import tensorstore as ts
 import zarr
 
 
@@ -31,21 +36,55 @@ def check(case, arr=None):
         return check_consolidated(case)
     if arr is None:
         arr = zarr.open_array(store=case["store"], path=case["path"], mode="r")
-    want = np.fromfile(case["expected"], dtype=np.dtype(case["dtype"]).newbyteorder("<"))
-    want = want.reshape(case["shape"])
-    got = arr[...]
     if tuple(arr.shape) != tuple(case["shape"]):
         return f"shape {arr.shape}, expected {case['shape']}"
-    kind = np.dtype(case["dtype"]).kind
-    same = np.array_equal(got, want, equal_nan=kind in "fc")
-    if not same:
-        diff = np.argwhere(~((got == want) | ((got != got) & (want != want))))
-        at = tuple(int(i) for i in diff[0])
-        return f"first difference at {at}: {got[at]!r}, expected {want[at]!r}"
+    if "strings" in case:
+        problem = compare_strings(case, arr[...], "zarr-python")
+    else:
+        want = np.fromfile(case["expected"], dtype=np.dtype(case["dtype"]).newbyteorder("<"))
+        want = want.reshape(case["shape"])
+        problem = compare(arr[...], want, case["dtype"], "zarr-python")
+        if problem is None and case.get("tensorstore"):
+            problem = compare(read_tensorstore(case), want, case["dtype"], "tensorstore")
+    if problem:
+        return problem
     for key, value in case.get("attributes", {}).items():
         if arr.attrs.get(key) != value:
             return f"attribute {key!r} is {arr.attrs.get(key)!r}, expected {value!r}"
     return None
+
+
+def compare(got, want, dtype, reader):
+    kind = np.dtype(dtype).kind
+    if got.shape != want.shape:
+        return f"{reader}: shape {got.shape}, expected {want.shape}"
+    if not np.array_equal(got, want, equal_nan=kind in "fc"):
+        diff = np.argwhere(~((got == want) | ((got != got) & (want != want))))
+        at = tuple(int(i) for i in diff[0])
+        return f"{reader}: first difference at {at}: {got[at]!r}, expected {want[at]!r}"
+    return None
+
+
+def compare_strings(case, got, reader):
+    expected = json.load(open(case["strings"]))
+    values = expected["values"]
+    if expected["kind"] == "bytes":
+        values = [bytes.fromhex(v) for v in values]
+    flat = [v if isinstance(v, (str, bytes)) else str(v) for v in np.asarray(got).reshape(-1).tolist()]
+    if len(flat) != len(values):
+        return f"{reader}: {len(flat)} values, expected {len(values)}"
+    for i, (g, w) in enumerate(zip(flat, values)):
+        if g != w:
+            return f"{reader}: first difference at flat index {i}: {g!r}, expected {w!r}"
+    return None
+
+
+def read_tensorstore(case):
+    """The whole array as tensorstore reads it from the directory."""
+    path = f"{case['store']}/{case['path']}"
+    driver = "zarr3" if case.get("zarr_format", 3) == 3 else "zarr"
+    store = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": path}}, open=True).result()
+    return store.read().result()
 
 
 def main():

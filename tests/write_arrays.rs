@@ -92,6 +92,8 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
         // 10 x 13 in chunks (or shards) of 8 x 8: edge chunks on both axes.
         let store = store_with(array_json(&[10, 13], &[8, 8], codecs.clone(), json!(7)));
         let arr = open_array(&store);
+        // It keeps decoded chunks (and inner chunks): its reads after a write are of the write.
+        arr.set_chunk_cache(1 << 20);
         let mut want: Vec<u16> = (0..130).map(|i| (i * 37 % 1000) as u16).collect();
         block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&want)))).unwrap();
         assert_eq!(read_all(&arr), want, "{codecs}");

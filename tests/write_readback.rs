@@ -307,9 +307,23 @@ fn zarr_python_reads_back_every_array_written_value_for_value() {
         if let Some(attrs) = &case.spec.attributes {
             entry["attributes"] = Value::Object(attrs.clone());
         }
+        entry["zarr_format"] = json!(case.spec.zarr_format.unwrap_or(3));
+        entry["tensorstore"] = json!(tensorstore_reads(&case.spec));
         manifest.push(entry);
     }
     read_back(&root, manifest, cases().len());
+}
+
+/// Whether tensorstore reads an array of `spec`: its v2 driver takes no filters, no lz4
+/// compressor (numcodecs' own) and no zstd `checksum`; its v3 driver takes every codec these
+/// cases use.
+fn tensorstore_reads(spec: &ArraySpec) -> bool {
+    if spec.zarr_format != Some(2) {
+        return true;
+    }
+    // zarr-python's v2 default, zstd, has a `checksum` member tensorstore refuses.
+    let id = spec.compressor.as_ref().map(|c| c["id"].clone());
+    spec.filters.is_none() && id.is_some_and(|id| id != json!("lz4") && id != json!("zstd"))
 }
 
 /// Runs zarr-python over the cases of `manifest` (scripts/read_back.py), each of which must read
@@ -408,7 +422,7 @@ fn zarr_python_reads_resized_arrays_and_consolidated_hierarchies() {
         dump(&store, &dir);
         let expected = root.join(format!("{name}.expected"));
         std::fs::write(&expected, &want).unwrap();
-        manifest.push(json!({"store": dir, "path": "r", "dtype": "uint16", "shape": to, "expected": expected}));
+        manifest.push(json!({"store": dir, "path": "r", "dtype": "uint16", "shape": to, "expected": expected, "zarr_format": format, "tensorstore": tensorstore_reads(&s)}));
     }
     // Hierarchies with consolidated metadata, opened by zarr.open_consolidated.
     for format in [3u8, 2] {
@@ -450,4 +464,101 @@ fn zarr_python_reads_resized_arrays_and_consolidated_hierarchies() {
         }));
     }
     read_back(&root, manifest, 5);
+}
+
+/// The strings written at (i, j) of an array of `cols` columns by write number `n`: empty, ASCII,
+/// and beyond the BMP, of many lengths.
+fn text(i: u64, j: u64, cols: u64, n: usize) -> String {
+    let k = i * cols + j;
+    match (k + n as u64) % 4 {
+        0 => String::new(),
+        1 => format!("w{n} {k}"),
+        2 => format!("é{k}😀{}", "x".repeat((k % 23) as usize)),
+        _ => format!("{n}:{}", "long ".repeat((k % 9) as usize)),
+    }
+}
+
+#[test]
+fn zarr_python_reads_back_strings_and_byte_strings() {
+    use zarr_wasm::data_type::variable::Items;
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("write-readback-strings");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let mut manifest = Vec::new();
+    let mut v2_object = spec(2, "|O", [23, 17], [8, 8]);
+    v2_object.filters = Some(json!([{"id": "vlen-utf8"}]));
+    v2_object.compressor = Some(json!({"id": "zstd", "level": 3}));
+    v2_object.fill_value = Some(json!(""));
+    let mut v2_order_f = v2_object.clone();
+    v2_order_f.order = Some("F".to_string());
+    v2_order_f.compressor = Some(json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}));
+    let mut v3_plain = spec(3, "string", [23, 17], [8, 8]);
+    v3_plain.fill_value = Some(json!(""));
+    let mut v3_sharded = v3_plain.clone();
+    v3_sharded.shards = Some(vec![16, 16]);
+    let mut v3_sharded_start = v3_sharded.clone();
+    v3_sharded_start.index_location = Some("start".to_string());
+    v3_sharded_start.codecs = Some(vec![
+        json!({"name": "vlen-utf8"}),
+        json!({"name": "gzip", "configuration": {"level": 1}}),
+    ]);
+    let mut v3_bytes = spec(3, "variable_length_bytes", [23, 17], [8, 8]);
+    v3_bytes.fill_value = Some(json!(""));
+    for (name, s) in [
+        ("v2_object_vlen_utf8_zstd", v2_object),
+        ("v2_object_order_f_blosc", v2_order_f),
+        ("v3_string_default_codecs", v3_plain),
+        ("v3_string_sharded_index_end", v3_sharded),
+        ("v3_string_sharded_index_start_gzip", v3_sharded_start),
+        ("v3_bytes_default_codecs", v3_bytes),
+    ] {
+        let bytes = s.data_type == "variable_length_bytes";
+        let store = Rc::new(MemoryStore::new());
+        let arr = block_on(create_array(store.clone(), "s", &s)).unwrap();
+        let [rows, cols] = [23u64, 17];
+        let mut want = vec![String::new(); (rows * cols) as usize];
+        // The whole array, a tile across chunk (and shard) edges, the far corner.
+        for (n, (r, c)) in [([0, 23], [0, 17]), ([5, 19], [3, 16]), ([20, 23], [14, 17])]
+            .into_iter()
+            .enumerate()
+        {
+            let mut items = Items::default();
+            for i in r[0]..r[1] {
+                for j in c[0]..c[1] {
+                    let t = text(i, j, cols, n);
+                    items.push(t.as_bytes());
+                    want[(i * cols + j) as usize] = t;
+                }
+            }
+            block_on(arr.set(&[slice(r), slice(c)], WriteValue::Items(&items)))
+                .unwrap_or_else(|e| panic!("{name}: write {n}: {e}"));
+        }
+        let got = block_on(arr.get(&[])).unwrap();
+        let items = got.items.unwrap();
+        let read: Vec<String> = got
+            .bytes
+            .chunks_exact(8)
+            .map(|h| String::from_utf8(items.resolve(h).unwrap().to_vec()).unwrap())
+            .collect();
+        assert_eq!(read, want, "{name}: zarr-wasm reads back other strings");
+        let dir = root.join(name);
+        dump(&store, &dir);
+        let expected = root.join(format!("{name}.json"));
+        let values: Vec<Value> = want
+            .iter()
+            .map(|t| match bytes {
+                true => json!(t.bytes().map(|b| format!("{b:02x}")).collect::<String>()),
+                false => json!(t),
+            })
+            .collect();
+        let kind = if bytes { "bytes" } else { "str" };
+        std::fs::write(
+            &expected,
+            json!({"kind": kind, "values": values}).to_string(),
+        )
+        .unwrap();
+        manifest
+            .push(json!({"store": dir, "path": "s", "shape": [rows, cols], "strings": expected}));
+    }
+    read_back(&root, manifest, 6);
 }

@@ -38,6 +38,15 @@ impl ChunkCache {
     }
 }
 
+impl ChunkCache {
+    /// Drops what is kept under `key` (a chunk that was written).
+    pub fn forget(&self, key: &[u64]) {
+        if let Some(lru) = self.lru.borrow_mut().as_mut() {
+            lru.remove(&key.to_vec());
+        }
+    }
+}
+
 /// The cache key of an inner chunk: the shard's coordinates, a marker no coordinate can be
 /// (grids are far smaller), then the inner chunk's.
 pub fn inner_key(shard: &[u64], inner: &[u64]) -> Vec<u64> {

@@ -12,7 +12,9 @@ use super::sharded::{index_in_shard, inner_projections};
 use super::{alloc_elements, Array};
 use crate::codecs::codec::{PartialDecoder, PartialEncoder, Stopped};
 use crate::codecs::ChunkRepr;
-use crate::error::{Result, ZarrError};
+use crate::data_type::variable::{element_count, layout, Items};
+use crate::data_type::VARIABLE_HANDLE_SIZE;
+use crate::error::{CodecError, Result, ZarrError};
 use crate::indexing::region::{copy_box, fill_box, Placement};
 use crate::indexing::selection::{chunk_projections, resolve, ChunkProjection, DimSelection};
 use crate::store::WritableStore;
@@ -25,9 +27,16 @@ pub enum WriteValue<'a> {
     /// The selection's elements in C order and native byte order, of its shape with every
     /// dimension (those selected by an index count one).
     Elements(&'a [u8]),
-    /// One element, for every position of the selection.
+    /// One element, for every position of the selection: its bytes, or for a variable-length
+    /// type its item (a string's UTF-8, a byte string's bytes).
     Scalar(&'a [u8]),
+    /// A variable-length type's elements, item `i` the selection's element `i` in C order.
+    Items(&'a Items),
 }
+
+/// The handles of a written value's items (a variable-length type's elements) start here; below
+/// are those of the chunk being written (its fill item, handle 0, and what it held).
+const VALUE_HANDLES: u64 = 1 << 63;
 
 /// How a write goes.
 pub struct WriteOptions<'a> {
@@ -52,13 +61,51 @@ impl Default for WriteOptions<'_> {
 /// The value's elements for one chunk's share: where the share lies in the value, and what it
 /// holds.
 struct Source<'a> {
-    value: WriteValue<'a>,
+    /// The elements, in C order of `shape`, or one for every position; for a variable-length type
+    /// handles (`VALUE_HANDLES` + i) of the items in `items`.
+    elements: std::borrow::Cow<'a, [u8]>,
+    scalar: bool,
+    items: Option<Items>,
     /// The value's shape (the selection's, every dimension).
     shape: &'a [u64],
     esize: usize,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    /// The source of `value` for a selection of shape `shape`.
+    fn new(
+        value: WriteValue<'a>,
+        shape: &'a [u64],
+        esize: usize,
+        variable: bool,
+    ) -> Result<Source<'a>> {
+        let handle = |i: usize| (VALUE_HANDLES + i as u64).to_ne_bytes();
+        let (elements, scalar, items) = match value {
+            WriteValue::Elements(bytes) => (bytes.into(), false, None),
+            WriteValue::Scalar(element) if !variable => (element.into(), true, None),
+            WriteValue::Scalar(item) => {
+                let mut items = Items::default();
+                items.push(item);
+                (handle(0).to_vec().into(), true, Some(items))
+            }
+            WriteValue::Items(items) => {
+                let mut handles = Vec::new();
+                handles
+                    .try_reserve_exact(items.len() * VARIABLE_HANDLE_SIZE)
+                    .map_err(|_| ZarrError::selection("the value has too many items to write"))?;
+                (0..items.len()).for_each(|i| handles.extend(handle(i)));
+                (handles.into(), false, Some(items.clone()))
+            }
+        };
+        Ok(Source {
+            elements,
+            scalar,
+            items,
+            shape,
+            esize,
+        })
+    }
+
     /// Puts the share `parts` describes (positions in a chunk of `chunk_shape`, and where they
     /// come from in the value, shifted by `out_shift`) into `chunk`.
     fn put(
@@ -76,23 +123,69 @@ impl Source<'_> {
             start: &start,
             step: &step,
         };
-        match self.value {
-            WriteValue::Scalar(element) => fill_box(element, chunk, &to, &counts),
-            WriteValue::Elements(bytes) => {
-                let from_start: Vec<u64> = parts
-                    .iter()
-                    .zip(out_shift)
-                    .map(|(p, s)| p.out_start + s)
-                    .collect();
-                let ones = vec![1; parts.len()];
-                let from = Placement {
-                    shape: self.shape,
-                    start: &from_start,
-                    step: &ones,
-                };
-                copy_box(bytes, &from, chunk, &to, &counts, self.esize);
-            }
+        if self.scalar {
+            return fill_box(&self.elements, chunk, &to, &counts);
         }
+        let from_start: Vec<u64> = parts
+            .iter()
+            .zip(out_shift)
+            .map(|(p, s)| p.out_start + s)
+            .collect();
+        let ones = vec![1; parts.len()];
+        let from = Placement {
+            shape: self.shape,
+            start: &from_start,
+            step: &ones,
+        };
+        copy_box(&self.elements, &from, chunk, &to, &counts, self.esize);
+    }
+}
+
+/// A chunk (or inner chunk) being written: its elements, and for a variable-length type the items
+/// its handles below `VALUE_HANDLES` refer to (the fill item, then what the chunk held).
+struct Cells {
+    elements: Vec<u8>,
+    held: Option<Items>,
+}
+
+impl Cells {
+    /// The item of a variable-length chunk's element.
+    fn item<'b>(&'b self, handle: &[u8], source: &'b Source) -> &'b [u8] {
+        let h = u64::from_ne_bytes(handle.try_into().unwrap_or_default());
+        let found = match h.checked_sub(VALUE_HANDLES) {
+            Some(i) => source
+                .items
+                .as_ref()
+                .and_then(|items| items.get(i as usize)),
+            None => self.held.as_ref().and_then(|items| items.get(h as usize)),
+        };
+        // Every handle was made by this module for an item it holds.
+        found.unwrap_or_default()
+    }
+
+    /// Whether every element is the array's fill value (`fill`: an element, or the fill item of
+    /// a variable-length type).
+    fn only_fill(&self, fill: &[u8], source: &Source) -> bool {
+        match &self.held {
+            Some(_) => self
+                .elements
+                .chunks_exact(VARIABLE_HANDLE_SIZE)
+                .all(|h| self.item(h, source) == fill),
+            None => all_fill(&self.elements, fill),
+        }
+    }
+
+    /// What the codecs encode: the elements, or a variable-length chunk's items in vlen layout.
+    fn into_encoded_form(self, source: &Source) -> std::result::Result<Vec<u8>, String> {
+        if self.held.is_none() {
+            return Ok(self.elements);
+        }
+        let items: Vec<&[u8]> = self
+            .elements
+            .chunks_exact(VARIABLE_HANDLE_SIZE)
+            .map(|h| self.item(h, source))
+            .collect();
+        layout(&items)
     }
 }
 
@@ -136,12 +229,6 @@ impl Array {
                 format!("the codec \"{codec}\" cannot be encoded by zarr-wasm, so the array cannot be written"),
             )));
         }
-        if self.data_type().is_variable() {
-            return Err(self.in_this_array(ZarrError::unsupported(
-                &self.store.locate(&self.path.key("")),
-                format!("writing {} data is not supported yet", self.data_type()),
-            )));
-        }
         Ok(store)
     }
 
@@ -161,32 +248,44 @@ impl Array {
         let store = self.writer()?;
         let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
         let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
-        let esize = self.data_type().size();
-        let (given, wanted) = match value {
-            WriteValue::Scalar(e) => (e.len() as u64, esize as u64),
-            WriteValue::Elements(b) => (
-                b.len() as u64,
-                counts
-                    .iter()
-                    .try_fold(esize as u64, |acc, &n| acc.checked_mul(n))
-                    .unwrap_or(u64::MAX),
-            ),
-        };
+        let (esize, variable) = (self.data_type().size(), self.data_type().is_variable());
+        let count = counts
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+            .unwrap_or(u64::MAX);
+        let (given, wanted) =
+            match value {
+                WriteValue::Scalar(e) if !variable => (e.len() as u64, esize as u64),
+                WriteValue::Scalar(_) => (1, 1),
+                WriteValue::Elements(b) if !variable => {
+                    (b.len() as u64, count.saturating_mul(esize as u64))
+                }
+                WriteValue::Items(items) if variable => (items.len() as u64, count),
+                _ => return Err(self.in_this_array(ZarrError::argument(
+                    match variable {
+                        true => format!(
+                            "{} data is written from items (strings or byte strings), not bytes",
+                            self.data_type()
+                        ),
+                        false => {
+                            format!("{} data is written from bytes, not items", self.data_type())
+                        }
+                    },
+                    false,
+                ))),
+            };
         if given != wanted {
             let what = match value {
                 WriteValue::Scalar(_) => "one element".to_string(),
-                WriteValue::Elements(_) => format!("a selection of shape {counts:?}"),
+                _ => format!("a selection of shape {counts:?}"),
             };
+            let unit = if variable { "items" } else { "bytes" };
             return Err(self.in_this_array(ZarrError::selection(format!(
-                "the value has {given} bytes; {what} of {} needs {wanted}",
+                "the value has {given} {unit}; {what} of {} needs {wanted}",
                 self.data_type()
             ))));
         }
-        let source = Source {
-            value,
-            shape: &counts,
-            esize,
-        };
+        let source = Source::new(value, &counts, esize, variable)?;
         let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
             .map_err(|e| self.in_this_array(e))?;
         let total = projections.total();
@@ -221,13 +320,37 @@ impl Array {
     }
 
     /// A chunk of `shape` holding the fill value everywhere.
-    fn filled(&self, shape: &[u64]) -> Result<Vec<u8>> {
+    fn filled(&self, shape: &[u64]) -> Result<Cells> {
         let fill = self.metadata.fill_value.as_bytes();
-        let mut chunk = alloc_elements(shape, fill.len())?;
-        chunk
+        let mut elements = alloc_elements(shape, fill.len())?;
+        elements
             .chunks_exact_mut(fill.len().max(1))
             .for_each(|e| e.copy_from_slice(fill));
-        Ok(chunk)
+        Ok(Cells {
+            elements,
+            held: self.new_items(),
+        })
+    }
+
+    /// A chunk of `shape` whose every element the write sets: its elements not yet given.
+    fn unset(&self, shape: &[u64]) -> Result<Cells> {
+        match self.data_type().is_variable() {
+            true => self.filled(shape),
+            false => Ok(Cells {
+                elements: alloc_elements(shape, self.data_type().size())?,
+                held: None,
+            }),
+        }
+    }
+
+    /// The fill value as `Cells::only_fill` compares it: an element, or a variable-length
+    /// type's fill item.
+    fn fill_to_compare(&self) -> &[u8] {
+        let fill = &self.metadata.fill_value;
+        match self.data_type().is_variable() {
+            true => fill.item().unwrap_or_default(),
+            false => fill.as_bytes(),
+        }
     }
 
     /// Writes one chunk's share of a selection.
@@ -249,36 +372,46 @@ impl Array {
             .zip(&shape)
             .zip(self.shape())
             .all(|((&o, &n), &len)| o.saturating_add(n) <= len);
-        let mut chunk = match covers_whole(&p.parts, &shape, &origin, self.shape()) {
-            true if inside => Some(alloc_elements(&shape, self.data_type().size())?),
-            true => None,
-            false => self.read_chunk(&p.coords).await?,
-        }
-        .map_or_else(|| self.filled(&shape), Ok)?;
+        let mut cells = match covers_whole(&p.parts, &shape, &origin, self.shape()) {
+            true if inside => self.unset(&shape)?,
+            true => self.filled(&shape)?,
+            false => match self.read_chunk(&p.coords).await? {
+                Some(decoded) => {
+                    let mut held = self.new_items();
+                    let elements = self
+                        .as_elements(Some(decoded), &p.coords, held.as_mut())?
+                        .unwrap_or_default();
+                    Cells { elements, held }
+                }
+                None => self.filled(&shape)?,
+            },
+        };
         let zeros = vec![0; shape.len()];
-        source.put(&mut chunk, &shape, &p.parts, &zeros);
-        let fill = self.metadata.fill_value.as_bytes();
-        if !options.write_empty_chunks && all_fill(&chunk, fill) {
+        source.put(&mut cells.elements, &shape, &p.parts, &zeros);
+        if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
             store.erase(&key).await?;
-        } else {
-            let repr = ChunkRepr {
-                shape,
-                data_type: self.data_type(),
-            };
-            // Kept for later reads where the array keeps decoded chunks (once written); else
-            // not copied.
-            let kept = self.chunk_cache.is_on().then(|| chunk.clone());
-            let encoded = self
-                .pipeline
-                .encode(chunk, &repr)
-                .map_err(|e| ZarrError::codec(&self.store.locate(&key), e))?;
-            store.set(&key, encoded).await?;
-            if let Some(kept) = kept {
-                self.chunk_cache.keep(p.coords, &kept);
-            }
+            self.chunk_cache.forget(&p.coords);
             return Ok(());
         }
-        self.chunk_cache.keep(p.coords, &chunk);
+        let located = |e: CodecError| ZarrError::codec(&self.store.locate(&key), e);
+        let repr = ChunkRepr {
+            shape,
+            data_type: self.data_type(),
+        };
+        // Kept for later reads where the array keeps decoded chunks (once written); else not
+        // copied. A variable-length chunk is kept as it decodes (items in stored order), which
+        // is not how it is given here: it is read again.
+        let kept =
+            (self.chunk_cache.is_on() && cells.held.is_none()).then(|| cells.elements.clone());
+        let chunk = cells
+            .into_encoded_form(source)
+            .map_err(|e| located(CodecError::new("pipeline", e)))?;
+        let encoded = self.pipeline.encode(chunk, &repr).map_err(located)?;
+        store.set(&key, encoded).await?;
+        match kept {
+            Some(kept) => self.chunk_cache.keep(p.coords, &kept),
+            None => self.chunk_cache.forget(&p.coords),
+        }
         Ok(())
     }
 
@@ -297,12 +430,7 @@ impl Array {
         let (shard_shape, origin) = (grid.chunk_shape(&p.coords), grid.chunk_origin(&p.coords));
         let key = self.chunk_key(&p.coords);
         let location = self.store.locate(&key);
-        let bad = |e: String| {
-            ZarrError::codec(
-                &location,
-                crate::error::CodecError::new("sharding_indexed", e),
-            )
-        };
+        let bad = |e: String| ZarrError::codec(&location, CodecError::new("sharding_indexed", e));
         let _lock = self.write_locks.lock(&key).await;
         let (cps, inner) = inner_projections(decoder, &p, &shard_shape).map_err(bad)?;
         let count = cps.iter().product::<u64>() as usize;
@@ -324,23 +452,33 @@ impl Array {
                 .map(|(c, s)| c * s)
                 .collect();
             let whole = covers_whole(&ip.parts, &inner_shape, &inner_origin, &shard_shape);
-            let mut chunk = match (whole, stored[i].take()) {
+            let mut cells = match (whole, stored[i].take()) {
                 (false, Some(encoded)) => {
                     let cancelled = || self.store.cancelled();
-                    decoder
+                    let decoded = decoder
                         .decode_inner(encoded, &ip.coords, &cancelled)
                         .await
                         .map_err(|stop| match stop {
                             Stopped::Cancelled => self.aborted(),
                             Stopped::Failed(e) => bad(e),
-                        })?
+                        })?;
+                    self.inner_cells(decoded, &inner_shape).map_err(bad)?
                 }
                 _ => self.filled(&inner_shape)?,
             };
-            source.put(&mut chunk, &inner_shape, &ip.parts, &shift);
-            stored[i] = encoder
-                .encode_inner(chunk, options.write_empty_chunks)
-                .map_err(|e| ZarrError::codec(&location, e))?;
+            source.put(&mut cells.elements, &inner_shape, &ip.parts, &shift);
+            // The inner chunk as a read keeps it is no longer what is stored.
+            self.chunk_cache
+                .forget(&super::chunk_cache::inner_key(&p.coords, &ip.coords));
+            if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
+                continue; // left out of the shard
+            }
+            let chunk = cells.into_encoded_form(source).map_err(bad)?;
+            stored[i] = Some(
+                encoder
+                    .encode_inner(chunk)
+                    .map_err(|e| ZarrError::codec(&location, e))?,
+            );
         }
         match encoder
             .assemble(&stored, &cps)
@@ -365,6 +503,23 @@ impl Array {
         Ok(())
     }
 
+    /// A decoded inner chunk (for a variable-length type, its items in vlen layout, C order) as
+    /// cells to write into.
+    fn inner_cells(&self, decoded: Vec<u8>, shape: &[u64]) -> std::result::Result<Cells, String> {
+        let Some(mut held) = self.new_items() else {
+            return Ok(Cells {
+                elements: decoded,
+                held: None,
+            });
+        };
+        let n = element_count(shape).ok_or("the inner chunk has too many elements")?;
+        let elements = held.push_chunk(&decoded, n, usize::MAX)?;
+        Ok(Cells {
+            elements,
+            held: Some(held),
+        })
+    }
+
     /// The encoded inner chunks of the shard at `key` as stored (all absent where it is not).
     async fn stored_inner_chunks(
         &self,
@@ -377,12 +532,7 @@ impl Array {
         let Some(shard) = self.store.get(key).await? else {
             return Ok(vec![None; count]);
         };
-        let bad = |e: String| {
-            ZarrError::codec(
-                &location,
-                crate::error::CodecError::new("sharding_indexed", e),
-            )
-        };
+        let bad = |e: String| ZarrError::codec(&location, CodecError::new("sharding_indexed", e));
         let index = index_in_shard(decoder, &shard, cps).map_err(bad)?;
         Ok((0..count)
             .map(|i| {

@@ -9,6 +9,8 @@ use super::options::set_options;
 use super::selection::parse_selection;
 use super::{WasmArray, WasmGroup, WasmStore};
 use crate::array::write::{WriteOptions, WriteValue};
+use crate::data_type::fixed_string::{string_to_bytes, string_to_utf32};
+use crate::data_type::variable::Items;
 use crate::data_type::DataType;
 use crate::error::ZarrError;
 use crate::hierarchy::write::{self as writing, ArraySpec};
@@ -22,6 +24,7 @@ use wasm_bindgen::prelude::*;
 enum Written {
     Elements(Vec<u8>),
     Scalar(Vec<u8>),
+    Items(Items),
 }
 
 /// The typed array a numeric type is written from (as reads return it), and the numbers per
@@ -124,9 +127,98 @@ fn scalar(value: &JsValue, data_type: DataType) -> Result<Vec<u8>, ZarrError> {
     })
 }
 
+/// One string or byte string of `data_type` (`string`, `bytes`, `S<n>`, `U<n>`) as the core
+/// takes it: a variable-length type's item, or a fixed one's element. A `string` or a fixed type
+/// takes a JS string, `bytes` a `Uint8Array`.
+fn text_element(value: &JsValue, data_type: DataType) -> Result<Vec<u8>, ZarrError> {
+    let wrong = |wanted: &str| {
+        ZarrError::argument(
+            format!(
+                "the value {} is not {wanted}, as an array of {data_type} is written from",
+                guarded::show(value)
+            ),
+            false,
+        )
+    };
+    let range = |e: String| ZarrError::argument(format!("the value {e}"), true);
+    if data_type == DataType::Bytes {
+        let parts = guarded::typed_array(value)
+            .filter(|p| p.kind == "Uint8Array")
+            .ok_or_else(|| wrong("a Uint8Array"))?;
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            parts.buffer.unchecked_ref(),
+            parts.byte_offset,
+            parts.byte_length,
+        );
+        return Ok(view.to_vec());
+    }
+    let text = value.as_string().ok_or_else(|| wrong("a string"))?;
+    match data_type {
+        DataType::FixedBytes { len } => string_to_bytes(&text, len).map_err(range),
+        DataType::FixedUnicode { chars } => string_to_utf32(&text, chars).map_err(range),
+        _ => Ok(text.into_bytes()),
+    }
+}
+
+/// Whether `data_type` is written from strings (or byte strings): `string[]` as reads return.
+fn textual(data_type: DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::String
+            | DataType::Bytes
+            | DataType::FixedBytes { .. }
+            | DataType::FixedUnicode { .. }
+    )
+}
+
+/// The value of a write to `count` elements of a string type: a JS array of exactly `count`
+/// strings (`Uint8Array`s for `bytes`), or one for them all.
+fn written_text(value: &JsValue, data_type: DataType, count: u64) -> Result<Written, ZarrError> {
+    let length = guarded::array_length(value)
+        .map_err(|e| ZarrError::argument(format!("the value: {e}"), false))?;
+    let Some(length) = length else {
+        return text_element(value, data_type).map(Written::Scalar);
+    };
+    if length != count as f64 {
+        return Err(ZarrError::selection(format!(
+            "the value has {length} elements; the selection holds {count}"
+        )));
+    }
+    let at = |i: u32| {
+        Reflect::get_u32(value, i)
+            .map_err(|e| {
+                ZarrError::argument(
+                    format!("the value's element {i}: {}", guarded::show(&e)),
+                    false,
+                )
+            })
+            .and_then(|v| text_element(&v, data_type))
+            .map_err(|e| ZarrError::new(e.kind, format!("element {i}: {}", e.message)))
+    };
+    if data_type.is_variable() {
+        let mut items = Items::default();
+        for i in 0..count as u32 {
+            items.push(&at(i)?);
+        }
+        return Ok(Written::Items(items));
+    }
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact((count as usize).saturating_mul(data_type.size()))
+        .map_err(|_| ZarrError::selection(format!("cannot allocate {count} elements")))?;
+    for i in 0..count as u32 {
+        bytes.extend(at(i)?);
+    }
+    Ok(Written::Elements(bytes))
+}
+
 /// The value of a write to `count` elements of `data_type`: a typed array of the kind reads
-/// return, exactly `count` elements long, or one number (bigint, boolean) for them all.
+/// return, exactly `count` elements long, or one number (bigint, boolean) for them all; strings
+/// for string types (`written_text`).
 fn written(value: &JsValue, data_type: DataType, count: u64) -> Result<Written, ZarrError> {
+    if textual(data_type) {
+        return written_text(value, data_type, count);
+    }
     let Some(parts) = guarded::typed_array(value) else {
         return scalar(value, data_type).map(Written::Scalar);
     };
@@ -219,6 +311,7 @@ impl WasmArray {
             let value = match &value {
                 Written::Elements(b) => WriteValue::Elements(b),
                 Written::Scalar(e) => WriteValue::Scalar(e),
+                Written::Items(items) => WriteValue::Items(items),
             };
             array
                 .set_with(&selection, value, &write)

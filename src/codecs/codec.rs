@@ -187,9 +187,10 @@ pub trait BytesToBytesCodec {
 /// encoded inner chunks it does not touch as they are.
 #[cfg(feature = "write")]
 pub trait PartialEncoder {
-    /// An inner chunk (elements in native byte order, C order) encoded; None where every element
-    /// is the fill value (unless `keep_fill`): such inner chunks are left out of their shard.
-    fn encode_inner(&self, chunk: Vec<u8>, keep_fill: bool) -> Result<Option<Vec<u8>>, CodecError>;
+    /// An inner chunk encoded: elements in native byte order, C order, or for variable-length
+    /// data its items in vlen layout, C order. (Whether an inner chunk of nothing but the fill
+    /// value is stored at all is the writer's choice: `assemble` leaves out those it is not given.)
+    fn encode_inner(&self, chunk: Vec<u8>) -> Result<Vec<u8>, CodecError>;
     /// The stored shard of `cps` inner chunks per dimension: `inner` holds each inner chunk's
     /// encoded bytes in C order of the inner grid (None: absent), followed or preceded by the
     /// encoded index. None where every inner chunk is absent (the shard is not stored).

@@ -486,10 +486,26 @@ impl CodecPipeline {
     }
 
     /// Encodes a chunk of `repr` (elements in native byte order, C order) to what is stored.
+    /// Variable-length data comes as its items in vlen layout, C order.
     pub fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let mut data = chunk;
         let mut at = repr.clone();
-        for codec in self.element_order.iter().chain(&self.array_to_array) {
+        if !self.element_order.is_empty() {
+            use crate::data_type::variable::{element_count, item_ranges, positions, reorder};
+            // Items are reordered by their positions: the reordering codecs (transpose) run on
+            // each item's index, 8 bytes as a handle is, and the items are laid out in the order
+            // that gives (the inverse of `restore_order`).
+            let bad = |e: String| CodecError::new("pipeline", e);
+            let n = element_count(&repr.shape).ok_or_else(|| bad("too many elements".into()))?;
+            let ranges = item_ranges(&data, n).map_err(bad)?;
+            let mut order = positions(n).map_err(bad)?;
+            for codec in &self.element_order {
+                order = codec.encode(order, &at)?;
+                at = codec.encoded_repr(&at);
+            }
+            data = reorder(&data, &ranges, &order).map_err(bad)?;
+        }
+        for codec in &self.array_to_array {
             data = codec.encode(data, &at)?;
             at = codec.encoded_repr(&at);
         }

@@ -15,7 +15,7 @@ use super::codec::{
 use super::configuration::{Bounded, Configuration, Location};
 use crate::collections::buffer::try_zeroed;
 use crate::data_type::fill_value::FillValue;
-use crate::data_type::variable::{element_count, item_ranges};
+use crate::data_type::variable::{element_count, item_ranges, layout, positions, reorder};
 use crate::data_type::DataType;
 use crate::error::CodecError;
 use crate::indexing::region::{c_strides, copy_box, Placement};
@@ -263,15 +263,9 @@ impl ShardingCodec {
 
 #[cfg(feature = "write")]
 impl PartialEncoder for ShardingCodec {
-    fn encode_inner(&self, chunk: Vec<u8>, keep_fill: bool) -> Result<Option<Vec<u8>>, CodecError> {
-        let fill = self.fill_value.as_bytes();
-        if !keep_fill && !fill.is_empty() && chunk.chunks_exact(fill.len()).all(|e| e == fill) {
-            return Ok(None);
-        }
-        let repr = self.inner_repr();
+    fn encode_inner(&self, chunk: Vec<u8>) -> Result<Vec<u8>, CodecError> {
         self.inner
-            .encode(chunk, &repr)
-            .map(Some)
+            .encode(chunk, &self.inner_repr())
             .map_err(|e| fail(format!("inner chunk: codec {}: {}", e.codec, e.reason)))
     }
 
@@ -359,25 +353,11 @@ impl ShardingCodec {
             return Ok(chunk); // its items are checked when taken out
         }
         let ranges = item_ranges(&chunk, n)?;
-        let mut positions: Vec<u8> = Vec::new();
-        positions
-            .try_reserve_exact(n.saturating_mul(8))
-            .map_err(|_| format!("cannot allocate positions for {n} elements"))?;
-        for i in 0..n as u64 {
-            positions.extend(i.to_ne_bytes());
-        }
         let order = self
             .inner
-            .restore_order(positions, repr)
+            .restore_order(positions(n)?, repr)
             .map_err(|e| format!("codec {}: {}", e.codec, e.reason))?;
-        let items: Vec<&[u8]> = order
-            .chunks_exact(8)
-            .map(|p| {
-                let i = u64::from_ne_bytes(p.try_into().unwrap_or_default()) as usize;
-                ranges.get(i).map(|r| &chunk[r.clone()]).unwrap_or_default()
-            })
-            .collect();
-        vlen_layout(&items)
+        reorder(&chunk, &ranges, &order)
     }
 
     /// A whole shard of variable-length data in vlen layout, C order; missing inner chunks hold
@@ -435,31 +415,8 @@ impl ShardingCodec {
                 None => fill,
             })
             .collect();
-        vlen_layout(&items)
+        layout(&items)
     }
-}
-
-/// `items` in vlen layout (u32 count, then each item's u32 length and bytes), its size counted
-/// (with overflow checked) and allocated, fallibly, before any byte is written.
-fn vlen_layout(items: &[&[u8]]) -> Result<Vec<u8>, String> {
-    let too_large = || format!("{} items of vlen-bytes are too large", items.len());
-    let count = u32::try_from(items.len()).map_err(|_| too_large())?;
-    let size = items
-        .iter()
-        .try_fold(4usize, |n, item| {
-            u32::try_from(item.len()).ok()?;
-            n.checked_add(4)?.checked_add(item.len())
-        })
-        .ok_or_else(too_large)?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(size)
-        .map_err(|_| format!("cannot allocate {size} bytes"))?;
-    out.extend(count.to_le_bytes());
-    for item in items {
-        out.extend((item.len() as u32).to_le_bytes());
-        out.extend_from_slice(item);
-    }
-    Ok(out)
 }
 
 fn fail(reason: String) -> CodecError {
@@ -490,20 +447,28 @@ impl ArrayToBytesCodec for ShardingCodec {
 
     #[cfg(feature = "write")]
     fn encodes(&self) -> bool {
-        !self.data_type.is_variable()
-            && self.inner.missing_encoder().is_none()
-            && self.index.missing_encoder().is_none()
+        self.inner.missing_encoder().is_none() && self.index.missing_encoder().is_none()
     }
 
     /// A whole shard: each inner chunk cut out and encoded, those of nothing but the fill value
-    /// left out.
+    /// left out. Variable-length data (vlen layout, C order) is cut by its items' positions.
     #[cfg(feature = "write")]
     fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let cps = self.chunks_per_shard(&repr.shape).map_err(fail)?;
-        if Some(chunk.len()) != repr.num_bytes() {
+        let n = element_count(&repr.shape).ok_or_else(|| fail("too many elements".into()))?;
+        // What is cut: the elements, or for variable-length data each item's position.
+        let (elements, items) = match self.data_type.is_variable() {
+            true => {
+                let ranges = item_ranges(&chunk, n).map_err(fail)?;
+                (positions(n).map_err(fail)?, Some((chunk, ranges)))
+            }
+            false => (chunk, None),
+        };
+        let inner_n = element_count(&self.inner_shape).unwrap_or(0);
+        if Some(elements.len()) != repr.num_bytes() {
             return Err(fail(format!(
                 "{} bytes to encode, not the {:?} of a shard of shape {:?}",
-                chunk.len(),
+                elements.len(),
                 repr.num_bytes(),
                 repr.shape
             )));
@@ -518,6 +483,8 @@ impl ArrayToBytesCodec for ShardingCodec {
         let (ones, zeros) = (vec![1u64; cps.len()], vec![0u64; cps.len()]);
         let cps_strides = c_strides(&cps);
         let count = cps.iter().product::<u64>() as usize;
+        let fill = self.fill_value.as_bytes();
+        let fill_item = self.fill_value.item().unwrap_or_default();
         let mut inner = Vec::with_capacity(count);
         for i in 0..count {
             let start: Vec<u64> = cps_strides
@@ -537,8 +504,25 @@ impl ArrayToBytesCodec for ShardingCodec {
                 start: &zeros,
                 step: &ones,
             };
-            copy_box(&chunk, &from, &mut part, &to, &self.inner_shape, esize);
-            inner.push(self.encode_inner(part, false)?);
+            copy_box(&elements, &from, &mut part, &to, &self.inner_shape, esize);
+            let (part, only_fill) = match &items {
+                Some((chunk, ranges)) => {
+                    let part = reorder(chunk, ranges, &part).map_err(fail)?;
+                    let only_fill = item_ranges(&part, inner_n)
+                        .map_err(fail)?
+                        .iter()
+                        .all(|r| &part[r.clone()] == fill_item);
+                    (part, only_fill)
+                }
+                None => {
+                    let only_fill = part.chunks_exact(fill.len().max(1)).all(|e| e == fill);
+                    (part, only_fill)
+                }
+            };
+            inner.push(match only_fill {
+                true => None,
+                false => Some(self.encode_inner(part)?),
+            });
         }
         // A shard of nothing but the fill value, encoded whole, still has its index: the
         // array layer decides whether to store it.

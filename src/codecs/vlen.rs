@@ -69,18 +69,38 @@ impl ArrayToBytesCodec for VlenCodec {
     }
 
     fn decode(&self, encoded: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        self.checked(encoded, repr)
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    /// The array layer hands variable-length chunks over in this codec's layout already: what
+    /// is stored is checked (the count, each length, UTF-8 for strings) and kept.
+    #[cfg(feature = "write")]
+    fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
+        self.checked(chunk, repr)
+    }
+}
+
+impl VlenCodec {
+    /// `chunk` if it is in vlen layout with the elements of `repr`'s shape (valid UTF-8 for
+    /// strings).
+    fn checked(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError> {
         let err = |e: String| CodecError::new(self.name, e);
         let n = element_count(&repr.shape)
             .ok_or_else(|| err("the chunk has too many elements".into()))?;
-        let ranges = item_ranges(&encoded, n).map_err(err)?;
+        let ranges = item_ranges(&chunk, n).map_err(err)?;
         if self.utf8 {
             for (i, r) in ranges.iter().enumerate() {
-                if let Err(e) = std::str::from_utf8(&encoded[r.clone()]) {
+                if let Err(e) = std::str::from_utf8(&chunk[r.clone()]) {
                     return Err(err(format!("element {i} is not valid UTF-8 ({e})")));
                 }
             }
         }
-        Ok(encoded)
+        Ok(chunk)
     }
 }
 

@@ -84,7 +84,8 @@ impl<K: Hash + Eq + Clone> ByteLru<K> {
         }
     }
 
-    fn remove(&mut self, key: &K) {
+    /// Drops the value under `key`, if any.
+    pub fn remove(&mut self, key: &K) {
         if let Some((v, _)) = self.entries.remove(key) {
             self.used -= v.len();
         }

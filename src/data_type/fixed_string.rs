@@ -38,6 +38,41 @@ pub fn utf32_to_strings(bytes: &[u8], chars: usize) -> Vec<String> {
         .collect()
 }
 
+/// A string as an element of `len` bytes (`S<len>`, `|S<len>`): its UTF-8, NUL-padded. Longer
+/// is an error, as NumPy would otherwise cut it silently.
+pub fn string_to_bytes(s: &str, len: usize) -> Result<Vec<u8>, String> {
+    if s.len() > len {
+        return Err(format!(
+            "{:?} is {} bytes, more than the {len} of an element",
+            short(s),
+            s.len()
+        ));
+    }
+    let mut element = s.as_bytes().to_vec();
+    element.resize(len, 0);
+    Ok(element)
+}
+
+/// A string as an element of `chars` UTF-32 code units (`U<chars>`, native byte order),
+/// NUL-padded; more characters is an error.
+pub fn string_to_utf32(s: &str, chars: usize) -> Result<Vec<u8>, String> {
+    let n = s.chars().count();
+    if n > chars {
+        return Err(format!(
+            "{:?} has {n} characters, more than the {chars} of an element",
+            short(s)
+        ));
+    }
+    let mut element: Vec<u8> = s.chars().flat_map(|c| (c as u32).to_ne_bytes()).collect();
+    element.resize(chars * 4, 0);
+    Ok(element)
+}
+
+/// The start of a string, for messages.
+fn short(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +89,19 @@ mod tests {
             .collect();
         assert_eq!(utf32_to_strings(&utf32, 2), ["é", "z\u{fffd}"]);
         assert!(bytes_to_strings(b"", 0).is_empty());
+    }
+
+    #[test]
+    fn strings_become_padded_elements_and_read_back() {
+        let bytes = string_to_bytes("ab", 4).unwrap();
+        assert_eq!(bytes, b"ab\0\0");
+        assert_eq!(bytes_to_strings(&bytes, 4), ["ab"]);
+        assert!(string_to_bytes("abcde", 4).unwrap_err().contains("5 bytes"));
+        let utf32 = string_to_utf32("é😀", 3).unwrap();
+        assert_eq!(utf32.len(), 12);
+        assert_eq!(utf32_to_strings(&utf32, 3), ["é😀"]);
+        assert!(string_to_utf32("abcd", 3)
+            .unwrap_err()
+            .contains("4 characters"));
     }
 }

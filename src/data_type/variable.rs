@@ -33,6 +33,13 @@ impl Items {
         self.ends.is_empty()
     }
 
+    /// Adds an item; returns its index.
+    pub fn push(&mut self, item: &[u8]) -> usize {
+        self.data.extend_from_slice(item);
+        self.ends.push(self.data.len());
+        self.ends.len() - 1
+    }
+
     /// The bytes of item `i`.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let end = *self.ends.get(i)?;
@@ -124,4 +131,56 @@ pub fn item_ranges(encoded: &[u8], n: usize) -> Result<Vec<Range<usize>>, String
         ));
     }
     Ok(ranges)
+}
+
+/// `items` in vlen layout (u32 count, then each item's u32 length and bytes), its size counted
+/// (with overflow checked) and allocated, fallibly, before any byte is written.
+pub fn layout(items: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let too_large = || format!("{} variable-length items are too large", items.len());
+    let count = u32::try_from(items.len()).map_err(|_| too_large())?;
+    let size = items
+        .iter()
+        .try_fold(4usize, |n, item| {
+            u32::try_from(item.len()).ok()?;
+            n.checked_add(4)?.checked_add(item.len())
+        })
+        .ok_or_else(too_large)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| format!("cannot allocate {size} bytes"))?;
+    out.extend(count.to_le_bytes());
+    for item in items {
+        out.extend((item.len() as u32).to_le_bytes());
+        out.extend_from_slice(item);
+    }
+    Ok(out)
+}
+
+/// The positions 0..n, each as a native-order u64 (as handles are): reordering codecs run on
+/// them to learn where each item of a variable-length chunk goes.
+pub fn positions(n: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n.saturating_mul(8))
+        .map_err(|_| format!("cannot allocate positions for {n} elements"))?;
+    for i in 0..n as u64 {
+        out.extend(i.to_ne_bytes());
+    }
+    Ok(out)
+}
+
+/// The items of a chunk in vlen layout (`chunk`, its item `ranges`) in the order `positions`
+/// (native-order u64 indexes) gives, laid out again.
+pub fn reorder(chunk: &[u8], ranges: &[Range<usize>], positions: &[u8]) -> Result<Vec<u8>, String> {
+    let items = positions
+        .chunks_exact(8)
+        .map(|p| {
+            let i = u64::from_ne_bytes(p.try_into().unwrap_or_default());
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| ranges.get(i))
+                .map(|r| &chunk[r.clone()])
+                .ok_or_else(|| format!("position {i} is past the chunk's {} items", ranges.len()))
+        })
+        .collect::<Result<Vec<&[u8]>, String>>()?;
+    layout(&items)
 }

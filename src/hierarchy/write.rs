@@ -203,18 +203,37 @@ fn zero_fill(data_type: DataType) -> Value {
     match data_type {
         DataType::Bool => json!(false),
         DataType::Complex64 | DataType::Complex128 => json!([0.0, 0.0]),
+        // The empty string; for byte strings, its base64.
+        DataType::String
+        | DataType::Bytes
+        | DataType::FixedBytes { .. }
+        | DataType::FixedUnicode { .. } => json!(""),
         t if t.is_integer() => json!(0),
         _ => json!(0.0),
     }
 }
 
-/// The codecs zarr-python 3 gives a numeric array when none are given: its elements little
-/// endian, then zstd at level 0 (libzstd's default, 3).
-fn default_codecs() -> Vec<Value> {
+/// The codecs zarr-python 3 gives an array when none are given: its elements little endian (or
+/// strings and byte strings in numcodecs' vlen layout), then zstd at level 0 (libzstd's default, 3).
+fn default_codecs(data_type: DataType) -> Vec<Value> {
+    let serializer = match object_codec(data_type) {
+        Some(name) => json!({"name": name}),
+        None => json!({"name": "bytes", "configuration": {"endian": "little"}}),
+    };
     vec![
-        json!({"name": "bytes", "configuration": {"endian": "little"}}),
+        serializer,
         json!({"name": "zstd", "configuration": {"level": 0, "checksum": false}}),
     ]
+}
+
+/// The codec that turns a variable-length type's elements into bytes, as v3 names it and v2
+/// lists it first among an object array's filters.
+fn object_codec(data_type: DataType) -> Option<&'static str> {
+    match data_type {
+        DataType::String => Some("vlen-utf8"),
+        DataType::Bytes => Some("vlen-bytes"),
+        _ => None,
+    }
 }
 
 /// A new v3 array's `zarr.json`.
@@ -225,7 +244,10 @@ fn v3_document(spec: &ArraySpec) -> Result<Value> {
             true,
         )
     })?;
-    let codecs = spec.codecs.clone().unwrap_or_else(default_codecs);
+    let codecs = spec
+        .codecs
+        .clone()
+        .unwrap_or_else(|| default_codecs(data_type));
     let (grid_shape, codecs) = match &spec.shards {
         None => (spec.chunks.clone(), codecs),
         Some(shards) => (
@@ -287,8 +309,30 @@ fn typestr(data_type: DataType) -> Option<String> {
 
 /// A new v2 array's `.zarray`.
 fn v2_document(spec: &ArraySpec) -> Result<Value> {
-    let (dtype, data_type) = match DataType::from_v3_name(&spec.data_type) {
-        Some(t) => (
+    // Strings and byte strings are object arrays (`|O`) whose first filter is their codec;
+    // `|O` alone is strings, as zarr-python writes them.
+    let object = match spec.data_type.as_str() {
+        "|O" => {
+            let first = spec
+                .filters
+                .as_ref()
+                .and_then(|f| f.get(0)?.get("id")?.as_str());
+            match first {
+                None | Some("vlen-utf8") => Some(DataType::String),
+                Some("vlen-bytes") => Some(DataType::Bytes),
+                Some(other) => {
+                    return Err(ZarrError::unsupported(
+                        "dtype",
+                        format!("an object array whose first filter is \"{other}\" cannot be written (vlen-utf8 and vlen-bytes can)"),
+                    ))
+                }
+            }
+        }
+        name => DataType::from_v3_name(name).filter(|t| object_codec(*t).is_some()),
+    };
+    let (dtype, data_type) = match (object, DataType::from_v3_name(&spec.data_type)) {
+        (Some(t), _) => ("|O".to_string(), t),
+        (None, Some(t)) => (
             typestr(t).ok_or_else(|| {
                 ZarrError::argument(
                     format!("dtype \"{}\" has no Zarr v2 form here", spec.data_type),
@@ -297,7 +341,7 @@ fn v2_document(spec: &ArraySpec) -> Result<Value> {
             })?,
             t,
         ),
-        None => {
+        (None, None) => {
             let (t, _) = v2::parse_simple(&spec.data_type)
                 .map_err(|e| ZarrError::argument(format!("dtype: {e}"), true))?;
             (spec.data_type.clone(), t)
@@ -321,7 +365,10 @@ fn v2_document(spec: &ArraySpec) -> Result<Value> {
         "compressor": spec.compressor.clone().unwrap_or_else(|| json!({"id": "zstd", "level": 0, "checksum": false})),
         "fill_value": fill,
         "order": spec.order.as_deref().unwrap_or("C"),
-        "filters": spec.filters.clone().unwrap_or(Value::Null),
+        "filters": spec.filters.clone().unwrap_or_else(|| match object_codec(data_type) {
+            Some(id) => json!([{"id": id}]),
+            None => Value::Null,
+        }),
         "dimension_separator": spec.dimension_separator.as_deref().unwrap_or("."),
     }))
 }

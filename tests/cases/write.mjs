@@ -113,6 +113,72 @@ export const writeCases = [
     },
   },
   {
+    name: "write: strings and byte strings (v3 plain and sharded, v2 |O, fixed U and S), whole, in tiles and as one value, read back; wrong kinds refused",
+    async run(ctx) {
+      const { create, open, MemoryStore, slice } = ctx.zarr;
+      const text = (i, j, n) =>
+        (i + j + n) % 4 === 0 ? "" : `${n}:${i},${j}${"é😀".repeat((i * 3 + j) % 4)}`;
+      const grid = (r0, r1, c0, c1, n) => {
+        const out = [];
+        for (let i = r0; i < r1; i++) for (let j = c0; j < c1; j++) out.push(text(i, j, n));
+        return out;
+      };
+      for (const options of [
+        { dtype: "string" },
+        { dtype: "string", shards: [8, 8] },
+        { dtype: "string", shards: [8, 8], indexLocation: "start" },
+        { dtype: "|O", zarrFormat: 2, order: "F" },
+        { dtype: "<U6", zarrFormat: 2 },
+      ]) {
+        const what = JSON.stringify(options);
+        const store = new MemoryStore();
+        const arr = await create(store, { shape: [10, 11], chunks: [4, 4], ...options });
+        const fixed = options.dtype === "<U6";
+        // Fixed-width strings hold at most 6 characters.
+        const cut = (t) => (fixed ? [...t].slice(0, 6).join("") : t);
+        const want = grid(0, 10, 0, 11, 0).map(cut);
+        await arr.set(null, want);
+        deepEqual((await arr.get()).data, want, `${what}: whole`);
+        const tile = grid(3, 9, 2, 7, 1).map(cut);
+        await arr.set([slice(3, 9), slice(2, 7)], tile);
+        for (let i = 3; i < 9; i++)
+          for (let j = 2; j < 7; j++) want[i * 11 + j] = tile[(i - 3) * 5 + (j - 2)];
+        deepEqual((await (await open(store)).get()).data, want, `${what}: a tile, reopened`);
+        await arr.set([9, null], "last");
+        for (let j = 0; j < 11; j++) want[99 + j] = "last";
+        deepEqual((await (await open(store)).get()).data, want, `${what}: one string for a row`);
+        await rejects(
+          arr.set(null, new Uint8Array(110)),
+          "TypeError",
+          [/string/],
+          `${what}: bytes`,
+        );
+        await rejects(
+          arr.set(null, want.slice(1)),
+          "SelectionError",
+          [/109/, /110/],
+          `${what}: short`,
+        );
+        if (fixed)
+          await rejects(
+            arr.set([0, 0], "seven!!"),
+            "RangeError",
+            [/7 characters/, /6/],
+            "too long",
+          );
+      }
+      // Byte strings.
+      const store = new MemoryStore();
+      const arr = await create(store, { shape: [5], chunks: [2], dtype: "variable_length_bytes" });
+      const values = [new Uint8Array([0, 255]), new Uint8Array(0), new Uint8Array([1, 2, 3])];
+      await arr.set([slice(0, 3)], values);
+      await arr.set([slice(3, 5)], new Uint8Array([9]));
+      const got = (await (await open(store)).get()).data.map((v) => [...v]);
+      deepEqual(got, [[0, 255], [], [1, 2, 3], [9], [9]], "byte strings");
+      await rejects(arr.set([0], "text"), "TypeError", [/Uint8Array/], "a string for bytes");
+    },
+  },
+  {
     name: "write: resize, setAttributes, createGroup, consolidate and erase, each seen by the reader",
     async run(ctx) {
       const { create, createGroup, consolidate, erase, open, MemoryStore, NotFoundError } =
