@@ -11,6 +11,7 @@ import {
   readChunkInWorkers,
   readInWorkers,
   readThrough,
+  refreshInWorkers,
   readsInWorkers,
   shareWorkers,
   startingAfter,
@@ -741,11 +742,16 @@ export class ZarrArray extends Node {
     options = checkCall(options, "set", schemas.SET, `writing ${whereOf(this)}`);
     await loadWasm("write");
     const { signal, onProgress, writeEmptyChunks, concurrency } = options;
-    return call(() =>
-      withHandle(this, (h) =>
-        h.set(selection ?? null, value, { signal, onProgress, writeEmptyChunks, concurrency }),
-      ),
-    );
+    try {
+      return await call(() =>
+        withHandle(this, (h) =>
+          h.set(selection ?? null, value, { signal, onProgress, writeEmptyChunks, concurrency }),
+        ),
+      );
+    } finally {
+      // Even a failed write may have written some chunks.
+      refreshInWorkers(this);
+    }
   }
 
   /** Resizes the array (see index.d.ts): its shape changes in place. */
@@ -754,6 +760,7 @@ export class ZarrArray extends Node {
     await loadWasm("write");
     const next = await call(() => withHandle(this, (h) => h.resize(shape)));
     replaceHandle(this, next);
+    refreshInWorkers(this);
   }
 
   /** Replaces the array's attributes (see index.d.ts). */
@@ -1026,6 +1033,7 @@ async function setAttributesOf(node, attributes) {
   // Reopened from the store from now on: the documents it was opened from are stale.
   const entry = handles.get(node);
   entry.revivable.make = entry.revivable.fromStore;
+  refreshInWorkers(node);
 }
 
 /** Creates an array in a store that can write (see index.d.ts). */

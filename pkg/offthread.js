@@ -140,6 +140,21 @@ export function shareWorkers(group, child, documents = null) {
   }
 }
 
+/**
+ * After a write through `node`: the workers open it afresh, from its store (its metadata may have
+ * changed), keeping nothing of what they held of it (decoded chunks, shard indexes). Reads
+ * already started finish on the old opening.
+ */
+export function refreshInWorkers(node) {
+  const old = pooled.get(node);
+  if (!old) return;
+  released.unregister(node);
+  // Registered anew first, so that the stores both share stay shared across the change.
+  readThrough(node, old.pool, old.node.store, old.node.options);
+  old.freed = true;
+  if (old.reads === 0) releaseInWorkers(old);
+}
+
 /** A freed node: the workers drop it once the reads already started have finished. */
 export function dropFromWorkers(node) {
   const workers = pooled.get(node);

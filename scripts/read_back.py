@@ -36,8 +36,18 @@ def check(case, arr=None):
         return check_consolidated(case)
     if arr is None:
         arr = zarr.open_array(store=case["store"], path=case["path"], mode="r")
+    # A case may check a region of a large array: `region` [[start, stop], ...] per dimension,
+    # with `shape` the array's and the expected values the region's.
+    region = tuple(slice(a, b) for a, b in case.get("region", []))
     if tuple(arr.shape) != tuple(case["shape"]):
         return f"shape {arr.shape}, expected {case['shape']}"
+    if region:
+        want = np.fromfile(case["expected"], dtype=np.dtype(case["dtype"]).newbyteorder("<"))
+        want = want.reshape([b - a for a, b in case["region"]])
+        problem = compare(arr[region], want, case["dtype"], "zarr-python")
+        if problem is None and case.get("tensorstore"):
+            problem = compare(read_tensorstore(case, region), want, case["dtype"], "tensorstore")
+        return problem
     if "strings" in case:
         problem = compare_strings(case, arr[...], "zarr-python")
     else:
@@ -79,12 +89,12 @@ def compare_strings(case, got, reader):
     return None
 
 
-def read_tensorstore(case):
-    """The whole array as tensorstore reads it from the directory."""
+def read_tensorstore(case, region=()):
+    """The array (or `region` of it) as tensorstore reads it from the directory."""
     path = f"{case['store']}/{case['path']}"
     driver = "zarr3" if case.get("zarr_format", 3) == 3 else "zarr"
     store = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": path}}, open=True).result()
-    return store.read().result()
+    return (store[region] if region else store).read().result()
 
 
 def main():

@@ -253,15 +253,15 @@ impl Array {
             .iter()
             .try_fold(1u64, |acc, &n| acc.checked_mul(n))
             .unwrap_or(u64::MAX);
-        let (given, wanted) =
-            match value {
-                WriteValue::Scalar(e) if !variable => (e.len() as u64, esize as u64),
-                WriteValue::Scalar(_) => (1, 1),
-                WriteValue::Elements(b) if !variable => {
-                    (b.len() as u64, count.saturating_mul(esize as u64))
-                }
-                WriteValue::Items(items) if variable => (items.len() as u64, count),
-                _ => return Err(self.in_this_array(ZarrError::argument(
+        let (given, wanted) = match value {
+            WriteValue::Scalar(e) if !variable => (e.len() as u64, esize as u64),
+            WriteValue::Scalar(_) => (1, 1),
+            WriteValue::Elements(b) if !variable => {
+                (b.len() as u64, count.saturating_mul(esize as u64))
+            }
+            WriteValue::Items(items) if variable => (items.len() as u64, count),
+            _ => {
+                return Err(self.in_this_array(ZarrError::argument(
                     match variable {
                         true => format!(
                             "{} data is written from items (strings or byte strings), not bytes",
@@ -272,8 +272,9 @@ impl Array {
                         }
                     },
                     false,
-                ))),
-            };
+                )))
+            }
+        };
         if given != wanted {
             let what = match value {
                 WriteValue::Scalar(_) => "one element".to_string(),
@@ -479,6 +480,12 @@ impl Array {
                     .encode_inner(chunk)
                     .map_err(|e| ZarrError::codec(&location, e))?,
             );
+            // A shard of 64 MiB encodes for a second or more: the event loop gets a turn between
+            // its inner chunks, and an abort is seen there.
+            crate::host::yield_if_busy().await;
+            if self.store.cancelled() {
+                return Err(self.aborted());
+            }
         }
         match encoder
             .assemble(&stored, &cps)

@@ -179,6 +179,41 @@ export const writeCases = [
     },
   },
   {
+    name: "write: a node read through a WorkerPool reads its own writes there: set and resize seen by the workers' next reads",
+    async run(ctx) {
+      const { create, open, MemoryStore, WorkerPool, slice } = ctx.zarr;
+      const store = new MemoryStore();
+      const made = await create(store, {
+        shape: [32, 32],
+        dtype: "uint16",
+        chunks: [4, 4],
+        shards: [16, 16],
+      });
+      await made.set(null, block(Uint16Array, 0, 32, 0, 32));
+      const pool = new WorkerPool(2); // reads wait for its workers
+      try {
+        const arr = await open(store, { kind: "array", workers: pool });
+        // Read in the workers first: they keep its shard indexes and chunks.
+        sameAs((await arr.get()).data, 32, 32, value, "before");
+        await arr.set([slice(2, 6), slice(2, 6)], 7);
+        const after = (i, j) => (i >= 2 && i < 6 && j >= 2 && j < 6 ? 7 : value(i, j));
+        sameAs((await arr.get()).data, 32, 32, after, "after a write into one shard");
+        await arr.resize([20, 40]);
+        deepEqual(arr.shape, [20, 40], "the new shape");
+        sameAs(
+          (await arr.get()).data,
+          20,
+          40,
+          (i, j) => (j < 32 ? after(i, j) : 0),
+          "after a resize",
+        );
+        arr.free();
+      } finally {
+        pool.terminate();
+      }
+    },
+  },
+  {
     name: "write: resize, setAttributes, createGroup, consolidate and erase, each seen by the reader",
     async run(ctx) {
       const { create, createGroup, consolidate, erase, open, MemoryStore, NotFoundError } =

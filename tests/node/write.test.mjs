@@ -14,6 +14,7 @@ import { FileSystemStore } from "zarr-wasm/fs";
 import { readdirSync } from "node:fs";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
+import { control, watch } from "../support/watch.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const root = join(repo, "target/write-readback-js");
@@ -224,4 +225,93 @@ test("FileSystemStore writes: each value through a temporary file renamed over i
     ["zarr.json"],
     "erased",
   );
+});
+
+/** Runs scripts/read_back.py over `manifest`; every case must read back. */
+function readBack(manifest, name) {
+  const manifestFile = join(root, `${name}-manifest.json`);
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
+    encoding: "utf8",
+  }).trim();
+  try {
+    const report = execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], {
+      encoding: "utf8",
+    });
+    console.log(report);
+    assert.equal(report.split("\n").filter((l) => l.startsWith("ok ")).length, manifest.length);
+  } catch (err) {
+    assert.fail(`zarr-python or tensorstore read back other values:\n${err.stdout}${err.stderr}`);
+  }
+}
+
+test("a 2 GiB array (32768 x 32768 uint16, shards of 4096 x 4096) written tile by tile to a FileSystemStore: wasm memory under 256 MiB, no wait of the event loop over 100 ms beyond a control's; zarr-python and tensorstore read it", {
+  timeout: 1_200_000,
+}, async () => {
+  const dir = join(root, "two-gib");
+  rmSync(dir, { recursive: true, force: true });
+  const [SIDE, TILE] = [32768, 4096];
+  // Smooth with texture, as an image is: compressible, but not to nothing.
+  const at = (i, j) => (i * 3 + j * 5 + (((i * 7919) ^ (j * 104729)) % 61)) & 0xffff;
+  const arr = await zarr.create(new FileSystemStore(dir), {
+    shape: [SIDE, SIDE],
+    dtype: "uint16",
+    chunks: [512, 512],
+    shards: [TILE, TILE],
+  });
+  const tile = new Uint16Array(TILE * TILE);
+  const calm = await control(400);
+  let [worst, long, wasm, took] = [0, 0, 0, 0];
+  for (let r = 0; r < SIDE; r += TILE)
+    for (let c = 0; c < SIDE; c += TILE) {
+      for (let i = 0; i < TILE; i++)
+        for (let j = 0; j < TILE; j++) tile[i * TILE + j] = at(r + i, c + j);
+      const seen = await watch(() =>
+        arr.set([zarr.slice(r, r + TILE), zarr.slice(c, c + TILE)], tile),
+      );
+      worst = Math.max(worst, seen.worst);
+      long += seen.long;
+      took += seen.took;
+      wasm = Math.max(wasm, zarr.memoryUsage().wasmBytes);
+    }
+  console.log(
+    `2 GiB written in ${(took / 1000).toFixed(1)} s (${((2048 / took) * 1000).toFixed(0)} MiB/s), longest wait ${worst.toFixed(0)} ms, ${long} over 100 ms (control ${calm.worst.toFixed(0)} ms); wasm memory at most ${(wasm / 2 ** 20).toFixed(0)} MiB`,
+  );
+  assert.ok(wasm < 256 * 2 ** 20, `wasm memory ${wasm} bytes, under 256 MiB`);
+  assert.ok(
+    worst < Math.max(150, 2 * calm.worst),
+    `the event loop waited ${worst.toFixed(0)} ms at most (the control ${calm.worst.toFixed(0)})`,
+  );
+  // A region across four shards, read by zarr-wasm from the files and by zarr-python and
+  // tensorstore.
+  const region = [
+    [TILE - 300, TILE + 200],
+    [3 * TILE - 100, 3 * TILE + 350],
+  ];
+  const want = new Uint16Array(500 * 450);
+  for (let i = 0; i < 500; i++)
+    for (let j = 0; j < 450; j++) want[i * 450 + j] = at(region[0][0] + i, region[1][0] + j);
+  const again = await zarr.open(new FileSystemStore(dir), { kind: "array" });
+  const got = (await again.get(region.map(([a, b]) => zarr.slice(a, b)))).data;
+  assert.ok(
+    got.every((v, i) => v === want[i]),
+    "zarr-wasm reads the region back from the files",
+  );
+  const expected = join(root, "two-gib.expected");
+  writeFileSync(expected, bytesOf(want));
+  readBack(
+    [
+      {
+        store: dir,
+        path: "",
+        dtype: "uint16",
+        shape: [SIDE, SIDE],
+        region,
+        expected,
+        tensorstore: true,
+      },
+    ],
+    "two-gib",
+  );
+  rmSync(dir, { recursive: true, force: true });
 });
