@@ -10,8 +10,11 @@ import {
   dropFromWorkers,
   readChunkInWorkers,
   readInWorkers,
+  hasWorkers,
   readThrough,
   refreshInWorkers,
+  writeInWorkers,
+  writesInWorkers,
   readsInWorkers,
   shareWorkers,
   startingAfter,
@@ -742,12 +745,19 @@ export class ZarrArray extends Node {
     options = checkCall(options, "set", schemas.SET, `writing ${whereOf(this)}`);
     await loadWasm("write");
     const { signal, onProgress, writeEmptyChunks, concurrency } = options;
+    const write = { signal, onProgress, writeEmptyChunks, concurrency };
+    if (!hasWorkers(this))
+      return call(() => withHandle(this, (h) => h.set(selection ?? null, value, write)));
+    // A node read through a pool writes through its workers, once one has started (they take
+    // whole chunks or shards each; writes that meet wait for each other). After each write the
+    // workers, and this thread, open it again: what they kept of it is stale.
     try {
-      return await call(() =>
-        withHandle(this, (h) =>
-          h.set(selection ?? null, value, { signal, onProgress, writeEmptyChunks, concurrency }),
-        ),
+      if (!writesInWorkers(this))
+        return await call(() => withHandle(this, (h) => h.set(selection ?? null, value, write)));
+      await call(() =>
+        withHandle(this, (h) => writeInWorkers(this, h, selection ?? null, value, write)),
       );
+      replaceHandle(this, await handles.get(this).revivable.fromStore());
     } finally {
       // Even a failed write may have written some chunks.
       refreshInWorkers(this);

@@ -2,8 +2,8 @@
 // its metadata answers questions at once, and it splits each read into parts for the workers.
 // index.js asks here whether a node's reads go to workers (`readsInWorkers`) and hands them over.
 
-import { AbortError, UnsupportedError, typed } from "./errors.js";
-import { WorkerPool, allocateLike, count, place } from "./pool.js";
+import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
+import { WorkerPool, allocateLike, count, cut, place } from "./pool.js";
 import {
   FetchStore,
   IcechunkStore,
@@ -16,6 +16,8 @@ import {
 
 // Parts a read is split into per worker: enough that a worker finishing early takes another.
 export const PARTS_PER_WORKER = 4;
+// A write is split without the bounds on a read's size (nothing of that size is allocated here).
+const WRITE_SPLIT = { maxChunks: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
 
 // The pool and the workers' description of each node read through one.
 const pooled = new WeakMap();
@@ -256,6 +258,7 @@ export function describeStore(location, objects) {
     id,
     kind: "main",
     hasRange: typeof location.getRange === "function",
+    writes: typeof location.set === "function" && typeof location.delete === "function",
     label: label(location),
     cacheSize: location.cacheSize,
   };
@@ -295,6 +298,145 @@ function storeLabel(desc) {
 function proxiedStores(desc) {
   if (desc.kind === "main") return [desc.id];
   return desc.kind === "zip" ? proxiedStores(desc.source) : [];
+}
+
+/** Whether `node` is read through a pool (whether or not its workers have started). */
+export function hasWorkers(node) {
+  return pooled.has(node);
+}
+
+/**
+ * Whether `node`'s writes go to its workers: its reads do, and its store is one the workers
+ * write through the main thread (a store object with `set` and `delete`).
+ */
+export function writesInWorkers(node) {
+  const workers = pooled.get(node);
+  return Boolean(workers && readsInWorkers(node) && workers.node.store.writes);
+}
+
+/**
+ * `arr.set` through the workers: the selection split into boxes of whole chunks (for a sharded
+ * array, whole shards: no two workers write one), the value cut to match, each part written by
+ * a worker. `handle` is the node's wasm handle (the split, from its metadata).
+ */
+export function writeInWorkers(arr, handle, selection, value, options) {
+  const workers = pooled.get(arr);
+  return inWorkers(workers, async () => {
+    const { pool, label } = workers;
+    const { signal } = options;
+    if (signal?.aborted) throw new AbortError(`writing ${label} was aborted before it started`);
+    let plan;
+    try {
+      // Readers 0: the chunk grid's own boxes, never a shard's inner chunks.
+      plan = handle.partition(selection, pool.size * PARTS_PER_WORKER, 0, WRITE_SPLIT, 0);
+    } catch (err) {
+      throw typed(err);
+    }
+    // Writes of this node whose chunks meet this one's go first: two workers must never write
+    // one chunk (or shard) at once, each reading what the other has not yet written.
+    const release = await lockChunks(arr, chunkBox(plan.selection, arr.chunks));
+    try {
+      await writeParts(workers, plan, value, options);
+    } finally {
+      release();
+    }
+  });
+}
+
+/**
+ * The chunks a resolved selection touches, as a box: [first, end) chunk coordinates per
+ * dimension; null (every chunk) where the grid is not regular.
+ */
+function chunkBox(selection, chunks) {
+  if (!chunks) return null;
+  return selection.map((s, d) => {
+    const [first, last] =
+      typeof s === "number"
+        ? [s, s]
+        : [s.start, s.start + s.step * Math.floor((s.stop - 1 - s.start) / s.step)];
+    return [Math.floor(first / chunks[d]), Math.floor(last / chunks[d]) + 1];
+  });
+}
+
+const meets = (a, b) =>
+  a === null || b === null || a.every(([s, e], d) => s < b[d][1] && b[d][0] < e);
+
+// The writes through workers in flight, per node: the chunks each touches, and its end.
+const writing = new WeakMap();
+
+/** Waits until no write of `node` in flight touches `box`; resolves to the release of `box`. */
+async function lockChunks(node, box) {
+  const inFlight = writing.get(node) ?? new Set();
+  writing.set(node, inFlight);
+  for (;;) {
+    const before = [...inFlight].filter((w) => meets(w.box, box));
+    if (before.length === 0) break;
+    await Promise.all(before.map((w) => w.done));
+  }
+  let release;
+  const entry = { box, done: new Promise((resolve) => (release = resolve)) };
+  inFlight.add(entry);
+  return () => {
+    inFlight.delete(entry);
+    release();
+  };
+}
+
+/** The parts of a write, each written by a worker. */
+async function writeParts(workers, plan, value, options) {
+  const { pool, node, label } = workers;
+  const { signal, concurrency, onProgress, writeEmptyChunks } = options;
+  const total = count(plan.shape);
+  const values = ArrayBuffer.isView(value) || Array.isArray(value);
+  // A value of the wrong length is refused before any part is written (each part would be
+  // the right length for the wrong elements otherwise).
+  if (values && (value.length < total || value.length % Math.max(total, 1) !== 0)) {
+    throw new SelectionError(
+      `the value has ${value.length} elements; the selection holds ${total} (writing ${label})`,
+    );
+  }
+  const parts =
+    plan.parts.length > 0
+      ? plan.parts
+      : [{ selection: plan.selection, outStart: plan.shape.map(() => 0), shape: plan.shape }];
+  const done = parts.map(() => 0);
+  const chunksTotal = parts.reduce((n, p) => n + (p.chunks ?? 0), 0);
+  const stops = parts.map(() => new AbortController());
+  const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
+  const abort = () => stopAll(signal.reason);
+  signal?.addEventListener("abort", abort, { once: true });
+  try {
+    await Promise.all(
+      parts.map((part, i) => {
+        const partValue =
+          values && parts.length > 1 ? cut(value, plan.shape, part.shape, part.outStart) : value;
+        const message = {
+          type: "write",
+          selection: part.selection,
+          value: partValue,
+          concurrency,
+          writeEmptyChunks,
+          progress: Boolean(onProgress),
+        };
+        const progress =
+          onProgress &&
+          ((p) => {
+            done[i] = p.chunksDone;
+            try {
+              onProgress({ chunksDone: done.reduce((a, b) => a + b, 0), chunksTotal });
+            } catch {}
+          });
+        return pool.run(node, message, { signal: stops[i].signal, onProgress: progress, label });
+      }),
+    );
+  } catch (err) {
+    stopAll("another part of the write failed");
+    throw signal?.aborted && !(err instanceof AbortError)
+      ? new AbortError(err.message, { cause: err })
+      : err;
+  } finally {
+    signal?.removeEventListener("abort", abort);
+  }
 }
 
 /**

@@ -91,15 +91,20 @@ function dropStore(desc) {
 
 /** A store whose bytes the main thread reads (a store object of the user's, a MemoryStore...). */
 function mainThreadStore(desc) {
-  const ask = (key, range) =>
+  const ask = (key, range, op, value) =>
     new Promise((resolve, reject) => {
       const request = nextRequest++;
       storeRequests.set(request, { resolve, reject });
-      port.post({ type: "store", request, store: desc.id, key, range });
+      port.post({ type: "store", request, store: desc.id, key, range, op, value });
     });
   // `url` is what messages call the store: the main thread's name for it.
   const store = { get: (key) => ask(key, null), url: desc.label };
   if (desc.hasRange) store.getRange = (key, range) => ask(key, { ...range });
+  // A store that writes writes through the main thread too (writes split among the workers).
+  if (desc.writes) {
+    store.set = (key, value) => ask(key, null, "set", value);
+    store.delete = (key) => ask(key, null, "delete");
+  }
   if (desc.cacheSize) store.cacheSize = desc.cacheSize;
   return store;
 }
@@ -121,6 +126,20 @@ async function read(message) {
   reads.set(message.task, controller);
   try {
     const signal = controller.signal;
+    if (message.type === "write") {
+      // A part of a write: whole chunks (or shards) of the node, no other worker's.
+      const node = await nodeFor(message.node);
+      await node.set(message.selection, message.value, {
+        signal,
+        concurrency: message.concurrency,
+        writeEmptyChunks: message.writeEmptyChunks,
+        onProgress: message.progress
+          ? (progress) => port.post({ type: "progress", task: message.task, progress })
+          : undefined,
+      });
+      port.post({ type: "result", task: message.task, value: { data: null } });
+      return;
+    }
     const run = (node) =>
       message.type === "chunk"
         ? node.getChunk(message.coords, { signal })
@@ -160,6 +179,7 @@ function handle(message) {
       break;
     case "read":
     case "chunk":
+    case "write":
       if (!described.has(message.node)) {
         port.post({
           type: "error",

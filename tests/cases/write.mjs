@@ -179,7 +179,7 @@ export const writeCases = [
     },
   },
   {
-    name: "write: a node read through a WorkerPool reads its own writes there: set and resize seen by the workers' next reads",
+    name: "write: a node read through a WorkerPool writes through its workers (each a shard of its own) and reads its own writes there: set and resize seen by the next reads, 16 writes at once into one shard kept",
     async run(ctx) {
       const { create, open, MemoryStore, WorkerPool, slice } = ctx.zarr;
       const store = new MemoryStore();
@@ -207,6 +207,50 @@ export const writeCases = [
           (i, j) => (j < 32 ? after(i, j) : 0),
           "after a resize",
         );
+        // Its workers write: the store's set is called from the pool, which serves their
+        // requests, not by this thread's module.
+        const callers = [];
+        const set = store.set.bind(store);
+        store.set = (key, bytes) => {
+          callers.push(/serveStore/.test(new Error().stack) ? "workers" : "here");
+          return set(key, bytes);
+        };
+        const whole = block(Uint16Array, 0, 20, 0, 40, (i, j) => i * 40 + j + 1);
+        await arr.set(null, whole);
+        ok(
+          callers.length >= 4 && callers.every((c) => c === "workers"),
+          `written by the workers: ${callers}`,
+        );
+        sameAs((await arr.get()).data, 20, 40, (i, j) => i * 40 + j + 1, "written by the workers");
+        sameAs(
+          (await (await open(store, { kind: "array" })).get()).data,
+          20,
+          40,
+          (i, j) => i * 40 + j + 1,
+          "read on this thread",
+        );
+        // Writes at once into one shard, through the workers: none loses another's chunks.
+        await Promise.all(
+          Array.from({ length: 16 }, (_, k) =>
+            arr.set([slice(k, k + 1), slice(0, 16)], new Uint16Array(16).fill(9000 + k)),
+          ),
+        );
+        sameAs(
+          (await arr.get()).data,
+          20,
+          40,
+          (i, j) => (i < 16 && j < 16 ? 9000 + i : i * 40 + j + 1),
+          "16 writes at once",
+        );
+        // A value of the wrong length: refused before any part is written.
+        callers.length = 0;
+        await rejects(
+          arr.set(null, new Uint16Array(799)),
+          "SelectionError",
+          [/799/, /800/],
+          "short",
+        );
+        deepEqual(callers, [], "nothing written");
         arr.free();
       } finally {
         pool.terminate();
