@@ -7,7 +7,7 @@
 // stdout and to bench/RESULTS.md.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { writeBench, writeTable } from "./write.mjs";
+import { WRITE_CODECS, writeBench, writeTable } from "./write.mjs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
@@ -178,6 +178,10 @@ await esbuild.build({
   outfile: `${repo}/target/bench/zarrita.js`,
   logLevel: "error",
 });
+// The write table in Chromium (bench/write.html: bench/write-core.js, as in Node).
+const writesChromium = (
+  await inChromium(server.url, "/bench/write.html", [["measureWrites", RUNS]])
+).results[0];
 const offThreadChromium = await inChromium(server.url, "/bench/offthread.html", [
   ["measure", OFF_THREAD],
   ["measure", { ...OFF_THREAD, keys: offThreadKeys }],
@@ -498,8 +502,21 @@ function offThreadTable(rows) {
   ];
 }
 
-// Writes of the same image from memory (bench/write.mjs), in Node.
+// Writes of the same image from memory (bench/write.mjs), in Node; and the C encoders' speed on
+// the same chunks, natively through numcodecs (bench/native_write.py, c-blosc on one thread).
 const writes = await writeBench(RUNS);
+writes.native = JSON.parse(
+  execFileSync(
+    `${repo}/.venv-scale/bin/python`,
+    [
+      `${here}/native_write.py`,
+      `${here}/data/bench.zarr/raw`,
+      JSON.stringify(WRITE_CODECS),
+      String(RUNS),
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+  ),
+);
 
 const report = [
   "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js + numcodecs.js",
@@ -685,11 +702,14 @@ const report = [
   "",
   "## Writes",
   "",
-  "The same image written from memory into an in-memory store (bench/write.mjs), zarr-wasm against zarrita.js 0.7.5",
+  "The same image written from memory into an in-memory store (bench/write-core.js), zarr-wasm against zarrita.js 0.7.5",
   "(numcodecs.js: C compiled by emscripten), warm, alternating, medians; sizes are the chunks' bytes. Each zarr-wasm",
-  "write is read back and checked.",
+  "write is read back and checked. In Node, then in headless Chromium; the C column is the native C encoders on the",
+  "same chunks (bench/native_write.py: libzstd and c-blosc on one thread, through numcodecs in Python).",
   "",
   writeTable(writes),
+  "",
+  writeTable({ ...writesChromium, native: writes.native }, "Chromium"),
   "",
 ].join("\n");
 console.log(report);

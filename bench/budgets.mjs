@@ -30,20 +30,26 @@
 // full build, reference files and Icechunk's files read in turns of the event loop. The write
 // build (issue 47: the full build, the encoders and the writer, loaded at the first write only)
 // gets a budget of its own: 640 KiB (measured 636.1, with lz4, delta, shuffle, packbits and the Blosc encoder; structured-zstd's encoder is most of it).
+// Issue 47, second part: the Zarr build lowered to 235 KiB, the issue's bound for a page that only
+// reads (measured 232.5, from 238.1): the second module's codec files and its loader moved to the
+// full build (an array with lzma, bz2, pcodec or ZFP now loads the full build, then the second
+// module), after turns in every HTTP body read had taken it past 238. The full build raised to 434
+// (measured 433.0: those turns and the strings' layout helpers) and the write build to 642
+// (measured 641.1: the vlen encoders, strings written from JS, writes through a pool).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
 const BUDGETS = [
-  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 238 * 1024 },
+  { what: "the module (Zarr)", file: "zarr_wasm_bg.wasm", budget: 235 * 1024 },
   {
     what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
     file: "zarr_wasm_full_bg.wasm",
-    budget: 433 * 1024,
+    budget: 434 * 1024,
   },
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 640 * 1024,
+    budget: 642 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

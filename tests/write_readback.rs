@@ -1,8 +1,9 @@
 //! What zarr-wasm writes, zarr-python reads: arrays created and written by the core (v3 plain
 //! and sharded with the index at either end, v2 with its compressors, big endian, order F, NaN
-//! fills, partial edge chunks, attributes), stored to a directory and read back at test time by
-//! zarr-python with numcodecs' C codecs (scripts/read_back.py, in .venv-readers, which
-//! scripts/readers_venv.sh makes where it is missing), value for value.
+//! and infinite fills, partial edge chunks, attributes, strings), stored to a directory and read
+//! back at test time by zarr-python with numcodecs' C codecs (scripts/read_back.py, in
+//! .venv-readers, which scripts/readers_venv.sh makes where it is missing), value for value; the
+//! numeric ones its drivers take by tensorstore too.
 #![cfg(all(feature = "write", not(target_arch = "wasm32")))]
 
 use futures_executor::block_on;
@@ -81,6 +82,11 @@ fn cases() -> Vec<Case> {
         json!({"name": "crc32c"}),
     ]);
     v3_gzip_big.fill_value = Some(json!("NaN"));
+    let mut v3_infinite = spec(3, "float64", [45, 40], [16, 16]);
+    v3_infinite.fill_value = Some(json!("-Infinity"));
+    let mut v2_infinite = spec(2, "<f4", [45, 40], [16, 16]);
+    v2_infinite.fill_value = Some(json!("Infinity"));
+    v2_infinite.compressor = Some(json!({"id": "zlib", "level": 1}));
     let mut sharded_end = spec(3, "int32", [64, 96], [8, 8]);
     sharded_end.shards = Some(vec![32, 32]);
     let mut sharded_start = spec(3, "uint8", [40, 40], [5, 4]);
@@ -134,6 +140,20 @@ fn cases() -> Vec<Case> {
             spec: v3_gzip_big,
             fill: f64::NAN,
             writes: sparse([70, 50]),
+        },
+        Case {
+            name: "v3_minus_infinity_fill",
+            dtype: "float64",
+            spec: v3_infinite,
+            fill: f64::NEG_INFINITY,
+            writes: sparse([45, 40]),
+        },
+        Case {
+            name: "v2_infinity_fill",
+            dtype: "float32",
+            spec: v2_infinite,
+            fill: f64::INFINITY,
+            writes: sparse([45, 40]),
         },
         Case {
             name: "v3_sharded_index_end",

@@ -4,7 +4,6 @@
 
 use super::errors::js_error;
 use crate::codecs::codec::{default_unknown_decoded_limit, BytesToBytesCodec, DecodedSize};
-use crate::codecs::extra::any_needs;
 use crate::codecs::table::standalone_bytes_codec;
 use crate::codecs::{entry, left_out};
 use crate::data_type::DataType;
@@ -58,8 +57,12 @@ impl WasmBytesCodec {
             .map_err(|reason| js_error(ZarrError::metadata(&location, reason)))?;
         // A codec held inside (conditional's) may be the second module's too. Where the
         // decoders are linked in (the `extra-codecs` feature), there is no module to load.
-        let second_module =
-            cfg!(not(feature = "extra-codecs")) && any_needs(std::slice::from_ref(&codec));
+        #[cfg(feature = "all-codecs")]
+        let second_module = cfg!(not(feature = "extra-codecs"))
+            && crate::codecs::extra::any_needs(std::slice::from_ref(&codec));
+        // The Zarr build has none of the second module's codecs.
+        #[cfg(not(feature = "all-codecs"))]
+        let second_module = false;
         Ok(WasmBytesCodec {
             inner,
             second_module,

@@ -6,6 +6,7 @@ mod codec;
 mod errors;
 // The second module's JS side, where its decoders are not linked in (the npm package's build).
 #[cfg(not(feature = "extra-codecs"))]
+#[cfg(feature = "all-codecs")]
 mod extra;
 mod fetch;
 mod guarded;
@@ -66,6 +67,7 @@ pub fn install() {
     console_error_panic_hook::set_once();
     crate::host::install(Rc::new(host::JsHost::new()));
     #[cfg(not(feature = "extra-codecs"))]
+    #[cfg(feature = "all-codecs")]
     extra::install();
 }
 

@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod configuration;
+#[cfg(feature = "all-codecs")]
 pub mod extra;
 pub mod numcodecs;
 pub mod numeric;
@@ -34,27 +35,28 @@ macro_rules! codecs {
 }
 
 codecs!(
-    // What the images viewers read are written with, and the gateways to the second module's
-    // decoders (bz2, lzma, pcodec, zfp, zfpy): in every build.
+    // What the images viewers read are written with: in every build.
     blosc,
     bytes,
-    bz2,
     checksum32,
     gzip,
     lz4,
-    lzma,
-    pcodec,
     sharding,
     transpose,
     vlen,
-    zfp,
-    zfpy,
     zlib,
     zstd;
     // numcodecs' filters and object codecs, the registry's array codecs, N5: only with
     // `all-codecs`. The npm package's Zarr build leaves them out (with their numeric conversions
     // between data types, 36 KiB of the gzipped module) and loads its full build for an array
     // that uses one (pkg/index.js); `IN_FULL_BUILD` names them there.
+    // The gateways to the second module's decoders (bz2, lzma, pcodec, zfp, zfpy): an array
+    // with one loads the full build, then the second module.
+    bz2,
+    lzma,
+    pcodec,
+    zfp,
+    zfpy,
     astype,
     base64,
     bitround,
@@ -77,6 +79,11 @@ codecs!(
 /// with them reads the array, rather than that nothing does. (A test checks the list against the
 /// codecs' own entries.)
 pub const IN_FULL_BUILD: &[&str] = &[
+    "numcodecs.bz2",
+    "numcodecs.lzma",
+    "numcodecs.pcodec",
+    "zfp",
+    "numcodecs.zfpy",
     "numcodecs.quantize",
     "numcodecs.astype",
     "numcodecs.base64",

@@ -4,6 +4,7 @@
 //! v1 array (`meta`, then `attrs`) is looked for last.
 
 use crate::array::Array;
+#[cfg(feature = "all-codecs")]
 use crate::codecs::extra;
 use crate::error::{ErrorKind, Result, ZarrError};
 use crate::hierarchy::group::{Consolidated, Group};
@@ -64,6 +65,8 @@ pub async fn open_with(
 /// `node`, with the second module's decoders ready where it is an array that needs them
 /// (`codecs::extra::prepare`); a failure to load them fails the opening.
 async fn with_decoders(node: Node) -> Result<Node> {
+    // Only the full build has codecs of the second module.
+    #[cfg(feature = "all-codecs")]
     if let Node::Array(array) = &node {
         if let Err(reason) = extra::prepare(array.metadata()).await {
             return Err(ZarrError::store(

@@ -513,7 +513,7 @@ test("chromium: a page that calls preload({ vectors: true }) at the top download
   await fresh.close();
 });
 
-test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once", async () => {
+test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when an array needs it, and once, after the full build (which has their codecs)", async () => {
   const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/page.html`);
   await fresh.waitForFunction(() => window.runCase !== undefined, null, { timeout: 20000 });
   const extraRequests = async () =>
@@ -540,5 +540,9 @@ test("chromium: the second module (lzma, bz2, pcodec, ZFP) is fetched only when 
     ["zarr_wasm_extra.js", "zarr_wasm_extra_bg.wasm"],
     "its glue and its wasm, once each",
   );
+  const full = (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+    r.path.endsWith("/zarr_wasm_full_bg.wasm"),
+  );
+  assert.equal(full.length, 1, "the full build, once: the Zarr build leaves these codecs out");
   await fresh.close();
 });

@@ -93,9 +93,22 @@ function stressCase(workers) {
       // The heap in use comes back to where it was: the reads, aborted or not, left nothing behind.
       // (Tables that grow to the peak number of requests in flight may keep a little more: less
       // than the smallest allocation, 16 bytes, per read, where a leak would take at least that.)
+      // A table may also reach a new size during this storm, once (a page that has opened many
+      // stores: 9 KB at once in the whole suite's page): a second storm then grows by the
+      // usual little, where a leak would take its share again.
+      let grew = after.heapBytes - before.heapBytes;
+      if (grew >= reads * 16) {
+        const again = memoryUsage();
+        await storm(ctx, arr, reads, 1);
+        await settled(ctx);
+        await wait(50);
+        const second = memoryUsage().heapBytes - again.heapBytes;
+        console.log(`stress: the heap grew ${grew} bytes, then ${second} in a second storm`);
+        grew = Math.max(0, second);
+      }
       ok(
-        after.heapBytes - before.heapBytes < reads * 16,
-        `the heap in use came back (${before.heapBytes} -> ${after.heapBytes} bytes)`,
+        grew < reads * 16,
+        `the heap in use came back (${before.heapBytes} -> ${after.heapBytes} bytes; counted: ${grew})`,
       );
       arr.free();
     },
