@@ -52,16 +52,49 @@ fn unshuffle_any(ts: usize, src: &[u8], dst: &mut [u8], n: usize) {
     }
 }
 
-/// Byte shuffle, the inverse of `unshuffle`; used by tests and the fuzzers to make inputs.
+/// Byte shuffle, the inverse of `unshuffle`: Blosc's encoder, and the tests' and fuzzers' inputs.
 pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
-    let ts = typesize.max(1);
+    debug_assert_eq!(src.len(), dst.len());
+    let ts = typesize;
+    if ts <= 1 || src.len() < ts {
+        dst.copy_from_slice(src);
+        return;
+    }
     let n = src.len() / ts;
-    for i in 0..n {
-        for j in 0..ts {
-            dst[j * n + i] = src[i * ts + j];
+    let body = n * ts;
+    match ts {
+        2 => shuffle_fixed::<2>(&src[..body], &mut dst[..body], n),
+        4 => shuffle_fixed::<4>(&src[..body], &mut dst[..body], n),
+        8 => shuffle_fixed::<8>(&src[..body], &mut dst[..body], n),
+        16 => shuffle_fixed::<16>(&src[..body], &mut dst[..body], n),
+        _ => shuffle_any(ts, &src[..body], &mut dst[..body], n),
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// Shuffle for a size known at compile time: one input element is read whole per step and its
+/// bytes go to the planes, which the compiler keeps as separate pointers (the byte-at-a-time loop
+/// with index arithmetic was 29 % of a Blosc lz4 write).
+fn shuffle_fixed<const TS: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let mut rest = dst;
+    let mut planes: [&mut [u8]; TS] = std::array::from_fn(|_| {
+        let (plane, after) = std::mem::take(&mut rest).split_at_mut(n);
+        rest = after;
+        plane
+    });
+    for (i, element) in src.chunks_exact(TS).enumerate() {
+        for j in 0..TS {
+            planes[j][i] = element[j];
         }
     }
-    dst[n * ts..].copy_from_slice(&src[n * ts..]);
+}
+
+fn shuffle_any(ts: usize, src: &[u8], dst: &mut [u8], n: usize) {
+    for (j, plane) in dst.chunks_exact_mut(n).enumerate() {
+        for (i, byte) in plane.iter_mut().enumerate() {
+            *byte = src[i * ts + j];
+        }
+    }
 }
 
 /// Bit shuffle of one Blosc block, the inverse of `bitunshuffle`: with `n = len / ts` a multiple
