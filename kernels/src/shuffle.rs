@@ -77,7 +77,7 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// with index arithmetic was 29 % of a Blosc lz4 write).
 fn shuffle_fixed<const TS: usize>(src: &[u8], dst: &mut [u8], n: usize) {
     let mut rest = dst;
-    let mut planes: [&mut [u8]; TS] = std::array::from_fn(|_| {
+    let planes: [&mut [u8]; TS] = std::array::from_fn(|_| {
         let (plane, after) = std::mem::take(&mut rest).split_at_mut(n);
         rest = after;
         plane
