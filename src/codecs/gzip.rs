@@ -233,7 +233,9 @@ impl BytesToBytesCodec for GzipCodec {
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
         let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-        out.extend(miniz_oxide::deflate::compress_to_vec(&decoded, self.level));
+        out.extend(crate::compression::deflate::deflate(
+            &decoded, self.level, false,
+        ));
         out.extend(crc32::crc32(&decoded).to_le_bytes());
         out.extend((decoded.len() as u32).to_le_bytes());
         Ok(out)

@@ -97,8 +97,8 @@ impl BytesToBytesCodec for ZlibCodec {
 
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
-        Ok(miniz_oxide::deflate::compress_to_vec_zlib(
-            &decoded, self.level,
+        Ok(crate::compression::deflate::deflate(
+            &decoded, self.level, true,
         ))
     }
 

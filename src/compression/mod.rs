@@ -2,6 +2,8 @@
 //! store's entries) and the byte and bit shuffles (Blosc and numcodecs' `shuffle`). Codecs and
 //! stores wrap these in their own framing and configuration; these know nothing of Zarr.
 
+#[cfg(feature = "write")]
+pub mod deflate;
 pub mod inflate;
 // The byte and bit shuffles are built for speed in a crate of their own (kernels/).
 pub use zarr_wasm_kernels::shuffle;

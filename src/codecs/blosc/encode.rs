@@ -99,7 +99,7 @@ fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<V
             out.truncate(len);
             out
         }
-        CompressorName::Zlib => miniz_oxide::deflate::compress_to_vec_zlib(stream, clevel),
+        CompressorName::Zlib => crate::compression::deflate::deflate(stream, clevel, true),
         CompressorName::Zstd => {
             use structured_zstd::encoding::{CompressionLevel, FrameCompressor};
             // c-blosc's mapping of its levels to zstd's: twice less one, the most at 9.
