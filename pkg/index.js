@@ -13,8 +13,7 @@ import {
   hasWorkers,
   readThrough,
   refreshInWorkers,
-  writeInWorkers,
-  writesInWorkers,
+  writeThroughPool,
   readsInWorkers,
   shareWorkers,
   startingAfter,
@@ -748,20 +747,28 @@ export class ZarrArray extends Node {
     const write = { signal, onProgress, writeEmptyChunks, concurrency };
     if (!hasWorkers(this))
       return call(() => withHandle(this, (h) => h.set(selection ?? null, value, write)));
-    // A node read through a pool writes through its workers, once one has started (they take
-    // whole chunks or shards each; writes that meet wait for each other). After each write the
-    // workers, and this thread, open it again: what they kept of it is stale.
-    try {
-      if (!writesInWorkers(this))
-        return await call(() => withHandle(this, (h) => h.set(selection ?? null, value, write)));
-      await call(() =>
-        withHandle(this, (h) => writeInWorkers(this, h, selection ?? null, value, write)),
-      );
-      replaceHandle(this, await handles.get(this).revivable.fromStore());
-    } finally {
-      // Even a failed write may have written some chunks.
-      refreshInWorkers(this);
-    }
+    // A node read through a pool writes through its workers, once one has started (see
+    // writeThroughPool). After each write the node is opened again here and in the workers: what
+    // they kept of it is stale.
+    return withHandle(this, (h) =>
+      writeThroughPool(
+        this,
+        h,
+        selection ?? null,
+        value,
+        write,
+        () => call(() => withHandle(this, (h) => h.set(selection ?? null, value, write))),
+        async () => {
+          try {
+            replaceHandle(this, await handles.get(this).revivable.fromStore());
+          } finally {
+            refreshInWorkers(this);
+          }
+        },
+      ),
+    ).catch((err) => {
+      throw typed(err);
+    });
   }
 
   /** Resizes the array (see index.d.ts): its shape changes in place. */
@@ -982,7 +989,11 @@ async function openNode(location, options, documents) {
   const reopen = () => call(async () => (await openIn(null, read))[0]);
   const node = ofKind(wrap(handle, where(location, options.path), reopen), options.kind);
   // After a write changes its metadata it is opened again from the store, not from `read`.
-  handles.get(node).revivable.fromStore = reopenFromStore(location, options.path ?? "");
+  handles.get(node).revivable.fromStore = reopenFromStore(
+    location,
+    options.path ?? "",
+    nodeOptions,
+  );
   if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
   // The workers open the node from what this thread read: no request of theirs for it; and its
   // store as opening it resolved it (described again: an Icechunk snapshot, a reference file).
@@ -1004,10 +1015,15 @@ async function withStore(location, f) {
   }
 }
 
-/** Opens the node at `path` of `location` again (in a fresh instance), from the store itself. */
-function reopenFromStore(location, path) {
+/**
+ * Opens the node at `path` of `location` again (in a fresh instance), from the store itself, with
+ * the options it was opened with (its limits, its chunk cache).
+ */
+function reopenFromStore(location, path, nodeOptions = {}) {
   return () =>
-    call(() => withStore(location, async (store) => (await store.open(path, {}, null))[0]));
+    call(() =>
+      withStore(location, async (store) => (await store.open(path, nodeOptions, null))[0]),
+    );
 }
 
 /** JSON text of `value`, numbers JSON cannot hold as Zarr writes them ("NaN", "Infinity"). */

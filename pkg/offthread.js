@@ -16,8 +16,6 @@ import {
 
 // Parts a read is split into per worker: enough that a worker finishing early takes another.
 export const PARTS_PER_WORKER = 4;
-// A write is split without the bounds on a read's size (nothing of that size is allocated here).
-const WRITE_SPLIT = { maxChunks: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
 
 // The pool and the workers' description of each node read through one.
 const pooled = new WeakMap();
@@ -315,32 +313,34 @@ export function writesInWorkers(node) {
 }
 
 /**
- * `arr.set` through the workers: the selection split into boxes of whole chunks (for a sharded
- * array, whole shards: no two workers write one), the value cut to match, each part written by
- * a worker. `handle` is the node's wasm handle (the split, from its metadata).
+ * `arr.set` of a node read through a pool. The selection is split into boxes of whole chunks (for
+ * a sharded array, whole shards: no two workers write one), the value cut to match, each part
+ * written by a worker; or, until a worker has started (or where the workers cannot write its
+ * store, or the split would be too large), by `onMain` on this thread. Either way the write holds
+ * the chunks it touches (writes of this node that meet wait for each other), and before it lets
+ * them go `afterWrite` runs: the node opened again here and in the workers, whatever kept of it
+ * being stale, even after a failure (some parts may have been written).
  */
-export function writeInWorkers(arr, handle, selection, value, options) {
-  const workers = pooled.get(arr);
-  return inWorkers(workers, async () => {
-    const { pool, label } = workers;
-    const { signal } = options;
-    if (signal?.aborted) throw new AbortError(`writing ${label} was aborted before it started`);
-    let plan;
+export async function writeThroughPool(arr, handle, selection, value, options, onMain, afterWrite) {
+  const { pool } = pooled.get(arr);
+  let plan = null;
+  try {
+    // Readers 0: the chunk grid's own boxes, never a shard's inner chunks. Bounded as a read is:
+    // past that, the split (a list of chunks per dimension) is not made, and this thread writes.
+    plan = handle.partition(selection, pool.size * PARTS_PER_WORKER, 0, {}, 0);
+  } catch {}
+  const release = await lockChunks(arr, plan && chunkBox(plan.selection, arr.chunks));
+  try {
+    if (plan === null || !writesInWorkers(arr)) return await onMain();
+    const workers = pooled.get(arr);
+    await inWorkers(workers, () => writeParts(workers, plan, value, options, arr.dtype));
+  } finally {
     try {
-      // Readers 0: the chunk grid's own boxes, never a shard's inner chunks.
-      plan = handle.partition(selection, pool.size * PARTS_PER_WORKER, 0, WRITE_SPLIT, 0);
-    } catch (err) {
-      throw typed(err);
-    }
-    // Writes of this node whose chunks meet this one's go first: two workers must never write
-    // one chunk (or shard) at once, each reading what the other has not yet written.
-    const release = await lockChunks(arr, chunkBox(plan.selection, arr.chunks));
-    try {
-      await writeParts(workers, plan, value, options);
+      await afterWrite();
     } finally {
       release();
     }
-  });
+  }
 }
 
 /**
@@ -383,11 +383,13 @@ async function lockChunks(node, box) {
 }
 
 /** The parts of a write, each written by a worker. */
-async function writeParts(workers, plan, value, options) {
+async function writeParts(workers, plan, value, options, dtype) {
   const { pool, node, label } = workers;
   const { signal, concurrency, onProgress, writeEmptyChunks } = options;
   const total = count(plan.shape);
-  const values = ArrayBuffer.isView(value) || Array.isArray(value);
+  // One value per element, or one for them all: a byte string's one value is a Uint8Array.
+  const values =
+    Array.isArray(value) || (ArrayBuffer.isView(value) && dtype !== "variable_length_bytes");
   // A value of the wrong length is refused before any part is written (each part would be
   // the right length for the wrong elements otherwise).
   if (values && (value.length < total || value.length % Math.max(total, 1) !== 0)) {
@@ -405,32 +407,39 @@ async function writeParts(workers, plan, value, options) {
   const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
   const abort = () => stopAll(signal.reason);
   signal?.addEventListener("abort", abort, { once: true });
+  const runs = parts.map((part, i) => {
+    const partValue =
+      values && parts.length > 1 ? cut(value, plan.shape, part.shape, part.outStart) : value;
+    const message = {
+      type: "write",
+      selection: part.selection,
+      value: partValue,
+      concurrency,
+      writeEmptyChunks,
+      progress: Boolean(onProgress),
+    };
+    const progress =
+      onProgress &&
+      ((p) => {
+        done[i] = p.chunksDone;
+        try {
+          onProgress({ chunksDone: done.reduce((a, b) => a + b, 0), chunksTotal });
+        } catch {}
+      });
+    // Settled when the worker has answered, aborted or not: its store calls are over then.
+    return pool.run(node, message, {
+      signal: stops[i].signal,
+      onProgress: progress,
+      label,
+      untilAnswered: true,
+    });
+  });
   try {
-    await Promise.all(
-      parts.map((part, i) => {
-        const partValue =
-          values && parts.length > 1 ? cut(value, plan.shape, part.shape, part.outStart) : value;
-        const message = {
-          type: "write",
-          selection: part.selection,
-          value: partValue,
-          concurrency,
-          writeEmptyChunks,
-          progress: Boolean(onProgress),
-        };
-        const progress =
-          onProgress &&
-          ((p) => {
-            done[i] = p.chunksDone;
-            try {
-              onProgress({ chunksDone: done.reduce((a, b) => a + b, 0), chunksTotal });
-            } catch {}
-          });
-        return pool.run(node, message, { signal: stops[i].signal, onProgress: progress, label });
-      }),
-    );
+    await Promise.all(runs);
   } catch (err) {
+    // The other parts stop, and are waited for: the chunks they hold are theirs until then.
     stopAll("another part of the write failed");
+    await Promise.allSettled(runs);
     throw signal?.aborted && !(err instanceof AbortError)
       ? new AbortError(err.message, { cause: err })
       : err;

@@ -251,9 +251,10 @@ export class WorkerPool {
    * Runs `message` ({ type: "read" | "chunk", ... }) on the node `node` ({ id, store, path,
    * options }, as worker.js opens it) in the next free worker. `label` names the read in
    * messages; `onProgress` receives the worker's progress reports; `signal` stops waiting (and
-   * tells the worker to stop).
+   * tells the worker to stop). With `untilAnswered`, an aborted task handed to a worker settles
+   * only when the worker answers (a write's part: its store calls stop there, not here).
    */
-  run(node, message, { signal, onProgress, label = node.path } = {}) {
+  run(node, message, { signal, onProgress, label = node.path, untilAnswered = false } = {}) {
     if (this.terminated)
       return Promise.reject(new WorkerError(`${label}: the worker pool was terminated`));
     if (signal?.aborted) return Promise.reject(aborted(signal, label));
@@ -271,6 +272,7 @@ export class WorkerPool {
         // The worker is told; its place is freed when it answers (it always does).
         if (task.worker) task.worker.port.post({ type: "abort", task: id });
         else if (this.tasks.delete(id) && this.tasks.size === 0) busy.delete(this);
+        if (untilAnswered && task.worker) return;
         task.abandoned = true;
         reject(aborted(signal, label));
       };

@@ -5,6 +5,9 @@
 //! codec that cannot encode refused before anything is written.
 #![cfg(all(feature = "write", not(target_arch = "wasm32")))]
 
+mod common;
+
+use common::{open_shared, slice};
 use futures_executor::block_on;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
@@ -27,21 +30,6 @@ fn array_json(shape: &[u64], chunks: &[u64], codecs: Value, fill: Value) -> Vec<
     })
     .to_string()
     .into_bytes()
-}
-
-fn open_array(store: &Rc<MemoryStore>) -> Array {
-    match block_on(open(store.clone(), "")).unwrap() {
-        Node::Array(a) => a,
-        Node::Group(_) => panic!("a group"),
-    }
-}
-
-fn slice(start: i64, stop: i64) -> DimSelection {
-    DimSelection::Slice {
-        start: Some(start),
-        stop: Some(stop),
-        step: None,
-    }
 }
 
 fn u16s(bytes: &[u8]) -> Vec<u16> {
@@ -91,7 +79,7 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
     for codecs in [PLAIN(), SHARDED("end"), SHARDED("start")] {
         // 10 x 13 in chunks (or shards) of 8 x 8: edge chunks on both axes.
         let store = store_with(array_json(&[10, 13], &[8, 8], codecs.clone(), json!(7)));
-        let arr = open_array(&store);
+        let arr = open_shared(&store);
         // It keeps decoded chunks (and inner chunks): its reads after a write are of the write.
         arr.set_chunk_cache(1 << 20);
         let mut want: Vec<u16> = (0..130).map(|i| (i * 37 % 1000) as u16).collect();
@@ -111,7 +99,7 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
         }
         assert_eq!(read_all(&arr), want, "{codecs}");
         // A fresh reader (no cache, no kept index) reads the same.
-        assert_eq!(read_all(&open_array(&store)), want, "{codecs}, reopened");
+        assert_eq!(read_all(&open_shared(&store)), want, "{codecs}, reopened");
         // A scalar over a strided selection.
         let strided = DimSelection::Slice {
             start: Some(0),
@@ -128,7 +116,7 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
                 want[r * 13 + c] = 9;
             }
         }
-        assert_eq!(read_all(&open_array(&store)), want, "{codecs}, strided");
+        assert_eq!(read_all(&open_shared(&store)), want, "{codecs}, strided");
         // Then every shard back to the fill value (erased), and an edge tile read by the same
         // array (by its kept shard index, which the write replaced): the fill value.
         block_on(arr.set(&[], WriteValue::Scalar(&7u16.to_ne_bytes()))).unwrap();
@@ -142,7 +130,7 @@ fn a_whole_array_then_a_partial_tile_read_back_value_for_value() {
 fn chunks_of_nothing_but_the_fill_value_are_erased_unless_kept() {
     for codecs in [PLAIN(), SHARDED("end")] {
         let store = store_with(array_json(&[16, 16], &[8, 8], codecs.clone(), json!(7)));
-        let arr = open_array(&store);
+        let arr = open_shared(&store);
         block_on(arr.set(&[], WriteValue::Scalar(&1u16.to_ne_bytes()))).unwrap();
         assert_eq!(store.keys().len(), 5, "{codecs}: 4 chunks and zarr.json");
         // One chunk set back to the fill value: erased.
@@ -168,7 +156,7 @@ fn chunks_of_nothing_but_the_fill_value_are_erased_unless_kept() {
         .unwrap();
         assert!(block_on(store.get("c/0/1")).unwrap().is_some(), "{codecs}");
         assert_eq!(
-            read_all(&open_array(&store))
+            read_all(&open_shared(&store))
                 .iter()
                 .filter(|&&v| v == 7)
                 .count(),
@@ -180,7 +168,7 @@ fn chunks_of_nothing_but_the_fill_value_are_erased_unless_kept() {
 #[test]
 fn inner_chunks_of_the_fill_value_are_left_out_of_their_shard() {
     let store = store_with(array_json(&[8, 8], &[8, 8], SHARDED("end"), json!(0)));
-    let arr = open_array(&store);
+    let arr = open_shared(&store);
     // One inner chunk of four holds data.
     block_on(arr.set(
         &[slice(0, 4), slice(4, 8)],
@@ -303,7 +291,7 @@ fn concurrent_writes_into_one_shard_keep_each_others_chunks() {
 #[test]
 fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is_written() {
     let store = store_with(array_json(&[4, 4], &[2, 2], PLAIN(), json!(0)));
-    let arr = open_array(&store);
+    let arr = open_shared(&store);
     let err = block_on(arr.set(&[], WriteValue::Elements(&[0; 31]))).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Selection);
     assert!(
@@ -318,7 +306,7 @@ fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is
         json!([{"name": "bytes"}, {"name": "numcodecs.bz2", "configuration": {"level": 1}}]),
         json!(0),
     ));
-    let arr = open_array(&store);
+    let arr = open_shared(&store);
     let err = block_on(arr.set(&[], WriteValue::Scalar(&[1, 0]))).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Unsupported);
     assert!(err.message.contains("numcodecs.bz2"), "{err}");

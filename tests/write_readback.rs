@@ -546,7 +546,7 @@ fn zarr_python_reads_back_strings_and_byte_strings() {
             for i in r[0]..r[1] {
                 for j in c[0]..c[1] {
                     let t = text(i, j, cols, n);
-                    items.push(t.as_bytes());
+                    items.push(t.as_bytes()).unwrap();
                     want[(i * cols + j) as usize] = t;
                 }
             }

@@ -5,6 +5,9 @@
 //! writes. Fixed-size strings (`U`, `S`) are numbers to the core and written as elements.
 #![cfg(all(feature = "write", not(target_arch = "wasm32")))]
 
+mod common;
+
+use common::{open_shared, slice};
 use futures_executor::block_on;
 use serde_json::{json, Value};
 use std::rc::Rc;
@@ -12,27 +15,12 @@ use zarr_wasm::array::write::WriteValue;
 use zarr_wasm::data_type::variable::Items;
 use zarr_wasm::store::memory::MemoryStore;
 use zarr_wasm::store::ReadableStore;
-use zarr_wasm::{open, Array, DimSelection, ErrorKind, Node};
-
-fn open_array(store: &Rc<MemoryStore>) -> Array {
-    match block_on(open(store.clone(), "")).unwrap() {
-        Node::Array(a) => a,
-        Node::Group(_) => panic!("a group"),
-    }
-}
-
-fn slice(start: i64, stop: i64) -> DimSelection {
-    DimSelection::Slice {
-        start: Some(start),
-        stop: Some(stop),
-        step: None,
-    }
-}
+use zarr_wasm::{Array, DimSelection, ErrorKind};
 
 fn items_of(values: &[String]) -> Items {
     let mut items = Items::default();
     for v in values {
-        items.push(v.as_bytes());
+        items.push(v.as_bytes()).unwrap();
     }
     items
 }
@@ -124,7 +112,7 @@ fn strings_are_written_whole_in_tiles_and_as_scalars_and_read_back() {
         let mut store = MemoryStore::new();
         store.insert(key, doc);
         let store = Rc::new(store);
-        let arr = open_array(&store);
+        let arr = open_shared(&store);
         arr.set_chunk_cache(1 << 20);
         let mut want = strings(63, "a");
         block_on(arr.set(&[], WriteValue::Items(&items_of(&want)))).unwrap();
@@ -142,7 +130,7 @@ fn strings_are_written_whole_in_tiles_and_as_scalars_and_read_back() {
             }
         }
         assert_eq!(read(&arr, &[]), want, "{name}: the same array after a tile");
-        assert_eq!(read(&open_array(&store), &[]), want, "{name}: reopened");
+        assert_eq!(read(&open_shared(&store), &[]), want, "{name}: reopened");
         // One string for a whole row.
         block_on(arr.set(
             &[slice(6, 7), slice(0, 9)],
@@ -150,7 +138,11 @@ fn strings_are_written_whole_in_tiles_and_as_scalars_and_read_back() {
         ))
         .unwrap();
         want[54..63].iter_mut().for_each(|s| *s = "row".into());
-        assert_eq!(read(&open_array(&store), &[]), want, "{name}: a scalar row");
+        assert_eq!(
+            read(&open_shared(&store), &[]),
+            want,
+            "{name}: a scalar row"
+        );
         // The fill string everywhere: nothing but the metadata is left.
         block_on(arr.set(&[], WriteValue::Scalar(b""))).unwrap();
         assert_eq!(read(&arr, &[]), vec![String::new(); 63], "{name}: all fill");
@@ -172,14 +164,14 @@ fn byte_strings_are_written_with_vlen_bytes() {
     });
     store.insert("zarr.json", doc.to_string().into_bytes());
     let store = Rc::new(store);
-    let arr = open_array(&store);
+    let arr = open_shared(&store);
     let values: [&[u8]; 5] = [b"\x00\xff", b"", b"abc", &[7; 300], b"\x01"];
     let mut items = Items::default();
     values.iter().for_each(|v| {
-        items.push(v);
+        items.push(v).unwrap();
     });
     block_on(arr.set(&[], WriteValue::Items(&items))).unwrap();
-    let data = block_on(open_array(&store).get(&[])).unwrap();
+    let data = block_on(open_shared(&store).get(&[])).unwrap();
     let got = data.items.unwrap();
     let read: Vec<&[u8]> = data
         .bytes
@@ -197,7 +189,7 @@ fn string_values_of_the_wrong_kind_or_count_are_refused_before_anything_is_writt
     let mut store = MemoryStore::new();
     store.insert("zarr.json", v3("string", json!([{"name": "vlen-utf8"}])));
     let store = Rc::new(store);
-    let arr = open_array(&store);
+    let arr = open_shared(&store);
     let err = block_on(arr.set(&[], WriteValue::Items(&items_of(&strings(62, "a"))))).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Selection);
     assert!(
@@ -209,7 +201,7 @@ fn string_values_of_the_wrong_kind_or_count_are_refused_before_anything_is_writt
     assert!(err.message.contains("written from items"), "{err}");
     // Bytes that are not UTF-8, in a string array: the codec says so, naming the chunk.
     let mut bad = Items::default();
-    bad.push(&[0xff, 0xfe]);
+    bad.push(&[0xff, 0xfe]).unwrap();
     let err = block_on(arr.set(&[slice(0, 1), slice(0, 1)], WriteValue::Items(&bad))).unwrap_err();
     assert!(
         err.message.contains("UTF-8") && err.message.contains("c/0/0"),

@@ -8,6 +8,9 @@ use std::rc::Rc;
 #[derive(Default)]
 pub struct ChunkCache {
     lru: RefCell<Option<ByteLru<Vec<u64>>>>,
+    /// Bumped at each write's forgetting: a read that fetched before it does not keep what it
+    /// decoded (the stored value it came from may be gone), see `keep_since`.
+    writes: std::cell::Cell<u64>,
 }
 
 impl ChunkCache {
@@ -28,6 +31,19 @@ impl ChunkCache {
         lru.as_mut()?.get(&key.to_vec()).map(|v| v.to_vec())
     }
 
+    /// What `keep_since` compares: take it before fetching what will be kept.
+    pub fn epoch(&self) -> u64 {
+        self.writes.get()
+    }
+
+    /// `keep`, unless a write has forgotten anything since `epoch` was taken: what was fetched
+    /// before it may be what the write replaced.
+    pub fn keep_since(&self, epoch: u64, key: Vec<u64>, decoded: &[u8]) {
+        if self.writes.get() == epoch {
+            self.keep(key, decoded);
+        }
+    }
+
     /// Keeps a copy of `decoded` under `key` if it fits at all.
     pub fn keep(&self, key: Vec<u64>, decoded: &[u8]) {
         if let Some(lru) = self.lru.borrow_mut().as_mut() {
@@ -39,8 +55,10 @@ impl ChunkCache {
 }
 
 impl ChunkCache {
-    /// Drops what is kept under `key` (a chunk that was written).
+    /// Drops what is kept under `key` (a chunk that was written), and what reads begun before
+    /// would keep (`keep_since`).
     pub fn forget(&self, key: &[u64]) {
+        self.writes.set(self.writes.get() + 1);
         if let Some(lru) = self.lru.borrow_mut().as_mut() {
             lru.remove(&key.to_vec());
         }

@@ -491,6 +491,7 @@ impl Array {
         if let Some(kept) = self.chunk_cache.get(coords) {
             return Ok(Some(kept));
         }
+        let epoch = self.chunk_cache.epoch();
         let key = self.chunk_key(coords);
         let Some(encoded) = self.store.get(&key).await? else {
             return Ok(None);
@@ -523,7 +524,8 @@ impl Array {
                 CodecError::new("pipeline", reason),
             ));
         }
-        self.chunk_cache.keep(coords.to_vec(), &decoded);
+        self.chunk_cache
+            .keep_since(epoch, coords.to_vec(), &decoded);
         Ok(Some(decoded))
     }
 

@@ -198,6 +198,8 @@ impl ShardReader {
             let i: u64 = p.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
             i as usize
         };
+        // Taken before the shard is fetched: a write meanwhile means not keeping what it gives.
+        let epoch = kept.epoch();
         // Inner chunks kept from earlier reads are neither fetched nor decoded again.
         let earlier: Vec<Option<Vec<u8>>> = inner
             .iter()
@@ -273,7 +275,8 @@ impl ShardReader {
                             Stopped::Failed(reason) => broken(reason),
                         })?;
                     crate::host::yield_if_busy().await;
-                    kept.keep(
+                    kept.keep_since(
+                        epoch,
                         inner_key(&projection.coords, &inner_projection.coords),
                         &decoded,
                     );

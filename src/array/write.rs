@@ -65,7 +65,7 @@ struct Source<'a> {
     /// handles (`VALUE_HANDLES` + i) of the items in `items`.
     elements: std::borrow::Cow<'a, [u8]>,
     scalar: bool,
-    items: Option<Items>,
+    items: Option<std::borrow::Cow<'a, Items>>,
     /// The value's shape (the selection's, every dimension).
     shape: &'a [u64],
     esize: usize,
@@ -85,8 +85,12 @@ impl<'a> Source<'a> {
             WriteValue::Scalar(element) if !variable => (element.into(), true, None),
             WriteValue::Scalar(item) => {
                 let mut items = Items::default();
-                items.push(item);
-                (handle(0).to_vec().into(), true, Some(items))
+                items.push(item).map_err(ZarrError::selection)?;
+                (
+                    handle(0).to_vec().into(),
+                    true,
+                    Some(std::borrow::Cow::Owned(items)),
+                )
             }
             WriteValue::Items(items) => {
                 let mut handles = Vec::new();
@@ -94,7 +98,11 @@ impl<'a> Source<'a> {
                     .try_reserve_exact(items.len() * VARIABLE_HANDLE_SIZE)
                     .map_err(|_| ZarrError::selection("the value has too many items to write"))?;
                 (0..items.len()).for_each(|i| handles.extend(handle(i)));
-                (handles.into(), false, Some(items.clone()))
+                (
+                    handles.into(),
+                    false,
+                    Some(std::borrow::Cow::Borrowed(items)),
+                )
             }
         };
         Ok(Source {
@@ -409,9 +417,10 @@ impl Array {
             .map_err(|e| located(CodecError::new("pipeline", e)))?;
         let encoded = self.pipeline.encode(chunk, &repr).map_err(located)?;
         store.set(&key, encoded).await?;
-        match kept {
-            Some(kept) => self.chunk_cache.keep(p.coords, &kept),
-            None => self.chunk_cache.forget(&p.coords),
+        // Forgotten first in any case: a read that fetched the old value keeps nothing now.
+        self.chunk_cache.forget(&p.coords);
+        if let Some(kept) = kept {
+            self.chunk_cache.keep(p.coords, &kept);
         }
         Ok(())
     }
@@ -443,6 +452,8 @@ impl Array {
         let inner_shape = decoder.inner_shape().to_vec();
         let shift: Vec<u64> = p.parts.iter().map(|part| part.out_start).collect();
         let strides = crate::indexing::region::c_strides(&cps);
+        // The inner chunks written: what a read kept of them is forgotten once the shard is.
+        let mut touched = Vec::new();
         for ip in inner {
             let i: u64 = ip.coords.iter().zip(&strides).map(|(c, s)| c * s).sum();
             let i = i as usize;
@@ -468,9 +479,7 @@ impl Array {
                 _ => self.filled(&inner_shape)?,
             };
             source.put(&mut cells.elements, &inner_shape, &ip.parts, &shift);
-            // The inner chunk as a read keeps it is no longer what is stored.
-            self.chunk_cache
-                .forget(&super::chunk_cache::inner_key(&p.coords, &ip.coords));
+            touched.push(ip.coords.clone());
             if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
                 continue; // left out of the shard
             }
@@ -506,6 +515,10 @@ impl Array {
                 store.erase(&key).await?;
                 self.shards.replace_index(&key, None, &*self.store);
             }
+        }
+        for coords in touched {
+            self.chunk_cache
+                .forget(&super::chunk_cache::inner_key(&p.coords, &coords));
         }
         Ok(())
     }

@@ -198,7 +198,7 @@ fn written_text(value: &JsValue, data_type: DataType, count: u64) -> Result<Writ
     if data_type.is_variable() {
         let mut items = Items::default();
         for i in 0..count as u32 {
-            items.push(&at(i)?);
+            items.push(&at(i)?).map_err(ZarrError::selection)?;
         }
         return Ok(Written::Items(items));
     }

@@ -33,11 +33,14 @@ impl Items {
         self.ends.is_empty()
     }
 
-    /// Adds an item; returns its index.
-    pub fn push(&mut self, item: &[u8]) -> usize {
+    /// Adds an item; returns its index, or an error where memory for it cannot be had.
+    pub fn push(&mut self, item: &[u8]) -> Result<usize, String> {
+        let no_room = || format!("cannot allocate {} bytes for an item", item.len());
+        self.data.try_reserve(item.len()).map_err(|_| no_room())?;
+        self.ends.try_reserve(1).map_err(|_| no_room())?;
         self.data.extend_from_slice(item);
         self.ends.push(self.data.len());
-        self.ends.len() - 1
+        Ok(self.ends.len() - 1)
     }
 
     /// The bytes of item `i`.

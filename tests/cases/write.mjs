@@ -242,6 +242,24 @@ export const writeCases = [
           (i, j) => (i < 16 && j < 16 ? 9000 + i : i * 40 + j + 1),
           "16 writes at once",
         );
+        // One byte string for every element of a bytes array, through the workers: the value
+        // is one Uint8Array, not one byte per element.
+        const bytesStore = new MemoryStore();
+        await create(bytesStore, {
+          shape: [12],
+          chunks: [2],
+          shards: [4],
+          dtype: "variable_length_bytes",
+        });
+        const pooledBytes = await open(bytesStore, { kind: "array", workers: pool });
+        await pooledBytes.get(); // the workers open it
+        await pooledBytes.set(null, new Uint8Array([5, 6, 7]));
+        deepEqual(
+          (await (await open(bytesStore, { kind: "array" })).get()).data.map((v) => [...v]),
+          Array.from({ length: 12 }, () => [5, 6, 7]),
+          "one byte string everywhere, written by the workers",
+        );
+        pooledBytes.free();
         // A value of the wrong length: refused before any part is written.
         callers.length = 0;
         await rejects(

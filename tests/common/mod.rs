@@ -271,6 +271,23 @@ pub fn open_array(store: MemoryStore, limits: Limits) -> Array {
     }
 }
 
+/// The array at the root of `store`, which the test keeps to look at what was written.
+pub fn open_shared(store: &Rc<MemoryStore>) -> Array {
+    match block_on(zarr_wasm::open(store.clone(), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    }
+}
+
+/// The slice `start..stop` of one dimension.
+pub fn slice(start: i64, stop: i64) -> zarr_wasm::DimSelection {
+    zarr_wasm::DimSelection::Slice {
+        start: Some(start),
+        stop: Some(stop),
+        step: None,
+    }
+}
+
 /// `len` bytes that compress about tenfold: runs of small values, as images of counts have.
 pub fn compressible(len: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng(seed | 1);
