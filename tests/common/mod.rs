@@ -273,7 +273,7 @@ pub fn open_array(store: MemoryStore, limits: Limits) -> Array {
 
 /// The array at the root of `store`, which the test keeps to look at what was written.
 pub fn open_shared(store: &Rc<MemoryStore>) -> Array {
-    match block_on(zarr_wasm::open(store.clone(), "")).unwrap() {
+    match block_on(open(store.clone(), "")).unwrap() {
         Node::Array(a) => a,
         Node::Group(_) => panic!("a group"),
     }
