@@ -34,8 +34,10 @@
 // reads (measured 232.5, from 238.1): the second module's codec files and its loader moved to the
 // full build (an array with lzma, bz2, pcodec or ZFP now loads the full build, then the second
 // module), after turns in every HTTP body read had taken it past 238. The full build raised to 434
-// (measured 433.0: those turns and the strings' layout helpers) and the write build to 642
-// (measured 641.1: the vlen encoders, strings written from JS, writes through a pool).
+// (measured 433.0: those turns and the strings' layout helpers) and the write build to 644
+// (measured 641.1 with the vlen encoders, strings written from JS and writes through a pool; then
+// 642.4 with deflate at zlib's levels through miniz_oxide's compressor core and the fallible item
+// lists).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -49,7 +51,7 @@ const BUDGETS = [
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 642 * 1024,
+    budget: 644 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",
