@@ -14,10 +14,9 @@
 
 mod common;
 
-use common::counting::{serial, CountingAllocator, CURRENT, PEAK};
+use common::counting::{peak_since, serial, start_peak, CountingAllocator};
 
 use common::{iterations, Rng};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use zarr_wasm::codecs::blosc::{blosclz, snappy};
 use zarr_wasm::codecs::table::array_pipeline;
@@ -32,16 +31,11 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// Runs `f` and returns its result with the most memory it held at once beyond what was held
 /// before.
 fn measured<T>(f: impl FnOnce() -> T) -> (T, usize, Duration) {
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = start_peak();
     let start = Instant::now();
     let out = f();
     let elapsed = start.elapsed();
-    (
-        out,
-        PEAK.load(Ordering::Relaxed).saturating_sub(base),
-        elapsed,
-    )
+    (out, peak_since(base), elapsed)
 }
 
 /// One array's decoder and a real chunk of it.

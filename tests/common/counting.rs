@@ -3,49 +3,67 @@
 //! `#[global_allocator] static ALLOCATOR: CountingAllocator = CountingAllocator;`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 pub struct CountingAllocator;
 
-pub static CURRENT: AtomicUsize = AtomicUsize::new(0);
-pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+// Counted per thread: the test harness runs a binary's tests on several threads, and a peak
+// counted across all of them is another test's as much as the measured one's (a flake seen in CI:
+// a parquet test's peak 1.7 MB over its bound while a neighbour allocated). What a test measures
+// runs on its own thread (`block_on`, the fake servers), so its thread's count is its own. A block
+// freed on another thread than the one that allocated it makes that thread's count go below zero,
+// hence signed counts.
+thread_local! {
+    static CURRENT: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
-// SAFETY: every call is passed to the system allocator unchanged; only counts are added.
+fn grow(bytes: usize) {
+    let _ = CURRENT.try_with(|current| {
+        let now = current.get().wrapping_add(bytes as isize);
+        current.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+fn shrink(bytes: usize) {
+    let _ = CURRENT.try_with(|current| current.set(current.get().wrapping_sub(bytes as isize)));
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; only counts are added, in
+// thread-locals that need no allocation (const-initialised, no destructor).
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
+        grow(layout.size());
         // SAFETY: the caller's contract is the system allocator's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        shrink(layout.size());
         // SAFETY: `ptr` came from the system allocator with `layout`.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
-            let grown = new_size - layout.size();
-            let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            grow(new_size - layout.size());
         } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            shrink(layout.size() - new_size);
         }
         // SAFETY: as in `dealloc`; the caller vouches for `new_size`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
-/// Starts measuring a peak: returns the bytes in use now.
-pub fn start_peak() -> usize {
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+/// Starts measuring a peak on this thread: returns the bytes this thread holds now.
+pub fn start_peak() -> isize {
+    let base = CURRENT.with(Cell::get);
+    PEAK.with(|peak| peak.set(base));
     base
 }
 
-/// The most bytes held at once since `start_peak` returned `base`, beyond `base`.
-pub fn peak_since(base: usize) -> usize {
-    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+/// The most bytes this thread held at once since `start_peak` returned `base`, beyond `base`.
+pub fn peak_since(base: isize) -> usize {
+    PEAK.with(Cell::get).saturating_sub(base).max(0) as usize
 }
 
 /// `f`'s result and the most memory it held at once beyond what was held before.
@@ -55,8 +73,8 @@ pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, peak_since(base))
 }
 
-/// Tests that measure a peak run one at a time, so that the peak is theirs alone: each holds
-/// this guard while it measures.
+/// Tests that measure time as well as a peak run one at a time, so that a neighbour's work does
+/// not slow them: each holds this guard while it measures.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
