@@ -10,11 +10,12 @@ import {
   dropFromWorkers,
   readChunkInWorkers,
   readInWorkers,
-  hasWorkers,
   readThrough,
-  refreshInWorkers,
-  writeThroughPool,
   readsInWorkers,
+  hasWorkers,
+  inWorkers,
+  refreshInWorkers,
+  workersOf,
   shareWorkers,
   startingAfter,
   workerPool,
@@ -741,48 +742,17 @@ export class ZarrArray extends Node {
 
   /** Sets a selection from a typed array or one value (see index.d.ts); loads the write build. */
   async set(selection, value, options = {}) {
-    options = checkCall(options, "set", schemas.SET, `writing ${whereOf(this)}`);
-    await loadWasm("write");
-    const { signal, onProgress, writeEmptyChunks, concurrency } = options;
-    const write = { signal, onProgress, writeEmptyChunks, concurrency };
-    if (!hasWorkers(this))
-      return call(() => withHandle(this, (h) => h.set(selection ?? null, value, write)));
-    // A node read through a pool writes through its workers, once one has started (see
-    // writeThroughPool). After each write the node is opened again here and in the workers: what
-    // they kept of it is stale.
-    return withHandle(this, (h) =>
-      writeThroughPool(
-        this,
-        h,
-        selection ?? null,
-        value,
-        write,
-        () => call(() => withHandle(this, (h) => h.set(selection ?? null, value, write))),
-        async () => {
-          try {
-            replaceHandle(this, await handles.get(this).revivable.fromStore());
-          } finally {
-            refreshInWorkers(this);
-          }
-        },
-      ),
-    ).catch((err) => {
-      throw typed(err);
-    });
+    return (await writer()).set(this, selection, value, options);
   }
 
   /** Resizes the array (see index.d.ts): its shape changes in place. */
   async resize(shape) {
-    schemas.shape(shape, "resize's shape");
-    await loadWasm("write");
-    const next = await call(() => withHandle(this, (h) => h.resize(shape)));
-    replaceHandle(this, next);
-    refreshInWorkers(this);
+    return (await writer()).resize(this, shape);
   }
 
   /** Replaces the array's attributes (see index.d.ts). */
   async setAttributes(attributes) {
-    await setAttributesOf(this, attributes);
+    return (await writer()).setAttributes(this, attributes);
   }
 
   /** Where the chunk at `coords` lies: `{ origin, shape }` in array coordinates (any grid kind). */
@@ -799,7 +769,7 @@ export class ZarrArray extends Node {
 export class Group extends Node {
   /** Replaces the group's attributes (see index.d.ts). */
   async setAttributes(attributes) {
-    await setAttributesOf(this, attributes);
+    return (await writer()).setAttributes(this, attributes);
   }
 
   /** Opens the node at `path`, relative to this group. */
@@ -1002,8 +972,47 @@ async function openNode(location, options, documents) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writing (see index.d.ts). The first write loads the write build: the nodes opened before move
-// to it by themselves, as after a trap. A page that only reads never downloads it.
+// Writing (see index.d.ts) is write.js's, imported at the first write with the write build it
+// loads: a page that only reads downloads neither. It reaches this module's internals through
+// `internals`, not by importing this file.
+
+const internals = {
+  errors: { AbortError, SelectionError, typed },
+  // Named one by one: the namespace itself, passed as a value, would be an object built at run
+  // time, and esbuild then splits its helper into a chunk every page fetches.
+  checks: {
+    boolean: schemas.boolean,
+    func: schemas.func,
+    integer: schemas.integer,
+    object: schemas.object,
+    oneOf: schemas.oneOf,
+    shape: schemas.shape,
+    show,
+    signal: schemas.signal,
+    string: schemas.string,
+  },
+  offthread: {
+    PARTS_PER_WORKER,
+    hasWorkers,
+    inWorkers,
+    readsInWorkers,
+    refreshInWorkers,
+    workersOf,
+  },
+  where,
+  call,
+  checkCall,
+  loadWasm,
+  withHandle,
+  withStore,
+  wrap,
+  whereOf,
+  reopenFromStore,
+  fromStore,
+  replaceHandle,
+  reopensFromStore,
+  lazyAttributes,
+};
 
 /** `f(store)` with `location`'s store opened in the current instance, released after. */
 async function withStore(location, f) {
@@ -1026,14 +1035,26 @@ function reopenFromStore(location, path, nodeOptions = {}) {
     );
 }
 
-/** JSON text of `value`, numbers JSON cannot hold as Zarr writes them ("NaN", "Infinity"). */
-function jsonText(value) {
-  return JSON.stringify(value, (_, v) => {
-    if (typeof v === "number" && !Number.isFinite(v))
-      return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-    if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
-    return v;
-  });
+/** A handle of `node` opened again from its store (its metadata changed). */
+function fromStore(node) {
+  return handles.get(node).revivable.fromStore();
+}
+
+let writeModule = null;
+
+/** write.js, imported once (again after a failed import: the next write tries again). */
+function writer() {
+  writeModule ??= import("./write.js").then(
+    (module) => {
+      module.attach(internals);
+      return module;
+    },
+    (err) => {
+      writeModule = null;
+      throw err;
+    },
+  );
+  return writeModule;
 }
 
 /** Gives `node` the handle `next` (its metadata changed), reopened from the store from now on. */
@@ -1048,78 +1069,34 @@ function replaceHandle(node, next) {
   lazyAttributes(node, () => handle(node).attrsText());
 }
 
-/** Replaces the attributes of `node` in its store, and as `node.attrs` shows them. */
-async function setAttributesOf(node, attributes) {
-  if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))
-    throw new TypeError(`setAttributes takes an object, not ${show(attributes)}`);
-  const text = jsonText(attributes);
-  await loadWasm("write");
-  await call(() => withHandle(node, (h) => h.setAttributes(JSON.parse(text))));
-  lazyAttributes(node, text);
-  // Reopened from the store from now on: the documents it was opened from are stale.
-  const entry = handles.get(node);
-  entry.revivable.make = entry.revivable.fromStore;
-  refreshInWorkers(node);
+/**
+ * Makes `node` open again from its store from now on (the documents it was opened from are
+ * stale), with `reopen` where given, else as it was first opened from the store.
+ */
+function reopensFromStore(node, reopen) {
+  const revivable = handles.get(node).revivable;
+  if (reopen) revivable.fromStore = reopen;
+  revivable.make = revivable.fromStore;
 }
 
 /** Creates an array in a store that can write (see index.d.ts). */
 export async function create(location, options = {}) {
-  options = checkCall(
-    options,
-    "create",
-    schemas.CREATE,
-    `creating ${where(location, options?.path)}`,
-  );
-  for (const required of ["shape", "dtype", "chunks"])
-    if (options[required] === undefined) throw new TypeError(`create's options need ${required}`);
-  await loadWasm("write");
-  const path = options.path ?? "";
-  const made = await call(() => withStore(location, (store) => store.create(jsonText(options))));
-  return wrapWritten(made, location, path);
+  return (await writer()).create(location, options);
 }
 
 /** Creates a group in a store that can write (see index.d.ts). */
 export async function createGroup(location, options = {}) {
-  options = checkCall(
-    options,
-    "createGroup",
-    schemas.CREATE_GROUP,
-    `creating ${where(location, options?.path)}`,
-  );
-  await loadWasm("write");
-  const path = options.path ?? "";
-  const attributes =
-    options.attributes === undefined ? undefined : JSON.parse(jsonText(options.attributes));
-  const made = await call(() =>
-    withStore(location, (store) =>
-      store.createGroup(path, attributes, options.zarrFormat, options.overwrite ?? false),
-    ),
-  );
-  return wrapWritten(made, location, path);
-}
-
-/** The node for a handle just made by a write, reopened from its store in a fresh instance. */
-function wrapWritten(made, location, path) {
-  const reopen = reopenFromStore(location, path);
-  const node = wrap(made, where(location, path), reopen);
-  handles.get(node).revivable.fromStore = reopen;
-  return node;
+  return (await writer()).createGroup(location, options);
 }
 
 /** Erases the node at `path` and everything below it (see index.d.ts). */
 export async function erase(location, path = "") {
-  if (typeof path !== "string")
-    throw new TypeError(`erase's path must be a string, not ${show(path)}`);
-  await loadWasm("write");
-  await call(() => withStore(location, (store) => store.erase(path)));
+  return (await writer()).erase(location, path);
 }
 
 /** Writes consolidated metadata for the hierarchy at `path` (see index.d.ts). */
 export async function consolidate(location, path = "") {
-  if (typeof path !== "string")
-    throw new TypeError(`consolidate's path must be a string, not ${show(path)}`);
-  await loadWasm("write");
-  await call(() => withStore(location, (store) => store.consolidate(path)));
+  return (await writer()).consolidate(location, path);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 // its metadata answers questions at once, and it splits each read into parts for the workers.
 // index.js asks here whether a node's reads go to workers (`readsInWorkers`) and hands them over.
 
-import { AbortError, SelectionError, UnsupportedError, typed } from "./errors.js";
-import { WorkerPool, allocateLike, count, cut, place } from "./pool.js";
+import { AbortError, UnsupportedError, typed } from "./errors.js";
+import { WorkerPool, allocateLike, count, place } from "./pool.js";
 import {
   FetchStore,
   IcechunkStore,
@@ -190,7 +190,7 @@ function releaseInWorkers(workers) {
 }
 
 /** Runs `read` (a promise-returning call) counting it among the node's reads in flight. */
-async function inWorkers(workers, read) {
+export async function inWorkers(workers, read) {
   workers.reads++;
   try {
     return await read();
@@ -303,149 +303,9 @@ export function hasWorkers(node) {
   return pooled.has(node);
 }
 
-/**
- * Whether `node`'s writes go to its workers: its reads do, and its store is one the workers
- * write through the main thread (a store object with `set` and `delete`).
- */
-export function writesInWorkers(node) {
-  const workers = pooled.get(node);
-  return Boolean(workers && readsInWorkers(node) && workers.node.store.writes);
-}
-
-/**
- * `arr.set` of a node read through a pool. The selection is split into boxes of whole chunks (for
- * a sharded array, whole shards: no two workers write one), the value cut to match, each part
- * written by a worker; or, until a worker has started (or where the workers cannot write its
- * store, or the split would be too large), by `onMain` on this thread. Either way the write holds
- * the chunks it touches (writes of this node that meet wait for each other), and before it lets
- * them go `afterWrite` runs: the node opened again here and in the workers, whatever kept of it
- * being stale, even after a failure (some parts may have been written).
- */
-export async function writeThroughPool(arr, handle, selection, value, options, onMain, afterWrite) {
-  const { pool } = pooled.get(arr);
-  let plan = null;
-  try {
-    // Readers 0: the chunk grid's own boxes, never a shard's inner chunks. Bounded as a read is:
-    // past that, the split (a list of chunks per dimension) is not made, and this thread writes.
-    plan = handle.partition(selection, pool.size * PARTS_PER_WORKER, 0, {}, 0);
-  } catch {}
-  const release = await lockChunks(arr, plan && chunkBox(plan.selection, arr.chunks));
-  try {
-    if (plan === null || !writesInWorkers(arr)) return await onMain();
-    const workers = pooled.get(arr);
-    await inWorkers(workers, () => writeParts(workers, plan, value, options, arr.dtype));
-  } finally {
-    try {
-      await afterWrite();
-    } finally {
-      release();
-    }
-  }
-}
-
-/**
- * The chunks a resolved selection touches, as a box: [first, end) chunk coordinates per
- * dimension; null (every chunk) where the grid is not regular.
- */
-function chunkBox(selection, chunks) {
-  if (!chunks) return null;
-  return selection.map((s, d) => {
-    const [first, last] =
-      typeof s === "number"
-        ? [s, s]
-        : [s.start, s.start + s.step * Math.floor((s.stop - 1 - s.start) / s.step)];
-    return [Math.floor(first / chunks[d]), Math.floor(last / chunks[d]) + 1];
-  });
-}
-
-const meets = (a, b) =>
-  a === null || b === null || a.every(([s, e], d) => s < b[d][1] && b[d][0] < e);
-
-// The writes through workers in flight, per node: the chunks each touches, and its end.
-const writing = new WeakMap();
-
-/** Waits until no write of `node` in flight touches `box`; resolves to the release of `box`. */
-async function lockChunks(node, box) {
-  const inFlight = writing.get(node) ?? new Set();
-  writing.set(node, inFlight);
-  for (;;) {
-    const before = [...inFlight].filter((w) => meets(w.box, box));
-    if (before.length === 0) break;
-    await Promise.all(before.map((w) => w.done));
-  }
-  let release;
-  const entry = { box, done: new Promise((resolve) => (release = resolve)) };
-  inFlight.add(entry);
-  return () => {
-    inFlight.delete(entry);
-    release();
-  };
-}
-
-/** The parts of a write, each written by a worker. */
-async function writeParts(workers, plan, value, options, dtype) {
-  const { pool, node, label } = workers;
-  const { signal, concurrency, onProgress, writeEmptyChunks } = options;
-  const total = count(plan.shape);
-  // One value per element, or one for them all: a byte string's one value is a Uint8Array.
-  const values =
-    Array.isArray(value) || (ArrayBuffer.isView(value) && dtype !== "variable_length_bytes");
-  // A value of the wrong length is refused before any part is written (each part would be
-  // the right length for the wrong elements otherwise).
-  if (values && (value.length < total || value.length % Math.max(total, 1) !== 0)) {
-    throw new SelectionError(
-      `the value has ${value.length} elements; the selection holds ${total} (writing ${label})`,
-    );
-  }
-  const parts =
-    plan.parts.length > 0
-      ? plan.parts
-      : [{ selection: plan.selection, outStart: plan.shape.map(() => 0), shape: plan.shape }];
-  const done = parts.map(() => 0);
-  const chunksTotal = parts.reduce((n, p) => n + (p.chunks ?? 0), 0);
-  const stops = parts.map(() => new AbortController());
-  const stopAll = (reason) => stops.forEach((s) => s.abort(reason));
-  const abort = () => stopAll(signal.reason);
-  signal?.addEventListener("abort", abort, { once: true });
-  const runs = parts.map((part, i) => {
-    const partValue =
-      values && parts.length > 1 ? cut(value, plan.shape, part.shape, part.outStart) : value;
-    const message = {
-      type: "write",
-      selection: part.selection,
-      value: partValue,
-      concurrency,
-      writeEmptyChunks,
-      progress: Boolean(onProgress),
-    };
-    const progress =
-      onProgress &&
-      ((p) => {
-        done[i] = p.chunksDone;
-        try {
-          onProgress({ chunksDone: done.reduce((a, b) => a + b, 0), chunksTotal });
-        } catch {}
-      });
-    // Settled when the worker has answered, aborted or not: its store calls are over then.
-    return pool.run(node, message, {
-      signal: stops[i].signal,
-      onProgress: progress,
-      label,
-      untilAnswered: true,
-    });
-  });
-  try {
-    await Promise.all(runs);
-  } catch (err) {
-    // The other parts stop, and are waited for: the chunks they hold are theirs until then.
-    stopAll("another part of the write failed");
-    await Promise.allSettled(runs);
-    throw signal?.aborted && !(err instanceof AbortError)
-      ? new AbortError(err.message, { cause: err })
-      : err;
-  } finally {
-    signal?.removeEventListener("abort", abort);
-  }
+/** The pool and the workers' description of `node`, read through one (undefined if not). */
+export function workersOf(node) {
+  return pooled.get(node);
 }
 
 /**

@@ -232,44 +232,6 @@ export const shape = (value, name) => {
   value.forEach((n, i) => integer(0)(n, `${name}[${i}]`));
 };
 
-/** Any JSON value (the module reads it). */
-const json = () => {};
-
-/** create()'s options (see index.d.ts); the module checks what they make (src/hierarchy/write.rs). */
-export const CREATE = {
-  path: string,
-  shape,
-  dtype: string,
-  chunks: shape,
-  shards: shape,
-  indexLocation: oneOf("start", "end"),
-  codecs: json,
-  compressor: json,
-  filters: json,
-  fillValue: json,
-  attributes: object,
-  dimensionNames: json,
-  zarrFormat: oneOf(2, 3),
-  order: oneOf("C", "F"),
-  dimensionSeparator: oneOf(".", "/"),
-  chunkKeySeparator: oneOf(".", "/"),
-  overwrite: boolean,
-};
-
-export const CREATE_GROUP = {
-  path: string,
-  attributes: object,
-  zarrFormat: oneOf(2, 3),
-  overwrite: boolean,
-};
-
-export const SET = {
-  signal,
-  onProgress: func,
-  writeEmptyChunks: boolean,
-  concurrency: integer(1, 1024),
-};
-
 export const BYTES_DECODER = { dataType: string, maxBytes: bytes(1) };
 
 const bucket = (kind) => (value, name) => {

@@ -520,38 +520,6 @@ export function place(dst, dstShape, src, srcShape, origin) {
   }
 }
 
-/**
- * The part of shape `partShape` at `origin` of `src` (of shape `srcShape`, C order): `place`'s
- * inverse, for a value written in parts. A typed array or an Array (strings, byte strings); an
- * element may span several entries (complex numbers).
- */
-export function cut(src, srcShape, partShape, origin) {
-  const n = count(partShape);
-  const per = src.length / count(srcShape);
-  const out = ArrayBuffer.isView(src) ? new src.constructor(n * per) : new Array(n * per);
-  if (n === 0) return out;
-  const nd = partShape.length;
-  const row = (nd ? partShape[nd - 1] : 1) * per;
-  const srcStrides = new Array(nd);
-  for (let d = nd - 1, s = per; d >= 0; d--) {
-    srcStrides[d] = s;
-    s *= srcShape[d];
-  }
-  const index = new Array(Math.max(nd - 1, 0)).fill(0);
-  const typed = ArrayBuffer.isView(src);
-  for (let to = 0; to < out.length; to += row) {
-    let from = nd ? origin[nd - 1] * per : 0;
-    for (let d = 0; d < nd - 1; d++) from += (origin[d] + index[d]) * srcStrides[d];
-    if (typed) out.set(src.subarray(from, from + row), to);
-    else for (let k = 0; k < row; k++) out[to + k] = src[from + k];
-    for (let d = nd - 2; d >= 0; d--) {
-      if (++index[d] < partShape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
 /** The buffers of a result's typed arrays, to transfer rather than copy. */
 export function buffersOf(data, into = new Set()) {
   if (ArrayBuffer.isView(data)) into.add(data.buffer);
