@@ -26,6 +26,11 @@ pub struct DirStore {
 }
 
 impl DirStore {
+    /// The directory `root`, read as a store.
+    pub fn at(root: PathBuf) -> DirStore {
+        DirStore { root }
+    }
+
     pub fn fixtures(name: &str) -> DirStore {
         DirStore {
             root: PathBuf::from(env!("CARGO_MANIFEST_DIR"))

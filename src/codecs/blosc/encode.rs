@@ -92,7 +92,8 @@ fn block_size(settings: &Settings, nbytes: usize) -> usize {
 fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<Vec<u8>>, String> {
     let out = match cname {
         CompressorName::BloscLz => blosclz::compress(stream),
-        CompressorName::Lz4 | CompressorName::Lz4hc => {
+        CompressorName::Lz4hc => crate::compression::lz4hc::compress(stream, clevel),
+        CompressorName::Lz4 => {
             let mut out = vec![0; lz4_flex::block::get_maximum_output_size(stream.len())];
             let len =
                 lz4_flex::block::compress_into(stream, &mut out).map_err(|e| e.to_string())?;
