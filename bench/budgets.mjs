@@ -37,7 +37,9 @@
 // (measured 433.0: those turns and the strings' layout helpers) and the write build to 644
 // (measured 641.1 with the vlen encoders, strings written from JS and writes through a pool; then
 // 642.4 with deflate at zlib's levels through miniz_oxide's compressor core and the fallible item
-// lists).
+// lists). Raised to 647 (measured 645.5): Blosc's lz4hc by our own HC search, and compression in
+// steps for large chunks (zstd through structured-zstd's streaming encoder alone: with its
+// one-shot compressor kept beside it the build was 650.5).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -51,7 +53,7 @@ const BUDGETS = [
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 644 * 1024,
+    budget: 647 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

@@ -27,9 +27,7 @@ fn image() -> Vec<u8> {
     };
     let at = |i: i64| DimSelection::Index(i);
     let all = DimSelection::All;
-    block_on(arr.get(&[at(0), at(0), all, all]))
-        .unwrap()
-        .bytes
+    block_on(arr.get(&[at(0), at(0), all, all])).unwrap().bytes
 }
 
 /// Each compressor compared: (name, numcodecs config).

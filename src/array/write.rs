@@ -415,7 +415,13 @@ impl Array {
         let chunk = cells
             .into_encoded_form(source)
             .map_err(|e| located(CodecError::new("pipeline", e)))?;
-        let encoded = self.pipeline.encode(chunk, &repr).map_err(located)?;
+        // A large chunk is compressed in steps, the event loop running between them.
+        let cancelled = || self.store.cancelled();
+        let encoded = match self.pipeline.encode_async(chunk, &repr, &cancelled).await {
+            Ok(encoded) => encoded,
+            Err(Stopped::Cancelled) => return Err(self.aborted()),
+            Err(Stopped::Failed(e)) => return Err(located(e)),
+        };
         store.set(&key, encoded).await?;
         // Forgotten first in any case: a read that fetched the old value keeps nothing now.
         self.chunk_cache.forget(&p.coords);

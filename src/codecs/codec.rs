@@ -158,6 +158,14 @@ pub trait BytesToBytesCodec {
     fn encode(&self, _decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
         Err(no_encoder(self.name()))
     }
+    /// An encoder of `decoded` that works in bounded steps (see `StepEncoder`), for codecs whose
+    /// encoding of a large chunk takes long (the compressors): a write then lets the event loop
+    /// run between steps. The others give `decoded` back, and encode in one go. The steps make
+    /// what `encode` makes, or bytes that decode the same.
+    #[cfg(feature = "write")]
+    fn encode_stepwise(&self, decoded: Vec<u8>) -> Result<Box<dyn StepEncoder + '_>, Vec<u8>> {
+        Err(decoded)
+    }
     /// Decodes `encoded` to exactly `out.len()` bytes, into `out` (the result's place, where a
     /// chunk lands there unchanged). Decoders that can write into a given buffer say so; the
     /// others decode as usual and their result is copied.
@@ -199,6 +207,16 @@ pub trait PartialEncoder {
         inner: &[Option<Vec<u8>>],
         cps: &[u64],
     ) -> Result<Option<Vec<u8>>, CodecError>;
+}
+
+/// An encode in progress that works in bounded steps, so that a long one lets the event loop run
+/// between them, and is dropped there when its write is aborted.
+#[cfg(feature = "write")]
+pub trait StepEncoder {
+    /// Encodes about `budget` more bytes of the input (formats of blocks go a block at a time):
+    /// the encoded bytes once the whole input is encoded, `None` while there is more to do. A
+    /// step that fails ends the encode.
+    fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError>;
 }
 
 /// The error of a codec that cannot encode.
@@ -493,6 +511,15 @@ pub trait ChunkDecoder {
     /// Encodes a chunk of `repr` (see `CodecPipeline::encode`).
     #[cfg(feature = "write")]
     fn encode(&self, chunk: Vec<u8>, repr: &ChunkRepr) -> Result<Vec<u8>, CodecError>;
+    /// Encodes a chunk as `encode` does, a long compression in steps with turns of the event loop
+    /// between them, stopped there once `cancelled` says so (see `CodecPipeline::encode_async`).
+    #[cfg(feature = "write")]
+    fn encode_async<'a>(
+        &'a self,
+        chunk: Vec<u8>,
+        repr: &'a ChunkRepr,
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>>;
     /// Caps the decoded size of chunks whose size nothing fixes.
     fn set_max_unknown_decoded(&mut self, cap: usize);
 }

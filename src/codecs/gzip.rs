@@ -228,17 +228,20 @@ impl BytesToBytesCodec for GzipCodec {
         true
     }
 
-    /// One gzip member: a header without a name or a time (as `gzip -n` writes, so that the
-    /// same chunk always encodes to the same bytes), the deflate stream, its CRC-32 and size.
+    /// One gzip member (see `gzip_member`).
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
-        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-        out.extend(crate::compression::deflate::deflate(
-            &decoded, self.level, false,
-        ));
-        out.extend(crc32::crc32(&decoded).to_le_bytes());
-        out.extend((decoded.len() as u32).to_le_bytes());
-        Ok(out)
+        let stream = crate::compression::deflate::deflate(&decoded, self.level, false);
+        Ok(gzip_member(&stream, &decoded))
+    }
+
+    #[cfg(feature = "write")]
+    fn encode_stepwise(
+        &self,
+        decoded: Vec<u8>,
+    ) -> Result<Box<dyn super::codec::StepEncoder + '_>, Vec<u8>> {
+        let steps = crate::compression::deflate::DeflateSteps::new(decoded, self.level, false);
+        Ok(Box::new(GzipSteps(steps)))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
@@ -256,6 +259,33 @@ impl BytesToBytesCodec for GzipCodec {
         decoded_size: DecodedSize,
     ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
         Ok(Box::new(Gunzip::new(encoded, decoded_size.limit())))
+    }
+}
+
+/// One gzip member around a raw deflate `stream` of `decoded`: a header without a name or a time
+/// (as `gzip -n` writes, so that the same chunk always encodes to the same bytes), the stream,
+/// its CRC-32 and size.
+#[cfg(feature = "write")]
+fn gzip_member(stream: &[u8], decoded: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(stream.len() + 18);
+    out.extend([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+    out.extend_from_slice(stream);
+    out.extend(crc32::crc32(decoded).to_le_bytes());
+    out.extend((decoded.len() as u32).to_le_bytes());
+    out
+}
+
+/// A gzip member written in steps.
+#[cfg(feature = "write")]
+struct GzipSteps(crate::compression::deflate::DeflateSteps);
+
+#[cfg(feature = "write")]
+impl super::codec::StepEncoder for GzipSteps {
+    fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError> {
+        Ok(self
+            .0
+            .step(budget)
+            .map(|(stream, decoded)| gzip_member(&stream, &decoded)))
     }
 }
 

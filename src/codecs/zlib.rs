@@ -102,6 +102,15 @@ impl BytesToBytesCodec for ZlibCodec {
         ))
     }
 
+    #[cfg(feature = "write")]
+    fn encode_stepwise(
+        &self,
+        decoded: Vec<u8>,
+    ) -> Result<Box<dyn super::codec::StepEncoder + '_>, Vec<u8>> {
+        let steps = crate::compression::deflate::DeflateSteps::new(decoded, self.level, true);
+        Ok(Box::new(ZlibSteps(steps)))
+    }
+
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         let unzlib = Unzlib::new(encoded, decoded_size.limit());
         decode_whole(self.name(), unzlib, decoded_size)
@@ -117,5 +126,15 @@ impl BytesToBytesCodec for ZlibCodec {
         decoded_size: DecodedSize,
     ) -> Result<Box<dyn StepDecoder + '_>, Vec<u8>> {
         Ok(Box::new(Unzlib::new(encoded, decoded_size.limit())))
+    }
+}
+/// A zlib stream written in steps.
+#[cfg(feature = "write")]
+struct ZlibSteps(crate::compression::deflate::DeflateSteps);
+
+#[cfg(feature = "write")]
+impl super::codec::StepEncoder for ZlibSteps {
+    fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError> {
+        Ok(self.0.step(budget).map(|(stream, _)| stream))
     }
 }

@@ -21,20 +21,85 @@ const PROBES: u32 = 0xfff;
 /// `data` deflated at zlib's `level` (0-9), with a zlib header and trailer where `zlib` is set,
 /// else as a raw stream.
 pub fn deflate(data: &[u8], level: u8, zlib: bool) -> Vec<u8> {
-    let window_bits = if zlib { 15 } else { -15 };
-    let mut flags = create_comp_flags_from_zip_params(level.min(10).into(), window_bits, 0);
-    if level == 1 {
-        // miniz_oxide makes 1 + (n + 2) / 3 probes of the n these bits hold: 4 gives three.
-        flags = (flags & !PROBES) | 4 | GREEDY;
+    let mut deflater = Deflater::new(data.len(), level, zlib);
+    deflater.take(data, true);
+    deflater.finish()
+}
+
+/// A deflate stream written a piece of input at a time (for an encode in steps): the same bytes
+/// as `deflate` of the pieces joined.
+pub struct Deflater {
+    compressor: Box<CompressorOxide>,
+    out: Vec<u8>,
+}
+
+impl Deflater {
+    /// A stream of about `size` bytes of input, at zlib's `level`, zlib-wrapped where `zlib`.
+    pub fn new(size: usize, level: u8, zlib: bool) -> Deflater {
+        let window_bits = if zlib { 15 } else { -15 };
+        let mut flags = create_comp_flags_from_zip_params(level.min(10).into(), window_bits, 0);
+        if level == 1 {
+            // miniz_oxide makes 1 + (n + 2) / 3 probes of the n these bits hold: 4 gives three.
+            flags = (flags & !PROBES) | 4 | GREEDY;
+        }
+        Deflater {
+            compressor: Box::new(CompressorOxide::new(flags)),
+            out: Vec::with_capacity(size / 2 + 64),
+        }
     }
-    let mut compressor = CompressorOxide::new(flags);
-    let mut out = Vec::with_capacity(data.len() / 2 + 64);
-    let (status, _) = compress_to_output(&mut compressor, data, TDEFLFlush::Finish, |bytes| {
-        out.extend_from_slice(bytes);
-        true
-    });
-    debug_assert_eq!(status, TDEFLStatus::Done);
-    out
+
+    /// Deflates the next piece of input; `last` ends the stream.
+    pub fn take(&mut self, piece: &[u8], last: bool) {
+        let flush = if last {
+            TDEFLFlush::Finish
+        } else {
+            TDEFLFlush::None
+        };
+        let out = &mut self.out;
+        let (status, _) = compress_to_output(&mut self.compressor, piece, flush, |bytes| {
+            out.extend_from_slice(bytes);
+            true
+        });
+        debug_assert!(matches!(status, TDEFLStatus::Done | TDEFLStatus::Okay));
+    }
+
+    /// The stream (once `take` was given the last piece).
+    pub fn finish(self) -> Vec<u8> {
+        self.out
+    }
+}
+
+/// `input` deflated a piece of about a budget at a time (an encode in steps).
+pub struct DeflateSteps {
+    input: Vec<u8>,
+    at: usize,
+    deflater: Option<Deflater>,
+}
+
+impl DeflateSteps {
+    pub fn new(input: Vec<u8>, level: u8, zlib: bool) -> DeflateSteps {
+        let deflater = Deflater::new(input.len(), level, zlib);
+        DeflateSteps {
+            input,
+            at: 0,
+            deflater: Some(deflater),
+        }
+    }
+
+    /// Deflates about `budget` more bytes of the input: once it is all deflated, the stream and
+    /// the input (given back).
+    pub fn step(&mut self, budget: usize) -> Option<(Vec<u8>, Vec<u8>)> {
+        let end = self.at.saturating_add(budget.max(1)).min(self.input.len());
+        let last = end == self.input.len();
+        let deflater = self.deflater.as_mut()?;
+        deflater.take(&self.input[self.at..end], last);
+        self.at = end;
+        if !last {
+            return None;
+        }
+        let stream = self.deflater.take()?.finish();
+        Some((stream, std::mem::take(&mut self.input)))
+    }
 }
 
 #[cfg(test)]
@@ -55,6 +120,15 @@ mod tests {
                 }
                 .unwrap();
                 assert_eq!(back, data, "level {level}, zlib {zlib}");
+                let mut pieces = Deflater::new(data.len(), level, zlib);
+                for (i, piece) in data.chunks(7_000).enumerate() {
+                    pieces.take(piece, (i + 1) * 7_000 >= data.len());
+                }
+                assert_eq!(
+                    pieces.finish(),
+                    stream,
+                    "in pieces: level {level}, zlib {zlib}"
+                );
             }
         }
     }

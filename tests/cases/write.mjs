@@ -3,6 +3,7 @@
 // (tests/node/write.test.mjs has zarr-python read back what Node writes). The first write loads
 // the write build; a page that only reads never asks for it.
 import { deepEqual, equal, ok, rejects } from "../support/check.mjs";
+import { control, watch } from "../support/watch.mjs";
 
 /** Element (i, j) of the test arrays. */
 const value = (i, j) => (i * 131 + j * 7) % 60000;
@@ -449,6 +450,69 @@ export const writeCases = [
         (await kept).data.every((v) => v === 4 || v === 5),
         "every element is the old or the new value",
       );
+    },
+  },
+  {
+    name: "write: a 16 MiB chunk that is not sharded is compressed in steps (zstd, gzip, Blosc): the event loop waits no longer than a control's beyond 100 ms; an abort stops it between steps and stores nothing",
+    async run(ctx) {
+      const { create, MemoryStore } = ctx.zarr;
+      const [rows, cols] = [2048, 4096]; // one chunk of 16 MiB (uint16)
+      const data = new Uint16Array(rows * cols);
+      for (let i = 0; i < rows; i++)
+        for (let j = 0; j < cols; j++)
+          data[i * cols + j] = 1000 + ((i * 3 + j * 5) % 400) + (((i * 7919) ^ (j * 104729)) % 13);
+      const calm = await control(400);
+      const zstd = [{ name: "bytes" }, { name: "zstd", configuration: { level: 3 } }];
+      const gzip = [{ name: "bytes" }, { name: "gzip", configuration: { level: 6 } }];
+      const blosc = { id: "blosc", cname: "zstd", clevel: 5, shuffle: 2, blocksize: 0 };
+      const cases = [
+        { name: "zstd level 3", options: { codecs: zstd } },
+        { name: "gzip level 6", options: { codecs: gzip } },
+        { name: "Blosc zstd bitshuffle (v2)", options: { zarrFormat: 2, compressor: blosc } },
+      ];
+      const lines = [];
+      for (const c of cases) {
+        const arr = await create(new MemoryStore(), {
+          shape: [rows, cols],
+          dtype: "uint16",
+          chunks: [rows, cols],
+          ...c.options,
+        });
+        const seen = await watch(() => arr.set(null, data));
+        lines.push(
+          `${c.name}: ${seen.took.toFixed(0)} ms, longest wait ${seen.worst.toFixed(0)} ms`,
+        );
+        ok(
+          seen.worst < Math.max(100, 2 * calm.worst),
+          `${c.name}: the event loop waited ${seen.worst.toFixed(0)} ms (the control ${calm.worst.toFixed(0)})`,
+        );
+        const back = (await arr.get()).data;
+        ok(
+          back.every((v, i) => v === data[i]),
+          `${c.name}: read back`,
+        );
+      }
+      console.log(
+        `one 16 MiB chunk, on the main thread: ${lines.join("; ")} (control ${calm.worst.toFixed(0)} ms)`,
+      );
+      // Aborted while its chunk is being compressed: an AbortError, and no chunk stored.
+      const store = new MemoryStore();
+      const arr = await create(store, {
+        shape: [rows, cols],
+        dtype: "uint16",
+        chunks: [rows, cols],
+        codecs: gzip,
+      });
+      const before = [...store.keys()];
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 30);
+      await rejects(
+        arr.set(null, data, { signal: stop.signal }),
+        "AbortError",
+        [],
+        "an aborted write",
+      );
+      deepEqual([...store.keys()], before, "nothing stored");
     },
   },
 ];

@@ -102,15 +102,12 @@ fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<V
         }
         CompressorName::Zlib => crate::compression::deflate::deflate(stream, clevel, true),
         CompressorName::Zstd => {
-            use structured_zstd::encoding::{CompressionLevel, FrameCompressor};
             // c-blosc's mapping of its levels to zstd's: twice less one, the most at 9.
             let level = match clevel {
                 9 => 22,
                 l => (2 * l as i32 - 1).max(1),
             };
-            let mut compressor: FrameCompressor =
-                FrameCompressor::new(CompressionLevel::Level(level));
-            compressor.compress_independent_frame(stream)
+            crate::codecs::zstd::frame(stream, level, false)?
         }
         CompressorName::Snappy => return Err("snappy cannot be encoded by zarr-wasm".into()),
     };
@@ -142,72 +139,128 @@ fn stored(settings: &Settings, data: &[u8], flags: u8) -> Vec<u8> {
 
 /// `data` as one Blosc chunk.
 pub fn encode(settings: &Settings, data: &[u8]) -> Result<Vec<u8>, String> {
-    let nbytes = data.len();
-    if nbytes > i32::MAX as usize - HEADER_LEN {
-        return Err(format!("{nbytes} bytes are more than a Blosc chunk holds"));
-    }
-    let typesize = settings.typesize;
-    let shuffle = match settings.shuffle {
-        ShuffleKind::Auto if typesize == 1 => ShuffleKind::Bit,
-        ShuffleKind::Auto => ShuffleKind::Byte,
-        kind => kind,
-    };
-    let mut flags = code(settings.cname) << 5;
-    match shuffle {
-        ShuffleKind::Byte if typesize > 1 => flags |= FLAG_SHUFFLE,
-        ShuffleKind::Bit => flags |= FLAG_BITSHUFFLE,
-        _ => {}
-    }
-    if settings.clevel == 0 || nbytes < MIN_BUFFER {
-        return Ok(stored(settings, data, flags));
-    }
-    let blocksize = block_size(settings, nbytes);
-    let split = splits(settings.cname, typesize, blocksize);
-    if !split {
-        flags |= FLAG_DONT_SPLIT;
-    }
-    let nblocks = nbytes.div_ceil(blocksize);
-    let table = HEADER_LEN + 4 * nblocks;
-    let mut out = vec![0; table];
-    let mut shuffled = vec![0; blocksize];
-    for b in 0..nblocks {
-        let block = &data[b * blocksize..((b + 1) * blocksize).min(nbytes)];
-        let shuffled = &mut shuffled[..block.len()];
-        match shuffle {
-            ShuffleKind::Byte if typesize > 1 => shuffle::shuffle(typesize, block, shuffled),
-            ShuffleKind::Bit if block.len() >= typesize => {
-                shuffle::bitshuffle(typesize, block, shuffled)
+    match Encoder::new(settings, data)? {
+        Err(stored) => Ok(stored),
+        Ok(mut encoder) => loop {
+            if let Some(chunk) = encoder.step(data, usize::MAX)? {
+                return Ok(chunk);
             }
-            _ => shuffled.copy_from_slice(block),
+        },
+    }
+}
+
+/// A Blosc chunk being written, a block at a time (the block's bytes and the rest of the plan:
+/// an encode in steps takes some blocks per step).
+pub struct Encoder {
+    settings: Settings,
+    shuffle: ShuffleKind,
+    flags: u8,
+    blocksize: usize,
+    split: bool,
+    nblocks: usize,
+    /// The header's place, the table of block offsets, and the blocks written so far.
+    out: Vec<u8>,
+    shuffled: Vec<u8>,
+    /// The next block.
+    next: usize,
+}
+
+impl Encoder {
+    /// The encoder of `data` (what a step takes again), or the chunk at once where it is stored
+    /// whole (no compression, or too small to compress).
+    pub fn new(settings: &Settings, data: &[u8]) -> Result<Result<Encoder, Vec<u8>>, String> {
+        let nbytes = data.len();
+        if nbytes > i32::MAX as usize - HEADER_LEN {
+            return Err(format!("{nbytes} bytes are more than a Blosc chunk holds"));
         }
-        let start = out.len() as u32;
-        out[HEADER_LEN + 4 * b..HEADER_LEN + 4 * b + 4].copy_from_slice(&start.to_le_bytes());
-        // The short last block is one stream, whatever the others are.
-        let streams = if split && block.len() == blocksize {
-            typesize
-        } else {
-            1
+        let typesize = settings.typesize;
+        let shuffle = match settings.shuffle {
+            ShuffleKind::Auto if typesize == 1 => ShuffleKind::Bit,
+            ShuffleKind::Auto => ShuffleKind::Byte,
+            kind => kind,
         };
-        for stream in shuffled.chunks(block.len() / streams) {
-            match compress(settings.cname, settings.clevel, stream)? {
-                Some(c) => {
-                    out.extend((c.len() as u32).to_le_bytes());
-                    out.extend(c);
+        let mut flags = code(settings.cname) << 5;
+        match shuffle {
+            ShuffleKind::Byte if typesize > 1 => flags |= FLAG_SHUFFLE,
+            ShuffleKind::Bit => flags |= FLAG_BITSHUFFLE,
+            _ => {}
+        }
+        if settings.clevel == 0 || nbytes < MIN_BUFFER {
+            return Ok(Err(stored(settings, data, flags)));
+        }
+        let blocksize = block_size(settings, nbytes);
+        let split = splits(settings.cname, typesize, blocksize);
+        if !split {
+            flags |= FLAG_DONT_SPLIT;
+        }
+        let nblocks = nbytes.div_ceil(blocksize);
+        Ok(Ok(Encoder {
+            settings: *settings,
+            shuffle,
+            flags,
+            blocksize,
+            split,
+            nblocks,
+            out: vec![0; HEADER_LEN + 4 * nblocks],
+            shuffled: vec![0; blocksize],
+            next: 0,
+        }))
+    }
+
+    /// Writes the next blocks of `data` (the same at every step), about `budget` bytes of it:
+    /// the chunk once every block is written.
+    pub fn step(&mut self, data: &[u8], budget: usize) -> Result<Option<Vec<u8>>, String> {
+        let (nbytes, blocksize, typesize) = (data.len(), self.blocksize, self.settings.typesize);
+        let mut taken = 0;
+        while self.next < self.nblocks && taken < budget.max(1) {
+            let b = self.next;
+            let block = &data[b * blocksize..((b + 1) * blocksize).min(nbytes)];
+            taken += block.len();
+            let shuffled = &mut self.shuffled[..block.len()];
+            match self.shuffle {
+                ShuffleKind::Byte if typesize > 1 => shuffle::shuffle(typesize, block, shuffled),
+                ShuffleKind::Bit if block.len() >= typesize => {
+                    shuffle::bitshuffle(typesize, block, shuffled)
                 }
-                None => {
-                    out.extend((stream.len() as u32).to_le_bytes());
-                    out.extend_from_slice(stream);
+                _ => shuffled.copy_from_slice(block),
+            }
+            let start = self.out.len() as u32;
+            self.out[HEADER_LEN + 4 * b..HEADER_LEN + 4 * b + 4]
+                .copy_from_slice(&start.to_le_bytes());
+            // The short last block is one stream, whatever the others are.
+            let streams = if self.split && block.len() == blocksize {
+                typesize
+            } else {
+                1
+            };
+            for stream in shuffled.chunks(block.len() / streams) {
+                match compress(self.settings.cname, self.settings.clevel, stream)? {
+                    Some(c) => {
+                        self.out.extend((c.len() as u32).to_le_bytes());
+                        self.out.extend(c);
+                    }
+                    None => {
+                        self.out.extend((stream.len() as u32).to_le_bytes());
+                        self.out.extend_from_slice(stream);
+                    }
                 }
             }
+            // Larger than the data: stored whole.
+            if self.out.len() > nbytes + HEADER_LEN {
+                self.next = self.nblocks;
+                return Ok(Some(stored(&self.settings, data, self.flags)));
+            }
+            self.next += 1;
         }
-        // Larger than the data: stored whole.
-        if out.len() > nbytes + HEADER_LEN {
-            return Ok(stored(settings, data, flags));
+        if self.next < self.nblocks {
+            return Ok(None);
         }
+        let cbytes = self.out.len();
+        let head = header(self.flags, typesize, nbytes, blocksize, cbytes);
+        let mut out = std::mem::take(&mut self.out);
+        out[..HEADER_LEN].copy_from_slice(&head);
+        Ok(Some(out))
     }
-    let cbytes = out.len();
-    out[..HEADER_LEN].copy_from_slice(&header(flags, typesize, nbytes, blocksize, cbytes));
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -276,6 +276,22 @@ impl BytesToBytesCodec for BloscCodec {
         encode::encode(&self.settings, &decoded).map_err(|e| CodecError::new("blosc", e))
     }
 
+    /// The chunk's blocks, some per step.
+    #[cfg(feature = "write")]
+    fn encode_stepwise(
+        &self,
+        decoded: Vec<u8>,
+    ) -> Result<Box<dyn super::codec::StepEncoder + '_>, Vec<u8>> {
+        match encode::Encoder::new(&self.settings, &decoded) {
+            Ok(Ok(encoder)) => Ok(Box::new(BloscSteps {
+                data: decoded,
+                encoder,
+            })),
+            // Stored whole, or refused: in one go.
+            _ => Err(decoded),
+        }
+    }
+
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
         decode_whole(
             self.name(),
@@ -618,6 +634,22 @@ fn decode_block(
         }
     }
     Ok(())
+}
+
+/// A Blosc chunk written in steps.
+#[cfg(feature = "write")]
+struct BloscSteps {
+    data: Vec<u8>,
+    encoder: encode::Encoder,
+}
+
+#[cfg(feature = "write")]
+impl super::codec::StepEncoder for BloscSteps {
+    fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError> {
+        self.encoder
+            .step(&self.data, budget)
+            .map_err(|e| CodecError::new("blosc", e))
+    }
 }
 
 #[cfg(test)]
