@@ -83,7 +83,9 @@ export async function glueOf(kind) {
     // The second module's loader and decoder, which the glue does not import itself (a bundle
     // keeps it a chunk of its own: scripts/glue-imports.mjs). The Zarr build has none of the
     // second module's codecs, and no use for them.
-    glue.__zarrUseExtra?.({ loadExtra, extraDecode });
+    // The write build's loads the variant with the encoders.
+    const load = kind === "write" ? () => loadExtra(true) : () => loadExtra();
+    glue.__zarrUseExtra?.({ loadExtra: load, extraDecode });
     return glue;
   } catch (err) {
     const name = kind === "zarr" ? "./zarr_wasm.js" : `./zarr_wasm_${kind}.js`;

@@ -86,8 +86,16 @@ wasm-bindgen --target web --experimental-reset-state-function --out-dir "$out" -
   "$target_dir/wasm32-unknown-unknown/release/zarr_wasm_extra.wasm"
 node scripts/glue-imports.mjs "$out/zarr_wasm_extra.js" "$out/zarr_wasm_extra_bg.wasm"
 strip "$out/zarr_wasm_extra_bg.wasm"
+# Its write build's variant: the decoders and the encoders (bz2, pcodec), loaded by the write
+# build instead, so that a page that only reads downloads no encoder.
+# shellcheck disable=SC2086
+"$CARGO" build --release --lib --target wasm32-unknown-unknown $BUILD_STD -p zarr-wasm-extra-codecs --features encode
+wasm-bindgen --target web --experimental-reset-state-function --out-dir "$out" --out-name zarr_wasm_extra_write \
+  "$target_dir/wasm32-unknown-unknown/release/zarr_wasm_extra.wasm"
+node scripts/glue-imports.mjs "$out/zarr_wasm_extra_write.js" "$out/zarr_wasm_extra_write_bg.wasm"
+strip "$out/zarr_wasm_extra_write_bg.wasm"
 # The package carries the licences (kept once, at the top of the repository).
 cp LICENSE-MIT LICENSE-APACHE "$out/"
-for f in zarr_wasm zarr_wasm_full zarr_wasm_write zarr_wasm_extra; do
+for f in zarr_wasm zarr_wasm_full zarr_wasm_write zarr_wasm_extra zarr_wasm_extra_write; do
   printf '[build] %s/%s_bg.wasm: %s bytes\n' "$out" "$f" "$(wc -c < "$out/${f}_bg.wasm")"
 done

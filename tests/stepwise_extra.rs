@@ -241,7 +241,7 @@ fn bomb(name: &str) -> (Box<dyn BytesToBytesCodec>, Vec<u8>) {
         Box::new(codec.unwrap()) as Box<dyn BytesToBytesCodec>
     };
     match name {
-        "zeros_300mb.bz2" => (Box::new(Bz2Codec), bytes),
+        "zeros_300mb.bz2" => (Box::new(Bz2Codec::default()), bytes),
         // 300 streams of 1 MiB each in a row: 300 MiB.
         "zeros_1mib.xz" => (lzma(1), bytes.repeat(300)),
         _ => (lzma(2), bytes),

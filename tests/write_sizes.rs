@@ -1,7 +1,7 @@
 //! What zarr-wasm's encoders write is as small as the C libraries' at the same settings (within
 //! 5 %): a microscopy image (the repository's sample, www/data) written as v2 arrays with each
-//! compressor and level, each chunk then encoded again by numcodecs' C codecs
-//! (scripts/c_sizes.py, in .venv-readers) and the sizes compared.
+//! compressor and level (bz2 too, the second module's), each chunk then encoded again by
+//! numcodecs' C codecs (scripts/c_sizes.py, in .venv-readers) and the sizes compared.
 #![cfg(all(feature = "write", not(target_arch = "wasm32")))]
 
 mod common;
@@ -60,6 +60,10 @@ fn compressors() -> Vec<(String, Value)> {
         ));
     }
     out.push(("lz4-1".into(), json!({"id": "lz4", "acceleration": 1})));
+    // The second module's (libbz2-rs-sys: libbzip2 ported to Rust, against libbzip2 itself).
+    for level in [1, 9] {
+        out.push((format!("bz2-{level}"), json!({"id": "bz2", "level": level})));
+    }
     out
 }
 

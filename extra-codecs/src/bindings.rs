@@ -73,3 +73,11 @@ pub fn end(handle: u32) {
         }
     });
 }
+
+/// `crate::encode`: the encoded bytes (the write build's variant only). An error is thrown as its
+/// message.
+#[cfg(feature = "encode")]
+#[wasm_bindgen]
+pub fn encode(codec: &str, params: &[f64], data: &[u8]) -> Result<Vec<u8>, JsValue> {
+    crate::encode(codec, params, data).map_err(|e| JsValue::from_str(&e))
+}

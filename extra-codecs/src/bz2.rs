@@ -68,7 +68,7 @@ impl crate::Steps for Bz2Steps {
             // One byte past the limit: a stream that fills it is refused there.
             let room = (budget - made)
                 .min(STEP)
-                .min(self.max - self.written + 1)
+                .min((self.max - self.written).saturating_add(1))
                 .max(1);
             let start = out.len();
             out.try_reserve_exact(room)

@@ -10,6 +10,8 @@
 //! large chunk of numbers (pcodec, ZFP), never holds a page's thread for long.
 
 pub mod bz2;
+#[cfg(feature = "encode")]
+pub mod encode;
 pub mod lzma;
 pub mod lzma_decoder;
 pub mod pcodec;
@@ -18,6 +20,9 @@ pub mod zfp;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
+
+#[cfg(feature = "encode")]
+pub use encode::encode;
 
 /// A decode in progress that works in steps (`begin`), so that a caller with an event loop to
 /// keep going (the main module, on a page's thread) can let it run between them, and drop the

@@ -29,6 +29,11 @@ extern "C" {
     /// Ends the decode `handle`, complete or not.
     #[wasm_bindgen(js_namespace = extraDecode, js_name = end)]
     fn extra_end(handle: &JsValue);
+    /// The second module's `encode` (its write build's variant): the encoded bytes (throws its
+    /// error message).
+    #[cfg(feature = "write")]
+    #[wasm_bindgen(catch, js_namespace = extraDecode, js_name = encode)]
+    fn extra_encode(codec: &str, params: &[f64], data: &[u8]) -> Result<Vec<u8>, JsValue>;
 }
 
 /// The core's way to the second module: calls into it through JS.
@@ -44,6 +49,11 @@ impl ExtraDecoder for SecondModule {
     ) -> Result<Box<dyn ExtraSteps>, String> {
         let handle = extra_begin(codec, params, limit, &encoded).map_err(|err| message(&err))?;
         Ok(Box::new(Decoding { handle }))
+    }
+
+    #[cfg(feature = "write")]
+    fn encode(&self, codec: &str, params: &[f64], data: &[u8]) -> Result<Vec<u8>, String> {
+        extra_encode(codec, params, data).map_err(|err| message(&err))
     }
 }
 

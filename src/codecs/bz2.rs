@@ -16,19 +16,40 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     build: |config, _| Ok(Codec::bytes_to_bytes(Bz2Codec::from_configuration(config)?)),
 }];
 
-pub struct Bz2Codec;
+pub struct Bz2Codec {
+    /// 1-9: the block size written (numcodecs' default 1); the stream says it again.
+    level: u8,
+}
+
+impl Default for Bz2Codec {
+    fn default() -> Bz2Codec {
+        Bz2Codec { level: 1 }
+    }
+}
 
 impl Bz2Codec {
     pub fn from_configuration(config: Configuration) -> Result<Bz2Codec, String> {
-        // The level chose the block size when written; the stream says it again.
-        config.optional::<Bounded<1, 9>>("level")?;
-        Ok(Bz2Codec)
+        let level = config.optional::<Bounded<1, 9>>("level")?;
+        Ok(Bz2Codec {
+            level: level.map_or(1, |Bounded(l)| l as u8),
+        })
     }
 }
 
 impl BytesToBytesCodec for Bz2Codec {
     fn name(&self) -> &'static str {
         "numcodecs.bz2"
+    }
+
+    #[cfg(feature = "write")]
+    fn encodes(&self) -> bool {
+        true
+    }
+
+    /// One bzip2 stream, in the second module.
+    #[cfg(feature = "write")]
+    fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        super::extra::encode(self.name(), &[f64::from(self.level)], &decoded)
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {

@@ -42,6 +42,12 @@ pub trait ExtraDecoder {
         limit: usize,
         encoded: Vec<u8>,
     ) -> Result<Box<dyn ExtraSteps>, String>;
+    /// Encodes `data` (see `extra-codecs/src/encode.rs` for `params`), where this way has the
+    /// second module's encoders (the npm package's write build loads its variant with them).
+    #[cfg(feature = "write")]
+    fn encode(&self, _codec: &str, _params: &[f64], _data: &[u8]) -> Result<Vec<u8>, String> {
+        Err("the second module was loaded without its encoders".into())
+    }
 }
 
 /// A decode begun in the second module (dropped: ended there, complete or not).
@@ -318,6 +324,28 @@ impl ExtraSteps for Linked {
         self.done = self.steps.step(budget, &mut piece)?;
         Ok(Some(Box::new(piece)))
     }
+}
+
+/// Encodes `data` with `codec`'s encoder in the second module: through the installed decoder's
+/// way to it, or the linked crate. Writes reach it once the array is open, which readies the
+/// module (`prepare`).
+#[cfg(feature = "write")]
+pub fn encode(codec: &'static str, params: &[f64], data: &[u8]) -> Result<Vec<u8>, CodecError> {
+    let encoded = match INSTALLED.with(|installed| installed.borrow().clone()) {
+        Some(decoder) => decoder.encode(codec, params, data),
+        None => linked_encode(codec, params, data),
+    };
+    encoded.map_err(|e| CodecError::new(codec, e))
+}
+
+#[cfg(all(feature = "write", feature = "extra-codecs"))]
+fn linked_encode(codec: &str, params: &[f64], data: &[u8]) -> Result<Vec<u8>, String> {
+    zarr_wasm_extra::encode(codec, params, data)
+}
+
+#[cfg(all(feature = "write", not(feature = "extra-codecs")))]
+fn linked_encode(_: &str, _: &[f64], _: &[u8]) -> Result<Vec<u8>, String> {
+    Err("its encoder is in zarr-wasm's second module, which is not here: Rust builds link it with the `extra-codecs` feature".into())
 }
 
 #[cfg(feature = "extra-codecs")]

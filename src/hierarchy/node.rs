@@ -65,17 +65,26 @@ pub async fn open_with(
 /// `node`, with the second module's decoders ready where it is an array that needs them
 /// (`codecs::extra::prepare`); a failure to load them fails the opening.
 async fn with_decoders(node: Node) -> Result<Node> {
-    // Only the full build has codecs of the second module.
-    #[cfg(feature = "all-codecs")]
     if let Node::Array(array) = &node {
-        if let Err(reason) = extra::prepare(array.metadata()).await {
-            return Err(ZarrError::store(
-                &array.store().locate(&array.path().key("")),
-                reason,
-            ));
-        }
+        second_module_ready(array).await?;
     }
     Ok(node)
+}
+
+/// Readies the second module where `array` needs it (`codecs::extra::prepare`: its decoders, and
+/// in the write build its encoders); a failure to load it is the array's error.
+pub(crate) async fn second_module_ready(array: &Array) -> Result<()> {
+    // Only the full build has codecs of the second module.
+    #[cfg(feature = "all-codecs")]
+    if let Err(reason) = extra::prepare(array.metadata()).await {
+        return Err(ZarrError::store(
+            &array.store().locate(&array.path().key("")),
+            reason,
+        ));
+    }
+    #[cfg(not(feature = "all-codecs"))]
+    let _ = array;
+    Ok(())
 }
 
 async fn find_node(store: Rc<dyn ReadableStore>, path: &str, options: OpenOptions) -> Result<Node> {

@@ -418,6 +418,8 @@ pub async fn create_array(
     let array = Array::new(store.clone(), path.clone(), metadata, &location)?;
     // Refused before anything is stored: a codec without an encoder, a type not written yet.
     array.writer()?;
+    // Its codecs of the second module (bz2, pcodec) encode there: loaded now, as an open would.
+    super::node::second_module_ready(&array).await?;
     make_room(&*store, writer, &path, spec.overwrite).await?;
     make_parents(&*store, writer, &path, format).await?;
     for (name, doc) in docs {

@@ -453,6 +453,58 @@ export const writeCases = [
     },
   },
   {
+    name: "write: bz2 (v2) and pcodec (v3) through the second module's variant for the write build, read back; lzma and zfpy, which it cannot encode, refused at create",
+    async run(ctx) {
+      const { create, MemoryStore } = ctx.zarr;
+      const inBrowser = typeof document !== "undefined";
+      await ctx.clearLog();
+      const shape = [70, 90];
+      const cases = [
+        {
+          what: "bz2",
+          Kind: Int16Array,
+          options: { dtype: "int16", zarrFormat: 2, compressor: { id: "bz2", level: 9 } },
+        },
+        {
+          what: "pcodec",
+          Kind: Float64Array,
+          options: {
+            dtype: "float64",
+            codecs: [{ name: "numcodecs.pcodec", configuration: { level: 8 } }],
+          },
+        },
+      ];
+      for (const { what, Kind, options } of cases) {
+        const store = new MemoryStore();
+        const arr = await create(store, { shape, chunks: [32, 32], ...options });
+        const data = block(Kind, 0, shape[0], 0, shape[1], (i, j) => (i * 37 + j * 11) % 3000);
+        await arr.set(null, data);
+        const back = (await arr.get()).data;
+        deepEqual([...back], [...data], `${what}: read back`);
+        ok(store.keys().next().value !== undefined, `${what}: stored`);
+      }
+      if (inBrowser) {
+        const log = await ctx.requests();
+        const variant = log.filter((r) => r.path.endsWith("zarr_wasm_extra_write_bg.wasm"));
+        equal(variant.length, 1, "the second module's write variant, once");
+      }
+      for (const [what, options] of [
+        ["numcodecs.lzma", { zarrFormat: 2, dtype: "uint8", compressor: { id: "lzma" } }],
+        [
+          "numcodecs.zfpy",
+          { dtype: "float32", codecs: [{ name: "numcodecs.zfpy", configuration: { mode: 4 } }] },
+        ],
+      ]) {
+        await rejects(
+          create(new MemoryStore(), { shape: [4], chunks: [4], ...options }),
+          "UnsupportedError",
+          [new RegExp(what.replace(".", "\\."))],
+          `creating with ${what}`,
+        );
+      }
+    },
+  },
+  {
     name: "write: a 16 MiB chunk that is not sharded is compressed in steps (zstd, gzip, Blosc): the event loop waits no longer than a control's beyond 100 ms; an abort stops it between steps and stores nothing",
     async run(ctx) {
       const { create, MemoryStore } = ctx.zarr;

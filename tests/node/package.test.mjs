@@ -35,6 +35,8 @@ test("package: npm pack holds the modules, their glue and types, the licences an
     "zarr_wasm_bg.wasm",
     "zarr_wasm_extra.js",
     "zarr_wasm_extra_bg.wasm",
+    "zarr_wasm_extra_write.js",
+    "zarr_wasm_extra_write_bg.wasm",
     "extra.js",
     "worker.js",
     "fs.js",
