@@ -490,11 +490,14 @@ impl Array {
                 continue; // left out of the shard
             }
             let chunk = cells.into_encoded_form(source).map_err(bad)?;
-            stored[i] = Some(
-                encoder
-                    .encode_inner(chunk)
-                    .map_err(|e| ZarrError::codec(&location, e))?,
-            );
+            // Placing a large inner chunk's values is work of its own, before its encoding.
+            crate::host::yield_if_busy().await;
+            let cancelled = || self.store.cancelled();
+            stored[i] = match encoder.encode_inner_async(chunk, &cancelled).await {
+                Ok(encoded) => Some(encoded),
+                Err(Stopped::Cancelled) => return Err(self.aborted()),
+                Err(Stopped::Failed(e)) => return Err(ZarrError::codec(&location, e)),
+            };
             // A shard of 64 MiB encodes for a second or more: the event loop gets a turn between
             // its inner chunks, and an abort is seen there.
             crate::host::yield_if_busy().await;

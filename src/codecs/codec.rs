@@ -199,6 +199,17 @@ pub trait PartialEncoder {
     /// data its items in vlen layout, C order. (Whether an inner chunk of nothing but the fill
     /// value is stored at all is the writer's choice: `assemble` leaves out those it is not given.)
     fn encode_inner(&self, chunk: Vec<u8>) -> Result<Vec<u8>, CodecError>;
+    /// `encode_inner`, a large inner chunk compressed in steps with turns of the event loop
+    /// between them, stopped there once `cancelled` says so (see `CodecPipeline::encode_async`).
+    fn encode_inner_async<'a>(
+        &'a self,
+        chunk: Vec<u8>,
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>> {
+        let _ = cancelled;
+        let encoded = self.encode_inner(chunk).map_err(Stopped::Failed);
+        Box::pin(std::future::ready(encoded))
+    }
     /// The stored shard of `cps` inner chunks per dimension: `inner` holds each inner chunk's
     /// encoded bytes in C order of the inner grid (None: absent), followed or preceded by the
     /// encoded index. None where every inner chunk is absent (the shard is not stored).

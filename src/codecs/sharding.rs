@@ -269,6 +269,23 @@ impl PartialEncoder for ShardingCodec {
             .map_err(|e| fail(format!("inner chunk: codec {}: {}", e.codec, e.reason)))
     }
 
+    fn encode_inner_async<'a>(
+        &'a self,
+        chunk: Vec<u8>,
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> LocalBoxFuture<'a, Result<Vec<u8>, Stopped>> {
+        Box::pin(async move {
+            let repr = self.inner_repr();
+            match self.inner.encode_async(chunk, &repr, cancelled).await {
+                Err(Stopped::Failed(e)) => Err(Stopped::Failed(fail(format!(
+                    "inner chunk: codec {}: {}",
+                    e.codec, e.reason
+                )))),
+                other => other,
+            }
+        })
+    }
+
     fn assemble(
         &self,
         inner: &[Option<Vec<u8>>],

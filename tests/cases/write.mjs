@@ -505,7 +505,7 @@ export const writeCases = [
     },
   },
   {
-    name: "write: a 16 MiB chunk that is not sharded is compressed in steps (zstd, gzip, Blosc): the event loop waits no longer than a control's beyond 100 ms; an abort stops it between steps and stores nothing",
+    name: "write: a 16 MiB chunk (or inner chunk) is compressed in steps (zstd, gzip, Blosc): the event loop waits no longer than a control's beyond 100 ms; an abort stops it between steps and stores nothing",
     async run(ctx) {
       const { create, MemoryStore } = ctx.zarr;
       const [rows, cols] = [2048, 4096]; // one chunk of 16 MiB (uint16)
@@ -521,6 +521,10 @@ export const writeCases = [
         { name: "zstd level 3", options: { codecs: zstd } },
         { name: "gzip level 6", options: { codecs: gzip } },
         { name: "Blosc zstd bitshuffle (v2)", options: { zarrFormat: 2, compressor: blosc } },
+        {
+          name: "sharded, an inner chunk of 16 MiB through zstd",
+          options: { codecs: zstd, shards: [rows, cols] },
+        },
       ];
       const lines = [];
       for (const c of cases) {
