@@ -88,9 +88,45 @@ fn block_size(settings: &Settings, nbytes: usize) -> usize {
     size
 }
 
-/// `stream` compressed with `cname` at `clevel`; None where it does not get smaller.
-fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<Vec<u8>>, String> {
-    let out = match cname {
+/// Appends `stream` to `out` as a Blosc stream: its compressed size (4 bytes) and `cname`'s
+/// bytes at `clevel`, or where those are no smaller, its size and the stream itself.
+fn push_stream(
+    cname: CompressorName,
+    clevel: u8,
+    stream: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let at = out.len();
+    let compressed = match cname {
+        // LZ4 straight into `out` (the fastest compressor: a block's copy and allocation were a
+        // sixth of its time).
+        CompressorName::Lz4 => {
+            out.resize(at + 4 + lz4_flex::block::get_maximum_output_size(stream.len()), 0);
+            let len = lz4_flex::block::compress_into(stream, &mut out[at + 4..])
+                .map_err(|e| e.to_string())?;
+            out.truncate(at + 4 + len);
+            len
+        }
+        _ => {
+            let bytes = compress(cname, clevel, stream)?;
+            out.extend((bytes.len() as u32).to_le_bytes());
+            out.extend_from_slice(&bytes);
+            bytes.len()
+        }
+    };
+    if compressed == 0 || compressed >= stream.len() {
+        out.truncate(at);
+        out.extend((stream.len() as u32).to_le_bytes());
+        out.extend_from_slice(stream);
+    } else {
+        out[at..at + 4].copy_from_slice(&(compressed as u32).to_le_bytes());
+    }
+    Ok(())
+}
+
+/// `stream` compressed with `cname` at `clevel` (LZ4 apart: see `push_stream`).
+fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Vec<u8>, String> {
+    Ok(match cname {
         CompressorName::BloscLz => blosclz::compress(stream),
         CompressorName::Lz4hc => crate::compression::lz4hc::compress(stream, clevel),
         CompressorName::Lz4 => {
@@ -110,8 +146,7 @@ fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Option<V
             crate::codecs::zstd::frame(stream, level, false)?
         }
         CompressorName::Snappy => return Err("snappy cannot be encoded by zarr-wasm".into()),
-    };
-    Ok((!out.is_empty() && out.len() < stream.len()).then_some(out))
+    })
 }
 
 /// The 16-byte header.
@@ -234,16 +269,7 @@ impl Encoder {
                 1
             };
             for stream in shuffled.chunks(block.len() / streams) {
-                match compress(self.settings.cname, self.settings.clevel, stream)? {
-                    Some(c) => {
-                        self.out.extend((c.len() as u32).to_le_bytes());
-                        self.out.extend(c);
-                    }
-                    None => {
-                        self.out.extend((stream.len() as u32).to_le_bytes());
-                        self.out.extend_from_slice(stream);
-                    }
-                }
+                push_stream(self.settings.cname, self.settings.clevel, stream, &mut self.out)?;
             }
             // Larger than the data: stored whole.
             if self.out.len() > nbytes + HEADER_LEN {
