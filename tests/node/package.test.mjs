@@ -192,3 +192,52 @@ test("package: a second-module file left out of a deployment is named in the err
     }
   }
 });
+
+test("install: the README's Install steps, as written, give an app that reads with zarr-wasm", async () => {
+  const { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const readme = readFileSync(`${repo}README.md`, "utf8");
+  const install = readme.slice(
+    readme.indexOf("## Install"),
+    readme.indexOf("\n## ", readme.indexOf("## Install") + 3),
+  );
+  ok(
+    /not on the npm registry yet/.test(install),
+    "the Install section says the package is not published",
+  );
+  const block = /```sh\n([\s\S]*?)```/.exec(install)?.[1];
+  ok(block, "the Install section has its steps");
+  const lines = block.split("\n").filter((l) => l.trim() && !l.startsWith("#"));
+  const steps = lines.map((l) => l.replace(/\s+#.*$/, ""));
+  // The build is what the test command itself ran first (scripts/test.sh): pkg/ is its output.
+  equal(steps[0], "bash scripts/setup.sh && bash scripts/build.sh");
+  const testScript = readFileSync(`${repo}scripts/test.sh`, "utf8");
+  ok(/bash scripts\/setup\.sh \|\| exit 1\nbash scripts\/build\.sh \|\| exit 1/.test(testScript));
+  // The rest as written: packed in "the clone" (its pkg/ here), installed in an app beside it.
+  const root = mkdtempSync(`${tmpdir()}/zarr-wasm-install-`);
+  try {
+    const [clone, app] = [`${root}/clone`, `${root}/app`];
+    cpSync(pkgDir, `${clone}/pkg`, { recursive: true });
+    mkdirSync(app);
+    writeFileSync(`${app}/package.json`, '{ "name": "app", "private": true, "type": "module" }\n');
+    const run = (cwd, line) => {
+      const r = spawnSync("sh", ["-c", line], { cwd, encoding: "utf8" });
+      equal(r.status, 0, `${line}: ${r.stderr}`);
+    };
+    equal(steps.length, 3, `three steps: build, pack, install (${steps})`);
+    run(clone, steps[1]);
+    run(app, steps[2]); // ../ is the directory beside both, where the tarball went
+    const script = `import { open } from "zarr-wasm"; import { FileSystemStore } from "zarr-wasm/fs";
+const arr = await open(new FileSystemStore(${JSON.stringify(`${repo}tests/fixtures/v3.zarr`)}), { path: "dtypes/uint8", kind: "array" });
+const { data, shape } = await arr.get();
+console.log(JSON.stringify({ shape, n: data.length }));`;
+    writeFileSync(`${app}/read.mjs`, script);
+    const r = spawnSync(process.execPath, ["read.mjs"], { cwd: app, encoding: "utf8" });
+    equal(r.status, 0, r.stderr);
+    const { shape, n } = JSON.parse(r.stdout);
+    ok(shape.length > 0 && n === shape.reduce((a, b) => a * b, 1), r.stdout);
+    ok(existsSync(`${app}/node_modules/zarr-wasm/zarr_wasm_bg.wasm`), "installed from the tarball");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
