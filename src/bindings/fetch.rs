@@ -79,7 +79,7 @@ impl FetchClient {
     /// limit). `what` names what was awaited, for the timeout's message.
     async fn wait(
         &self,
-        future: JsFuture,
+        future: impl std::future::Future<Output = Result<JsValue, JsValue>>,
         timeout_ms: u32,
         what: &str,
     ) -> Result<JsValue, HttpFailure> {
@@ -91,7 +91,7 @@ impl FetchClient {
             }
             self.sleep(timeout_ms).await
         };
-        futures_util::pin_mut!(aborted, timer);
+        futures_util::pin_mut!(aborted, timer, future);
         let stop = select(aborted, timer);
         match select(future, stop).await {
             Either::Left((result, _)) => result.map_err(|err| {
@@ -359,6 +359,73 @@ fn refusal(err: &JsValue) -> bool {
     }
 }
 
+/// `fetch`'s rejection without a response, given what it may be and what to check (a hint that
+/// `describe` puts after its message): Node names the cause (a refused connection, an unknown
+/// host, a reset); a browser gives the same TypeError for a CORS refusal and for a server it
+/// could not reach, so the hint names both where the page's origin is not the URL's, with the
+/// page's origin. An abort is left as it is.
+fn explained(err: JsValue, url: &str) -> JsValue {
+    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &k.into()).ok();
+    let text = |v: Option<JsValue>| v.and_then(|v| v.as_string());
+    let name = text(get(&err, "name"));
+    if name.as_deref() == Some("AbortError") || !err.is_object() {
+        return err;
+    }
+    let cause = get(&err, "cause").filter(|c| c.is_object());
+    let code = text(cause.as_ref().and_then(|c| get(c, "code")));
+    let (target, host) = origin(url).unwrap_or_else(|| (url.to_string(), url.to_string()));
+    let page = text(get(&js_sys::global(), "location").and_then(|l| get(&l, "origin")))
+        .filter(|o| o != "null");
+    let hint = match code.as_deref() {
+        Some("ECONNREFUSED") => format!(
+            "the connection to {host} was refused: is the server running, and listening at that port?"
+        ),
+        Some("ENOTFOUND" | "EAI_AGAIN" | "EAI_NONAME") => {
+            format!("the host {host} was not found: check the URL's host name")
+        }
+        Some("ECONNRESET" | "EPIPE" | "UND_ERR_SOCKET") => format!(
+            "the connection to {host} was reset or closed by the server (or something on the way) before it answered"
+        ),
+        Some("ETIMEDOUT" | "UND_ERR_CONNECT_TIMEOUT") => {
+            format!("the connection to {host} timed out: is the host reachable from here?")
+        }
+        Some(_) => return err,
+        None if cause.is_some() => return err,
+        None if name.as_deref() != Some("TypeError") => return err,
+        None => match page {
+            Some(page) if page != target => format!(
+                "no response, and the browser does not say why: either {target} refused this page's origin {page} (CORS: its answers need an Access-Control-Allow-Origin that allows {page}, and Access-Control-Expose-Headers with Content-Range and Content-Length; its preflight answers an Access-Control-Allow-Headers with Range), or it could not be reached (not running, the connection refused or reset, an unknown host, or an http: URL from an https: page). The browser's console names which; if the URL opens in a tab, it is CORS"
+            ),
+            _ => format!(
+                "no response: {target} could not be reached (not running, or the connection was refused or reset). The browser's console says which"
+            ),
+        },
+    };
+    // Read by `describe`, after the error's message and cause.
+    let _ = js_sys::Reflect::set(&err, &HINT.into(), &hint.into());
+    err
+}
+
+/// The property `explained` puts on a rejection for `describe`.
+const HINT: &str = "zarrWasmHint";
+
+/// The origin of an absolute http(s) URL as a page's `location.origin` writes it (scheme and
+/// host lower case, without a default port), and its host with the port.
+fn origin(url: &str) -> Option<(String, String)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, h)| h)
+        .to_ascii_lowercase();
+    let host = match (scheme.as_str(), host.rsplit_once(':')) {
+        ("http", Some((h, "80"))) | ("https", Some((h, "443"))) => h.to_string(),
+        _ => host,
+    };
+    Some((format!("{scheme}://{host}"), host))
+}
+
 /// Why `url` cannot be fetched at all, where that is known before trying: `fetch` reads only
 /// http(s), data and blob URLs, and resolves a relative URL only against a page.
 fn unusable_url(url: &str) -> Option<String> {
@@ -400,7 +467,12 @@ fn describe(err: JsValue) -> String {
         let cause = cause
             .map(|c| format!(" ({})", describe(c)))
             .unwrap_or_default();
-        format!("{}{cause}", String::from(e.message()))
+        let hint = js_sys::Reflect::get(e, &HINT.into())
+            .ok()
+            .and_then(|h| h.as_string())
+            .map(|h| format!(": {h}"))
+            .unwrap_or_default();
+        format!("{}{cause}{hint}", String::from(e.message()))
     } else {
         err.as_string().unwrap_or_else(|| show(&err))
     }
@@ -463,8 +535,15 @@ impl HttpClient for FetchClient {
         let req = Request::new_with_str_and_init(&request.url, &init).map_err(failure)?;
         let promise = self.call_fetch(&req).map_err(failure)?;
         let timeout = request.idle_timeout_ms;
+        // A fetch without a response says what that may be (`explained`).
+        let url = request.url.as_str();
+        let fetched = async move {
+            JsFuture::from(promise)
+                .await
+                .map_err(|err| explained(err, url))
+        };
         let response: Response = self
-            .wait(JsFuture::from(promise), timeout, "the response")
+            .wait(fetched, timeout, "the response")
             .await?
             .dyn_into()
             .map_err(|v| HttpFailure {

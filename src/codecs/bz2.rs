@@ -18,6 +18,7 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 
 pub struct Bz2Codec {
     /// 1-9: the block size written (numcodecs' default 1); the stream says it again.
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
     level: u8,
 }
 

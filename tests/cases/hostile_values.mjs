@@ -167,7 +167,7 @@ export const hostileValueCases = [
     },
   },
   {
-    name: "requests no retry can help fail at once and say what to do: a file: URL, a relative URL in Node, a refused connection",
+    name: "requests no retry can help fail at once and say what to do: a file: URL, a relative URL in Node, a refused connection (Node names it; a browser names it or CORS, with the page's origin), a server of another origin without CORS rules",
     async run(ctx) {
       const { open } = ctx.zarr;
       const inNode = typeof globalThis.document === "undefined";
@@ -181,12 +181,32 @@ export const hostileValueCases = [
         );
         await rejects(open("data/x.zarr"), "StoreError", [/relative URL/], "a relative URL");
       }
-      // Port 2 on loopback: nothing listens there; the connection is refused.
+      // Port 2 on loopback: nothing listens there; the connection is refused. Node names the
+      // cause; a browser cannot tell it from a CORS refusal, and the message names both, with
+      // the page's origin.
       t0 = performance.now();
-      await rejects(open("http://127.0.0.1:2/x.zarr"), "StoreError", [/127\.0\.0\.1:2/], "refused");
+      const page = globalThis.location?.origin;
+      await rejects(
+        open("http://127.0.0.1:2/x.zarr"),
+        "StoreError",
+        inNode
+          ? [/127\.0\.0\.1:2/, /connection to 127\.0\.0\.1:2 was refused/, /is the server running/]
+          : [/127\.0\.0\.1:2/, /could not be reached/, /CORS/, new RegExp(`page's origin ${page}`)],
+        "refused",
+      );
       const took = performance.now() - t0;
       // Three retries with backoff would take 700 ms and more.
       ok(took < 500, `refused: failed after ${took.toFixed(0)} ms, without retries`);
+      if (inNode) return;
+      // A server of another origin without CORS rules: the browser gives the page no answer, and
+      // the message says what the server's answers need.
+      const other = ctx.origin.replace("127.0.0.1", "localhost");
+      await rejects(
+        open(`${other}/__nocors/tests/fixtures/v3.zarr/dtypes/uint8`, { kind: "array" }),
+        "StoreError",
+        [/refused this page's origin/, /Access-Control-Allow-Origin/, /opens in a tab, it is CORS/],
+        "no CORS",
+      );
     },
   },
 ];

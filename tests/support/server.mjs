@@ -14,7 +14,7 @@
 //                            (a commit, a regenerated file); /__override/clear ends them all
 //   /__slow/<ms>/<path>      answers <path> after a delay (a distant server)
 //   /__parts/<n>/<path>      sends the body in writes of n bytes, each flushed before the next
-//   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__flaky/<n>/,
+//   /__nosuffix/, /__norange/, /__nolength/, /__nohead/, /__nolist/, /__corsnorange/, /__nocors/, /__flaky/<n>/,
 //   /__wrongrange/<n>/ before a path: servers
 //                            with quirks (see below); the log records an X-Token request header as
 //                            `token`
@@ -337,6 +337,7 @@ export async function startServer({
     //   /__nolist/    has no directory index pages (404);
     //   /__flaky/N/   answers 503 to the first N requests for each path;
     //   /__corsnorange/ serves as usual, but its CORS preflights do not allow Range (see above);
+    //   /__nocors/    serves as usual, without CORS headers (another origin's page gets nothing);
     //   /__wrongrange/N/ answers the first N range requests for each path with another range of
     //                 the same length, 16 bytes earlier (later where the range starts before byte
     //                 16), and a Content-Range that says so: a cache that answers for another range.
@@ -432,7 +433,7 @@ export async function startServer({
       }
     }
     const mode =
-      /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|flaky\/(\d+))(\/.*)$/.exec(path);
+      /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|nocors|flaky\/(\d+))(\/.*)$/.exec(path);
     if (mode) {
       path = mode[3];
       if (mode[2] !== undefined) {
@@ -444,6 +445,8 @@ export async function startServer({
     const behaviour =
       quirk === "whole" ? "norange" : mode && mode[2] === undefined ? mode[1] : "normal";
     if (req.headers["x-token"]) entry.token = req.headers["x-token"];
+    // A server without CORS rules: a browser refuses its answers to a page of another origin.
+    if (behaviour === "nocors") res.removeHeader("Access-Control-Allow-Origin");
     if (req.method === "HEAD" && behaviour === "nohead") {
       res.removeHeader("Access-Control-Allow-Origin");
       return reply(405);
