@@ -433,7 +433,9 @@ export async function startServer({
       }
     }
     const mode =
-      /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|nocors|flaky\/(\d+))(\/.*)$/.exec(path);
+      /^\/__(nosuffix|norange|nolength|nohead|nolist|corsnorange|nocors|flaky\/(\d+))(\/.*)$/.exec(
+        path,
+      );
     if (mode) {
       path = mode[3];
       if (mode[2] !== undefined) {
