@@ -46,6 +46,16 @@ async function bundleReaders(repo) {
   const out = `${repo}/target/bench/cold`;
   rmSync(out, { recursive: true, force: true });
   await esbuild.build({ ...common, entryPoints: { zarrita: "zarrita" }, outdir: `${out}/zarrita` });
+  // zarrita.js with zarr-wasm/zarrita's mergeRanges (which bundles none of zarr-wasm's module).
+  await esbuild.build({
+    ...common,
+    stdin: {
+      contents: 'export * from "zarrita";\nexport { mergeRanges } from "zarr-wasm/zarrita";\n',
+      resolveDir: repo,
+      sourcefile: "zarrita-merge.js",
+    },
+    outdir: `${out}/zarrita-merge`,
+  });
   await esbuild.build({
     ...common,
     entryPoints: { "zarr-wasm": "zarr-wasm" },
@@ -201,6 +211,13 @@ export async function measureColdPages({ repo, runs }) {
       cross: true,
       throttle: true,
     },
+    // A zarrita.js app's own requests merged (zarr-wasm/zarrita's mergeRanges), against it alone.
+    {
+      name: "zarrita.js with mergeRanges, same origin",
+      pages: ["zarrita+merge", "zarrita"],
+      cross: false,
+      throttle: true,
+    },
     {
       name: "WorkerPool(2), same origin",
       pages: ["zarr-wasm+workers", "zarr-wasm"],
@@ -234,7 +251,11 @@ export async function measureColdPages({ repo, runs }) {
       for (let i = 0; i < runs; i++) {
         for (const p of i % 2 ? [...s.pages].reverse() : s.pages) {
           const [reader, workers] =
-            p === "zarr-wasm+workers" ? ["zarr-wasm", 2] : [p.split("+")[0], 0];
+            p === "zarr-wasm+workers"
+              ? ["zarr-wasm", 2]
+              : p === "zarrita+merge"
+                ? ["zarrita-merge", 0]
+                : [p.split("+")[0], 0];
           const run = await coldPage(browser, {
             repo,
             pageOrigin,
@@ -314,6 +335,7 @@ const LABELS = {
   "zarr-wasm+suffix": "zarr-wasm, suffixRequests: true",
   "zarr-wasm+hints": "zarr-wasm, preload hints",
   "zarrita+hints": "zarrita.js, preload hints",
+  "zarrita+merge": "zarrita.js, mergeRanges(FetchStore)",
 };
 
 /** The report's table: a row per scenario and page, with ratios against the scenario's peer. */

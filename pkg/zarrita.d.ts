@@ -67,3 +67,33 @@ export interface ZarritaStore {
  * `open(zarritaStore(store), { path })`. Signals reach the store's requests.
  */
 export declare function zarritaStore(store: ZarritaStore): Store;
+
+/** Options of `mergeRanges`. */
+export interface MergeRangesOptions {
+  /**
+   * Ranges of one key closer than this many bytes go in one request (default 4096, as
+   * zarr-wasm's own reader): a few KiB cost less than a round trip.
+   */
+  mergeGap?: number;
+}
+
+/**
+ * `store` (a zarrita store with `getRange`: its `FetchStore`, or Viv's) with its range requests
+ * merged: requests for one key made within a turn of the event loop of each other, and within
+ * `mergeGap` bytes of each other, go as one request, each caller getting its own bytes.
+ * zarrita.js asks for each inner chunk of a shard on its own; through this, the inner chunks a
+ * view needs from one shard come in one request or a few. A caller's `AbortSignal` ends only
+ * its own part (the merged request is aborted once every part of it is). Every other property
+ * and method is the store's own.
+ *
+ * ```ts
+ * import * as zarr from "zarrita";
+ * import { mergeRanges } from "zarr-wasm/zarrita";
+ * const store = mergeRanges(new zarr.FetchStore("https://example.org/image.ome.zarr"));
+ * const arr = await zarr.open(zarr.root(store).resolve("0"), { kind: "array" });
+ * ```
+ */
+export declare function mergeRanges<S extends Required<Pick<ZarritaStore, "getRange">>>(
+  store: S,
+  options?: MergeRangesOptions,
+): S;

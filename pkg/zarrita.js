@@ -9,6 +9,10 @@
 // which zarr-wasm does not do, stays with the codec zarrita had registered under that name.
 import { bytesDecoder } from "./index.js";
 
+// Its own file, which imports nothing: an app that merges its requests and decodes with zarrita's
+// own codecs bundles none of zarr-wasm (and no page downloads its module for it).
+export { mergeRanges } from "./merge.js";
+
 /**
  * The bytes-to-bytes codecs of zarr-wasm's codec table, by their v3 names (zarrita names a v2
  * filter or compressor `numcodecs.<id>`). A native test checks this list against the table.

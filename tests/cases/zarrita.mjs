@@ -314,6 +314,98 @@ export function zarritaCases(manifests) {
       },
     },
     {
+      name: "mergeRanges: a zarrita.js app reading the sharded sample makes at most 10 requests (zarrita alone makes more) and reads the same values; an abort ends only its own part",
+      async run(ctx) {
+        const zarr = ctx.zarrita;
+        const url = `${ctx.origin}/www/data/sample.ome.zarr`;
+        // The view a viewer opens: the first plane of the lowest level whole, then 512 x 512 of
+        // the finest's, as four 256 x 256 tiles at once.
+        const view = async (store) => {
+          const root = zarr.root(store);
+          const low = await zarr.open(root.resolve("1"), { kind: "array" });
+          const fine = await zarr.open(root.resolve("0"), { kind: "array" });
+          const lowest = await zarr.get(low, [0, 0, null, null]);
+          const tiles = await Promise.all(
+            [0, 256].flatMap((r) =>
+              [0, 256].map((c) =>
+                zarr.get(fine, [0, 0, zarr.slice(r, r + 256), zarr.slice(c, c + 256)]),
+              ),
+            ),
+          );
+          return [lowest, ...tiles].map((r) => Array.from(r.data));
+        };
+        const measured = async (store) => {
+          await ctx.clearLog();
+          const values = await withPlugin(ctx, () => view(store));
+          const requests = (await ctx.requests()).filter((r) => r.path.includes("sample.ome.zarr"));
+          return { values, requests: requests.length };
+        };
+        const alone = await measured(new zarr.FetchStore(url));
+        const merged = await measured(ctx.plugin.mergeRanges(new zarr.FetchStore(url)));
+        console.log(
+          `mergeRanges on the sharded sample: ${merged.requests} requests, zarrita alone ${alone.requests}`,
+        );
+        ok(merged.requests <= 10, `${merged.requests} requests through mergeRanges`);
+        ok(merged.requests < alone.requests, `zarrita alone made ${alone.requests}`);
+        deepEqual(merged.values, alone.values, "the same values");
+
+        // Parts asked for together: one request; an abort ends its own part alone.
+        const calls = [];
+        const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => i % 251);
+        const fake = {
+          url: "fake",
+          getRange: async (key, range, options) => {
+            calls.push([key, range, options?.signal]);
+            await new Promise((r) => setTimeout(r, 20));
+            if (options?.signal?.aborted) throw options.signal.reason;
+            return bytes.slice(range.offset, range.offset + range.length);
+          },
+        };
+        const store = ctx.plugin.mergeRanges(fake, { mergeGap: 100 });
+        equal(store.url, "fake", "the store's own properties");
+        const stop = new AbortController();
+        const parts = [
+          store.getRange("/k", { offset: 0, length: 10 }),
+          store.getRange("/k", { offset: 50, length: 10 }, { signal: stop.signal }),
+          store.getRange("/k", { offset: 90, length: 20 }),
+          store.getRange("/k", { offset: 5000, length: 4 }),
+          store.getRange("/other", { offset: 0, length: 4 }),
+        ];
+        stop.abort();
+        const settled = await Promise.allSettled(parts);
+        deepEqual(
+          calls.map(([k, r]) => [k, r.offset, r.length]).sort(),
+          [
+            ["/k", 0, 110],
+            ["/k", 5000, 4],
+            ["/other", 0, 4],
+          ].sort(),
+          "three requests: the near parts of /k merged",
+        );
+        equal(settled[1].status, "rejected", "the aborted part");
+        equal(settled[1].reason?.name, "AbortError", "rejects with an AbortError");
+        deepEqual(Array.from(settled[0].value), Array.from(bytes.slice(0, 10)), "part 0");
+        deepEqual(Array.from(settled[2].value), Array.from(bytes.slice(90, 110)), "part 2");
+        deepEqual(Array.from(settled[3].value), Array.from(bytes.slice(5000, 5004)), "part 3");
+        // Every part of a merged request aborted: the request itself is.
+        const all = new AbortController();
+        calls.length = 0;
+        const both = [
+          store.getRange("/k", { offset: 0, length: 10 }, { signal: all.signal }),
+          store.getRange("/k", { offset: 20, length: 10 }, { signal: all.signal }),
+        ];
+        await new Promise((r) => setTimeout(r, 5));
+        all.abort();
+        const gone = await Promise.allSettled(both);
+        ok(
+          gone.every((s) => s.status === "rejected"),
+          "both parts rejected",
+        );
+        equal(calls.length, 1, "one merged request, sent before the abort");
+        ok(calls[0][2]?.aborted, "the merged request is aborted with its last part");
+      },
+    },
+    {
       name: "zarrita's stores read by zarr-wasm: its FetchStore (shard indexes by suffix range requests through it, inner chunks by ranges), a Map of its keys, and an abort through them",
       async run(ctx) {
         const zarr = ctx.zarrita;
