@@ -11,7 +11,9 @@ export class FileSystemStore implements WritableStore {
   readonly root: string;
   /** Its file: URL, which names it in error messages. */
   readonly url: string;
+  /** The bytes of `key`'s file, or undefined where there is no such file. */
   get(key: string): Promise<Uint8Array | undefined>;
+  /** The bytes of `range` of `key`'s file (cut at its end), or undefined where there is none. */
   getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
   /** The names in the directory `prefix` ("" is the root), or undefined where there is none. */
   list(prefix: string): Promise<string[] | undefined>;
@@ -24,4 +26,18 @@ export class FileSystemStore implements WritableStore {
   delete(key: string): Promise<void>;
 }
 
-type RangeRequest = { offset: number; length?: number } | { suffixLength: number };
+/**
+ * A byte range of a file: `length` bytes from `offset` (to the end without one), or the last
+ * `suffixLength` bytes.
+ */
+type RangeRequest =
+  | {
+      /** The first byte's offset in the file. */
+      offset: number;
+      /** Bytes to read from `offset`; without it, to the end of the file. */
+      length?: number;
+    }
+  | {
+      /** Bytes to read from the end of the file. */
+      suffixLength: number;
+    };

@@ -14,8 +14,11 @@
 
 /** A selection along one dimension (see `slice`). */
 export interface Slice {
+  /** The first index (negative counts from the end); `null` for the start of the dimension. */
   start: number | null;
+  /** The index the slice stops before (negative counts from the end); `null` for the end. */
   stop: number | null;
+  /** The distance between indexes taken, a positive integer; `null` for 1. */
   step: number | null;
 }
 
@@ -99,16 +102,32 @@ export type TypedArray =
   | BigUint64Array
   | Float32Array
   | Float64Array
-  // biome-ignore lint/suspicious/noExplicitAny: inferring a constructor's instance type needs any
-  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F }
+  | (typeof globalThis extends {
+      /**
+       * The runtime's Float16Array constructor, where the TypeScript lib declares one.
+       * @returns A Float16Array: the type of its instances is the one used here.
+       */
+      Float16Array: abstract new (
+        // biome-ignore lint/suspicious/noExplicitAny: inferring the instance type needs any
+        ...args: any
+      ) => infer F;
+    }
       ? F
       : never);
 
 /** A Float16Array where the runtime has one (its type where the TypeScript lib declares it), else a Float32Array of the same values. */
 export type Float16Values =
   | Float32Array
-  // biome-ignore lint/suspicious/noExplicitAny: inferring a constructor's instance type needs any
-  | (typeof globalThis extends { Float16Array: abstract new (...args: any) => infer F }
+  | (typeof globalThis extends {
+      /**
+       * The runtime's Float16Array constructor, where the TypeScript lib declares one.
+       * @returns A Float16Array: the type of its instances is the one used here.
+       */
+      Float16Array: abstract new (
+        // biome-ignore lint/suspicious/noExplicitAny: inferring the instance type needs any
+        ...args: any
+      ) => infer F;
+    }
       ? F
       : never);
 
@@ -207,16 +226,20 @@ export interface StructuredValues {
  */
 export type Values = TypedArray | string[] | Uint8Array[] | StructuredValues | unknown[];
 
+/** What a read returns: the values, with their shape and strides. */
 export interface Chunk<T extends Values = Values> {
   /** Elements in C order. */
   data: T;
+  /** The result's length along each dimension, in elements. */
   shape: number[];
   /** C-order strides, in elements. */
   stride: number[];
 }
 
+/** A node's attributes: a JSON object (v3 metadata's `attributes`, v2 `.zattrs`, v1 `attrs`). */
 export type Attributes = Record<string, unknown>;
 
+/** Options of `new FetchStore(url, options)`: how its requests are made; all optional. */
 export interface FetchStoreOptions {
   /**
    * How the end of a value (a shard index at the end) is asked for. true: one suffix range
@@ -240,6 +263,7 @@ export interface FetchStoreOptions {
   indexCacheSize?: number;
   /** Headers added to every request. */
   headers?: Record<string, string>;
+  /** fetch's `credentials`: whether requests send cookies (default: the platform's). */
   credentials?: "omit" | "same-origin" | "include";
   /** Used instead of the global fetch, e.g. to presign URLs. */
   fetch?: (request: Request) => Promise<Response>;
@@ -268,18 +292,43 @@ export interface FetchStoreOptions {
    * "index": index pages only; "none": never list. Where a listing is refused (403) or missing,
    * the link arrays a read needs are asked for by name instead.
    */
-  listing?: "auto" | "index" | "none" | { s3: string } | { gcs: string };
+  listing?:
+    | "auto"
+    | "index"
+    | "none"
+    | {
+        /** The URL of an S3-compatible bucket, listed with ListObjectsV2. */
+        s3: string;
+      }
+    | {
+        /** The URL of a GCS bucket, `<endpoint>/<bucket>`, listed by the JSON API. */
+        gcs: string;
+      };
 }
 
+/** A store that reads keys over HTTP(S) below `url` with fetch() (see FetchStoreOptions). */
 export class FetchStore {
   constructor(url: string | URL, options?: FetchStoreOptions);
+  /** The URL the keys are read below, as a string. */
   readonly url: string;
+  /** The options it was made with. */
   readonly options: FetchStoreOptions;
 }
 
 /** A byte range a store is asked for: `length` bytes from `offset` (to the end without one), or the last `suffixLength` bytes. */
-export type RangeRequest = { offset: number; length?: number } | { suffixLength: number };
+export type RangeRequest =
+  | {
+      /** The first byte's offset in the value. */
+      offset: number;
+      /** Bytes to read from `offset`; without it, to the end of the value. */
+      length?: number;
+    }
+  | {
+      /** Bytes to read from the end of the value. */
+      suffixLength: number;
+    };
 
+/** What zarr-wasm passes to a store's `get`, `getRange` and `list` with each request. */
 export interface StoreOptions {
   /** The signal of the read this request belongs to: stop when it aborts (reject with an AbortError). */
   signal?: AbortSignal;
@@ -292,10 +341,12 @@ export interface StoreOptions {
  * becomes a StoreError naming the key (an AbortError if it is named so or the signal aborted).
  */
 export interface Store {
+  /** The bytes of the value at `key`, or `undefined` where the store has none. */
   get(
     key: string,
     options?: StoreOptions,
   ): Promise<Uint8Array | ArrayBuffer | undefined> | Uint8Array | undefined;
+  /** The bytes of `range` of the value at `key`, or `undefined` where the store has none. */
   getRange?(
     key: string,
     range: RangeRequest,
@@ -314,6 +365,7 @@ export interface Store {
    * directory are found among them.
    */
   keys?(): Iterable<string>;
+  /** The store's name in error messages, such as its URL. */
   url?: string;
   /** Bytes of recent values zarr-wasm keeps from this store (default 0). */
   cacheSize?: number;
@@ -322,9 +374,13 @@ export interface Store {
 /** A store held in memory: keys to bytes. */
 export class MemoryStore implements Store {
   constructor(entries?: Iterable<[string, Uint8Array]>);
+  /** The values held, by key. */
   readonly map: Map<string, Uint8Array>;
+  /** Holds `value` at `key` (an ArrayBuffer as a Uint8Array over it); returns the store. */
   set(key: string, value: Uint8Array | ArrayBuffer): this;
+  /** The value at `key`, or `undefined` where there is none. */
   get(key: string): Uint8Array | undefined;
+  /** The bytes of `range` of the value at `key` (a view), or `undefined` where there is none. */
   getRange(key: string, range: RangeRequest): Uint8Array | undefined;
   keys(): IterableIterator<string>;
   /** Removes the value at `key` (what writing erases goes through it). */
@@ -337,7 +393,9 @@ export class MemoryStore implements Store {
  * find what lies below a path. `MemoryStore` is one.
  */
 export interface WritableStore extends Store {
+  /** Stores `value` at `key`, whole (may return a promise; a rejection fails the write). */
   set(key: string, value: Uint8Array, options?: { signal?: AbortSignal }): unknown;
+  /** Removes the value at `key`, if there is one (may return a promise). */
   delete(key: string, options?: { signal?: AbortSignal }): unknown;
 }
 
@@ -352,11 +410,20 @@ export class ZipStore {
   constructor(
     source: string | URL | FetchStore | Store,
     key?: string,
-    options?: { cacheSize?: number },
+    options?: {
+      /** Bytes of recent member data kept in memory (default 0). */
+      cacheSize?: number;
+    },
   );
+  /** Where the archive is read: a FetchStore of its URL, or the store given. */
   readonly source: FetchStore | Store;
+  /** The archive's key in `source` ("" where `source` is the archive's URL). */
   readonly key: string;
-  readonly options: { cacheSize?: number };
+  /** The options it was made with. */
+  readonly options: {
+    /** Bytes of recent member data kept in memory (default 0). */
+    cacheSize?: number;
+  };
 }
 
 /** The ReferenceStore's options: the FetchStore's for its requests (the reference file's and its targets'), and its bounds. */
@@ -413,6 +480,7 @@ export class ReferenceStore {
   readonly url?: string;
   /** The reference object, when `source` was one. */
   readonly references?: Record<string, unknown>;
+  /** The options it was made with. */
   readonly options: ReferenceStoreOptions;
 }
 
@@ -457,7 +525,9 @@ export interface IcechunkStoreOptions extends Omit<FetchStoreOptions, "listing">
  */
 export class IcechunkStore {
   constructor(url: string | URL, options?: IcechunkStoreOptions);
+  /** The repository's root URL, as a string (http(s), `s3://` or `gs://`). */
   readonly url: string;
+  /** The options it was made with. */
   readonly options: IcechunkStoreOptions;
 }
 
@@ -506,6 +576,7 @@ export interface Limits {
 
 /** One field of a structured type. */
 export interface Field {
+  /** The field's name. */
   name: string;
   /** Bytes from the start of the record. */
   offset: number;
@@ -513,6 +584,7 @@ export interface Field {
   shape: number[];
   /** The field's type; "structured" for a nested record, whose fields are in `fields`. */
   dtype: DataType;
+  /** A nested record's fields, where `dtype` is "structured". */
   fields?: Field[];
 }
 
@@ -521,14 +593,17 @@ export interface Field {
  * `if (arr.is("uint16"))` makes `(await arr.get()).data` a Uint16Array.
  */
 export class ZarrArray<D extends DataType = DataType> {
+  /** Always "array" (a Group's is "group"). */
   readonly kind: "array";
   /** Path of the node in its hierarchy ("" for the root). */
   readonly path: string;
   /** The format the node's metadata is written in. */
   readonly zarrFormat: 1 | 2 | 3;
+  /** The array's shape: its length in elements along each dimension. */
   readonly shape: number[];
   /** The chunk shape of a regular grid; `null` for a rectilinear grid (see `chunkExtent`). */
   readonly chunks: number[] | null;
+  /** The chunk grid's kind: "regular" (one chunk shape) or "rectilinear" (see `chunkExtent`). */
   readonly chunkGrid: "regular" | "rectilinear";
   /** The number of chunks along each dimension that cover the array. */
   readonly gridShape: number[];
@@ -538,6 +613,7 @@ export class ZarrArray<D extends DataType = DataType> {
    * `null` for other arrays.
    */
   readonly innerChunks: number[] | null;
+  /** The data type (see DataType); `is` narrows its TypeScript type. */
   readonly dtype: D;
   /**
    * Whether the data type is `query` (`"uint16"`), or one of the family it names: `"number"`
@@ -558,7 +634,12 @@ export class ZarrArray<D extends DataType = DataType> {
    * `null` where Zarr v2 metadata gives none: missing chunks then read as zeros (empty strings).
    */
   readonly fillValue: number | bigint | boolean | string | [number, number] | Uint8Array | null;
+  /** The array's attributes. */
   readonly attrs: Attributes;
+  /**
+   * A name per dimension (`null` for one without), or `null` where the metadata has none (v3's
+   * `dimension_names`, v2's `_ARRAY_DIMENSIONS` attribute).
+   */
   readonly dimensionNames: (string | null)[] | null;
   /** Reads a selection; no argument reads everything. Missing chunks read as the fill value. */
   get(
@@ -584,7 +665,12 @@ export class ZarrArray<D extends DataType = DataType> {
   /** Reads one whole stored chunk (edge chunks keep the full chunk shape). */
   getChunk(coords: number[], options?: ReadOptions): Promise<Chunk<ValuesOf<D>>>;
   /** Where the chunk at grid coordinates `coords` lies, and its stored shape. */
-  chunkExtent(coords: number[]): { origin: number[]; shape: number[] };
+  chunkExtent(coords: number[]): {
+    /** The index of the chunk's first element along each dimension. */
+    origin: number[];
+    /** The chunk's stored shape, in elements (it may reach past the array's edge). */
+    shape: number[];
+  };
   /**
    * Writes `value` to `selection` (as `get` takes it; `null` is the whole array): a typed array of
    * the kind `get` returns for the data type, of the selection's shape in C order (complex numbers
@@ -609,6 +695,7 @@ export class ZarrArray<D extends DataType = DataType> {
 
 /** `set`'s options. */
 export interface SetOptions {
+  /** Aborting it stops the write between chunks; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
   /** Called after each chunk (or shard) written. */
   onProgress?: (progress: { chunksDone: number; chunksTotal: number }) => void;
@@ -622,9 +709,11 @@ export interface SetOptions {
 export interface CreateOptions {
   /** Where in the store ("" for the root, the default). */
   path?: string;
+  /** The array's shape, in elements. */
   shape: number[];
   /** As `arr.dtype` names it ("uint16", "float32"); for Zarr v2, also a NumPy typestr ("<u2"). */
   dtype: string;
+  /** The chunk shape, in elements (with `shards`, the inner chunks'). */
   chunks: number[];
   /** Zarr v3: the shard shape; the array is sharded, its inner chunks of `chunks`. */
   shards?: number[];
@@ -634,10 +723,16 @@ export interface CreateOptions {
   codecs?: unknown[];
   /** Zarr v2: the compressor (`null` for none) and filters, as `.zarray` holds them. */
   compressor?: unknown;
+  /** Zarr v2: the filters (`null` for none), as `.zarray` holds them. */
   filters?: unknown[] | null;
   /** The fill value (default: the type's zero); NaN and the infinities as numbers. */
   fillValue?: number | bigint | boolean | string | [number, number];
+  /** The array's attributes (default: none). */
   attributes?: Attributes;
+  /**
+   * A name per dimension: v3's `dimension_names` (`null` for a dimension without one); for v2,
+   * xarray's `_ARRAY_DIMENSIONS` attribute, which needs a name for every dimension.
+   */
   dimensionNames?: (string | null)[];
   /** 3 (the default) or 2. */
   zarrFormat?: 2 | 3;
@@ -670,19 +765,27 @@ export function erase(store: WritableStore, path?: string): Promise<void>;
  */
 export function consolidate(store: WritableStore, path?: string): Promise<void>;
 
+/** A group's direct child (see Group.children). */
 export interface Child {
+  /** The child's name in the group: the last segment of `path`. */
   name: string;
   /** Path from the hierarchy's root. */
   path: string;
+  /** Whether the child is an array or a group. */
   kind: "array" | "group";
 }
 
+/** A group: a node that holds arrays and other groups, and attributes. */
 export class Group {
   /** Replaces the attributes, in the store and in `attrs`. */
   setAttributes(attributes: Attributes): Promise<void>;
+  /** Always "group" (a ZarrArray's is "array"). */
   readonly kind: "group";
+  /** Path of the node in its hierarchy ("" for the root). */
   readonly path: string;
+  /** The format the node's metadata is written in. */
   readonly zarrFormat: 2 | 3;
+  /** The group's attributes. */
   readonly attrs: Attributes;
   /** Direct children, where the hierarchy lists them (consolidated metadata); else `null`. */
   readonly children: Child[] | null;
@@ -698,6 +801,7 @@ export class Group {
   open(path: string, options?: GroupOpenOptions): Promise<ZarrArray | Group>;
 }
 
+/** Options of `group.open(path, options)`. */
 export interface GroupOpenOptions {
   /** The kind of node expected: the promise resolves to one, or rejects with a NotFoundError. */
   kind?: "array" | "group";
@@ -763,6 +867,7 @@ export interface OpenOptions {
   workerUrl?: string | URL;
 }
 
+/** Options of `new WorkerPool(size, options)`. */
 export interface WorkerPoolOptions {
   /**
    * The worker script (`zarr-wasm/worker`), where it is not beside the package's `index.js` (or
@@ -799,6 +904,7 @@ export interface WorkerPoolOptions {
 export class WorkerPool {
   /** `size` defaults to `navigator.hardwareConcurrency` (at least 1). */
   constructor(size?: number, options?: WorkerPoolOptions);
+  /** The number of workers. */
   readonly size: number;
   /**
    * Starts the workers, if they have not started, and resolves once each has its module
@@ -809,11 +915,13 @@ export class WorkerPool {
   terminate(): void;
 }
 
+/** Options of every read. */
 export interface ReadOptions {
   /** Aborting it cancels the read's pending requests; the promise rejects with an `AbortError`. */
   signal?: AbortSignal;
 }
 
+/** How far a read has got, as `onProgress` is told after each chunk. */
 export interface Progress {
   /**
    * Chunks (shards, for a sharded array) read and in place. Through workers: chunks of the grid
@@ -828,6 +936,7 @@ export interface Progress {
   requests: number;
 }
 
+/** Options of `get`. */
 export interface GetOptions extends ReadOptions {
   /** Chunks fetched and decoded at once (default 64); through workers, per part of the read. */
   concurrency?: number;
@@ -851,6 +960,7 @@ export interface GetOptions extends ReadOptions {
   maxBytes?: number;
 }
 
+/** Options of `iterate`. */
 export interface IterateOptions extends ReadOptions {
   /** Chunks read ahead of the one the loop is at (default 4). */
   concurrency?: number;
@@ -864,6 +974,7 @@ export interface ChunkPart<T extends Values = Values> extends Chunk<T> {
   origin: number[];
 }
 
+/** Options of `bytesDecoder`. */
 export interface BytesDecoderOptions {
   /** The chunks' data type (a v3 name): numcodecs' shuffle takes its element size by default. */
   dataType?: string;
@@ -873,6 +984,7 @@ export interface BytesDecoderOptions {
 
 /** One bytes-to-bytes codec's decoder, for a pipeline of the caller's own. */
 export interface BytesDecoder {
+  /** The codec's name, as `codec.name` gave it. */
   readonly name: string;
   /** Decodes one chunk's bytes; rejects with a CodecError naming the codec and `where`. */
   decode(bytes: Uint8Array | ArrayBuffer, where?: string): Promise<Uint8Array>;
@@ -898,7 +1010,12 @@ export function bytesDecoder(
  * idle for 2 s with 128 MiB or more of memory, three quarters of it free, the instance is replaced
  * by a fresh one (see `releaseMemory`).
  */
-export function memoryUsage(): { wasmBytes: number; heapBytes: number };
+export function memoryUsage(): {
+  /** Bytes of the module's WebAssembly memory (0 before the first open()). */
+  wasmBytes: number;
+  /** Bytes of that memory in use now (allocated and not freed). */
+  heapBytes: number;
+};
 
 /**
  * Downloads, compiles and starts the WebAssembly module now. A page does not need to call it: the
@@ -964,16 +1081,38 @@ export interface VectorChunk {
     | Uint8Array
     | BigInt64Array
     | BigUint64Array;
+  /** The number of rows (vertices) in the chunk. */
   rows: number;
   /** The chunk's fragments: a run of rows, or the rows listed. */
-  fragments: Array<{ start: number; count: number } | { rows: number[] }>;
+  fragments: Array<
+    | {
+        /** The fragment's first row. */
+        start: number;
+        /** The number of rows in the fragment. */
+        count: number;
+      }
+    | {
+        /** The fragment's rows, by number. */
+        rows: number[];
+      }
+  >;
   /** The per-vertex attributes asked for by name: `width` values a vertex, row for row. */
-  attributes: Record<string, { values: VectorChunk["positions"]; width: number }>;
+  attributes: Record<
+    string,
+    {
+      /** The attribute's values, `width` a vertex, in its own type. */
+      values: VectorChunk["positions"];
+      /** Values a vertex. */
+      width: number;
+    }
+  >;
 }
 
 /** Values of one kind, `width` a row (a vertex's, a link's), row for row. */
 export interface VectorColumn {
+  /** The values, row after row, in their own type (BigInts for 64-bit integers). */
   values: VectorChunk["positions"];
+  /** Values a row. */
   width: number;
 }
 
@@ -993,18 +1132,26 @@ export interface VectorQuery {
 export interface VectorGeometry {
   /** `rows` rows of `ndim` values, in the level's vertex type. */
   positions: VectorChunk["positions"];
+  /** The number of vertices read. */
   rows: number;
   /** The chunks read. */
   chunks: number[][];
+  /** The per-vertex attributes asked for, by name, row for row with the vertices. */
   attributes: Record<string, VectorColumn>;
   /** Each vertex's object (the first that names it), -1 for none: with `objectIds: true`. */
   objectIds?: Float64Array;
   /** Where the level has links: `width` vertex indices a link, in the order written. */
-  links?: { width: number; indices: Uint32Array };
+  links?: {
+    /** Vertex indices a link (2 for an edge, 3 for a triangle). */
+    width: number;
+    /** The links' vertex indices, `width` a link, link after link. */
+    indices: Uint32Array;
+  };
   /** `links.indices` of a graph or skeleton (pairs; a skeleton's are (child, parent)). */
   edges?: Uint32Array;
   /** `links.indices` of a mesh (triangles, with their winding). */
   faces?: Uint32Array;
+  /** Where the level has links: the per-link attributes asked for, by name, row for row. */
   linkAttributes?: Record<string, VectorColumn>;
 }
 
@@ -1020,13 +1167,28 @@ export interface VectorLevel {
   readChunk(chunk: number[], attributes?: string[]): Promise<VectorChunk | null>;
   /** The occupied chunks whose boxes meet `[lo, hi]` (world units). */
   chunksIn(lo: number[], hi: number[]): number[][];
+  /** The level's geometry in one read (see Vectors.select). */
   select(query?: VectorQuery): Promise<VectorGeometry>;
+  /** Object `id`'s vertices, in its manifest's order, with the per-vertex `attributes` named. */
   readObject(
     id: number,
     attributes?: string[],
-  ): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
-  objectAttribute(name: string): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
+  ): Promise<{
+    /** The object's vertices: rows of `ndim` values, in the level's vertex type. */
+    positions: VectorChunk["positions"];
+    /** The per-vertex attributes asked for, by name, row for row with the vertices. */
+    attributes: Record<string, VectorColumn>;
+  }>;
+  /** Object attribute `name`: a row per object (fill values where an object has none). */
+  objectAttribute(name: string): Promise<{
+    /** The attribute's values, in C order. */
+    values: VectorColumn["values"];
+    /** Their shape, in elements: a row per object along the first dimension. */
+    shape: number[];
+  }>;
+  /** How many groups of objects the level has (0 without any). */
   groupCount(): Promise<number>;
+  /** The ids of the objects in group `id`. */
   readGroup(id: number): Promise<Float64Array>;
 }
 
@@ -1035,14 +1197,24 @@ export interface VectorLevel {
  * chunk `k` along an axis covers `[k * chunkShape, (k + 1) * chunkShape)` in world units.
  */
 export interface Vectors {
+  /** The version of zarr-vectors that wrote the store (its `zv_version`, e.g. "0.9.0"). */
   readonly version: string;
+  /** The number of spatial dimensions. */
   readonly ndim: number;
+  /** A spatial chunk's size along each axis, in world units. */
   readonly chunkShape: number[];
+  /** `[min, max]`: the box the data lies in, in world units, as the metadata gives it. */
   readonly bounds: [number[], number[]];
+  /** The kinds of geometry the store holds, as its metadata names them (e.g. "point_cloud"). */
   readonly geometryTypes: string[];
   /** The levels' paths, finest first. */
   readonly levels: string[];
+  /** Level `index` (default 0, the finest), opened at the first call and kept. */
   level(index?: number): Promise<VectorLevel>;
+  /**
+   * One spatial chunk of `options.level` (default 0), with the per-vertex `attributes` named;
+   * null where the chunk is empty.
+   */
   readChunk(
     chunk: number[],
     options?: { level?: number; attributes?: string[] },
@@ -1068,17 +1240,33 @@ export interface Vectors {
     level?: number;
     delta: number;
     bbox?: [number[], number[]] | null;
-  }): Promise<{ width: 2; indices: Uint32Array } | null>;
+  }): Promise<{
+    /** 2: a link is a pair of vertex numbers. */
+    width: 2;
+    /** The pairs, link after link: this level's vertex, then the other level's. */
+    indices: Uint32Array;
+  } | null>;
   /** Object `id`'s vertices, in its manifest's order (a polyline's in its order), with attributes. */
   readObject(
     id: number,
     options?: { level?: number; attributes?: string[] },
-  ): Promise<{ positions: VectorChunk["positions"]; attributes: Record<string, VectorColumn> }>;
+  ): Promise<{
+    /** The object's vertices: rows of `ndim` values, in the level's vertex type. */
+    positions: VectorChunk["positions"];
+    /** The per-vertex attributes asked for, by name, row for row with the vertices. */
+    attributes: Record<string, VectorColumn>;
+  }>;
   /** Object attribute `name`: a row per object (fill values where an object has none). */
   objectAttribute(
     name: string,
     options?: { level?: number },
-  ): Promise<{ values: VectorColumn["values"]; shape: number[] }>;
+  ): Promise<{
+    /** The attribute's values, in C order. */
+    values: VectorColumn["values"];
+    /** Their shape, in elements: a row per object along the first dimension. */
+    shape: number[];
+  }>;
+  /** How many groups of objects `options.level` (default 0) has (0 without any). */
   groupCount(options?: { level?: number }): Promise<number>;
   /** The ids of the objects in group `id`. */
   readGroup(id: number, options?: { level?: number }): Promise<Float64Array>;

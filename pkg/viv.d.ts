@@ -51,6 +51,7 @@ export type VivDtype =
  * ArrayBuffer, never a SharedArrayBuffer: the type Viv's own `PixelData` asks for).
  */
 export interface PixelData {
+  /** The values, row after row: `width * height` of them. */
   data:
     | InstanceType<typeof Uint8Array>
     | InstanceType<typeof Uint16Array>
@@ -60,7 +61,9 @@ export interface PixelData {
     | InstanceType<typeof Int32Array>
     | InstanceType<typeof Float32Array>
     | InstanceType<typeof Float64Array>;
+  /** Values a row: the plane's or tile's width, in pixels. */
   width: number;
+  /** The number of rows: the plane's or tile's height, in pixels. */
   height: number;
 }
 
@@ -74,6 +77,7 @@ export type PixelSelection = { [label: string]: number } | readonly number[];
 
 /** What `getRaster` reads: a whole plane. */
 export interface RasterSelection {
+  /** The plane: an index per label, or per axis (see PixelSelection). */
   selection: PixelSelection;
   /** Aborting it cancels the read's requests; the read rejects with `SIGNAL_ABORTED`. */
   signal?: AbortSignal;
@@ -81,12 +85,15 @@ export interface RasterSelection {
 
 /** What `getTile` reads: tile column `x` and row `y` of a plane. */
 export interface TileSelection extends RasterSelection {
+  /** The tile's column, counted in tiles from the left (0 is the first). */
   x: number;
+  /** The tile's row, counted in tiles from the top (0 is the first). */
   y: number;
 }
 
 /** The size of a pixel along one axis, and its unit. */
 export interface PhysicalSize {
+  /** The pixel's size along the axis, in `unit`s. */
   size: number;
   /**
    * As Viv's scale bar reads it: an SI symbol (`"µm"`, `"nm"`, `"m"`) for OME-NGFF's metre
@@ -137,11 +144,15 @@ export declare class PixelSource {
   constructor(array: ZarrArray, options?: PixelSourceOptions);
   /** The array read. */
   readonly array: ZarrArray;
+  /** The array's shape: its length in elements along each dimension. */
   readonly shape: number[];
+  /** The array's data type, as Viv names it. */
   readonly dtype: VivDtype;
   /** A name per dimension, the last two `"y"` and `"x"`. */
   readonly labels: [...string[], "y", "x"];
+  /** The side of the square tiles `getTile` reads, in pixels (see PixelSourceOptions.tileSize). */
   readonly tileSize: number;
+  /** What Viv knows of the level beyond its pixels: `options.meta` (default `{}`). */
   readonly meta: PixelSourceMeta;
   /**
    * A whole y-x plane. Rejects with `SIGNAL_ABORTED` once `signal` has aborted, a

@@ -13,7 +13,9 @@ import type { Store } from "./index.js";
 
 /** zarrita's codec registry (`zarr.registry`): codec names to loaders of codec classes. */
 export interface CodecRegistry {
+  /** The loader registered under `name`, or undefined. */
   get(name: string): (() => unknown) | undefined;
+  /** Registers `load` under `name`, replacing the loader there. */
   set(name: string, load: () => unknown): unknown;
 }
 
@@ -25,6 +27,7 @@ export interface CodecRegistry {
  */
 export declare const codecNames: readonly string[];
 
+/** Options of `registerCodecs`. */
 export interface RegisterOptions {
   /** The codecs to register (default: every name in `codecNames`). */
   names?: readonly string[];
@@ -48,16 +51,20 @@ export declare function registerCodecs<R extends CodecRegistry>(
 
 /** A store of zarrita's: keys like "/zarr.json", and optionally ranges. */
 export interface ZarritaStore {
+  /** The bytes of the value at `key` ("/zarr.json"), or undefined where the store has none. */
   get(
     key: string,
     options?: { signal?: AbortSignal },
   ): Promise<Uint8Array | undefined> | Uint8Array | undefined;
+  /** The bytes of `range` of the value at `key`, or undefined where the store has none. */
   getRange?(
     key: string,
     range: { offset: number; length: number } | { suffixLength: number },
     options?: { signal?: AbortSignal },
   ): Promise<Uint8Array | undefined> | Uint8Array | undefined;
+  /** Every key the store holds (a `Map`'s), each starting with "/": for listing directories. */
   keys?(): Iterable<string>;
+  /** The store's URL, which names it in error messages. */
   url?: string | URL;
 }
 

@@ -366,3 +366,45 @@ fn attributes_are_replaced_and_nodes_erased_with_everything_below() {
         );
     }
 }
+
+#[test]
+fn dimension_names_are_written_in_v3_and_as_xarrays_attribute_in_v2() {
+    use zarr_wasm::hierarchy::write::{create_array, ArraySpec};
+    for format in [3u8, 2] {
+        let store = Rc::new(MemoryStore::new());
+        let spec = ArraySpec {
+            zarr_format: Some(format),
+            shape: vec![4, 6],
+            data_type: "uint8".into(),
+            chunks: vec![2, 3],
+            dimension_names: Some(vec![Some("y".into()), Some("x".into())]),
+            ..ArraySpec::default()
+        };
+        block_on(create_array(store.clone(), "a", &spec)).unwrap();
+        let Node::Array(arr) = block_on(open(store.clone(), "a")).unwrap() else {
+            panic!("an array")
+        };
+        let names = arr.metadata().dimension_names.clone();
+        assert_eq!(
+            names,
+            Some(vec![Some("y".into()), Some("x".into())]),
+            "v{format}"
+        );
+        if format == 2 {
+            let attrs = block_on(store.get("a/.zattrs")).unwrap().unwrap();
+            let attrs: Value = serde_json::from_slice(&attrs).unwrap();
+            assert_eq!(attrs["_ARRAY_DIMENSIONS"], json!(["y", "x"]));
+            // A dimension without a name has no place there: refused, before anything is stored.
+            let spec = ArraySpec {
+                dimension_names: Some(vec![Some("y".into()), None]),
+                ..spec
+            };
+            let store = Rc::new(MemoryStore::new());
+            let err = block_on(create_array(store.clone(), "b", &spec))
+                .err()
+                .unwrap();
+            assert!(err.message.contains("_ARRAY_DIMENSIONS"), "{err}");
+            assert!(store.keys().is_empty());
+        }
+    }
+}

@@ -386,9 +386,21 @@ pub async fn create_array(
     let (docs, metadata, location) = match format {
         2 => {
             let zarray = v2_document(spec)?;
-            let zattrs = spec
-                .attributes
-                .clone()
+            let mut attributes = spec.attributes.clone().unwrap_or_default();
+            // v2 has no dimension names of its own: xarray's `_ARRAY_DIMENSIONS` attribute,
+            // which the reader takes for them, holds them (a name for every dimension).
+            if let Some(names) = &spec.dimension_names {
+                let names: Option<Vec<&String>> = names.iter().map(Option::as_ref).collect();
+                let names = names.filter(|n| n.len() == spec.shape.len()).ok_or_else(|| {
+                    ZarrError::argument(format!(
+                        "a Zarr v2 array's dimension names (its _ARRAY_DIMENSIONS attribute) are a name for each of its {} dimensions, not {:?}",
+                        spec.shape.len(),
+                        spec.dimension_names
+                    ), true)
+                })?;
+                attributes.insert("_ARRAY_DIMENSIONS".into(), json!(names));
+            }
+            let zattrs = Some(attributes)
                 .filter(|a| !a.is_empty())
                 .map(Value::Object);
             let location = store.locate(&path.key(".zarray"));
