@@ -41,7 +41,11 @@
 // steps for large chunks (zstd through structured-zstd's streaming encoder alone: with its
 // one-shot compressor kept beside it the build was 650.5). The second module's variant for the
 // write build, loaded instead of it by a page that writes bz2 or pcodec (or reads them after its
-// first write): 218 KiB (measured 216.3; pco's compressor is most of what it adds).
+// first write): 218 KiB (measured 216.3; pco's compressor is most of what it adds). Then a fetch
+// without an answer says what it may be (issue 49: Node's cause by name, CORS or an unreachable
+// server in a browser), about a KiB in every build: the Zarr build 234.3 (within its 235), the
+// full build raised to 436 (measured 435.0) and the write build to 651 (measured 649.4, with the
+// inner chunks compressed in steps and the second module readied at create).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -50,12 +54,12 @@ const BUDGETS = [
   {
     what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
     file: "zarr_wasm_full_bg.wasm",
-    budget: 434 * 1024,
+    budget: 436 * 1024,
   },
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 647 * 1024,
+    budget: 651 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

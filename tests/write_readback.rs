@@ -6,6 +6,8 @@
 //! numeric ones its drivers take by tensorstore too.
 #![cfg(all(feature = "write", not(target_arch = "wasm32")))]
 
+mod common;
+
 use futures_executor::block_on;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -388,17 +390,7 @@ fn read_back(root: &Path, manifest: Vec<Value>, count: usize) {
     let manifest_file = root.join("manifest.json");
     std::fs::write(&manifest_file, Value::Array(manifest).to_string()).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let venv = Command::new("bash")
-        .arg(repo.join("scripts/readers_venv.sh"))
-        .output()
-        .expect("bash runs scripts/readers_venv.sh");
-    assert!(
-        venv.status.success(),
-        "scripts/readers_venv.sh failed: {}",
-        String::from_utf8_lossy(&venv.stderr)
-    );
-    let python = String::from_utf8(venv.stdout).unwrap().trim().to_string();
-    let out = Command::new(&python)
+    let out = Command::new(common::readers_python())
         .arg(repo.join("scripts/read_back.py"))
         .arg(&manifest_file)
         .output()

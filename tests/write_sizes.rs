@@ -115,17 +115,7 @@ fn compressed_sizes_are_within_5_percent_of_the_c_libraries() {
 /// scripts/c_sizes.py's answer for the arrays `names` below `root`.
 fn c_sizes(root: &Path, names: &[String]) -> Value {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let venv = Command::new("bash")
-        .arg(repo.join("scripts/readers_venv.sh"))
-        .output()
-        .expect("bash runs scripts/readers_venv.sh");
-    assert!(
-        venv.status.success(),
-        "{}",
-        String::from_utf8_lossy(&venv.stderr)
-    );
-    let python = String::from_utf8(venv.stdout).unwrap().trim().to_string();
-    let out = Command::new(&python)
+    let out = Command::new(common::readers_python())
         .arg(repo.join("scripts/c_sizes.py"))
         .arg(root)
         .args(names)

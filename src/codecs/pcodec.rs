@@ -25,17 +25,20 @@ pub struct PcodecCodec {
     number: u32,
     /// How chunks are written, as the second module's encoder takes it (`extra-codecs`'
     /// `encode.rs`); None where the configuration asks for what it does not write.
-    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    #[cfg(feature = "write")]
     writing: Option<Vec<f64>>,
 }
 
 /// numcodecs' `mode_spec` and `delta_spec` values, in the order the second module codes them.
+#[cfg(feature = "write")]
 const MODES: [&str; 2] = ["auto", "classic"];
+#[cfg(feature = "write")]
 const DELTAS: [&str; 4] = ["auto", "none", "try_consecutive", "try_lookback"];
 
 /// The encoder's parameters for a configuration (numcodecs' defaults where it leaves one out):
 /// the number type, the level, the mode and delta specs, the delta encoding order (-1: none),
 /// the most numbers per page. None for what numcodecs itself would refuse to write.
+#[cfg(feature = "write")]
 fn writing(config: &Configuration, number: u32) -> Option<Vec<f64>> {
     let text = |key: &str, default: &'static str| match config.optional::<&str>(key) {
         Ok(value) => Some(value.unwrap_or(default).to_string()),
@@ -97,8 +100,13 @@ impl PcodecCodec {
                 ))
             }
         };
-        let writing = writing(&config, number);
-        Ok(PcodecCodec { number, writing })
+        #[cfg(not(feature = "write"))]
+        let _ = config;
+        Ok(PcodecCodec {
+            number,
+            #[cfg(feature = "write")]
+            writing: writing(&config, number),
+        })
     }
 }
 

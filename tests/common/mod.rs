@@ -343,3 +343,19 @@ pub fn http_answer(
         }
     }
 }
+
+/// The python of .venv-readers (zarr-python, numcodecs' C codecs, tensorstore), which
+/// scripts/readers_venv.sh makes where it is missing or stale.
+pub fn readers_python() -> String {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = std::process::Command::new("bash")
+        .arg(repo.join("scripts/readers_venv.sh"))
+        .output()
+        .expect("bash runs scripts/readers_venv.sh");
+    assert!(
+        venv.status.success(),
+        "scripts/readers_venv.sh failed: {}",
+        String::from_utf8_lossy(&venv.stderr)
+    );
+    String::from_utf8(venv.stdout).unwrap().trim().to_string()
+}

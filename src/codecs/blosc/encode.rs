@@ -101,7 +101,10 @@ fn push_stream(
         // LZ4 straight into `out` (the fastest compressor: a block's copy and allocation were a
         // sixth of its time).
         CompressorName::Lz4 => {
-            out.resize(at + 4 + lz4_flex::block::get_maximum_output_size(stream.len()), 0);
+            out.resize(
+                at + 4 + lz4_flex::block::get_maximum_output_size(stream.len()),
+                0,
+            );
             let len = lz4_flex::block::compress_into(stream, &mut out[at + 4..])
                 .map_err(|e| e.to_string())?;
             out.truncate(at + 4 + len);
@@ -269,7 +272,12 @@ impl Encoder {
                 1
             };
             for stream in shuffled.chunks(block.len() / streams) {
-                push_stream(self.settings.cname, self.settings.clevel, stream, &mut self.out)?;
+                push_stream(
+                    self.settings.cname,
+                    self.settings.clevel,
+                    stream,
+                    &mut self.out,
+                )?;
             }
             // Larger than the data: stored whole.
             if self.out.len() > nbytes + HEADER_LEN {
