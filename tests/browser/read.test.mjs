@@ -53,8 +53,9 @@ test("chromium: the page logged no errors of its own", () => {
         e,
       ) &&
       !/\/__fuzz\/\d+\//.test(e) &&
-      // The CORS server that does not allow Range (http.mjs): refused requests on purpose.
-      !/\/__corsnorange\//.test(e) &&
+      // The CORS server that does not allow Range (http.mjs), and the one without CORS rules
+      // (hostile_values.mjs): refused requests on purpose.
+      !/\/__(corsnorange|nocors)\//.test(e) &&
       !/net::ERR_CONNECTION_REFUSED \[http:\/\/127\.0\.0\.1:2\//.test(e),
   );
   assert.deepEqual(unexpected, []);
