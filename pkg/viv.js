@@ -7,14 +7,8 @@
 //
 // Nothing here imports Viv: a PixelSource is an object of the shape Viv's layers read
 // (@vivjs/types' PixelSource), and reads go through zarr-wasm's `get`, with Viv's AbortSignal.
-import {
-  AbortError,
-  MetadataError,
-  SelectionError,
-  UnsupportedError,
-  open,
-  slice,
-} from "./index.js";
+import { SelectionError, UnsupportedError, open, slice } from "./index.js";
+import { openImage } from "./ome.js";
 
 /**
  * What Viv's layers take for an aborted tile (`SIGNAL_ABORTED` of @vivjs/loaders): a read whose
@@ -233,7 +227,7 @@ export class PixelSource {
 }
 
 // ---------------------------------------------------------------------------------------------
-// OME-Zarr multiscale images.
+// OME-Zarr multiscale images (read by zarr-wasm/ome).
 
 // OME-NGFF's space units as the symbols Viv's scale bar reads ("µm": its SI prefix and "m");
 // angstroms become tenths of nanometres, and the other units metres.
@@ -277,39 +271,15 @@ function physicalSize(size, unit) {
   return m && Object.hasOwn(SI_PREFIX, m[1]) ? { size, unit: `${SI_PREFIX[m[1]]}m` } : null;
 }
 
-/** A scale transformation's factors, where `transforms` (OME-NGFF coordinateTransformations) has one. */
-function scaleOf(transforms, rank) {
-  const scale = Array.isArray(transforms) ? transforms.find((t) => t?.type === "scale") : undefined;
-  const factors = scale?.scale;
-  return Array.isArray(factors) &&
-    factors.length === rank &&
-    factors.every((f) => Number.isFinite(f) && f > 0)
-    ? factors
-    : null;
-}
-
 /** Physical pixel sizes of one level, by label, for the space axes (Viv reads x, y and z). */
-function levelMeta(multiscale, dataset, labels) {
-  const rank = labels.length;
-  const axes = Array.isArray(multiscale.axes) ? multiscale.axes : [];
-  const own = scaleOf(dataset?.coordinateTransformations, rank);
-  if (!own || axes.length !== rank) return {};
-  const common = scaleOf(multiscale.coordinateTransformations, rank);
+function levelMeta(image, level, labels) {
   const physicalSizes = {};
-  axes.forEach((axis, i) => {
-    const space =
-      typeof axis === "object" ? axis?.type === "space" : ["x", "y", "z"].includes(axis);
+  image.axes.forEach((axis, i) => {
     // An axis without a unit Viv knows has no physical size (Viv would read "" as metres).
-    const size = space && physicalSize(own[i] * (common?.[i] ?? 1), axis?.unit);
+    const size = axis.type === "space" && physicalSize(level.scale[i], axis.unit);
     if (size) physicalSizes[labels[i]] = size;
   });
   return Object.keys(physicalSizes).length ? { physicalSizes } : {};
-}
-
-/** The OME-Zarr attributes of a group: NGFF 0.5's `ome` object, or the attributes themselves. */
-function omeAttributes(group) {
-  const attrs = group.attrs ?? {};
-  return typeof attrs.ome === "object" && attrs.ome !== null ? attrs.ome : attrs;
 }
 
 /** Levels Viv can draw together: the same axes, each level half the one above in y and x. */
@@ -341,26 +311,6 @@ function checkLevels(arrays, paths, where) {
 const looksInterleaved = (array) => [3, 4].includes(array.shape[array.shape.length - 1]);
 
 /**
- * `promise`, or an AbortError as soon as `signal` aborts (group.open takes no signal: what it
- * started goes on, unread).
- */
-async function untilAborted(promise, signal, what) {
-  if (!signal) return promise;
-  let stop;
-  const aborted = new Promise((_, reject) => {
-    stop = () => reject(new AbortError(`${what} was aborted (${signal.reason})`));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-  });
-  promise.catch(() => {}); // settled after an abort: nobody reads it
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener("abort", stop);
-  }
-}
-
-/**
  * Viv's PixelSources for an OME-Zarr multiscale image (a group with `multiscales`), an array, or
  * a location `open` takes. See viv.d.ts.
  */
@@ -374,42 +324,24 @@ export async function openPixelSources(source, options = {}) {
     return { data: [new PixelSource(node, { labels, tileSize })], metadata: node.attrs };
 
   const where = `the group at ${nodeName(node)}`;
-  const ome = omeAttributes(node);
-  const multiscale = Array.isArray(ome.multiscales) ? ome.multiscales[0] : undefined;
-  if (!Array.isArray(multiscale?.datasets) || multiscale.datasets.length === 0)
-    throw new MetadataError(
-      `${where} is no OME-Zarr image: its attributes have no multiscales with datasets (NGFF 0.4 has them in the attributes, 0.5 under "ome"); open the image's group or an array`,
-    );
-  const paths = multiscale.datasets.map((d, k) => {
-    if (typeof d?.path !== "string")
-      throw new MetadataError(`${where}: multiscales dataset ${k} has no path`);
-    return d.path;
-  });
-  const opened = await untilAborted(
-    Promise.all(paths.map((path) => node.open(path))),
-    openOptions.signal,
-    `opening the levels of ${where}`,
+  const image = await openImage(node, { labels: false, signal: openOptions.signal });
+  const opened = image.levels.map((level) => level.array);
+  checkLevels(
+    opened,
+    image.levels.map((level) => level.path),
+    where,
   );
-  opened.forEach((n, k) => {
-    if (!isArrayNode(n))
-      throw new MetadataError(
-        `${where}: multiscales dataset ${k} ("${paths[k]}") is a group, not an array`,
-      );
-  });
-  checkLevels(opened, paths, where);
   // Viv would draw a level 3 or 4 pixels wide as RGB(A): the pyramid stops above it (level 0 so
   // wide is refused by its PixelSource).
   const cut = opened.findIndex((array, k) => k > 0 && looksInterleaved(array));
   const nodes = cut < 0 ? opened : opened.slice(0, cut);
   const rank = nodes[0].shape.length;
-  const axisNames = Array.isArray(multiscale.axes)
-    ? multiscale.axes.map((a) => (typeof a === "string" ? a : a?.name))
-    : null;
   const resolved =
     labels === undefined || labels === null
-      ? (labelsFrom(axisNames, rank) ??
-        labelsFrom(nodes[0].dimensionNames, rank) ??
-        defaultLabels(rank))
+      ? (labelsFrom(
+          image.axes.map((a) => a.name),
+          rank,
+        ) ?? defaultLabels(rank))
       : labels;
   const data = nodes.map(
     (array, k) =>
@@ -417,8 +349,8 @@ export async function openPixelSources(source, options = {}) {
         labels: resolved,
         // One tile size for every level: Viv's tiles of level k cover 2^k times as much of level 0.
         tileSize: tileSize ?? guessTileSize(nodes[0]),
-        meta: levelMeta(multiscale, multiscale.datasets[k], resolved),
+        meta: levelMeta(image, image.levels[k], resolved),
       }),
   );
-  return { data, metadata: ome };
+  return { data, metadata: image.metadata };
 }

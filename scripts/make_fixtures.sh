@@ -15,6 +15,8 @@
 #                                        (.venv-references)
 #   bash scripts/make_fixtures.sh writers  writers/: what other writers put on disk (zarr-python 3.4's
 #                                        struct records, netCDF-C's NCZarr; .venv-writers, Python >= 3.12)
+#   bash scripts/make_fixtures.sh ome    ome/: OME-Zarr images by ome-zarr-py and ngff-zarr (NGFF 0.4
+#                                        and 0.5, with labels; .venv-ome)
 #   bash scripts/make_fixtures.sh icechunk  icechunk/: Icechunk repositories (spec versions 2 and 1)
 #                                        by the icechunk package (.venv-icechunk, Python >= 3.12)
 #   bash scripts/make_fixtures.sh gdal   gdal/: Zarr written by GDAL (Debian's gdal-bin), and
@@ -90,6 +92,10 @@ if [ "$which" = all ] || [ "$which" = writers ]; then
   venv312 .venv-writers "the writers' fixtures"
   venv .venv-writers scripts/writers-requirements.txt
   .venv-writers/bin/python scripts/make_writer_fixtures.py
+fi
+if [ "$which" = all ] || [ "$which" = ome ]; then
+  venv .venv-ome scripts/ome-requirements.txt
+  .venv-ome/bin/python scripts/make_ome_fixtures.py
 fi
 if [ "$which" = all ] || [ "$which" = icechunk ]; then
   # icechunk 2.x needs Python 3.12 or later.

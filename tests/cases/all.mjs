@@ -3,7 +3,7 @@
 // read.mjs (v3 reads), sharded.mjs, http.mjs, read_v2.mjs, extra.mjs, gdal.mjs (GDAL's Zarr),
 // stores.mjs, references.mjs (kerchunk references), icechunk.mjs (Icechunk repositories), api.mjs,
 // workers.mjs, vectors.mjs, safety.mjs, stress.mjs, zarrita.mjs (zarr-wasm inside zarrita.js), viv.mjs (zarr-wasm
-// as Viv's loader), write.mjs (writing); fixtures.mjs holds what they compare against.
+// as Viv's loader), ome.mjs (zarr-wasm/ome), write.mjs (writing); fixtures.mjs holds what they compare against.
 import { apiCases } from "./api.mjs";
 import { extraCases } from "./extra.mjs";
 import { wholeArrayCase } from "./fixtures.mjs";
@@ -19,6 +19,7 @@ import { shardedCases } from "./sharded.mjs";
 import { storeCases } from "./stores.mjs";
 import { stressCases } from "./stress.mjs";
 import { vectorCases } from "./vectors.mjs";
+import { omeCases } from "./ome.mjs";
 import { vivCases } from "./viv.mjs";
 import { workerCases } from "./workers.mjs";
 import { writeCases } from "./write.mjs";
@@ -58,6 +59,7 @@ export function allCases(manifests) {
     ...icechunkCases,
     ...zarritaCases(manifests),
     ...vivCases,
+    ...omeCases,
     ...apiCases,
     ...workerCases(manifests, MANIFESTS),
     ...vectorCases,

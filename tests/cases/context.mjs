@@ -1,14 +1,15 @@
 // What a shared case gets: the library, where the fixtures are, and the test server's request log.
 // `stressReads`: how many reads the stress cases make (their CI size where not given);
 // `zarrita` and `plugin`: zarrita.js and zarr-wasm/zarrita, for zarrita.mjs; `viv`: zarr-wasm/viv,
-// for viv.mjs.
-export function makeContext(zarr, origin, { stressReads, zarrita, plugin, viv } = {}) {
+// for viv.mjs; `ome`: zarr-wasm/ome, for ome.mjs.
+export function makeContext(zarr, origin, { stressReads, zarrita, plugin, viv, ome } = {}) {
   const base = `${origin}/tests/fixtures`;
   return {
     zarr,
     zarrita,
     plugin,
     viv,
+    ome,
     origin,
     base,
     stressReads,

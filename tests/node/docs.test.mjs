@@ -43,6 +43,7 @@ test("docs: docs/api is what scripts/build-docs.mjs builds from the declarations
     "zarr-wasm.md": ["open", "create", "ZarrArray", "FetchStore", "bytesDecoder", "WorkerPool"],
     "zarr-wasm/zarrita.md": ["registerCodecs", "zarritaStore", "mergeRanges"],
     "zarr-wasm/viv.md": ["openPixelSources", "PixelSource"],
+    "zarr-wasm/ome.md": ["openImage", "OmeImage", "Level", "Channel"],
     "zarr-wasm/fs.md": ["FileSystemStore"],
   })) {
     assert.ok(existsSync(join(committed, page)), `${page} exists`);

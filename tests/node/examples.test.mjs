@@ -118,6 +118,7 @@ test("examples: every example that runs in Node runs, against the test server", 
   mkdirSync(`${out}/run`, { recursive: true });
   const urls = [
     ["https://example.org/image.ome.zarr", `${server.url}/www/data/sample.ome.zarr`],
+    ["https://example.org/cells.ome.zarr", `${server.url}/tests/fixtures/ome/ome_zarr_py_04.zarr`],
     ["https://example.org/data.zarr", `${server.url}/tests/fixtures/v3.zarr`],
     ["https://example.org/references/", `${server.url}/tests/fixtures/references/`],
     ["https://example.org/icechunk/", `${server.url}/tests/fixtures/icechunk/`],

@@ -44,6 +44,8 @@ test("package: npm pack holds the modules, their glue and types, the licences an
     "zarrita.d.ts",
     "viv.js",
     "viv.d.ts",
+    "ome.js",
+    "ome.d.ts",
     "LICENSE-MIT",
     "LICENSE-APACHE",
     "README.md",
@@ -115,6 +117,7 @@ test("package: its entry points resolve, by name, to pkg/ for import (Node) and 
     ["zarr-wasm/worker", "worker.js"],
     ["zarr-wasm/zarrita", "zarrita.js"],
     ["zarr-wasm/viv", "viv.js"],
+    ["zarr-wasm/ome", "ome.js"],
     ["zarr-wasm/zarr_wasm_bg.wasm", "zarr_wasm_bg.wasm"],
   ]) {
     const url = import.meta.resolve(entry);

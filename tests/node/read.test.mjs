@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import * as zarr from "zarr-wasm";
 import * as plugin from "zarr-wasm/zarrita";
 import * as viv from "zarr-wasm/viv";
+import * as ome from "zarr-wasm/ome";
 import * as zarrita from "zarrita";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
@@ -23,6 +24,7 @@ before(async () => {
     zarrita,
     plugin,
     viv,
+    ome,
   });
 });
 after(() => server.close());

@@ -10,6 +10,7 @@ import ts from "typescript";
 import * as zarr from "zarr-wasm";
 import * as plugin from "zarr-wasm/zarrita";
 import * as viv from "zarr-wasm/viv";
+import * as ome from "zarr-wasm/ome";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -115,6 +116,7 @@ for (const [name, module] of [
   ["index", zarr],
   ["zarrita", plugin],
   ["viv", viv],
+  ["ome", ome],
 ]) {
   test(`types: ${name}.d.ts declares exactly what ${name}.js exports, but the internal hooks`, () => {
     // The hooks of the package's own workers, benchmarks and tests (`__` names) are exported
