@@ -3,7 +3,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { startServer } from "../support/server.mjs";
-import { launchChromium, openPage } from "../support/browser.mjs";
+import { bundleZarrita, launchChromium, openPage } from "../support/browser.mjs";
 import { scaleCases } from "../cases/scale.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -12,6 +12,7 @@ let server, browser, page;
 
 before(async () => {
   execFileSync("bash", [`${repo}/scripts/make_scale_data.sh`], { stdio: "inherit" });
+  await bundleZarrita(repo);
   server = await startServer({ mounts: { "/": repo } });
   browser = await launchChromium();
   ({ page } = await openPage(browser, `${server.url}/tests/browser/scale.html`));

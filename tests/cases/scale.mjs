@@ -409,6 +409,83 @@ const ignoredRangeCase = {
   },
 };
 
+/**
+ * zarr-wasm/zarrita's mergeRanges under zarrita.js at real sizes: a 2048 x 2048 region of a
+ * 64 MiB shard is four 2 MiB inner chunks, side by side in the shard (zarr-python lays them in
+ * Morton order); zarrita asks for each on its own, and through mergeRanges they are one request
+ * of 8 MiB, its body arriving in 64 KiB (then 1 KiB) writes. The values are the formula's, and an abort of one
+ * region ends its own requests while a region read beside it stays exact.
+ */
+const mergedRangesCase = {
+  name: "scale: mergeRanges under zarrita.js: a 2048 x 2048 region of a 64 MiB shard (four 2 MiB inner chunks) is the index and one merged request of 8 MiB, bodies in 64 KiB and 1 KiB writes, exact; an aborted region beside another ends alone",
+  async run(ctx) {
+    const { zarrita: zarr, plugin } = ctx;
+    const a = ARRAYS.sharded;
+    for (const partBytes of [65536, 1024]) {
+      const url = `${ctx.scaleBase.replace(ctx.origin, `${ctx.origin}/__parts/${partBytes}`)}/${a.path}`;
+      const read = async (store) => {
+        await ctx.clearLog();
+        const arr = await zarr.open(zarr.root(store), { kind: "array" });
+        const { data } = await zarr.get(arr, [zarr.slice(0, 2048), zarr.slice(0, 2048)]);
+        const shard = (await ctx.requests()).filter((r) => r.path.endsWith("/c/0/0"));
+        return { data, shard };
+      };
+      const alone = await read(new zarr.FetchStore(url));
+      const merged = await read(plugin.mergeRanges(new zarr.FetchStore(url)));
+      checkBlock(
+        merged.data,
+        a.dtype,
+        0,
+        0,
+        2048,
+        2048,
+        `through mergeRanges, ${partBytes}-byte writes`,
+      );
+      // The inner chunks' requests: the index's is 516 bytes (HEAD and a range in Node and
+      // Chromium alike: zarrita's FetchStore asks so).
+      const inner = (shard) => shard.filter((r) => r.method === "GET" && r.bytes > MiB);
+      const [one, four] = [inner(merged.shard), inner(alone.shard)];
+      equal(four.length, 4, `zarrita alone asks for each inner chunk: ${four.map((r) => r.range)}`);
+      equal(one.length, 1, `one request for the four: ${one.map((r) => r.range)}`);
+      equal(
+        one[0].bytes,
+        four.reduce((n, r) => n + r.bytes, 0),
+        "the merged request is the four inner chunks' bytes, no more",
+      );
+      equal(
+        merged.shard.length,
+        alone.shard.length - 3,
+        `three requests fewer in all (${merged.shard.length} against ${alone.shard.length})`,
+      );
+    }
+
+    // Two neighbouring inner chunks of the other shard read at once, so merged into one request;
+    // one read aborted while the bytes arrive. zarrita.js shares a shard's index fetch with the
+    // read that started it, signal and all (an abort of that read rejects the other with it,
+    // with or without mergeRanges): the index is read first.
+    const url = `${ctx.scaleBase.replace(ctx.origin, `${ctx.origin}/__parts/65536`)}/${a.path}`;
+    const store = plugin.mergeRanges(new zarr.FetchStore(url));
+    const arr = await zarr.open(zarr.root(store), { kind: "array" });
+    await zarr.get(arr, [zarr.slice(8191, 8192), zarr.slice(8191, 8192)]);
+    await ctx.clearLog();
+    const stop = new AbortController();
+    const aborted = zarr.get(arr, [zarr.slice(4096, 5120), zarr.slice(0, 1024)], {
+      opts: { signal: stop.signal },
+    });
+    // Below it, and next to it in the shard (Morton order: (0, 0), (1, 0), (0, 1)...).
+    const kept = zarr.get(arr, [zarr.slice(5120, 6144), zarr.slice(0, 1024)]);
+    setTimeout(() => stop.abort(), 5);
+    const [gone, done] = await Promise.allSettled([aborted, kept]);
+    equal(gone.status, "rejected", "the aborted read rejects");
+    equal(gone.reason?.name, "AbortError", "with an AbortError");
+    equal(done.status, "fulfilled", `the read beside it reads (${done.reason})`);
+    checkBlock(done.value.data, a.dtype, 5120, 0, 1024, 1024, "the read beside the abort");
+    const both = (await ctx.requests()).filter((r) => r.path.endsWith("/c/1/0"));
+    equal(both.length, 1, `one request for the two inner chunks: ${both.map((r) => r.range)}`);
+    ok(!both[0].aborted, "not aborted: the other read still needed it");
+  },
+};
+
 export const scaleCases = [
   // Smallest result first: wasm memory is a high-water mark (see wholeReadCase).
   wholeReadCase("chunks_1mib"),
@@ -421,6 +498,7 @@ export const scaleCases = [
   sliceCase,
   tileCase,
   otherOriginTileCase,
+  mergedRangesCase,
   wholeReadCase("sharded"),
   giveBackCase,
   ignoredRangeCase,

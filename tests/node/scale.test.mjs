@@ -3,6 +3,8 @@
 import { after, before, test } from "node:test";
 import { execFileSync } from "node:child_process";
 import * as zarr from "zarr-wasm";
+import * as plugin from "zarr-wasm/zarrita";
+import * as zarrita from "zarrita";
 import { startServer } from "../support/server.mjs";
 import { makeContext } from "../cases/context.mjs";
 import { scaleCases } from "../cases/scale.mjs";
@@ -15,7 +17,7 @@ before(async () => {
   execFileSync("bash", [`${repo}/scripts/make_scale_data.sh`], { stdio: "inherit" });
   server = await startServer({ mounts: { "/": repo } });
   ctx = {
-    ...makeContext(zarr, server.url),
+    ...makeContext(zarr, server.url, { zarrita, plugin }),
     scaleBase: `${server.url}/target/scale-data`,
   };
 });
