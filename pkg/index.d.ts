@@ -399,6 +399,53 @@ export interface WritableStore extends Store {
   delete(key: string, options?: { signal?: AbortSignal }): unknown;
 }
 
+/** Options of `new FileSystemHandleStore(directory, options)`. */
+export interface FileSystemHandleStoreOptions {
+  /**
+   * Whether writes go through sync access handles (a temporary file written in place, then moved
+   * over the key's file): `"auto"` (the default) in a worker where the browser has them, `false`
+   * never (writables always), `true` wherever they exist (only in workers).
+   */
+  syncAccessHandles?: boolean | "auto";
+}
+
+/**
+ * A store whose keys are files below a `FileSystemDirectoryHandle`: the origin private file system
+ * (`await navigator.storage.getDirectory()`) or a folder the user picked
+ * (`await showDirectoryPicker({ mode: "readwrite" })`). Key `"a/b/zarr.json"` is the file
+ * `zarr.json` in folder `b` in folder `a`. On the main thread and in workers.
+ *
+ * Each value is replaced whole: through a writable the browser commits when it is closed (and
+ * discards when aborted), or in a worker through a sync access handle on a temporary file that is
+ * moved over the key's file once written and flushed. A failed or aborted write leaves the old
+ * value, and listings never show the temporary files. A quota error or a refused permission
+ * rejects the write with the browser's `DOMException`, which the writer reports as a
+ * `StoreError` naming the key.
+ */
+export class FileSystemHandleStore implements WritableStore {
+  constructor(directory: FileSystemDirectoryHandle, options?: FileSystemHandleStoreOptions);
+  /** The directory handle given. */
+  readonly directory: FileSystemDirectoryHandle;
+  /** Names the store in error messages: `file-system-handle:<the folder's name>`. */
+  readonly url: string;
+  /** Whether writes go through sync access handles (in a worker), rather than writables. */
+  readonly syncAccessHandles: boolean;
+  /** The bytes of `key`'s file, or undefined where there is none. */
+  get(key: string, options?: StoreOptions): Promise<Uint8Array | undefined>;
+  /** The bytes of `range` of `key`'s file (cut at its end), or undefined where there is none. */
+  getRange(
+    key: string,
+    range: RangeRequest,
+    options?: StoreOptions,
+  ): Promise<Uint8Array | undefined>;
+  /** The names in the folder `prefix` ("" is the root), sorted, or undefined where there is none. */
+  list(prefix: string, options?: StoreOptions): Promise<string[] | undefined>;
+  /** Writes `value` at `key`, whole (see the class); folders are made as needed. */
+  set(key: string, value: Uint8Array, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Removes `key`'s file; a missing one is not an error. */
+  delete(key: string, options?: { signal?: AbortSignal }): Promise<void>;
+}
+
 /**
  * A Zarr hierarchy in a ZIP file (zarr-python's ZipStore; stored or deflated members, ZIP64),
  * read with range requests: the end of the archive, its central directory, then only what reads

@@ -39,6 +39,7 @@ import {
 } from "./stores.js";
 
 export { WorkerPool } from "./pool.js";
+export { FileSystemHandleStore } from "./handles.js";
 export { FetchStore, IcechunkStore, MemoryStore, ReferenceStore, ZipStore };
 
 // The instance in use: its glue (wasm-bindgen's JavaScript for it) and its build ("zarr", or
