@@ -45,7 +45,9 @@
 // without an answer says what it may be (issue 49: Node's cause by name, CORS or an unreachable
 // server in a browser), about a KiB in every build: the Zarr build 234.3 (within its 235), the
 // full build raised to 436 (measured 435.0) and the write build to 651 (measured 649.4, with the
-// inner chunks compressed in steps and the second module readied at create).
+// inner chunks compressed in steps and the second module readied at create). Then writes over
+// HTTP (issue 48: PUT, DELETE, erasing through a bucket's listing, S3's error documents read):
+// the write build raised to 655 (measured 653.8).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -59,7 +61,7 @@ const BUDGETS = [
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 651 * 1024,
+    budget: 655 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

@@ -253,7 +253,11 @@ export interface FetchStoreOptions {
   suffixRequests?: boolean;
   /** Read HTTP 403 as a missing key (fill value), for buckets that answer 403 for missing keys. */
   treat403AsMissing?: boolean;
-  /** Extra tries after a network failure or a 408/429/5xx answer, with doubling waits (default 3). */
+  /**
+   * Extra tries after a network failure or a 408/429/5xx answer, with doubling waits (default
+   * 3); for writes also after a failure a browser cannot tell from a CORS refusal (a connection
+   * reset during an upload): PUT and DELETE are sent again whole.
+   */
   retries?: number;
   /** Requests in flight at once for this store (default 32); others wait their turn. */
   maxRequests?: number;
@@ -265,8 +269,20 @@ export interface FetchStoreOptions {
   headers?: Record<string, string>;
   /** fetch's `credentials`: whether requests send cookies (default: the platform's). */
   credentials?: "omit" | "same-origin" | "include";
-  /** Used instead of the global fetch, e.g. to presign URLs. */
+  /**
+   * Used instead of the global fetch for every request (reads, writes, listings): to sign them
+   * (aws4fetch's `AwsClient.fetch`), or to send each to a URL the app's own server presigned.
+   */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * Whether the store writes (default false): `set` is a PUT of the value whole, `delete` a
+   * DELETE (a 404 is nothing to delete), and `erase` and `resize` find the keys below a path
+   * with S3's ListObjectsV2 (`listing`; with "auto" on a host that is not AWS or Google, the URL
+   * is taken as a path-style bucket, `<endpoint>/<bucket>/<prefix>`, as MinIO, R2, Ceph and moto
+   * serve them). An answer other than 2xx is a `StoreError` naming the key, the status and the
+   * S3 error code where the answer has one.
+   */
+  writable?: boolean;
   /** Bytes of recent responses kept in memory (default 0). Identical requests in flight are always shared. */
   cacheSize?: number;
   /**
@@ -306,7 +322,7 @@ export interface FetchStoreOptions {
       };
 }
 
-/** A store that reads keys over HTTP(S) below `url` with fetch() (see FetchStoreOptions). */
+/** A store that reads keys over HTTP(S) below `url` with fetch(), and writes with `writable: true` (see FetchStoreOptions). */
 export class FetchStore {
   constructor(url: string | URL, options?: FetchStoreOptions);
   /** The URL the keys are read below, as a string. */
@@ -793,24 +809,30 @@ export interface CreateOptions {
   overwrite?: boolean;
 }
 
-/** Creates an array in a store that writes; resolves to it, writable. */
-export function create(store: WritableStore, options: CreateOptions): Promise<ZarrArray>;
+/**
+ * Creates an array in a store that writes (a `WritableStore`, or a `FetchStore` made with
+ * `writable: true`; another is an `UnsupportedError`); resolves to it, writable.
+ */
+export function create(
+  store: WritableStore | FetchStore,
+  options: CreateOptions,
+): Promise<ZarrArray>;
 
 /** Creates a group in a store that writes. */
 export function createGroup(
-  store: WritableStore,
+  store: WritableStore | FetchStore,
   options?: { path?: string; attributes?: Attributes; zarrFormat?: 2 | 3; overwrite?: boolean },
 ): Promise<Group>;
 
 /** Erases the node at `path` (default: the root) and everything below it. */
-export function erase(store: WritableStore, path?: string): Promise<void>;
+export function erase(store: WritableStore | FetchStore, path?: string): Promise<void>;
 
 /**
  * Writes consolidated metadata for the hierarchy at `path` (default: the root) as zarr-python
  * does (v3: `consolidated_metadata` in the group's `zarr.json`; v2: `.zmetadata`), found by
  * listing the store.
  */
-export function consolidate(store: WritableStore, path?: string): Promise<void>;
+export function consolidate(store: WritableStore | FetchStore, path?: string): Promise<void>;
 
 /** A group's direct child (see Group.children). */
 export interface Child {

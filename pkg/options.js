@@ -262,12 +262,13 @@ export const FETCH_STORE = {
   maxObjectBytes: bytes(1),
   redirect: oneOf("follow", "error", "manual"),
   listing: either(oneOf("auto", "index", "none"), bucket("s3"), bucket("gcs")),
+  writable: boolean,
 };
 
 export const ZIP_STORE = { cacheSize: bytes() };
 
 /** The ReferenceStore's: the FetchStore's for its requests (no listing), and its own bounds. */
-const { listing: _listing, ...FETCH_REQUESTS } = FETCH_STORE;
+const { listing: _listing, writable: _writable, ...FETCH_REQUESTS } = FETCH_STORE;
 export const REFERENCE_STORE = {
   ...FETCH_REQUESTS,
   maxReferenceBytes: bytes(1),

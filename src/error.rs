@@ -80,9 +80,14 @@ impl ZarrError {
     }
 
     pub fn store(location: &str, reason: impl fmt::Display) -> Self {
+        Self::store_to("read", location, reason)
+    }
+
+    /// A store's failure to `verb` ("read", "write", "delete") `location`.
+    pub fn store_to(verb: &str, location: &str, reason: impl fmt::Display) -> Self {
         Self::new(
             ErrorKind::Store,
-            format!("cannot read {location}: {reason}"),
+            format!("cannot {verb} {location}: {reason}"),
         )
     }
 

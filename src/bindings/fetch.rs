@@ -497,7 +497,12 @@ impl HttpClient for FetchClient {
         init.set_method(match request.method {
             Method::Get => "GET",
             Method::Head => "HEAD",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
         });
+        if let Some(body) = &request.body {
+            init.set_body(&Uint8Array::from(&body[..]));
+        }
         let headers = Headers::new().map_err(failure)?;
         for (name, value) in &self.headers {
             headers.set(name, value).map_err(failure)?;
@@ -582,7 +587,7 @@ impl HttpClient for FetchClient {
                 self.read_window(&response, content_length, limit, keep, timeout)
                     .await?
             }
-            (Method::Get, None) => {
+            (Method::Get | Method::Put | Method::Delete, None) => {
                 // A partial answer's limit is the range asked for: our own number.
                 let believed = match (status, request.max_body.partial) {
                     (206, Some(_)) => limit,
@@ -594,6 +599,8 @@ impl HttpClient for FetchClient {
                 (body, true)
             }
             (Method::Head, _) => (Vec::new(), true),
+            // A write is never cut to a window (its request keeps none).
+            (Method::Put | Method::Delete, Some(_)) => (Vec::new(), true),
         };
         // A window complete before the body's end leaves the rest unread: the request is aborted
         // as this returns, so that the server stops sending it.

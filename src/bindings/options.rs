@@ -374,6 +374,7 @@ pub fn fetch_options(options: &JsValue) -> Result<(HttpOptions, FetchClient), Za
         http.max_object_bytes = n as u64;
     }
     client.fetch = o.function("fetch")?;
+    http.writable = o.bool("writable")? == Some(true);
     // Only Zarr Vectors' link arrays are ever listed.
     #[cfg(feature = "vectors")]
     {

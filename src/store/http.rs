@@ -16,6 +16,10 @@ use std::rc::Rc;
 pub enum Method {
     Get,
     Head,
+    /// Stores a value whole (a writable store's `set`).
+    Put,
+    /// Removes a value (a writable store's `erase`).
+    Delete,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +37,8 @@ pub struct HttpRequest {
     /// Milliseconds without any progress (headers, then each part of the body) after which the
     /// client gives up on the request; 0 waits for ever.
     pub idle_timeout_ms: u32,
+    /// What a PUT sends: the value, shared by the tries of one write.
+    pub body: Option<Rc<[u8]>>,
 }
 
 /// How large a response body may be.
@@ -118,9 +124,13 @@ pub struct HttpOptions {
     /// The largest value the store accepts whole: a larger body is refused as it arrives.
     pub max_object_bytes: u64,
     /// How directories are listed; None: a bucket's listing where the URL's host says it is S3
-    /// or Google Cloud Storage, index pages otherwise (`Listing::detect`).
+    /// or Google Cloud Storage, index pages otherwise (`Listing::detect`), and for a writable
+    /// store on another host the S3 API of a path-style bucket (`<endpoint>/<bucket>/...`).
     #[cfg(feature = "vectors")]
     pub listing: Option<Listing>,
+    /// Whether the store writes: PUT to set a value, DELETE to erase one, the bucket's listing to
+    /// find what lies below a prefix.
+    pub writable: bool,
 }
 
 impl Default for HttpOptions {
@@ -136,6 +146,7 @@ impl Default for HttpOptions {
             max_object_bytes: 1 << 30,
             #[cfg(feature = "vectors")]
             listing: None,
+            writable: false,
         }
     }
 }
@@ -259,7 +270,12 @@ impl<C: HttpClient> HttpStore<C> {
             listing: options
                 .listing
                 .clone()
-                .unwrap_or_else(|| Listing::detect(&base)),
+                .unwrap_or_else(|| match Listing::detect(&base) {
+                    Listing::IndexPages if options.writable => {
+                        Listing::path_style_s3(&base).unwrap_or(Listing::IndexPages)
+                    }
+                    detected => detected,
+                }),
             base,
             query,
             limiter: Limiter::new(options.max_requests),
@@ -334,6 +350,7 @@ impl<C: HttpClient> HttpStore<C> {
                 whole: options.max_object_bytes,
             },
             idle_timeout_ms: options.idle_timeout_ms,
+            body: None,
         };
         let mut delay = self.shared.options.retry_delay_ms;
         let mut attempt = 0;
@@ -730,6 +747,186 @@ impl<C: HttpClient> ReadableStore for HttpStore<C> {
             whole_values: self.shared.facts.ignores_ranges.get(),
             ..self.shared.options.hints
         }
+    }
+
+    /// A store made `writable` writes.
+    #[cfg(feature = "write")]
+    fn writable(&self) -> Option<&dyn crate::store::WritableStore> {
+        self.shared
+            .options
+            .writable
+            .then_some(self as &dyn crate::store::WritableStore)
+    }
+}
+
+/// Writing over HTTP, as S3 and the servers that speak its API take it: PUT stores a value whole,
+/// DELETE removes one, and the bucket's listing (ListObjectsV2) finds what lies below a prefix.
+#[cfg(feature = "write")]
+#[async_trait(?Send)]
+impl<C: HttpClient> crate::store::WritableStore for HttpStore<C> {
+    async fn set(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        self.send_write(Method::Put, key, Some(Rc::from(value)))
+            .await
+    }
+
+    async fn erase(&self, key: &str) -> Result<()> {
+        self.send_write(Method::Delete, key, None).await
+    }
+
+    /// Lists a page of the keys below `prefix` (no delimiter: every key, however deep), deletes
+    /// them, and lists again from the start, until nothing is left: a page at a time in memory,
+    /// and no reliance on a continuation token over keys deleted meanwhile.
+    async fn erase_prefix(&self, prefix: &str) -> Result<()> {
+        #[cfg(feature = "vectors")]
+        {
+            let bucket = &self.shared.listing;
+            let base = &self.shared.base;
+            let (Some(within), Some(key_prefix)) =
+                (bucket.prefix_of(base, ""), bucket.prefix_of(base, prefix))
+            else {
+                return Err(ZarrError::unsupported(
+                    &self.url(prefix),
+                    "erasing below a path needs the bucket's listing, which this store does not have: give FetchStore the option listing: { s3: <the bucket's URL> }",
+                ));
+            };
+            let mut last_page: Option<Vec<String>> = None;
+            for _ in 0..MAX_ERASE_PAGES {
+                let Some(url) = bucket.keys_page_url(&key_prefix) else {
+                    break;
+                };
+                let Some(response) = self.send_url(Method::Get, url.clone(), None, None).await?
+                else {
+                    return Ok(()); // no bucket, nothing below
+                };
+                let keys = bucket
+                    .parse_keys_page(&response.body)
+                    .map_err(|why| ZarrError::store(&url, why))?;
+                if keys.is_empty() {
+                    return Ok(());
+                }
+                if last_page.as_ref() == Some(&keys) {
+                    return Err(ZarrError::store(
+                        &url,
+                        "the listing still holds the keys just deleted: they were not removed",
+                    ));
+                }
+                let deletes = keys.iter().filter_map(|k| k.strip_prefix(within.as_str()));
+                let results = futures_util::future::join_all(
+                    deletes.map(|key| self.send_write(Method::Delete, key, None)),
+                )
+                .await;
+                results.into_iter().collect::<Result<Vec<()>>>()?;
+                last_page = Some(keys);
+            }
+            Err(ZarrError::store(
+                &self.url(prefix),
+                format!("more than {MAX_ERASE_PAGES} pages of keys to erase"),
+            ))
+        }
+        #[cfg(not(feature = "vectors"))]
+        Err(ZarrError::unsupported(
+            &self.url(prefix),
+            "this build cannot list a bucket to erase below a path",
+        ))
+    }
+}
+
+/// The most listing pages (of up to 1000 keys each, with S3) one erase goes through.
+#[cfg(all(feature = "write", feature = "vectors"))]
+const MAX_ERASE_PAGES: usize = 100_000;
+
+#[cfg(feature = "write")]
+impl<C: HttpClient> HttpStore<C> {
+    /// Sends a PUT or DELETE of `key`, retrying network failures and 408/429/5xx answers as
+    /// reads are. A 2xx answer is done, and so is a 404 to a DELETE (nothing was there); any
+    /// other answer is an error naming the URL and the status.
+    async fn send_write(&self, method: Method, key: &str, body: Option<Rc<[u8]>>) -> Result<()> {
+        let url = self.url(key);
+        let request = HttpRequest {
+            method,
+            url: url.clone(),
+            range: None,
+            keep: None,
+            // The answer to a write is a status and, at most, a short error document.
+            max_body: BodyLimit {
+                partial: None,
+                whole: 1 << 20,
+            },
+            idle_timeout_ms: self.shared.options.idle_timeout_ms,
+            body,
+        };
+        let what = match method {
+            Method::Put => "write",
+            _ => "delete",
+        };
+        let mut delay = self.shared.options.retry_delay_ms;
+        let mut attempt = 0;
+        loop {
+            let last = attempt >= self.shared.options.retries;
+            let tries = match attempt {
+                0 => String::new(),
+                n => format!(" (after {} tries)", n + 1),
+            };
+            if self.client.cancelled() {
+                return Err(ZarrError::aborted(&url));
+            }
+            let response = {
+                let _permit = self.shared.limiter.acquire().await;
+                self.client.send(request.clone()).await
+            };
+            match response {
+                Ok(r) if matches!(r.status, 200..=299) => return Ok(()),
+                Ok(r) if r.status == 404 && method == Method::Delete => return Ok(()),
+                Ok(r) if !last && matches!(r.status, 408 | 429 | 500..=599) => {}
+                Ok(r) => {
+                    return Err(ZarrError {
+                        status: Some(r.status),
+                        ..ZarrError::store_to(
+                            what,
+                            &url,
+                            format!("HTTP status {}{tries}{}", r.status, s3_error(&r.body)),
+                        )
+                    })
+                }
+                Err(f) if f.aborted => return Err(ZarrError::aborted(&url)),
+                // A browser says the same of a connection reset during an upload as of a CORS
+                // refusal; PUT and DELETE are idempotent, so a refusal is tried again too.
+                Err(f) if !last && (f.retryable || f.refused) => {}
+                Err(f) => {
+                    return Err(ZarrError::store_to(
+                        what,
+                        &url,
+                        format!("{}{tries}", f.message),
+                    ))
+                }
+            }
+            self.client.sleep(delay).await;
+            delay = delay.saturating_mul(2);
+            attempt += 1;
+        }
+    }
+}
+
+/// What an S3 error document says (`: AccessDenied: Access Denied`), or nothing.
+#[cfg(feature = "write")]
+fn s3_error(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&body[..body.len().min(4096)]);
+    let field = |tag: &str| {
+        let open = format!("<{tag}>");
+        let start = text.find(&open)? + open.len();
+        let end = start + text[start..].find(&format!("</{tag}>"))?;
+        Some(
+            text[start..end]
+                .trim()
+                .chars()
+                .take(200)
+                .collect::<String>(),
+        )
+    };
+    match (field("Code"), field("Message")) {
+        (Some(code), Some(message)) => format!(": {code}: {message}"),
+        (Some(code), None) => format!(": {code}"),
+        _ => String::new(),
     }
 }
 
@@ -1680,5 +1877,176 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Aborted);
         assert!(e.message.contains("http://h/s.zarr/k"), "{e}");
         assert_eq!(s.client.seen.borrow().len(), 1);
+    }
+
+    /// A fake bucket's objects, by key.
+    #[cfg(all(feature = "write", feature = "vectors"))]
+    type Objects = std::collections::BTreeMap<String, Vec<u8>>;
+
+    /// A bucket in memory behind the S3 API at http://h/bucket: PUT, GET, DELETE and
+    /// ListObjectsV2 (two keys a page), a 503 for the first try of each key in `flaky`, and 403 for
+    /// keys that start with "locked/".
+    #[cfg(all(feature = "write", feature = "vectors"))]
+    fn fake_bucket(
+        writable: bool,
+        flaky: &[&str],
+    ) -> (HttpStore<FakeClient>, Rc<RefCell<Objects>>) {
+        use std::collections::BTreeSet;
+        let objects: Rc<RefCell<Objects>> = Rc::default();
+        let flaky: RefCell<BTreeSet<String>> =
+            RefCell::new(flaky.iter().map(|k| k.to_string()).collect());
+        let held = objects.clone();
+        let answer = move |r: &HttpRequest| {
+            let ok = |status: u16, body: Vec<u8>| HttpResponse {
+                status,
+                body,
+                ..HttpResponse::default()
+            };
+            let path = r.url.strip_prefix("http://h/bucket/").unwrap_or("");
+            if let Some(query) = path.strip_prefix("?list-type=2&prefix=") {
+                let prefix = query.replace("%2F", "/");
+                let keys: Vec<String> = held
+                    .borrow()
+                    .keys()
+                    .filter(|k| k.starts_with(&prefix))
+                    .take(2)
+                    .cloned()
+                    .collect();
+                let mut xml = String::from("<ListBucketResult>");
+                for k in &keys {
+                    xml.push_str(&format!("<Contents><Key>{k}</Key></Contents>"));
+                }
+                xml.push_str("<IsTruncated>false</IsTruncated></ListBucketResult>");
+                return ok(200, xml.into_bytes());
+            }
+            let key = path.to_string();
+            if key.starts_with("data.zarr/locked/") {
+                let error =
+                    "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>";
+                return ok(403, error.as_bytes().to_vec());
+            }
+            if flaky.borrow_mut().remove(&key) {
+                return ok(503, Vec::new());
+            }
+            let mut objects = held.borrow_mut();
+            match r.method {
+                Method::Put => {
+                    objects.insert(key, r.body.as_deref().unwrap_or_default().to_vec());
+                    ok(200, Vec::new())
+                }
+                Method::Delete => match objects.remove(&key) {
+                    Some(_) => ok(204, Vec::new()),
+                    None => ok(404, Vec::new()),
+                },
+                _ => match objects.get(&key) {
+                    Some(v) => ok(200, v.clone()),
+                    None => ok(404, Vec::new()),
+                },
+            }
+        };
+        let options = HttpOptions {
+            writable,
+            ..HttpOptions::default()
+        };
+        let client = FakeClient {
+            answer: Box::new(answer),
+            seen: RefCell::new(vec![]),
+        };
+        let store = HttpStore::with_options("http://h/bucket/data.zarr", client, options);
+        (store, objects)
+    }
+
+    #[cfg(all(feature = "write", feature = "vectors"))]
+    #[test]
+    fn a_writable_store_puts_deletes_and_erases_below_a_prefix_through_the_bucket_listing() {
+        let (read_only, _) = fake_bucket(false, &[]);
+        assert!(read_only.writable().is_none(), "not writable unless asked");
+        let (store, objects) = fake_bucket(true, &["data.zarr/a/c/1"]);
+        let writer = store.writable().expect("writable");
+        for key in [
+            "a/zarr.json",
+            "a/c/0",
+            "a/c/1",
+            "a/c/2",
+            "ab/zarr.json",
+            "b/zarr.json",
+        ] {
+            block_on(writer.set(key, key.as_bytes().to_vec())).unwrap();
+        }
+        assert_eq!(
+            block_on(store.get("a/c/1")).unwrap().unwrap(),
+            b"a/c/1",
+            "the PUT that met a 503 was sent again"
+        );
+        let puts_of_c1 = store
+            .client()
+            .seen
+            .borrow()
+            .iter()
+            .filter(|r| r.method == Method::Put && r.url.ends_with("a/c/1"))
+            .count();
+        assert_eq!(puts_of_c1, 2);
+        block_on(writer.erase("nothing/here")).unwrap();
+        block_on(writer.erase("b/zarr.json")).unwrap();
+        // Pages of two keys: the listing is read again until nothing is below a/.
+        block_on(writer.erase_prefix("a/")).unwrap();
+        let left: Vec<String> = objects.borrow().keys().cloned().collect();
+        assert_eq!(left, ["data.zarr/ab/zarr.json"]);
+        let lists = store
+            .client()
+            .seen
+            .borrow()
+            .iter()
+            .filter(|r| r.url.contains("list-type=2"))
+            .map(|r| r.url.clone())
+            .collect::<Vec<_>>();
+        assert_eq!(lists.len(), 3, "{lists:?}");
+        assert!(
+            lists[0].ends_with("?list-type=2&prefix=data.zarr%2Fa%2F"),
+            "{}",
+            lists[0]
+        );
+
+        let err = block_on(writer.set("locked/c/0", vec![1])).unwrap_err();
+        let message = err.to_string();
+        assert_eq!(err.status, Some(403));
+        assert!(
+            message.contains("http://h/bucket/data.zarr/locked/c/0")
+                && message.starts_with(
+                    "cannot write http://h/bucket/data.zarr/locked/c/0: HTTP status 403"
+                )
+                && message.contains("AccessDenied: Access Denied"),
+            "{message}"
+        );
+    }
+
+    #[cfg(all(feature = "write", feature = "vectors"))]
+    #[test]
+    fn a_write_that_fails_on_every_try_says_how_many_it_made() {
+        let options = HttpOptions {
+            writable: true,
+            retries: 2,
+            ..HttpOptions::default()
+        };
+        let client = FakeClient {
+            answer: Box::new(|_| HttpResponse {
+                status: 0, // a connection reset, every time
+                ..HttpResponse::default()
+            }),
+            seen: RefCell::new(vec![]),
+        };
+        let store = HttpStore::with_options("http://h/bucket/data.zarr", client, options);
+        let err = block_on(store.writable().unwrap().set("c/0", vec![7; 10])).unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "cannot write http://h/bucket/data.zarr/c/0: connection reset (after 3 tries)"
+            ),
+            "{err}"
+        );
+        let seen = store.client().seen.borrow();
+        assert_eq!(seen.len(), 3);
+        assert!(seen
+            .iter()
+            .all(|r| r.body.as_deref() == Some(&[7u8; 10][..])));
     }
 }

@@ -120,6 +120,45 @@ impl Listing {
         Some(url)
     }
 
+    /// The URL of the first page of every key below `prefix` (a key prefix in the bucket), at
+    /// any depth: what erasing below a path deletes. None for listings that are not a bucket's.
+    pub fn keys_page_url(&self, prefix: &str) -> Option<String> {
+        match self {
+            Listing::S3 { bucket } => Some(format!(
+                "{}/?list-type=2&prefix={}",
+                bucket.trim_end_matches('/'),
+                encode_query(prefix)
+            )),
+            Listing::Gcs { api, .. } => Some(format!(
+                "{api}?prefix={}&fields=items(name)",
+                encode_query(prefix)
+            )),
+            Listing::IndexPages | Listing::None => None,
+        }
+    }
+
+    /// The keys (whole, in the bucket) on a page of `keys_page_url`'s listing.
+    pub fn parse_keys_page(&self, body: &[u8]) -> Result<Vec<String>, String> {
+        let text = std::str::from_utf8(body).map_err(|_| "the listing is not UTF-8".to_string())?;
+        let (keys, _) = match self {
+            Listing::S3 { .. } => parse_s3(text)?,
+            Listing::Gcs { .. } => parse_gcs(body)?,
+            Listing::IndexPages | Listing::None => return Ok(Vec::new()),
+        };
+        Ok(keys)
+    }
+
+    /// An S3 bucket addressed path-style at `url`'s first path segment (`<endpoint>/<bucket>`),
+    /// as MinIO, moto, R2 and Ceph serve them; None where the URL has no path.
+    pub fn path_style_s3(url: &str) -> Option<Listing> {
+        let (scheme, rest) = url.split_once("://")?;
+        let (host, path) = rest.split_once('/')?;
+        let bucket = path.split('/').find(|s| !s.is_empty())?;
+        Some(Listing::S3 {
+            bucket: format!("{scheme}://{host}/{bucket}"),
+        })
+    }
+
     /// Reads a page of this bucket's listing of `prefix`.
     pub fn parse_page(&self, body: &[u8], prefix: &str) -> Result<Page, String> {
         let text = std::str::from_utf8(body).map_err(|_| "the listing is not UTF-8".to_string())?;
