@@ -360,21 +360,8 @@ impl<C: HttpClient> HttpStore<C> {
         let mut refused_once = false;
         loop {
             let last = attempt >= self.shared.options.retries;
-            let tries = || {
-                if attempt == 0 {
-                    String::new()
-                } else {
-                    format!(" (after {} tries)", attempt + 1)
-                }
-            };
-            // An aborted read sends nothing more, and does not wait for its turn to find that out.
-            if self.client.cancelled() {
-                return Err(ZarrError::aborted(&url));
-            }
-            let response = {
-                let _permit = self.shared.limiter.acquire().await;
-                self.client.send(request.clone()).await
-            };
+            let tries = || tries_note(attempt);
+            let response = self.send_once(&request).await?;
             match response {
                 Ok(mut r)
                     if r.status == 206
@@ -418,6 +405,19 @@ impl<C: HttpClient> HttpStore<C> {
             delay = delay.saturating_mul(2);
             attempt += 1;
         }
+    }
+
+    /// One try of `request`, in its turn among the store's requests in flight. An aborted read
+    /// or write sends nothing more, and does not wait for its turn to find that out.
+    async fn send_once(
+        &self,
+        request: &HttpRequest,
+    ) -> Result<std::result::Result<HttpResponse, HttpFailure>> {
+        if self.client.cancelled() {
+            return Err(ZarrError::aborted(&request.url));
+        }
+        let _permit = self.shared.limiter.acquire().await;
+        Ok(self.client.send(request.clone()).await)
     }
 
     /// `request` sent once more without its Range header, after `refused` said it got no answer
@@ -863,17 +863,8 @@ impl<C: HttpClient> HttpStore<C> {
         let mut attempt = 0;
         loop {
             let last = attempt >= self.shared.options.retries;
-            let tries = match attempt {
-                0 => String::new(),
-                n => format!(" (after {} tries)", n + 1),
-            };
-            if self.client.cancelled() {
-                return Err(ZarrError::aborted(&url));
-            }
-            let response = {
-                let _permit = self.shared.limiter.acquire().await;
-                self.client.send(request.clone()).await
-            };
+            let tries = tries_note(attempt);
+            let response = self.send_once(&request).await?;
             match response {
                 Ok(r) if matches!(r.status, 200..=299) => return Ok(()),
                 Ok(r) if r.status == 404 && method == Method::Delete => return Ok(()),
@@ -927,6 +918,14 @@ fn s3_error(body: &[u8]) -> String {
         (Some(code), Some(message)) => format!(": {code}: {message}"),
         (Some(code), None) => format!(": {code}"),
         _ => String::new(),
+    }
+}
+
+/// What an error says of the tries made before it: nothing after the first.
+fn tries_note(attempt: u32) -> String {
+    match attempt {
+        0 => String::new(),
+        n => format!(" (after {} tries)", n + 1),
     }
 }
 

@@ -3,7 +3,7 @@
 import * as zarr from "/pkg/index.js";
 import { folder, interruptedSet, names, writeAndRead } from "/tests/browser/opfs.js";
 
-onmessage = async ({ data: { run } }) => {
+addEventListener("message", async ({ data: { run } }) => {
   try {
     const dir = await folder(run);
     const store = new zarr.FileSystemHandleStore(dir);
@@ -18,4 +18,4 @@ onmessage = async ({ data: { run } }) => {
   } catch (e) {
     postMessage({ error: `${e.name}: ${e.message}\n${e.stack}` });
   }
-};
+});

@@ -4,9 +4,9 @@
 // listing, ranges and erase; and writes interrupted mid-way, which leave the old value.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { readBackWithZarrPython } from "../support/readback.mjs";
 import { startServer } from "../support/server.mjs";
 import { launchChromium, openPage } from "../support/browser.mjs";
 import { ARRAYS, valuesOf } from "./opfs-arrays.js";
@@ -28,7 +28,7 @@ after(async () => {
 });
 
 /** Copies OPFS folder `run` out of the page into `dir`, and has zarr-python read ARRAYS there. */
-async function readBackWithZarrPython(run, dir) {
+async function copyOutAndReadBack(run, dir) {
   const files = await page.evaluate(
     async (run) => window.opfs.files(await window.opfs.folderOf(run)),
     run,
@@ -44,19 +44,7 @@ async function readBackWithZarrPython(run, dir) {
     writeFileSync(expected, new Uint8Array(values.buffer));
     return { store: dir, path: name, expected, dtype: options.dtype, shape: options.shape };
   });
-  const manifestFile = join(dir, "manifest.json");
-  writeFileSync(manifestFile, JSON.stringify(manifest));
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
-  const report = execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], {
-    encoding: "utf8",
-  });
-  assert.equal(
-    report.split("\n").filter((l) => l.startsWith("ok ")).length,
-    manifest.length,
-    report,
-  );
+  readBackWithZarrPython(manifest, join(dir, "manifest.json"));
 }
 
 test("opfs: arrays written through FileSystemHandleStore on the main thread (v3, sharded, v2) read back exactly, by zarr-wasm and by zarr-python; list, ranges and erase", async () => {
@@ -86,7 +74,7 @@ test("opfs: arrays written through FileSystemHandleStore on the main thread (v3,
   assert.deepEqual(seen.listed, ["plain", "sharded", "v2", "zarr.json"]);
   assert.ok(seen.rangeOk && seen.suffixOk, "ranges and suffix ranges");
   assert.deepEqual(seen.missing, ["undefined", "undefined"], "a missing key and folder");
-  await readBackWithZarrPython("main", join(out, "main"));
+  await copyOutAndReadBack("main", join(out, "main"));
 
   const erased = await page.evaluate(async () => {
     const { zarr, opfs } = window;
@@ -189,7 +177,7 @@ test("opfs: in a module worker, FileSystemHandleStore writes through sync access
     return problems;
   });
   assert.deepEqual(onMain, [], "the main thread reads what the worker wrote");
-  await readBackWithZarrPython("worker", join(out, "worker"));
+  await copyOutAndReadBack("worker", join(out, "worker"));
 });
 
 test("opfs: a write past the origin's quota (Chromium's quota made 6 MiB through DevTools) rejects with a StoreError naming the chunk and the quota; the chunks stored before it read back, and no temporary file is left", async () => {
