@@ -58,7 +58,7 @@ strip() {
 # is a whole package too.
 if [ "$out" != pkg ]; then
   mkdir -p "$out"
-  cp pkg/index.js pkg/index.d.ts pkg/load.js pkg/options.js pkg/errors.js pkg/pool.js pkg/offthread.js pkg/write.js pkg/stores.js pkg/worker.js \
+  cp pkg/index.js pkg/index.d.ts pkg/load.js pkg/options.js pkg/errors.js pkg/pool.js pkg/offthread.js pkg/write.js pkg/stores.js pkg/handles.js pkg/worker.js \
     pkg/fs.js pkg/fs.d.ts pkg/extra.js pkg/package.json "$out/"
 fi
 # The main modules, each built, then given its glue. --experimental-reset-state-function:

@@ -193,6 +193,28 @@ test("opfs: a write past the origin's quota (Chromium's quota made 6 MiB through
   await quotaPage.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
   await quotaPage.evaluate(() => window.opfs.folder("quota"));
   await cdp.send("Storage.overrideQuotaForOrigin", { origin, quotaSize: 6 << 20 });
+  // The override reaches the file system a moment later (later still on a loaded machine): wait
+  // until a 7 MiB file is refused.
+  const refusedProbe = await quotaPage.evaluate(async () => {
+    const dir = await window.opfs.folderOf("quota");
+    for (let tries = 0; tries < 100; tries++) {
+      const handle = await dir.getFileHandle("probe", { create: true });
+      const writable = await handle.createWritable();
+      try {
+        await writable.write(new Uint8Array(7 << 20));
+        await writable.close();
+      } catch (e) {
+        await writable.abort().catch(() => {});
+        await dir.removeEntry("probe").catch(() => {});
+        if (e.name === "QuotaExceededError") return true;
+        throw e;
+      }
+      await dir.removeEntry("probe");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  });
+  assert.ok(refusedProbe, "the quota override took effect within 10 s");
   try {
     const seen = await quotaPage.evaluate(async () => {
       const { zarr, opfs } = window;
