@@ -70,6 +70,7 @@ function loadWasm(want = chosenKind()) {
     glueKind = kind;
     chooseKind(kind); // for workers started from now on (pool.js)
     if (replaced) {
+      keepUnreadAttributes();
       generation++;
       reviveAll();
     }
@@ -520,6 +521,22 @@ function drop(owner) {
   handles.delete(owner);
   alive.delete(entry.ref);
   forget.unregister(owner);
+}
+
+/**
+ * Takes the attributes' text of the nodes alive whose `attrs` has not been read, from the
+ * instance about to be replaced (it is whole: a build loaded beside it replaces it): `attrs` is
+ * read synchronously, and the node's handle in the next instance is not made yet.
+ */
+function keepUnreadAttributes() {
+  for (const ref of alive) {
+    const owner = ref.deref();
+    const revivable = owner && handles.get(owner)?.revivable;
+    if (revivable?.generation !== generation || typeof revivable.handle.attrsText !== "function")
+      continue;
+    if (Object.getOwnPropertyDescriptor(owner, "attrs")?.get)
+      lazyAttributes(owner, revivable.handle.attrsText());
+  }
 }
 
 /** Starts reopening every object alive in the current instance (after it was replaced). */
@@ -1098,6 +1115,14 @@ export async function erase(location, path = "") {
 /** Writes consolidated metadata for the hierarchy at `path` (see index.d.ts). */
 export async function consolidate(location, path = "") {
   return (await writer()).consolidate(location, path);
+}
+
+/**
+ * The nodes below the group at `path` of `location`, found by listing its store (an internal
+ * hook of zarr-wasm/convert): `[{ path, kind }]`, paths relative to `path`, sorted.
+ */
+export async function __nodesBelow(location, path = "") {
+  return (await writer()).nodesBelow(location, path);
 }
 
 // ---------------------------------------------------------------------------------------------

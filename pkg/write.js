@@ -177,6 +177,18 @@ export async function consolidate(location, path) {
   await reader.call(() => reader.withStore(location, (store) => store.consolidate(path)));
 }
 
+/**
+ * The nodes below the group at `path`, found by listing the store: `[{ path, kind }]`, paths
+ * relative to `path`, sorted (zarr-wasm/convert walks them).
+ */
+export async function nodesBelow(location, path) {
+  await reader.loadWasm("write");
+  const text = await reader.call(() =>
+    reader.withStore(location, (store) => store.nodesBelow(path)),
+  );
+  return JSON.parse(text);
+}
+
 /** JSON text of `value`, numbers JSON cannot hold as Zarr writes them ("NaN", "Infinity"). */
 function jsonText(value) {
   return JSON.stringify(value, (_, v) => {

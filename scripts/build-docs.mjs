@@ -1,7 +1,7 @@
 // The API reference (docs/api/, committed: read on the repository without building anything):
 // TypeDoc and typedoc-plugin-markdown (pinned in package.json) over the package's declarations,
 // pkg/index.d.ts ("zarr-wasm"), pkg/zarrita.d.ts ("zarr-wasm/zarrita"), pkg/viv.d.ts
-// ("zarr-wasm/viv"), pkg/ome.d.ts ("zarr-wasm/ome") and pkg/fs.d.ts ("zarr-wasm/fs"), as Markdown, a page per module.
+// ("zarr-wasm/viv"), pkg/ome.d.ts ("zarr-wasm/ome"), pkg/convert.d.ts ("zarr-wasm/convert") and pkg/fs.d.ts ("zarr-wasm/fs"), as Markdown, a page per module.
 // `node scripts/build-docs.mjs [outDir]` (or `npm run docs`) after changing a declaration;
 // tests/node/docs.test.mjs builds it elsewhere, fails when the committed pages differ, and checks
 // every link in them. Every declaration must have a doc comment (TypeDoc's notDocumented).
@@ -12,7 +12,7 @@ const repo = new URL("..", import.meta.url).pathname;
 const out = process.argv[2] ?? `${repo}docs/api`;
 
 const app = await Application.bootstrapWithPlugins({
-  entryPoints: ["index.d.ts", "zarrita.d.ts", "viv.d.ts", "ome.d.ts", "fs.d.ts"].map(
+  entryPoints: ["index.d.ts", "zarrita.d.ts", "viv.d.ts", "ome.d.ts", "convert.d.ts", "fs.d.ts"].map(
     (f) => `${repo}pkg/${f}`,
   ),
   tsconfig: `${repo}docs/tsconfig.json`,

@@ -447,6 +447,25 @@ impl WasmStore {
         })
     }
 
+    /// The nodes below the group at `path`, found by listing the store: JSON text of
+    /// `[{ "path", "kind" }]`, paths relative to `path`, sorted (the converter walks them).
+    #[wasm_bindgen(js_name = nodesBelow)]
+    pub fn nodes_below(&self, path: String) -> js_sys::Promise {
+        let store = self.source.store();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let at = crate::metadata::node_path::NodePath::parse(&path).map_err(js_error)?;
+            let nodes = writing::nodes_below(&*store, &at).await.map_err(js_error)?;
+            let listed: Vec<Value> = nodes
+                .into_iter()
+                .map(|(path, name, doc)| {
+                    let group = name == ".zgroup" || doc["node_type"] == "group";
+                    serde_json::json!({ "path": path, "kind": if group { "group" } else { "array" } })
+                })
+                .collect();
+            Ok(JsValue::from_str(&Value::Array(listed).to_string()))
+        })
+    }
+
     /// Writes consolidated metadata for the hierarchy at `path`.
     pub fn consolidate(&self, path: String) -> js_sys::Promise {
         let store = self.source.store();

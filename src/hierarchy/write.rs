@@ -595,17 +595,17 @@ fn unit(ndim: usize, d: usize, n: u64) -> Vec<u64> {
     coords
 }
 
-/// The most nodes `consolidate` gathers.
+/// The most nodes `nodes_below` gathers (and `consolidate` writes).
 const MAX_CONSOLIDATED_NODES: usize = 100_000;
 
-/// Writes consolidated metadata for the hierarchy at `path` as zarr-python does, so that
-/// `zarr.open_consolidated` reads it: for v3, the metadata of every node below inlined in the
-/// group's `zarr.json` (`consolidated_metadata`); for v2, `.zmetadata` beside its `.zgroup`.
-/// The nodes below are found by listing the store, which must be able to list.
-pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
-    let path = NodePath::parse(path)?;
-    let writer = writer(store, &path)?;
-    let (name, mut root) = stored_document(store, &path).await?;
+/// The nodes below the group at `path`, found by listing the store (which must be able to
+/// list), sorted by path: each one's path relative to `path`, the name of its metadata document
+/// (`zarr.json`, `.zarray` or `.zgroup`) and the document, without `consolidated_metadata`.
+/// Directories without a document (chunks, anything else) are passed over.
+pub async fn nodes_below(
+    store: &dyn ReadableStore,
+    path: &NodePath,
+) -> Result<Vec<(String, &'static str, Value)>> {
     let mut found: Vec<(String, &'static str, Value)> = Vec::new();
     let mut pending = vec![String::new()];
     while let Some(relative) = pending.pop() {
@@ -616,7 +616,7 @@ pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
         let Some(children) = store.list_dir(dir.as_str()).await? else {
             return Err(ZarrError::unsupported(
                 &store.locate(&path.key("")),
-                "this store cannot list, so the nodes to consolidate cannot be found",
+                "this store cannot list, so the nodes below the group cannot be found",
             ));
         };
         for child in children {
@@ -633,7 +633,7 @@ pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
             };
             if found.len() >= MAX_CONSOLIDATED_NODES {
                 return Err(ZarrError::argument(
-                    format!("more than {MAX_CONSOLIDATED_NODES} nodes to consolidate"),
+                    format!("more than {MAX_CONSOLIDATED_NODES} nodes below the group"),
                     true,
                 ));
             }
@@ -648,6 +648,18 @@ pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
         }
     }
     crate::collections::sort::sort_by(&mut found, |a, b| a.0 < b.0);
+    Ok(found)
+}
+
+/// Writes consolidated metadata for the hierarchy at `path` as zarr-python does, so that
+/// `zarr.open_consolidated` reads it: for v3, the metadata of every node below inlined in the
+/// group's `zarr.json` (`consolidated_metadata`); for v2, `.zmetadata` beside its `.zgroup`.
+/// The nodes below are found by listing the store, which must be able to list.
+pub async fn consolidate(store: &dyn ReadableStore, path: &str) -> Result<()> {
+    let path = NodePath::parse(path)?;
+    let writer = writer(store, &path)?;
+    let (name, mut root) = stored_document(store, &path).await?;
+    let found = nodes_below(store, &path).await?;
     match name {
         "zarr.json" => {
             let metadata: Map<String, Value> =

@@ -44,6 +44,7 @@ test("docs: docs/api is what scripts/build-docs.mjs builds from the declarations
     "zarr-wasm/zarrita.md": ["registerCodecs", "zarritaStore", "mergeRanges"],
     "zarr-wasm/viv.md": ["openPixelSources", "PixelSource"],
     "zarr-wasm/ome.md": ["openImage", "OmeImage", "Level", "Channel"],
+    "zarr-wasm/convert.md": ["convert", "parseCodec", "ConvertOptions"],
     "zarr-wasm/fs.md": ["FileSystemStore"],
   })) {
     assert.ok(existsSync(join(committed, page)), `${page} exists`);

@@ -46,6 +46,9 @@ test("package: npm pack holds the modules, their glue and types, the licences an
     "viv.d.ts",
     "ome.js",
     "ome.d.ts",
+    "convert.js",
+    "convert.d.ts",
+    "cli.js",
     "LICENSE-MIT",
     "LICENSE-APACHE",
     "README.md",
@@ -118,6 +121,7 @@ test("package: its entry points resolve, by name, to pkg/ for import (Node) and 
     ["zarr-wasm/zarrita", "zarrita.js"],
     ["zarr-wasm/viv", "viv.js"],
     ["zarr-wasm/ome", "ome.js"],
+    ["zarr-wasm/convert", "convert.js"],
     ["zarr-wasm/zarr_wasm_bg.wasm", "zarr_wasm_bg.wasm"],
   ]) {
     const url = import.meta.resolve(entry);
@@ -240,6 +244,12 @@ console.log(JSON.stringify({ shape, n: data.length }));`;
     const { shape, n } = JSON.parse(r.stdout);
     ok(shape.length > 0 && n === shape.reduce((a, b) => a * b, 1), r.stdout);
     ok(existsSync(`${app}/node_modules/zarr-wasm/zarr_wasm_bg.wasm`), "installed from the tarball");
+    // The package's command, as the README gives it, from the installed tarball.
+    const source = `${repo}tests/fixtures/ome/ome_zarr_py_04.zarr`;
+    const line = `npx zarr-wasm convert ${JSON.stringify(source)} image.ome.zarr --ome --shards 256,256 --quiet`;
+    run(app, line);
+    const written = JSON.parse(readFileSync(`${app}/image.ome.zarr/zarr.json`, "utf8"));
+    equal(written.attributes.ome.version, "0.5", "npx zarr-wasm convert wrote OME-Zarr 0.5");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 // then zarr-python reads what each wrote from the bucket's objects.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -86,7 +86,8 @@ before(async () => {
           Effect: "Deny",
           Principal: "*",
           Action: "s3:PutObject",
-          Resource: "arn:aws:s3:::zarr/locked/*",
+          // locked/ for the writes' refusals; partial.zarr/s1/ for a conversion refused part way.
+          Resource: ["arn:aws:s3:::zarr/locked/*", "arn:aws:s3:::zarr/partial.zarr/s1/*"],
         },
       ],
     }),
@@ -125,18 +126,29 @@ function checkReport(report, where) {
   );
 }
 
-/** zarr-python reads the arrays below `name` from the bucket's objects, copied to disk. */
-async function readBack(name) {
+/** The keys of the bucket's objects below `name`/. */
+async function keysBelow(name) {
+  const listing = await (await aws.fetch(`${bucket}/?list-type=2&prefix=${name}/`)).text();
+  return [...listing.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]);
+}
+
+/** The bucket's objects below `name`/, copied to a directory of the same name in `out`. */
+async function download(name) {
   const dir = join(out, name);
   rmSync(dir, { recursive: true, force: true });
-  const listing = await (await aws.fetch(`${bucket}/?list-type=2&prefix=${name}/`)).text();
-  const keys = [...listing.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]);
+  const keys = await keysBelow(name);
   assert.ok(keys.length > 10, `objects below ${name}/: ${keys.length}`);
   for (const key of keys) {
     const file = join(out, key);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, new Uint8Array(await (await aws.fetch(`${bucket}/${key}`)).arrayBuffer()));
   }
+  return dir;
+}
+
+/** zarr-python reads the arrays below `name` from the bucket's objects, copied to disk. */
+async function readBack(name) {
+  const dir = await download(name);
   const manifest = [];
   for (const [path, options] of Object.entries(ARRAYS)) {
     if (path === "sharded") continue; // erased
@@ -167,4 +179,76 @@ test("s3: from a Chromium page of another origin, the same writes through the bu
   );
   checkReport(report, "Chromium");
   await readBack("chromium.zarr");
+});
+
+/** Runs `zarr-wasm convert` with the bucket's keys in its environment. */
+function convertToBucket(...args) {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [join(repo, "pkg/cli.js"), "convert", ...args, "--quiet"],
+      {
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: "zarr-wasm-test",
+          AWS_SECRET_ACCESS_KEY: "not-checked",
+          AWS_REGION: "us-east-1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("close", (status) => resolve({ status, stderr }));
+  });
+}
+
+test("s3: `zarr-wasm convert` to a bucket, signed from AWS_ACCESS_KEY_ID: ome-zarr-py's OME-Zarr 0.4 as sharded 0.5, read by zarr-python from the objects; a PUT refused part way stops it naming the key and status, the chunks written before it stay", async () => {
+  const src = join(repo, "tests/fixtures/ome/ome_zarr_py_04.zarr");
+  const whole = await convertToBucket(
+    src,
+    `${bucket}/converted.zarr`,
+    "--ome",
+    "--shards",
+    "256,256",
+  );
+  assert.equal(whole.status, 0, whole.stderr);
+  const dir = await download("converted.zarr");
+  const arrays = ["s0", "s1", "s2", "labels/cells/s0", "labels/nuclei/s4"];
+  const manifest = arrays.map((path) => ({
+    kind: "array",
+    dst: dir,
+    path,
+    src,
+    src_path: path,
+    zarr_format: 3,
+  }));
+  const file = join(out, "converted-manifest.json");
+  writeFileSync(file, JSON.stringify(manifest));
+  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
+    encoding: "utf8",
+  }).trim();
+  const checked = spawnSync(python, [join(repo, "scripts/check_converted.py"), file], {
+    encoding: "utf8",
+  });
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  assert.equal(checked.stdout.split("\n").filter((l) => l.startsWith("ok ")).length, arrays.length);
+  const root = JSON.parse(await (await aws.fetch(`${bucket}/converted.zarr/zarr.json`)).text());
+  assert.equal(root.attributes.ome.version, "0.5");
+
+  // The bucket's policy refuses PUTs below partial.zarr/s1/: the labels and s0 go in first.
+  const refused = await convertToBucket(src, `${bucket}/partial.zarr`, "--ome");
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /zarr-wasm convert: (converting the array "s1": )?cannot write http:\/\/127\.0\.0\.1:\d+\/zarr\/partial\.zarr\/s1\/zarr\.json: HTTP status 403/,
+  );
+  const left = await keysBelow("partial.zarr");
+  assert.ok(
+    left.some((k) => /^partial\.zarr\/s0\/c\//.test(k)),
+    `s0's chunks stay: ${left.length} objects`,
+  );
+  assert.ok(!left.some((k) => k.startsWith("partial.zarr/s1/")), "nothing of s1");
 });

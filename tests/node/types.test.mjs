@@ -11,6 +11,7 @@ import * as zarr from "zarr-wasm";
 import * as plugin from "zarr-wasm/zarrita";
 import * as viv from "zarr-wasm/viv";
 import * as ome from "zarr-wasm/ome";
+import * as converter from "zarr-wasm/convert";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -117,6 +118,7 @@ for (const [name, module] of [
   ["zarrita", plugin],
   ["viv", viv],
   ["ome", ome],
+  ["convert", converter],
 ]) {
   test(`types: ${name}.d.ts declares exactly what ${name}.js exports, but the internal hooks`, () => {
     // The hooks of the package's own workers, benchmarks and tests (`__` names) are exported
