@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { WRITE_CODECS, writeBench, writeTable } from "./write.mjs";
+import { convertBench, convertTable } from "./convert.mjs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import * as zw from "zarr-wasm";
@@ -518,6 +519,9 @@ writes.native = JSON.parse(
   ),
 );
 
+// `zarr-wasm convert` against zarrs_reencode on the large sample's levels (bench/convert.mjs).
+const conversions = convertBench(3);
+
 const report = [
   "# Benchmark: whole-array reads, zarr-wasm vs zarrita.js + numcodecs.js",
   "",
@@ -710,6 +714,15 @@ const report = [
   writeTable(writes),
   "",
   writeTable({ ...writesChromium, native: writes.native }, "Chromium"),
+  "",
+  "## Converting",
+  "",
+  "`zarr-wasm convert` against zarrs_reencode (zarrs_tools 0.8.1, Rust with libzstd and c-blosc, built natively by",
+  "cargo) on the large sample's levels (Zarr v3, sharded, zstd inner chunks), from a directory to a directory, to the same",
+  "chunks, shards and codecs (bench/convert.mjs). Each run is a new process (for zarr-wasm: Node, the module's compile),",
+  "without `--verify`; alternating, medians; peak memory is the maximum resident set.",
+  "",
+  convertTable(conversions),
   "",
 ].join("\n");
 console.log(report);

@@ -47,7 +47,11 @@
 // full build raised to 436 (measured 435.0) and the write build to 651 (measured 649.4, with the
 // inner chunks compressed in steps and the second module readied at create). Then writes over
 // HTTP (issue 48: PUT, DELETE, erasing through a bucket's listing, S3's error documents read):
-// the write build raised to 655 (measured 653.8).
+// the write build raised to 655 (measured 653.8). Then the converter (issue 48: the nodes below a
+// group found by listing, for zarr-wasm/convert; filling and comparing against the fill value in
+// zarr-wasm-kernels, at speed, which made writing a large shard of zeros three times as fast):
+// raised to 656 (measured 655.0). (structured-zstd at opt-level 3 instead of "s" made the build
+// 673.2 for 3 % faster zstd writes: not taken.)
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -61,7 +65,7 @@ const BUDGETS = [
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 655 * 1024,
+    budget: 656 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

@@ -12,9 +12,14 @@ const repo = new URL("..", import.meta.url).pathname;
 const out = process.argv[2] ?? `${repo}docs/api`;
 
 const app = await Application.bootstrapWithPlugins({
-  entryPoints: ["index.d.ts", "zarrita.d.ts", "viv.d.ts", "ome.d.ts", "convert.d.ts", "fs.d.ts"].map(
-    (f) => `${repo}pkg/${f}`,
-  ),
+  entryPoints: [
+    "index.d.ts",
+    "zarrita.d.ts",
+    "viv.d.ts",
+    "ome.d.ts",
+    "convert.d.ts",
+    "fs.d.ts",
+  ].map((f) => `${repo}pkg/${f}`),
   tsconfig: `${repo}docs/tsconfig.json`,
   name: "zarr-wasm",
   readme: "none",

@@ -13,6 +13,8 @@ bash scripts/build.sh --scalar target/scalar-pkg || exit 1
 node scripts/build-www.mjs || exit 1
 # The scale tests' arrays (about 230 MB), written by zarr-python at test time; skipped when there.
 bash scripts/make_scale_data.sh || exit 1
+# The viewer's large sample (tests/browser/save.test.mjs saves it as OME-Zarr); skipped when there.
+test -f www/data/large.ome.zarr/zarr.json || bash scripts/make_sample.sh large || exit 1
 export PATH="$HOME/.cargo/bin:$PATH"
 
 mkdir -p target

@@ -8,6 +8,7 @@ import { zarrWasmReader, zarritaReader } from "./readers.js";
 import { fitView, pickLevel, visibleTiles, zoomAbout } from "./view.js";
 import { addChannel, lut } from "./colormap.js";
 import { showVectors } from "./vectors.js";
+import { runSave } from "./save.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("view");
@@ -575,6 +576,46 @@ window.viewer = {
   }),
 };
 
+// ---------------------------------------------------------------------------------------------
+// Save as OME-Zarr (save.js): a progress bar and a cancel button while it runs. `?save=opfs`
+// saves to the origin private file system without asking for a folder (the tests use it).
+
+const saveUi = {
+  begin(cancel) {
+    $("save").disabled = true;
+    $("saving").hidden = false;
+    $("save-progress").value = 0;
+    $("save-status").textContent = "Choosing where to save…";
+    $("save-cancel").onclick = cancel;
+    document.body.dataset.save = "saving";
+  },
+  progress(p) {
+    const share = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 1;
+    $("save-progress").value = share;
+    const what = p.phase === "copy" ? "Writing" : "Checking";
+    const array = `array ${Math.min(p.arraysDone + 1, p.arraysTotal)} of ${p.arraysTotal}${p.path ? ` ("${p.path}")` : ""}`;
+    $("save-status").textContent =
+      `${what}: ${(share * 100).toFixed(0)} % of ${(p.bytesTotal / (1 << 20)).toFixed(0)} MiB, ${array}`;
+  },
+  end(text, failed = false) {
+    $("save").disabled = false;
+    $("saving").hidden = true;
+    $("save-status").textContent = text;
+    $("save-status").className = failed ? "error" : "";
+    document.body.dataset.save = failed ? "failed" : "done";
+  },
+};
+
+function installSave(url) {
+  const target = new URLSearchParams(location.search).get("save") ?? undefined;
+  $("save").disabled = false;
+  $("save").addEventListener("click", () => {
+    window.viewer.lastSave = runSave({ url, image: state.image, target, ui: saveUi }).catch(
+      (err) => ({ error: `${err.name}: ${err.message}` }),
+    );
+  });
+}
+
 async function main() {
   const params = new URLSearchParams(location.search);
   let url = params.get("url");
@@ -608,6 +649,7 @@ async function main() {
   installControls();
   resize();
   setView(fitView(image.shape, canvas.width, canvas.height));
+  installSave(url);
   $("status").textContent = "Drag to pan, wheel or pinch to zoom.";
 }
 

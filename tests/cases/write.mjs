@@ -58,6 +58,18 @@ export const writeCases = [
       if (inBrowser) deepEqual(await asked(), [], "nothing of the writer before the first write");
       // Asked for during this case alone: a page that had loaded it before would not ask again.
       await ctx.clearLog();
+      // A node opened before the write build loads, its attributes not read yet: they are read
+      // synchronously after it has replaced the instance (a ResetError once, zarr-wasm/convert).
+      const metadata = { zarr_format: 3, node_type: "group", attributes: { kept: [1, 2] } };
+      const early = await ctx.zarr.open(
+        new MemoryStore([["zarr.json", new TextEncoder().encode(JSON.stringify(metadata))]]),
+      );
+      await ctx.zarr.preload({ write: true });
+      deepEqual(
+        early.attrs,
+        { kept: [1, 2] },
+        "attributes of a node opened before the write build",
+      );
       const arr = await create(new MemoryStore(), { shape: [4], dtype: "uint8", chunks: [2] });
       await arr.set(null, 3);
       deepEqual([...(await arr.get()).data], [3, 3, 3, 3], "written");

@@ -31,8 +31,8 @@
 //   or Google Cloud Storage bucket, with their listings and no directories (see bucketAnswer)
 import { createServer } from "node:http";
 import { createSecureServer } from "node:http2";
-import { readdir, readFile, stat } from "node:fs/promises";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { mulberry32 } from "./random.mjs";
 
@@ -165,6 +165,9 @@ export async function startServer({
   // Code and metadata (.js, .mjs, .wasm, .json, .html) gzipped at level 9 for clients that accept
   // it, as a CDN serves them (the benchmark's cold pages); data is sent as it is.
   compress = false,
+  // A directory that `PUT /__upload/<path>` writes files into (a page copying out what it wrote
+  // to its origin's private file system, for zarr-python to read).
+  uploads = null,
 }) {
   const roots = Object.entries(mounts)
     .map(([prefix, dir]) => [prefix.endsWith("/") ? prefix : `${prefix}/`, resolve(dir)])
@@ -239,6 +242,18 @@ export async function startServer({
       const parts = [];
       for await (const part of req) parts.push(part);
       overrides.set(url.searchParams.get("path"), Buffer.concat(parts));
+      return res.end("ok");
+    }
+    if (uploads && url.pathname.startsWith("/__upload/") && req.method === "PUT") {
+      const file = resolve(uploads, decodeURIComponent(url.pathname.slice("/__upload/".length)));
+      if (!file.startsWith(`${resolve(uploads)}/`)) {
+        res.statusCode = 403;
+        return res.end("outside the uploads");
+      }
+      const parts = [];
+      for await (const part of req) parts.push(part);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, Buffer.concat(parts));
       return res.end("ok");
     }
     if (url.pathname === "/__log/clear") {
