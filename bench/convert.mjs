@@ -95,43 +95,29 @@ export function convertBench(runs = 3) {
       source,
       dst,
     ];
+    const zarrWasm = (dst, extra) =>
+      timed(process.execPath, [
+        `${repo}pkg/cli.js`,
+        "convert",
+        source,
+        dst,
+        "--chunks",
+        c.chunks.join(","),
+        "--shards",
+        c.shards.join(","),
+        "--codec",
+        c.codec,
+        ...extra,
+        "--no-verify",
+        "--quiet",
+      ]);
     const tools = {
       zarrs_reencode: (dst) => timed(zarrsReencode, zarrsArgs(dst)),
       // One thread, as zarr-wasm's module runs its pipeline on one.
       "zarrs_reencode, 1 thread": (dst) =>
         timed(zarrsReencode, zarrsArgs(dst), { RAYON_NUM_THREADS: "1" }),
-      "zarr-wasm convert": (dst) =>
-        timed(process.execPath, [
-          `${repo}pkg/cli.js`,
-          "convert",
-          source,
-          dst,
-          "--chunks",
-          c.chunks.join(","),
-          "--shards",
-          c.shards.join(","),
-          "--codec",
-          c.codec,
-          "--no-verify",
-          "--quiet",
-        ]),
-      "zarr-wasm convert --workers 2": (dst) =>
-        timed(process.execPath, [
-          `${repo}pkg/cli.js`,
-          "convert",
-          source,
-          dst,
-          "--chunks",
-          c.chunks.join(","),
-          "--shards",
-          c.shards.join(","),
-          "--codec",
-          c.codec,
-          "--workers",
-          "2",
-          "--no-verify",
-          "--quiet",
-        ]),
+      "zarr-wasm convert": (dst) => zarrWasm(dst, []),
+      "zarr-wasm convert --workers 2": (dst) => zarrWasm(dst, ["--workers", "2"]),
     };
     const seen = Object.fromEntries(Object.keys(tools).map((t) => [t, []]));
     for (let i = 0; i < runs; i++)

@@ -223,35 +223,63 @@ export function label(store) {
 const MAX_DOCUMENT_BYTES = 1 << 20;
 
 /**
- * An open()'s first request, sent from JS while the module is still downloading and compiling:
- * the node's `zarr.json`, read from a URL or FetchStore as the module's store would read it
- * (its URL, headers, credentials, redirects and timeout). Resolves to the documents
- * (`[[key, bytes or null]]`, null for a missing key) to open from, or to null where it cannot
- * stand in for the module's own request (a `fetch` of the caller's, Zarr v2 or consolidated
- * metadata asked for, a key that would need escaping, a query string, an answer other than 200
- * or 404): the module then asks as usual. Never rejects.
+ * An open()'s first requests, sent from JS while the module is still downloading and compiling,
+ * read from a URL or FetchStore as the module's store would read them (its URL, headers,
+ * credentials, redirects and timeout): the node's `zarr.json`; where there is none (or
+ * `zarrFormat: 2`), the Zarr v2 documents of the node, asked for together, only those of the
+ * `kind` asked for (`.zarray` and `.zattrs` for an array; `.zgroup`, `.zattrs` and `.zmetadata`
+ * for a group; all four without `kind`), and the other kind's marked missing, so that the module
+ * asks for nothing more. Resolves to the documents (`[[key, bytes or null]]`, null for a missing
+ * key) to open from, or to null where they cannot stand in for the module's own requests (a
+ * `fetch` of the caller's, consolidated metadata or Zarr v1 asked for, a key that would need
+ * escaping, a query string, an answer other than 200 or 404): the module then asks as usual.
+ * Never rejects.
  */
 export async function firstDocuments(location, options) {
   const plain = plainHttp(location, options);
   const path = options.path ?? "";
-  if (!plain || options.zarrFormat === 2 || options.consolidated) return null;
+  if (!plain || options.zarrFormat === 1 || options.consolidated) return null;
   if (!/^[A-Za-z0-9._~/-]*$/.test(path)) return null;
   const dir = path.replace(/^\/+|\/+$/g, "");
-  const key = dir ? `${dir}/zarr.json` : "zarr.json";
+  const keyOf = (name) => (dir ? `${dir}/${name}` : name);
   const { o } = plain;
-  try {
+  // A document's bytes, null where it is missing, undefined where the module must ask itself.
+  const document = async (key) => {
     const response = await plain.get(key);
     if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
       await response.body?.cancel();
-      return [[key, null]];
+      return null;
     }
     const length = Number(response.headers.get("Content-Length") ?? 0);
     if (response.status !== 200 || length > MAX_DOCUMENT_BYTES) {
       await response.body?.cancel();
-      return null;
+      return undefined;
     }
-    const bytes = await bodyWithin(response, MAX_DOCUMENT_BYTES);
-    return bytes ? [[key, bytes]] : null;
+    return (await bodyWithin(response, MAX_DOCUMENT_BYTES)) ?? undefined;
+  };
+  try {
+    const documents = [];
+    if (options.zarrFormat !== 2) {
+      const zarrJson = await document(keyOf("zarr.json"));
+      if (zarrJson === undefined) return null;
+      documents.push([keyOf("zarr.json"), zarrJson]);
+      if (zarrJson !== null || options.zarrFormat === 3) return documents;
+    }
+    const wanted =
+      options.kind === "array"
+        ? [".zarray", ".zattrs"]
+        : options.kind === "group"
+          ? [".zgroup", ".zattrs", ".zmetadata"]
+          : [".zarray", ".zattrs", ".zgroup", ".zmetadata"];
+    const names = wanted.filter((n) => n !== ".zmetadata" || options.consolidated !== false);
+    const found = await Promise.all(names.map((n) => document(keyOf(n))));
+    // Where one cannot stand in, the module asks for the v2 documents itself.
+    if (found.includes(undefined)) return documents.length > 0 ? documents : null;
+    names.forEach((n, i) => documents.push([keyOf(n), found[i]]));
+    // A group asked for: the module asks for no `.zarray` (an array there is not the node asked
+    // for). An array asked for and not there: the module looks for what is, to say so.
+    if (options.kind === "group") documents.push([keyOf(".zarray"), null]);
+    return documents;
   } catch {
     return null;
   }
@@ -352,7 +380,7 @@ const EARLY_INDEX_BYTES = 64 << 10;
 export async function firstShardIndexes(location, options, documents) {
   const plain = plainHttp(location, options);
   const [key, bytes] = documents?.[0] ?? [];
-  if (!plain || !bytes) return null;
+  if (!plain || !bytes || !key.endsWith("zarr.json")) return null;
   const plan = indexPlan(bytes);
   if (!plan) return null;
   const dir = key.slice(0, -"zarr.json".length);

@@ -161,6 +161,60 @@ test("chromium: a cold page's first open() asks for its metadata while the modul
   await fresh.close();
 });
 
+test("chromium: a cold page's open() of an OME-Zarr 0.4 group on Zarr v2, kind given, asks for zarr.json, then .zgroup, .zattrs and .zmetadata together, all while the module downloads, each once, and no .zarray", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const base = "/tests/fixtures/ome/ome_zarr_py_04.zarr";
+  const timing = await fresh.evaluate(async (base) => {
+    const zarr = await import("/__slow/400/pkg/index.js");
+    const group = await zarr.open(`${location.origin}${base}`, { kind: "group" });
+    const starts = {};
+    for (const e of performance.getEntriesByType("resource"))
+      if (e.name.includes(`${base}/`))
+        starts[e.name.slice(e.name.lastIndexOf("/") + 1)] = e.startTime;
+    const wasm = performance
+      .getEntriesByType("resource")
+      .find((e) => e.name.endsWith("/pkg/zarr_wasm_bg.wasm"));
+    return {
+      kind: group.kind,
+      levels: group.attrs.multiscales[0].datasets.length,
+      starts,
+      wasmEnd: wasm.responseEnd,
+    };
+  }, base);
+  assert.equal(timing.kind, "group");
+  assert.equal(timing.levels, 3);
+  assert.deepEqual(Object.keys(timing.starts).sort(), [
+    ".zattrs",
+    ".zgroup",
+    ".zmetadata",
+    "zarr.json",
+  ]);
+  for (const [name, start] of Object.entries(timing.starts))
+    assert.ok(
+      start < timing.wasmEnd - 200,
+      `${name} asked for at ${start.toFixed(0)} ms, the module in at ${timing.wasmEnd.toFixed(0)} ms`,
+    );
+  const v2 = [".zgroup", ".zattrs", ".zmetadata"].map((n) => timing.starts[n]);
+  assert.ok(
+    Math.max(...v2) - Math.min(...v2) < 50,
+    `the v2 documents together: ${v2.map((t) => t.toFixed(0))} ms`,
+  );
+  assert.ok(
+    v2.every((t) => t > timing.starts["zarr.json"]),
+    "after zarr.json's 404",
+  );
+  const log = (await (await fetch(`${server.url}/__log`)).json()).filter((r) =>
+    r.path.startsWith(`${base}/`),
+  );
+  assert.deepEqual(
+    log.map((r) => r.path.slice(base.length + 1)).sort(),
+    [".zattrs", ".zgroup", ".zmetadata", "zarr.json"],
+    "each once, and no .zarray",
+  );
+  await fresh.close();
+});
+
 test("chromium: a cold page's first open() of a server that sends zarr.json without end stops reading it past 1 MiB", async () => {
   // The JS request for the first document has no Content-Length to refuse it by: it is bounded
   // as it streams, then the module asks as usual and refuses the body by its own limit.

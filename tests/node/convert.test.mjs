@@ -6,7 +6,7 @@
 // Ctrl-C. (A PUT refused part way through a conversion is tests/node/s3.test.mjs's.)
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   readdirSync,
@@ -17,6 +17,7 @@ import {
   mkdirSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { checkConversionWithZarrPython } from "../support/readback.mjs";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -59,18 +60,7 @@ async function converted(...args) {
 
 /** zarr-python checks every case of `manifest` (scripts/check_converted.py); all must pass. */
 function checkWithZarrPython(manifest, name) {
-  const file = join(out, `${name}.manifest.json`);
-  writeFileSync(file, JSON.stringify(manifest));
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
-  const run = spawnSync(python, [join(repo, "scripts/check_converted.py"), file], {
-    encoding: "utf8",
-  });
-  assert.equal(run.status, 0, `zarr-python:\n${run.stdout}${run.stderr}`);
-  const ok = run.stdout.split("\n").filter((l) => l.startsWith("ok ")).length;
-  assert.equal(ok, manifest.length, run.stdout);
-  return run.stdout;
+  return checkConversionWithZarrPython(manifest, join(out, `${name}.manifest.json`));
 }
 
 /** Every file below `dir`, relative, with its size and modification time. */

@@ -5,13 +5,17 @@
 // then zarr-python reads what each wrote from the bucket's objects.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import * as zarr from "zarr-wasm";
-import { readBackWithZarrPython } from "../support/readback.mjs";
+import {
+  checkConversionWithZarrPython,
+  readBackWithZarrPython,
+  readersPython,
+} from "../support/readback.mjs";
 import { startServer } from "../support/server.mjs";
 import { launchChromium, openPage } from "../support/browser.mjs";
 import { ARRAYS, valuesOf } from "../browser/opfs-arrays.js";
@@ -39,9 +43,7 @@ function freePort() {
 }
 
 before(async () => {
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
+  const python = readersPython();
   const port = await freePort();
   moto = spawn(join(dirname(python), "moto_server"), ["-H", "127.0.0.1", "-p", String(port)], {
     // Its log of every request goes nowhere: a pipe nobody reads fills, and the server then
@@ -225,16 +227,7 @@ test("s3: `zarr-wasm convert` to a bucket, signed from AWS_ACCESS_KEY_ID: ome-za
     src_path: path,
     zarr_format: 3,
   }));
-  const file = join(out, "converted-manifest.json");
-  writeFileSync(file, JSON.stringify(manifest));
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
-  const checked = spawnSync(python, [join(repo, "scripts/check_converted.py"), file], {
-    encoding: "utf8",
-  });
-  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
-  assert.equal(checked.stdout.split("\n").filter((l) => l.startsWith("ok ")).length, arrays.length);
+  checkConversionWithZarrPython(manifest, join(out, "converted-manifest.json"));
   const root = JSON.parse(await (await aws.fetch(`${bucket}/converted.zarr/zarr.json`)).text());
   assert.equal(root.attributes.ome.version, "0.5");
 

@@ -15,6 +15,7 @@ import { readdirSync } from "node:fs";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { control, watch } from "../support/watch.mjs";
+import { readersPython } from "../support/readback.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const root = join(repo, "target/write-readback-js");
@@ -153,9 +154,7 @@ test("zarr-python reads back what the JS API writes, value for value; zarrita.js
   });
   const manifestFile = join(root, "manifest.json");
   writeFileSync(manifestFile, JSON.stringify(manifest));
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
+  const python = readersPython();
   let report;
   try {
     report = execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], {
@@ -215,9 +214,7 @@ test("FileSystemStore writes: each value through a temporary file renamed over i
     manifestFile,
     JSON.stringify([{ store: dir, path: "a", dtype: "uint16", shape: [40, 40], expected }]),
   );
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
+  const python = readersPython();
   execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], { encoding: "utf8" });
   await zarr.erase(store, "a");
   assert.deepEqual(
@@ -231,9 +228,7 @@ test("FileSystemStore writes: each value through a temporary file renamed over i
 function readBack(manifest, name) {
   const manifestFile = join(root, `${name}-manifest.json`);
   writeFileSync(manifestFile, JSON.stringify(manifest));
-  const python = execFileSync("bash", [join(repo, "scripts/readers_venv.sh")], {
-    encoding: "utf8",
-  }).trim();
+  const python = readersPython();
   try {
     const report = execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], {
       encoding: "utf8",
