@@ -5,14 +5,12 @@
 //   const image = await openImage("https://example.org/image.ome.zarr");
 //   const { array, scale } = image.levels.at(-1);
 import { MetadataError, NotFoundError, UnsupportedError, open } from "./index.js";
+import { isArrayNode, isGroupNode, nodeName } from "./nodes.js";
 
 /** The NGFF versions read, newest last. */
 export const NGFF_VERSIONS = Object.freeze(["0.1", "0.2", "0.3", "0.4", "0.5"]);
 
-const isArrayNode = (node) => node?.kind === "array" && typeof node.get === "function";
-const isGroupNode = (node) => node?.kind === "group" && typeof node.open === "function";
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-const nodeName = (node) => (node.path ? `"${node.path}"` : "the root");
 const quote = (value) => JSON.stringify(value)?.slice(0, 80) ?? String(value);
 
 // Axis types NGFF gives the names of versions 0.3 and earlier (which have no types).

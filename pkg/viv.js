@@ -9,6 +9,7 @@
 // (@vivjs/types' PixelSource), and reads go through zarr-wasm's `get`, with Viv's AbortSignal.
 import { SelectionError, UnsupportedError, open, slice } from "./index.js";
 import { openImage } from "./ome.js";
+import { isArrayNode, isGroupNode, nodeName } from "./nodes.js";
 
 /**
  * What Viv's layers take for an aborted tile (`SIGNAL_ABORTED` of @vivjs/loaders): a read whose
@@ -31,10 +32,6 @@ const DTYPES = {
 // Tiles a read refused for lying outside the level: Viv asks for them where a level is a little
 // smaller than half the one above (a pyramid whose sizes were rounded down), and they are no error.
 const outsideTiles = new WeakSet();
-
-const isArrayNode = (node) => node?.kind === "array" && typeof node.get === "function";
-const isGroupNode = (node) => node?.kind === "group" && typeof node.open === "function";
-const nodeName = (node) => (node.path ? `"${node.path}"` : "the root");
 
 /** Viv's default names: the last two axes are y and x; before them z, c and t, then dim_<i>. */
 function defaultLabels(rank) {

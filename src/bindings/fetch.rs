@@ -574,6 +574,7 @@ impl HttpClient for FetchClient {
             .keep
             .filter(|_| status != 206 && (200..300).contains(&status));
         let (body, ended) = match (request.method, window) {
+            (Method::Head, _) => (Vec::new(), true),
             (Method::Get, _) if misread => {
                 return Ok(HttpResponse {
                     status,
@@ -587,7 +588,8 @@ impl HttpClient for FetchClient {
                 self.read_window(&response, content_length, limit, keep, timeout)
                     .await?
             }
-            (Method::Get | Method::Put | Method::Delete, None) => {
+            // The whole body: a GET without a window, and a write's answer (a write keeps none).
+            (_, _) => {
                 // A partial answer's limit is the range asked for: our own number.
                 let believed = match (status, request.max_body.partial) {
                     (206, Some(_)) => limit,
@@ -598,9 +600,6 @@ impl HttpClient for FetchClient {
                     .await?;
                 (body, true)
             }
-            (Method::Head, _) => (Vec::new(), true),
-            // A write is never cut to a window (its request keeps none).
-            (Method::Put | Method::Delete, Some(_)) => (Vec::new(), true),
         };
         // A window complete before the body's end leaves the rest unread: the request is aborted
         // as this returns, so that the server stops sending it.
