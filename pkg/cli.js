@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // The package's command: `npx zarr-wasm convert <source> <destination> [options]` (see `--help`).
 // Node only: it reads and writes local directories through zarr-wasm/fs.
-import { readdir, stat } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
+import { destinationStore, sourceLocation, UsageError } from "./cli-locations.js";
+import { RegionWorkers } from "./cli-workers.js";
 import { convert, parseCodec } from "./convert.js";
-import { FileSystemStore } from "./fs.js";
-import { AbortError, FetchStore, ReferenceStore, ZipStore } from "./index.js";
+import { AbortError } from "./index.js";
 
 const USAGE = `Usage: zarr-wasm convert <source> <destination> [options]
 
@@ -36,8 +35,6 @@ Options:
 
 Exit status: 0 done, 1 failed (the message names the array, key or option), 2 a wrong
 command line, 130 cancelled (Ctrl-C: the values in flight are finished, none is left torn).`;
-
-class UsageError extends Error {}
 
 /** The command line's options as `convert` takes them, and the two locations. */
 function parseArguments(args) {
@@ -112,90 +109,6 @@ function parseArguments(args) {
   return { source: positional[0], destination: positional[1], options, quiet };
 }
 
-const isUrl = (text) => /^https?:\/\//i.test(text);
-
-/** What a kind of file is read with, by its name's ending. */
-function sourceKind(text) {
-  const path = isUrl(text) ? new URL(text).pathname : text;
-  if (/\.zip$/i.test(path)) return "zip";
-  if (/\.(json|parq|parquet)$/i.test(path) && !/(^|\/)(zarr\.json|\.z\w+)$/.test(path))
-    return "references";
-  return "hierarchy";
-}
-
-/** The source as open() takes it. */
-async function sourceLocation(text) {
-  const kind = sourceKind(text);
-  if (isUrl(text)) {
-    if (kind === "zip") return new ZipStore(text);
-    if (kind === "references") return new ReferenceStore(text);
-    return text.replace(/\/+$/, "");
-  }
-  const path = resolve(text);
-  const info = await stat(path).catch(() => null);
-  if (info === null) throw new UsageError(`the source ${text} does not exist`);
-  if (kind === "zip") return new ZipStore(new FileSystemStore(dirname(path)), basename(path));
-  if (kind === "references")
-    throw new UsageError(
-      `the source ${text}: a reference file is read by its URL (serve it over HTTP), so that the chunks it points to resolve`,
-    );
-  if (!info.isDirectory()) throw new UsageError(`the source ${text} is not a directory`);
-  return new FileSystemStore(path);
-}
-
-/** The destination as convert() takes it, refused if it holds anything but a Zarr hierarchy. */
-async function destinationStore(text, overwrite) {
-  if (isUrl(text)) {
-    const options = { writable: true };
-    if (process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY)
-      options.fetch = await signer();
-    return new FetchStore(text.replace(/\/+$/, ""), options);
-  }
-  const path = resolve(text);
-  const info = await stat(path).catch(() => null);
-  if (info === null) return new FileSystemStore(path);
-  if (!info.isDirectory())
-    throw new UsageError(`the destination ${text} exists and is not a directory`);
-  const names = await readdir(path);
-  if (names.length === 0) return new FileSystemStore(path);
-  const zarr = names.some((n) => ["zarr.json", ".zgroup", ".zarray"].includes(n));
-  if (!zarr)
-    throw new UsageError(
-      `the destination ${text} holds files that are not a Zarr hierarchy (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", ..." : ""}): give an empty or new directory`,
-    );
-  if (!overwrite)
-    throw new UsageError(
-      `the destination ${text} already holds a Zarr hierarchy: pass --overwrite to replace it`,
-    );
-  return new FileSystemStore(path);
-}
-
-/** A `fetch` option that signs each request for S3 with the environment's keys (aws4fetch). */
-async function signer() {
-  let AwsClient;
-  try {
-    ({ AwsClient } = await import("aws4fetch"));
-  } catch {
-    throw new UsageError(
-      "AWS_ACCESS_KEY_ID is set, and signing S3 requests needs aws4fetch: npm install aws4fetch",
-    );
-  }
-  const aws = new AwsClient({
-    accessKeyId: process.env.AWS_ACCESS_KEY_ID,
-    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY,
-    sessionToken: process.env.AWS_SESSION_TOKEN,
-    service: "s3",
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? "us-east-1",
-  });
-  return async (request) =>
-    aws.fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.method === "PUT" ? await request.arrayBuffer() : undefined,
-      signal: request.signal,
-    });
-}
-
 const MiB = 1 << 20;
 
 /** A progress bar on a terminal (redrawn at most 10 times a second); lines elsewhere. */
@@ -247,6 +160,7 @@ async function main(args, { stdout = process.stdout, stderr = process.stderr } =
     return 2;
   }
   let parsed;
+  let workers = null;
   const started = Date.now();
   const controller = new AbortController();
   let interrupts = 0;
@@ -267,8 +181,15 @@ async function main(args, { stdout = process.stdout, stderr = process.stderr } =
     const destination = await destinationStore(parsed.destination, options.overwrite);
     const progress = progressBar(stderr, parsed.quiet);
     Object.assign(bar, { end: progress.end });
+    // --workers N: threads that each copy their share of an array's regions (cli-workers.js).
+    workers =
+      options.workers > 0
+        ? new RegionWorkers(options.workers, parsed.source, parsed.destination)
+        : null;
     const done = await convert(source, destination, {
       ...options,
+      workers: 0,
+      __regionWorkers: workers ?? undefined,
       signal: controller.signal,
       onProgress: progress,
     });
@@ -293,6 +214,7 @@ async function main(args, { stdout = process.stdout, stderr = process.stderr } =
     stderr.write(`zarr-wasm convert: ${err?.message ?? err}\n`);
     return 1;
   } finally {
+    workers?.terminate();
     process.off("SIGINT", onInterrupt);
     process.off("SIGTERM", onInterrupt);
   }

@@ -451,6 +451,9 @@ function checkOptions(options) {
     "signal",
     "onProgress",
     "consolidated",
+    // The command line's worker threads (pkg/cli-workers.js), which copy and compare regions in
+    // modules of their own: an internal hook, not in convert.d.ts.
+    "__regionWorkers",
   ];
   for (const key of Object.keys(options))
     if (!known.includes(key)) throw new TypeError(`convert has no option ${quote(key)}`);
@@ -498,6 +501,7 @@ function checkOptions(options) {
     overwrite: options.overwrite ?? false,
     signal: options.signal,
     onProgress: options.onProgress ?? (() => {}),
+    regionWorkers: options.__regionWorkers ?? null,
     consolidated: options.consolidated,
   };
 }
@@ -663,31 +667,84 @@ function openArray(location, path, o) {
   });
 }
 
-/** Copies one array region by region; resolves to the regions written. */
-async function copyArray(source, destination, step, o, onBytes) {
-  const unit = step.spec.shards ?? step.spec.chunks;
-  const itemBytes = elementBytes(step.source.dtype);
-  let written = 0;
+/**
+ * Copies (`phase` "copy") or compares ("verify") `regions` of the array at `path` of `source` and
+ * `destination`, two at a time, calling `onRegion(bytes)` after each: the work of one thread,
+ * `convert`'s own or a worker's of the command line (an internal hook: pkg/convert-worker.js).
+ * `pool`: a WorkerPool the arrays are opened with, or null.
+ */
+export async function __runRegions(source, destination, job, onRegion, signal) {
+  const { phase, path, regions: boxes, pool = null } = job;
+  const o = { signal, pool };
   let from, to;
   try {
-    const made = await create(destination, step.spec);
-    made.free();
-    [from, to] = await Promise.all([
-      openArray(source, step.path, o),
-      openArray(destination, step.path, o),
-    ]);
+    [from, to] = await Promise.all([openArray(source, path, o), openArray(destination, path, o)]);
+    if (to.shape.join() !== from.shape.join())
+      throw new MetadataError(
+        `${phase === "copy" ? "converting" : "verifying"} ${arrayName(path)}: the copy is ${to.dtype} ${quote(to.shape)}, the source ${from.dtype} ${quote(from.shape)}`,
+      );
+    const itemBytes = elementBytes(from.dtype);
     await pooled(
-      regions(from.shape, unit, itemBytes),
+      boxes,
       REGIONS_IN_FLIGHT,
       async (region) => {
         const selection = selectionOf(region);
-        const { data } = await from.get(selection, { signal: o.signal });
-        await to.set(selection, data, { signal: o.signal });
-        written++;
-        onBytes(count(region.stop.map((s, d) => s - region.start[d])) * itemBytes);
+        if (phase === "copy") {
+          const { data } = await from.get(selection, { signal });
+          await to.set(selection, data, { signal });
+        } else {
+          const [a, b] = await Promise.all([
+            from.get(selection, { signal }),
+            to.get(selection, { signal }),
+          ]);
+          const differs = sameValues(a.data, b.data);
+          if (differs !== null)
+            throw new ZarrError(
+              `verifying ${arrayName(path)}: the copy differs from the source in ${describe(region)}${differs >= 0 ? `, first at [${coordsOf(differs, region).join(", ")}]` : " (another length)"}`,
+            );
+        }
+        onRegion(count(region.stop.map((s, d) => s - region.start[d])) * itemBytes);
       },
-      o.signal,
+      signal,
     );
+  } finally {
+    from?.free();
+    to?.free();
+  }
+}
+
+/**
+ * Runs one phase over an array's regions: through `o.regionWorkers` (the command line's worker
+ * threads, each with its own module and stores) where given, else on this thread.
+ */
+function runPhase(source, destination, job, o, onBytes) {
+  if (o.regionWorkers) return o.regionWorkers.run(job, onBytes, o.signal);
+  return __runRegions(source, destination, { ...job, pool: o.pool }, onBytes, o.signal);
+}
+
+/** The regions of one array as its writes go: boxes of whole shards (or chunks). */
+const regionsOf = (step) => [
+  ...regions(
+    step.spec.shape,
+    step.spec.shards ?? step.spec.chunks,
+    elementBytes(step.source.dtype),
+  ),
+];
+
+/** Copies one array region by region; resolves to the regions written. */
+async function copyArray(source, destination, step, o, onBytes) {
+  try {
+    const made = await create(destination, step.spec);
+    made.free();
+    const boxes = regionsOf(step);
+    await runPhase(
+      source,
+      destination,
+      { phase: "copy", path: step.path, regions: boxes },
+      o,
+      onBytes,
+    );
+    return boxes.length;
   } catch (err) {
     if (
       err instanceof ZarrError &&
@@ -696,45 +753,16 @@ async function copyArray(source, destination, step, o, onBytes) {
     )
       err.message = `converting ${arrayName(step.path)}: ${err.message}`;
     throw err;
-  } finally {
-    from?.free();
-    to?.free();
   }
-  return written;
 }
 
 /** Reads the copy of one array back and compares it with the source, region by region. */
-async function verifyArray(source, destination, step, o, onBytes) {
-  const [from, to] = await Promise.all([
-    openArray(source, step.path, o),
-    openArray(destination, step.path, o),
-  ]);
-  const itemBytes = elementBytes(from.dtype);
-  try {
-    if (to.shape.join() !== from.shape.join())
-      throw new MetadataError(
-        `verifying ${arrayName(step.path)}: the copy is ${to.dtype} ${quote(to.shape)}, the source ${from.dtype} ${quote(from.shape)}`,
-      );
-    await pooled(
-      regions(from.shape, to.innerChunks ? step.spec.shards : step.spec.chunks, itemBytes),
-      REGIONS_IN_FLIGHT,
-      async (region) => {
-        const selection = selectionOf(region);
-        const [a, b] = await Promise.all([
-          from.get(selection, { signal: o.signal }),
-          to.get(selection, { signal: o.signal }),
-        ]);
-        const differs = sameValues(a.data, b.data);
-        if (differs !== null)
-          throw new ZarrError(
-            `verifying ${arrayName(step.path)}: the copy differs from the source in ${describe(region)}${differs >= 0 ? `, first at [${coordsOf(differs, region).join(", ")}]` : " (another length)"}`,
-          );
-        onBytes(count(region.stop.map((s, d) => s - region.start[d])) * itemBytes);
-      },
-      o.signal,
-    );
-  } finally {
-    from.free();
-    to.free();
-  }
+function verifyArray(source, destination, step, o, onBytes) {
+  return runPhase(
+    source,
+    destination,
+    { phase: "verify", path: step.path, regions: regionsOf(step) },
+    o,
+    onBytes,
+  );
 }

@@ -329,52 +329,65 @@ test("convert: a wrong command line is exit status 2 with what is wrong", async 
   assert.match(help.stdout, /Usage: zarr-wasm convert <source> <destination> \[options\]/);
 });
 
-test("convert: Ctrl-C part way through leaves every stored chunk whole (zarr-python reads each), no temporary file, exit status 130", async () => {
-  // A 128 MiB array (the scale tests' data, written by zarr-python), re-encoded slowly enough
-  // (gzip level 9, chunks of 256 x 256) to be interrupted with chunks written.
-  const src = join(repo, "target/scale-data/sharded_64mib.zarr");
-  assert.ok(existsSync(join(src, "zarr.json")), "scripts/make_scale_data.sh made the data");
-  const dst = join(out, "cancelled.zarr");
-  const child = spawn(
-    process.execPath,
-    [cli, "convert", src, dst, "--codec", "gzip:9", "--chunks", "256,256", "--quiet"],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stderr = "";
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const closed = new Promise((resolve) => child.on("close", resolve));
-  const chunksDir = join(dst, "c");
-  const stored = () => {
-    try {
-      return readdirSync(chunksDir, { recursive: true }).filter((n) => /\d$/.test(n)).length;
-    } catch {
-      return 0;
+for (const workers of ["0", "2"])
+  test(`convert: Ctrl-C part way through (--workers ${workers}) leaves every stored chunk whole (zarr-python reads each), no temporary file, exit status 130`, async () => {
+    // A 128 MiB array (the scale tests' data, written by zarr-python), re-encoded slowly enough
+    // (gzip level 9, chunks of 256 x 256) to be interrupted with chunks written.
+    const src = join(repo, "target/scale-data/sharded_64mib.zarr");
+    assert.ok(existsSync(join(src, "zarr.json")), "scripts/make_scale_data.sh made the data");
+    const dst = join(out, `cancelled-${workers}.zarr`);
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        "convert",
+        src,
+        dst,
+        "--codec",
+        "gzip:9",
+        "--chunks",
+        "256,256",
+        "--workers",
+        workers,
+        "--quiet",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const chunksDir = join(dst, "c");
+    const stored = () => {
+      try {
+        return readdirSync(chunksDir, { recursive: true }).filter((n) => /\d$/.test(n)).length;
+      } catch {
+        return 0;
+      }
+    };
+    const started = Date.now();
+    while (stored() < 20) {
+      assert.ok(Date.now() - started < 60_000, "chunks were written within a minute");
+      await new Promise((r) => setTimeout(r, 10));
     }
-  };
-  const started = Date.now();
-  while (stored() < 20) {
-    assert.ok(Date.now() - started < 60_000, "chunks were written within a minute");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  child.kill("SIGINT");
-  const status = await closed;
-  assert.equal(status, 130, stderr);
-  assert.match(stderr, /cancelled; every value written is whole/);
-  const files = readdirSync(dst, { recursive: true });
-  assert.deepEqual(
-    files.filter((f) => f.includes("partial")),
-    [],
-    "no temporary file left",
-  );
-  const total = (8192 / 256) * (8192 / 256);
-  const out2 = checkWithZarrPython(
-    [{ kind: "partial", dst, path: "", src, src_path: "" }],
-    "cancelled",
-  );
-  const count = Number(/\((\d+) stored\)/.exec(out2)[1]);
-  assert.ok(count >= 20 && count < total, `${count} of ${total} chunks stored, each whole`);
-});
+    child.kill("SIGINT");
+    const status = await closed;
+    assert.equal(status, 130, stderr);
+    assert.match(stderr, /cancelled; every value written is whole/);
+    const files = readdirSync(dst, { recursive: true });
+    assert.deepEqual(
+      files.filter((f) => f.includes("partial")),
+      [],
+      "no temporary file left",
+    );
+    const total = (8192 / 256) * (8192 / 256);
+    const out2 = checkWithZarrPython(
+      [{ kind: "partial", dst, path: "", src, src_path: "" }],
+      `cancelled-${workers}`,
+    );
+    const count = Number(/\((\d+) stored\)/.exec(out2)[1]);
+    assert.ok(count >= 20 && count < total, `${count} of ${total} chunks stored, each whole`);
+  });
