@@ -106,8 +106,8 @@ export interface ConvertResult {
   groups: number;
   /** Bytes of values in the arrays (elements times their size). */
   bytes: number;
-  /** Regions written (each a box of whole shards or chunks). */
-  chunks: number;
+  /** Regions written (each a box of whole shards or chunks, of at most 32 MiB). */
+  regions: number;
 }
 
 /**

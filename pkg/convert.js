@@ -381,13 +381,18 @@ function* regions(shape, unit, itemBytes) {
 const selectionOf = ({ start, stop }) => start.map((s, d) => slice(s, stop[d]));
 const describe = ({ start, stop }) => `[${start.map((s, d) => `${s}:${stop[d]}`).join(", ")}]`;
 
+/** An AbortError where `signal` has aborted: a conversion stops between values. */
+function throwIfAborted(signal) {
+  if (signal?.aborted) throw new AbortError("the conversion was cancelled");
+}
+
 /** Runs `work(item)` for each item, `limit` at a time; the first failure stops the others. */
 async function pooled(items, limit, work, signal) {
   const iterator = items[Symbol.iterator]();
   let failed = null;
   const lane = async () => {
     for (let next = iterator.next(); !next.done && !failed; next = iterator.next()) {
-      if (signal?.aborted) throw new AbortError("the conversion was cancelled");
+      throwIfAborted(signal);
       try {
         await work(next.value);
       } catch (err) {
@@ -521,14 +526,11 @@ async function holdsNode(destination, signal) {
 /**
  * Copies the hierarchy at `source` (a URL or a store, as open() takes it) into `destination` (a
  * store that writes), every array re-encoded as `options` say (see convert.d.ts). Resolves to
- * what was written: `{ arrays, groups, bytes, chunks }`.
+ * what was written: `{ arrays, groups, bytes, regions }`.
  */
 export async function convert(source, destination, options = {}) {
   const o = checkOptions(options);
   const { signal } = o;
-  const throwIfAborted = () => {
-    if (signal?.aborted) throw new AbortError("the conversion was cancelled");
-  };
   // The write build at once: nodes opened before it loads would be opened again in it.
   await preload({ write: true });
   // Planned whole before anything is written: every node's destination, checked.
@@ -537,7 +539,7 @@ export async function convert(source, destination, options = {}) {
   if (root.kind === "group") nodes.push(...(await nodesBelow(source, root, signal)));
   const plan = [];
   for (const { path, kind } of nodes) {
-    throwIfAborted();
+    throwIfAborted(signal);
     const node = path === "" ? root : await root.open(path, { kind, signal });
     if (kind === "group") {
       let attributes = structuredClone(node.attrs);
@@ -576,7 +578,7 @@ export async function convert(source, destination, options = {}) {
     trial.free();
     step.bytes = count(arr.shape) * elementBytes(arr.dtype);
   }
-  throwIfAborted();
+  throwIfAborted(signal);
   if (await holdsNode(destination, signal)) {
     if (!o.overwrite)
       throw new ZarrError(
@@ -595,9 +597,6 @@ export async function convert(source, destination, options = {}) {
 
 /** Writes what `convert` planned, then reads it back where asked. */
 async function write(source, destination, root, plan, o) {
-  const throwIfAborted = () => {
-    if (o.signal?.aborted) throw new AbortError("the conversion was cancelled");
-  };
   const total = plan.reduce((sum, s) => sum + (s.bytes ?? 0), 0);
   const progress = {
     phase: "copy",
@@ -612,9 +611,9 @@ async function write(source, destination, root, plan, o) {
     o.onProgress({ ...progress });
   };
   report({});
-  let chunks = 0;
+  let regionsWritten = 0;
   for (const step of plan) {
-    throwIfAborted();
+    throwIfAborted(o.signal);
     if (step.kind === "group") {
       const group = await createGroup(destination, {
         path: step.path,
@@ -625,7 +624,7 @@ async function write(source, destination, root, plan, o) {
       continue;
     }
     report({ path: step.path });
-    chunks += await copyArray(source, destination, step, o, (bytes) =>
+    regionsWritten += await copyArray(source, destination, step, o, (bytes) =>
       report({ bytesDone: progress.bytesDone + bytes }),
     );
     report({ arraysDone: progress.arraysDone + 1 });
@@ -647,7 +646,7 @@ async function write(source, destination, root, plan, o) {
     arrays: plan.filter((s) => s.kind === "array").length,
     groups: plan.filter((s) => s.kind === "group").length,
     bytes: total,
-    chunks,
+    regions: regionsWritten,
   };
 }
 

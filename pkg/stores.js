@@ -244,7 +244,7 @@ export async function firstDocuments(location, options) {
   const keyOf = (name) => (dir ? `${dir}/${name}` : name);
   const { o } = plain;
   // A document's bytes, null where it is missing, undefined where the module must ask itself.
-  const document = async (key) => {
+  const fetchDocument = async (key) => {
     const response = await plain.get(key);
     if (response.status === 404 || (response.status === 403 && o.treat403AsMissing)) {
       await response.body?.cancel();
@@ -260,7 +260,7 @@ export async function firstDocuments(location, options) {
   try {
     const documents = [];
     if (options.zarrFormat !== 2) {
-      const zarrJson = await document(keyOf("zarr.json"));
+      const zarrJson = await fetchDocument(keyOf("zarr.json"));
       if (zarrJson === undefined) return null;
       documents.push([keyOf("zarr.json"), zarrJson]);
       if (zarrJson !== null || options.zarrFormat === 3) return documents;
@@ -272,7 +272,7 @@ export async function firstDocuments(location, options) {
           ? [".zgroup", ".zattrs", ".zmetadata"]
           : [".zarray", ".zattrs", ".zgroup", ".zmetadata"];
     const names = wanted.filter((n) => n !== ".zmetadata" || options.consolidated !== false);
-    const found = await Promise.all(names.map((n) => document(keyOf(n))));
+    const found = await Promise.all(names.map((n) => fetchDocument(keyOf(n))));
     // Where one cannot stand in, the module asks for the v2 documents itself.
     if (found.includes(undefined)) return documents.length > 0 ? documents : null;
     names.forEach((n, i) => documents.push([keyOf(n), found[i]]));
