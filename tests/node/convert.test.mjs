@@ -17,7 +17,8 @@ import {
   mkdirSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import { checkConversionWithZarrPython } from "../support/readback.mjs";
+import { runConvert } from "../support/cli.mjs";
+import { checkConversionWithZarrPython, sameAsSource } from "../support/readback.mjs";
 import { startServer } from "../support/server.mjs";
 
 const repo = new URL("../../", import.meta.url).pathname;
@@ -34,22 +35,7 @@ before(async () => {
 after(() => server?.close());
 
 /** Runs the command; resolves to its status and what it printed. */
-function convert(...args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, "convert", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const convert = (...args) => runConvert(args);
 
 /** Runs it and expects success. */
 async function converted(...args) {
@@ -110,15 +96,7 @@ test("convert: ome-zarr-py's OME-Zarr 0.4 on Zarr v2 (three levels, two label im
   const arrays = omeArrays("ome_zarr_py_04");
   assert.ok(arrays.length >= 13, `arrays: ${arrays}`);
   const source = JSON.parse(readFileSync(join(src, ".zattrs"), "utf8"));
-  const manifest = arrays.map((path) => ({
-    kind: "array",
-    dst,
-    path,
-    src,
-    src_path: path,
-    zarr_format: 3,
-    codec: "blosc",
-  }));
+  const manifest = sameAsSource(dst, src, arrays, { zarr_format: 3, codec: "blosc" });
   // 64 x 64 inner chunks; the shard 200 rounded up to 256, and no larger than the level.
   const s0 = manifest.find((c) => c.path === "s0");
   Object.assign(s0, {
@@ -179,15 +157,7 @@ test("convert: ngff-zarr's consolidated OME-Zarr 0.4 (paths with spaces) through
     arrays.some((a) => a.includes(" ")),
     `a path with a space: ${arrays}`,
   );
-  const manifest = arrays.map((path) => ({
-    kind: "array",
-    dst,
-    path,
-    src,
-    src_path: path,
-    zarr_format: 3,
-    codec: "gzip",
-  }));
+  const manifest = sameAsSource(dst, src, arrays, { zarr_format: 3, codec: "gzip" });
   manifest.push({ kind: "consolidated", dst, nodes: [...arrays, ...groups] });
   checkWithZarrPython(manifest, "ngff_zarr_04");
   const root = JSON.parse(readFileSync(join(dst, "zarr.json"), "utf8"));
@@ -199,15 +169,10 @@ test("convert: OME-Zarr 0.4 to Zarr v2 with other chunks and zstd (--zarr-format
   const src = join(fixtures, "ome/ome_zarr_py_04.zarr");
   const dst = join(out, "ome_zarr_py_04.v2.zarr");
   await converted(src, dst, "--zarr-format", "2", "--chunks", "100,100", "--codec", "zstd:3");
-  const manifest = omeArrays("ome_zarr_py_04").map((path) => ({
-    kind: "array",
-    dst,
-    path,
-    src,
-    src_path: path,
+  const manifest = sameAsSource(dst, src, omeArrays("ome_zarr_py_04"), {
     zarr_format: 2,
     codec: "zstd",
-  }));
+  });
   manifest.find((c) => c.path === "s0").chunks = [1, 1, 100, 100];
   const attrs = JSON.parse(readFileSync(join(src, ".zattrs"), "utf8"));
   manifest.push({ kind: "group", dst, path: "", attrs });

@@ -11,10 +11,12 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import * as zarr from "zarr-wasm";
+import { runConvert } from "../support/cli.mjs";
 import {
   checkConversionWithZarrPython,
   readBackWithZarrPython,
   readersPython,
+  sameAsSource,
 } from "../support/readback.mjs";
 import { startServer } from "../support/server.mjs";
 import { launchChromium, openPage } from "../support/browser.mjs";
@@ -184,28 +186,12 @@ test("s3: from a Chromium page of another origin, the same writes through the bu
 });
 
 /** Runs `zarr-wasm convert` with the bucket's keys in its environment. */
-function convertToBucket(...args) {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [join(repo, "pkg/cli.js"), "convert", ...args, "--quiet"],
-      {
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: "zarr-wasm-test",
-          AWS_SECRET_ACCESS_KEY: "not-checked",
-          AWS_REGION: "us-east-1",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("close", (status) => resolve({ status, stderr }));
+const convertToBucket = (...args) =>
+  runConvert([...args, "--quiet"], {
+    AWS_ACCESS_KEY_ID: "zarr-wasm-test",
+    AWS_SECRET_ACCESS_KEY: "not-checked",
+    AWS_REGION: "us-east-1",
   });
-}
 
 test("s3: `zarr-wasm convert` to a bucket, signed from AWS_ACCESS_KEY_ID: ome-zarr-py's OME-Zarr 0.4 as sharded 0.5, read by zarr-python from the objects; a PUT refused part way stops it naming the key and status, the chunks written before it stay", async () => {
   const src = join(repo, "tests/fixtures/ome/ome_zarr_py_04.zarr");
@@ -219,14 +205,7 @@ test("s3: `zarr-wasm convert` to a bucket, signed from AWS_ACCESS_KEY_ID: ome-za
   assert.equal(whole.status, 0, whole.stderr);
   const dir = await download("converted.zarr");
   const arrays = ["s0", "s1", "s2", "labels/cells/s0", "labels/nuclei/s4"];
-  const manifest = arrays.map((path) => ({
-    kind: "array",
-    dst: dir,
-    path,
-    src,
-    src_path: path,
-    zarr_format: 3,
-  }));
+  const manifest = sameAsSource(dir, src, arrays, { zarr_format: 3 });
   checkConversionWithZarrPython(manifest, join(out, "converted-manifest.json"));
   const root = JSON.parse(await (await aws.fetch(`${bucket}/converted.zarr/zarr.json`)).text());
   assert.equal(root.attributes.ome.version, "0.5");

@@ -45,3 +45,11 @@ export function checkConversionWithZarrPython(manifest, manifestFile) {
   );
   return run.stdout;
 }
+
+/**
+ * The cases of `manifest` for arrays at `paths` of the conversion `dst` whose values are those at
+ * the same paths of `src`, each with `fields` (zarr_format, codec, ...) to check too.
+ */
+export function sameAsSource(dst, src, paths, fields = {}) {
+  return paths.map((path) => ({ kind: "array", dst, path, src, src_path: path, ...fields }));
+}
