@@ -288,6 +288,92 @@ fn concurrent_writes_into_one_shard_keep_each_others_chunks() {
     }
 }
 
+/// A store whose writes take a few turns of the executor, and whose write of `refused` fails;
+/// it counts the writes begun and the writes ended.
+struct RefusingOne {
+    inner: MemoryStore,
+    refused: &'static str,
+    begun: std::cell::Cell<u32>,
+    ended: std::cell::Cell<u32>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for RefusingOne {
+    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+    fn writable(&self) -> Option<&dyn WritableStore> {
+        Some(self)
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl WritableStore for RefusingOne {
+    async fn set(&self, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
+        if key == self.refused {
+            return Err(zarr_wasm::ZarrError::store(key, "no room"));
+        }
+        self.begun.set(self.begun.get() + 1);
+        for _ in 0..4 {
+            OneTurn(false).await;
+        }
+        let written = self.inner.set(key, value).await;
+        self.ended.set(self.ended.get() + 1);
+        written
+    }
+    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase(key).await
+    }
+    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase_prefix(prefix).await
+    }
+}
+
+#[test]
+fn a_failed_write_returns_after_the_writes_under_way_have_ended_and_begins_no_more() {
+    // 64 chunks, 16 at a time; the store refuses the sixth.
+    let mut inner = MemoryStore::new();
+    inner.insert(
+        "zarr.json",
+        array_json(&[64, 4], &[1, 4], PLAIN(), json!(0)),
+    );
+    let store = Rc::new(RefusingOne {
+        inner,
+        refused: "c/5/0",
+        begun: 0.into(),
+        ended: 0.into(),
+    });
+    let arr = match block_on(open(store.clone(), "")).unwrap() {
+        Node::Array(a) => a,
+        Node::Group(_) => panic!("a group"),
+    };
+    let values: Vec<u16> = (1..=256).collect();
+    let err = block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&values)))).unwrap_err();
+    assert!(err.to_string().contains("c/5/0"), "{err}");
+    let (begun, ended) = (store.begun.get(), store.ended.get());
+    assert_eq!(
+        begun, ended,
+        "every write begun had ended when set returned"
+    );
+    assert!(begun < 63, "writes stopped at the failure ({begun} begun)");
+    // What was written is whole: each chunk holds its values or none.
+    let stored = read_all(&arr);
+    for (row, got) in stored.chunks(4).enumerate() {
+        let want = &values[row * 4..row * 4 + 4];
+        assert!(got == want || got == [0; 4], "row {row}: {got:?}");
+    }
+}
+
 #[test]
 fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is_written() {
     let store = store_with(array_json(&[4, 4], &[2, 2], PLAIN(), json!(0)));

@@ -301,7 +301,13 @@ impl Array {
             .map_err(|e| self.in_this_array(e))?;
         let total = projections.total();
         let source = &source;
+        // Set at the first failure: the writes not yet begun then end at once, and the ones
+        // under way are waited for, so that nothing is written after the call has returned.
+        let stopped = &std::cell::Cell::new(false);
         let writes = projections.map(|p| async move {
+            if stopped.get() {
+                return Ok(());
+            }
             match self
                 .pipeline
                 .partial_decoder()
@@ -316,10 +322,19 @@ impl Array {
         });
         let mut done_writes = stream::iter(writes).buffer_unordered(options.concurrency.max(1));
         let mut done = 0u64;
+        let mut failure = None;
         while let Some(written) = done_writes.next().await {
-            written?;
-            if self.store.cancelled() {
-                return Err(self.aborted());
+            if failure.is_some() {
+                continue;
+            }
+            if let Err(e) = written {
+                failure = Some(e);
+            } else if self.store.cancelled() {
+                failure = Some(self.aborted());
+            }
+            if failure.is_some() {
+                stopped.set(true);
+                continue;
             }
             crate::host::yield_if_busy().await;
             done += 1;
@@ -327,7 +342,7 @@ impl Array {
                 progress(done, total);
             }
         }
-        Ok(())
+        failure.map_or(Ok(()), Err)
     }
 
     /// A chunk of `shape` holding the fill value everywhere.

@@ -423,7 +423,8 @@ impl JsStore {
         self.invoke_to(f, key, args, "read").await
     }
 
-    /// `invoke`, its failure said to `verb` the key ("read", "write", "delete").
+    /// `invoke`, its failure said to `verb` the key ("read", "write", "delete"). An aborted
+    /// write or delete settles after the store's promise does.
     async fn invoke_to(
         &self,
         f: &Function,
@@ -450,8 +451,18 @@ impl JsStore {
         futures_util::pin_mut!(aborted);
         let value = match futures_util::future::select(answer, aborted).await {
             futures_util::future::Either::Left((answer, _)) => answer.map_err(failed)?,
-            futures_util::future::Either::Right(_) => {
-                return Err(ZarrError::aborted(&self.locate(key)))
+            futures_util::future::Either::Right(((), answer)) => {
+                if verb != "read" {
+                    // The store was handed the signal too and ends its write with it; until
+                    // then the key may still change (a file renamed over it, a temporary file
+                    // not yet removed). The write's promise rejects once that is over, so that
+                    // nothing is written after it: waited for up to WRITE_SETTLE_MS, for a
+                    // store that does not watch the signal.
+                    let settle = super::fetch::sleep(WRITE_SETTLE_MS);
+                    futures_util::pin_mut!(settle);
+                    futures_util::future::select(answer, settle).await;
+                }
+                return Err(ZarrError::aborted(&self.locate(key)));
             }
         };
         Ok((!value.is_undefined() && !value.is_null()).then_some(value))
@@ -522,6 +533,10 @@ fn describe_range(range: ByteRange) -> String {
 
 /// The most names a store's `list` may give for one prefix.
 const MAX_LISTED: usize = 1 << 20;
+
+/// How long an aborted write waits for its store to end the write it was given (see
+/// `invoke_to`).
+const WRITE_SETTLE_MS: u32 = 10_000;
 
 /// A byte range as stores of the JS API take it: `{ offset, length }` or `{ suffixLength }`.
 fn range_to_js(range: ByteRange) -> JsValue {

@@ -365,15 +365,18 @@ export const writeCases = [
     },
   },
   {
-    name: "write: an aborted set() stops between chunks with an AbortError; what it wrote before stays whole",
+    name: "write: an aborted set() stops between chunks with an AbortError once the store's writes under way have ended (none after it); what it wrote before stays whole",
     async run(ctx) {
       const { create, MemoryStore } = ctx.zarr;
       const store = new MemoryStore();
       const set = store.set.bind(store);
-      // Each write takes 5 ms, as a real store's would.
+      // Each write takes 5 ms, as a real store's would, and goes on whatever the signal says.
+      let inFlight = 0;
       store.set = async (key, value) => {
+        inFlight++;
         await new Promise((r) => setTimeout(r, 5));
         set(key, value);
+        inFlight--;
       };
       const arr = await create(store, { shape: [100, 100], dtype: "uint8", chunks: [10, 10] });
       const controller = new AbortController();
@@ -386,7 +389,11 @@ export const writeCases = [
         "a set aborted part way",
       );
       const took = performance.now() - t0;
+      equal(inFlight, 0, "no store write under way once set() has rejected");
       const chunks = [...store.keys()].filter((k) => k.startsWith("c/"));
+      await new Promise((r) => setTimeout(r, 20));
+      const later = [...store.keys()].filter((k) => k.startsWith("c/"));
+      equal(later.length, chunks.length, "nothing written after");
       ok(
         chunks.length > 0 && chunks.length < 100,
         `${chunks.length} of 100 chunks written before the abort`,
