@@ -21,7 +21,7 @@ import { measureOffThread } from "./offthread.js";
 import { measureCodecs, median, serveFromMemory } from "./codecs.js";
 import { measureTiles, VIEW } from "./tiles.js";
 import { measureViv } from "./viv.js";
-import { codecPagesTable, coldTable, measureColdPages } from "./cold.mjs";
+import { codecPagesTable, coldTable, firstViewTable, measureColdPages } from "./cold.mjs";
 import { sizeBudgets } from "./budgets.mjs";
 
 const WARMUP = 3;
@@ -638,6 +638,18 @@ const report = [
   "the browser's `DecompressionStream` (no code of its own) and loads numcodecs.js's lz4, zstd or Blosc when a chunk needs it.",
   "",
   ...codecPagesTable(coldPages),
+  "",
+  "### The first view of an OME-Zarr image",
+  "",
+  "The data published today (issue 50): the same 2048 x 2048 image written by ome-zarr-py with levels down to 64 x 64",
+  "(`scripts/make_cold_images.py`), on Zarr v2 and v3, unsharded and sharded. Each page opens the image's group, reads its",
+  "multiscales, opens the lowest and the finest level, reads the lowest whole (first pixels), then asks at once for a",
+  "1024 x 768 view of the finest as twelve 256 x 256 tiles on the chunk grid (whole view). Same conditions as above;",
+  `${COLD_RUNS} pages per reader, alternating; medians. Targets: no row slower than zarrita.js; where zarrita.js downloads a`,
+  "codec (Blosc, lz4, zstd) first pixels at most 0.8x and the whole view at most 0.7x. Requests before the first chunk's:",
+  "the metadata requests the server saw before the first request for chunk data (404s among them).",
+  "",
+  ...firstViewTable(coldPages),
   "",
   "## Viv",
   "",

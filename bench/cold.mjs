@@ -11,6 +11,7 @@
 // bench/data/bench.zarr each): the code each reader's page downloads for it.
 //
 //   node bench/cold.mjs [runs]     alone, printing its table (bench.mjs runs it in `npm run bench`)
+//   node bench/cold.mjs [runs] --first-views    the first views of OME-Zarr images only
 import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 import { startServer } from "../tests/support/server.mjs";
@@ -74,7 +75,7 @@ async function bundleReaders(repo) {
 /** One cold page of `reader` in a fresh context: its times, code bytes and the server's counts. */
 async function coldPage(
   browser,
-  { repo, pageOrigin, dataOrigin, reader, page: pagePath, path, workers, suffix, throttle },
+  { repo, pageOrigin, dataOrigin, reader, page: pagePath, path, image, workers, suffix, throttle },
 ) {
   const context = await browser.newContext();
   try {
@@ -112,7 +113,9 @@ async function coldPage(
       }
     });
     await fetch(`${dataOrigin}/__log/clear`, { method: "POST" });
-    const base = `${dataOrigin}/${path ? "bench.zarr" : "tiles.zarr"}`;
+    const base = image
+      ? `${dataOrigin}/images/${image}.zarr`
+      : `${dataOrigin}/${path ? "bench.zarr" : "tiles.zarr"}`;
     const query = `base=${encodeURIComponent(base)}${path ? `&path=${path}` : ""}${workers ? `&workers=${workers}` : ""}${suffix ? "&suffix=1" : ""}`;
     await page.goto(`${pageOrigin}${pagePath ?? `/bench/cold/${reader}.html`}?${query}`);
     const view = await (
@@ -120,8 +123,14 @@ async function coldPage(
     ).jsonValue();
     if (view.error) throw new Error(`${reader}: ${view.error}`);
     const log = await (await fetch(`${dataOrigin}/__log`)).json();
-    const data = log.filter((r) => /^\/(tiles|bench)\.zarr\//.test(r.path));
+    const data = log.filter((r) => /^\/((tiles|bench)\.zarr|images)\//.test(r.path));
+    // The metadata requests (in the order the server saw them) before the first one for chunk
+    // data (a chunk, a shard's index or its inner chunks), and how many of those were 404s.
+    const firstChunk = data.findIndex((r) => !METADATA.test(r.path));
+    const beforeChunk = data.slice(0, firstChunk < 0 ? data.length : firstChunk);
     return {
+      beforeChunk: beforeChunk.length,
+      notFoundBeforeChunk: beforeChunk.filter((r) => r.status === 404).length,
       ...view,
       ...phases([...shardRequests.values()], navigationStart, repo),
       codeBytes: code.bytes,
@@ -135,6 +144,8 @@ async function coldPage(
     await context.close();
   }
 }
+
+const METADATA = /(^|\/)(zarr\.json|\.zarray|\.zgroup|\.zattrs|\.zmetadata)$/;
 
 /**
  * When a page's shard indexes were all in, and when its first request for chunk data left (ms
@@ -186,7 +197,7 @@ function writeHintedPage(repo, reader, files) {
 const CODEC_ARRAYS = ["gzip", "zlib", "lz4", "zstd", "blosc_lz4_shuffle", "blosc_zstd_bitshuffle"];
 
 /** Every scenario, `runs` cold pages per reader, alternating. */
-export async function measureColdPages({ repo, runs }) {
+export async function measureColdPages({ repo, runs, firstViewsOnly = false }) {
   await bundleReaders(repo);
   const server = await startServer({
     mounts: {
@@ -195,6 +206,7 @@ export async function measureColdPages({ repo, runs }) {
       "/bench-build/": `${repo}/target/bench`,
       "/tiles.zarr/": `${repo}/bench/data/tiles.zarr`,
       "/bench.zarr/": `${repo}/bench/data/bench.zarr`,
+      "/images/": `${repo}/target/bench/images`,
     },
     compress: true,
   });
@@ -243,6 +255,10 @@ export async function measureColdPages({ repo, runs }) {
   const results = [];
   const hinted = new Map(); // page -> its hinted HTML, once a plain page has shown its code
   try {
+    if (firstViewsOnly) {
+      const firstViews = await measureFirstViews(browser, { repo, port, runs });
+      return { results, codecPages: [], firstViews, version: browser.version() };
+    }
     for (const s of scenarios) {
       const dataOrigin = `http://127.0.0.1:${port}`;
       const pageOrigin = s.cross ? `http://localhost:${port}` : dataOrigin;
@@ -321,11 +337,106 @@ export async function measureColdPages({ repo, runs }) {
         throw new Error(`codec pages, ${path}: the readers read different values`);
       codecPages.push(page);
     }
-    return { results, codecPages, version: browser.version() };
+    const firstViews = await measureFirstViews(browser, { repo, port, runs });
+    return { results, codecPages, firstViews, version: browser.version() };
   } finally {
     await browser.close();
     await server.close();
   }
+}
+
+// The images of the first views (scripts/make_cold_images.py writes them), in table order.
+const FIRST_VIEW_IMAGES = {
+  ome_v2_lz4: "OME-Zarr 0.4 on Zarr v2, Blosc lz4",
+  ome_v2_zlib: "OME-Zarr 0.4 on Zarr v2, zlib",
+  v3_gzip: "Zarr v3 (OME-Zarr 0.5), gzip, unsharded",
+  v3_lz4: "Zarr v3 (OME-Zarr 0.5), numcodecs.lz4, unsharded",
+  v3_sharded_zstd: "Zarr v3 (OME-Zarr 0.5), sharded zstd",
+};
+
+const FIRST_VIEW_SCENARIOS = [
+  { name: "same origin", cross: false, throttle: true },
+  { name: "cross origin", cross: true, throttle: true },
+  { name: "unthrottled, same origin", cross: false, throttle: false },
+];
+
+/**
+ * The first view of each image (bench/cold/first-view.js) on cold pages of both readers, `runs`
+ * pages each, alternating, in each scenario: medians, and the requests before the first chunk's.
+ */
+async function measureFirstViews(browser, { repo, port, runs }) {
+  const rows = [];
+  // COLD_IMAGES=a,b and COLD_SCENARIOS=x,y (words of their names): some of them only, while
+  // working on one.
+  const some = (name, all) => {
+    const words = process.env[name]?.split(",");
+    return words ? all.filter((n) => words.some((w) => n.startsWith(w))) : all;
+  };
+  const images = some("COLD_IMAGES", Object.keys(FIRST_VIEW_IMAGES));
+  const scenarios = some(
+    "COLD_SCENARIOS",
+    FIRST_VIEW_SCENARIOS.map((s) => s.name),
+  );
+  for (const [image, label] of Object.entries(FIRST_VIEW_IMAGES)) {
+    if (!images.includes(image)) continue;
+    for (const s of FIRST_VIEW_SCENARIOS) {
+      if (!scenarios.includes(s.name)) continue;
+      const dataOrigin = `http://127.0.0.1:${port}`;
+      const pageOrigin = s.cross ? `http://localhost:${port}` : dataOrigin;
+      const byReader = { "zarr-wasm": [], zarrita: [] };
+      const sums = new Set();
+      for (let i = 0; i < runs; i++) {
+        for (const reader of i % 2 ? ["zarrita", "zarr-wasm"] : ["zarr-wasm", "zarrita"]) {
+          const run = await coldPage(browser, {
+            repo,
+            pageOrigin,
+            dataOrigin,
+            reader,
+            page: `/bench/cold/${reader}-image.html`,
+            image,
+            throttle: s.throttle,
+          });
+          byReader[reader].push(run);
+          sums.add(run.sum);
+        }
+      }
+      if (sums.size !== 1)
+        throw new Error(`first view of ${image}, ${s.name}: the readers read different values`);
+      const summary = (rs) => ({
+        runs: rs.length,
+        firstMs: median(rs.map((r) => r.firstMs)),
+        allMs: median(rs.map((r) => r.allMs)),
+        codeBytes: median(rs.map((r) => r.codeBytes)),
+        beforeChunk: rs.at(-1).beforeChunk,
+        notFoundBeforeChunk: rs.at(-1).notFoundBeforeChunk,
+        requests: rs.at(-1).requests,
+      });
+      rows.push({
+        image,
+        label,
+        scenario: s.name,
+        "zarr-wasm": summary(byReader["zarr-wasm"]),
+        zarrita: summary(byReader.zarrita),
+      });
+    }
+  }
+  return rows;
+}
+
+/** The first views' table: a row per image and scenario, zarr-wasm against zarrita.js. */
+export function firstViewTable({ firstViews }) {
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const ms = (n) => `${n.toFixed(0)} ms`;
+  const asked = (r) =>
+    `${r.beforeChunk}${r.notFoundBeforeChunk ? ` (${r.notFoundBeforeChunk} 404)` : ""}`;
+  return [
+    "| image | scenario | first pixels, zarr-wasm / zarrita.js | ratio | whole view | ratio | code downloaded | requests before the first chunk's | requests in all |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...firstViews.map((v) => {
+      const [w, z] = [v["zarr-wasm"], v.zarrita];
+      return `| ${v.label} | ${v.scenario} | ${ms(w.firstMs)} / ${ms(z.firstMs)} | ${(w.firstMs / z.firstMs).toFixed(2)}x | ${ms(w.allMs)} / ${ms(z.allMs)} | ${(w.allMs / z.allMs).toFixed(2)}x | ${kib(w.codeBytes)} / ${kib(z.codeBytes)} | ${asked(w)} / ${asked(z)} | ${w.requests} / ${z.requests} |`;
+    }),
+  ];
 }
 
 const LABELS = {
@@ -374,10 +485,15 @@ export function codecPagesTable({ codecPages }) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const repo = new URL("..", import.meta.url).pathname;
-  const measured = await measureColdPages({ repo, runs: Number(process.argv[2]) || 7 });
+  const measured = await measureColdPages({
+    repo,
+    runs: Number(process.argv[2]) || 7,
+    firstViewsOnly: process.argv.includes("--first-views"),
+  });
   console.log(`Chromium ${measured.version}`);
   console.log(coldTable(measured).join("\n"));
   console.log(codecPagesTable(measured).join("\n"));
+  console.log(firstViewTable(measured).join("\n"));
   for (const { scenario, pages } of measured.results)
     for (const [p, r] of Object.entries(pages)) console.log(scenario, p, r.codeFiles.join(" "));
 }

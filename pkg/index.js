@@ -29,6 +29,7 @@ import {
   ReferenceStore,
   ZipStore,
   atSnapshot,
+  childrenDocuments,
   firstDocuments,
   suffixRangesFor,
   firstShardIndexes,
@@ -797,8 +798,16 @@ export class Group extends Node {
     options = checkCall(options, "open", schemas.GROUP_OPEN, `opening ${whereOf(this)}/${path}`);
     // Resolves to [handle, documents read]; reopened from those documents (no request).
     const openIn = (known) => withHandle(this, (h) => h.open(path, known));
+    // The documents JS asked for while the module loaded (a level of an OME-Zarr image), once,
+    // and only soon after: a later opening reads the node as it is then.
+    const children = entryOf(this).earlyChildren;
+    const early = children && Date.now() < children.until ? children.map.get(path) : null;
+    children?.map.delete(path);
     const [handle, read] = await unlessAborted(
-      inFullBuildIfNeeded(() => call(() => openIn(null))),
+      inFullBuildIfNeeded(async () => {
+        const known = early && (await early);
+        return call(() => openIn(known));
+      }),
       options.signal,
     );
     const reopen = () => call(async () => (await openIn(read))[0]);
@@ -927,11 +936,20 @@ export function __openReplaying(location, options, documents) {
   return openNode(location, options, documents);
 }
 
+// How long after a group's opening its children's documents asked for early stand in for
+// group.open's own requests.
+const EARLY_CHILDREN_MS = 10000;
+
 async function openNode(location, options, documents) {
   options = checkCall(options, "open", schemas.OPEN, `opening ${where(location, options?.path)}`);
   // Until the module is ready, the node's metadata is asked for from JS: its request overlaps the
   // module's download and compile instead of following them.
   const early = glue || documents ? null : firstDocuments(location, options);
+  // And where it is an OME-Zarr image's group, its levels' documents as soon as its own are in
+  // (while the module still loads): a viewer opens them next, through the group.
+  const earlyChildren = early?.then((docs) =>
+    glue ? null : childrenDocuments(location, options, docs),
+  );
   // And, for a small sharded array, its shard indexes, once its zarr.json is in: the first reads
   // then go straight to the chunks.
   const earlyIndexes = early?.then((docs) => firstShardIndexes(location, options, docs));
@@ -983,6 +1001,9 @@ async function openNode(location, options, documents) {
     nodeOptions,
   );
   if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
+  const children = await earlyChildren;
+  if (children && node instanceof Group)
+    entryOf(node).earlyChildren = { map: children, until: Date.now() + EARLY_CHILDREN_MS };
   // The workers open the node from what this thread read: no request of theirs for it; and its
   // store as opening it resolved it (described again: an Icechunk snapshot, a reference file).
   if (pool) readThrough(node, pool, describeStore(location, objects), nodeOptions, objects, read);

@@ -285,6 +285,74 @@ export async function firstDocuments(location, options) {
   }
 }
 
+// The most children of a group whose documents are asked for from JS (childrenDocuments).
+const EARLY_CHILDREN = 16;
+
+/**
+ * The children of a group opened while the module loads whose documents JS asks for at once:
+ * where the group's documents (`documents`, from firstDocuments) show an OME-Zarr image, the
+ * datasets its `multiscales` name (NGFF 0.4 in the attributes, 0.5 under `ome`), each asked for
+ * as an array in the group's Zarr format, as `group.open` would ask (firstDocuments). A viewer
+ * opens them next: their requests then overlap the module's download rather than follow it.
+ * Resolves to a Map from each child's path (below the group) to its documents' promise, or null:
+ * no image, consolidated metadata (opening a child asks for nothing then), more than
+ * EARLY_CHILDREN datasets, or a path JS does not follow. Never throws.
+ */
+export function childrenDocuments(location, options, documents) {
+  try {
+    const group = groupOfDocuments(documents);
+    if (!group || group.consolidated) return null;
+    const attrs = isObject(group.attrs.ome) ? group.attrs.ome : group.attrs;
+    const paths = new Set();
+    for (const multiscale of Array.isArray(attrs.multiscales) ? attrs.multiscales : [])
+      for (const dataset of Array.isArray(multiscale?.datasets) ? multiscale.datasets : [])
+        paths.add(dataset?.path);
+    if (paths.size === 0 || paths.size > EARLY_CHILDREN) return null;
+    const base = (options.path ?? "").replace(/^\/+|\/+$/g, "");
+    const children = new Map();
+    for (const path of paths) {
+      const parts = typeof path === "string" ? path.split("/") : [];
+      if (parts.length === 0 || parts.some((p) => p === "" || p === "." || p === "..")) return null;
+      const childOptions = {
+        ...options,
+        path: base ? `${base}/${path}` : path,
+        kind: "array",
+        zarrFormat: group.zarrFormat,
+      };
+      children.set(path, firstDocuments(location, childOptions));
+    }
+    return children;
+  } catch {
+    return null;
+  }
+}
+
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * What a group's documents (`[[key, bytes or null]]`, from firstDocuments) say of it:
+ * `{ zarrFormat, attrs, consolidated }`, or null where they show no group.
+ */
+function groupOfDocuments(documents) {
+  if (!Array.isArray(documents)) return null;
+  const json = (name) => {
+    const bytes = documents.find(([key]) => key === name || key.endsWith(`/${name}`))?.[1];
+    return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : null;
+  };
+  const v3 = json("zarr.json");
+  if (v3)
+    return v3.node_type === "group"
+      ? {
+          zarrFormat: 3,
+          attrs: isObject(v3.attributes) ? v3.attributes : {},
+          consolidated: v3.consolidated_metadata != null,
+        }
+      : null;
+  if (!json(".zgroup")) return null;
+  const attrs = json(".zattrs");
+  return { zarrFormat: 2, attrs: isObject(attrs) ? attrs : {}, consolidated: !!json(".zmetadata") };
+}
+
 /**
  * Where `location` (a URL or a FetchStore without a `fetch` of the caller's) is read over plain
  * HTTP(S): `{ o, get(key, headers?) }`, `get` fetching a key as the module's store would (its

@@ -17,6 +17,9 @@
 #                                        struct records, netCDF-C's NCZarr; .venv-writers, Python >= 3.12)
 #   bash scripts/make_fixtures.sh ome    ome/: OME-Zarr images by ome-zarr-py and ngff-zarr (NGFF 0.4
 #                                        and 0.5, with labels; .venv-ome)
+#   bash scripts/make_fixtures.sh cold   target/bench/images/: the cold-page benchmark's OME-Zarr
+#                                        images by ome-zarr-py (.venv-ome; `npm run bench` makes them;
+#                                        not in "all", not committed)
 #   bash scripts/make_fixtures.sh icechunk  icechunk/: Icechunk repositories (spec versions 2 and 1)
 #                                        by the icechunk package (.venv-icechunk, Python >= 3.12)
 #   bash scripts/make_fixtures.sh gdal   gdal/: Zarr written by GDAL (Debian's gdal-bin), and
@@ -96,6 +99,10 @@ fi
 if [ "$which" = all ] || [ "$which" = ome ]; then
   venv .venv-ome scripts/ome-requirements.txt
   .venv-ome/bin/python scripts/make_ome_fixtures.py
+fi
+if [ "$which" = cold ]; then
+  venv .venv-ome scripts/ome-requirements.txt
+  .venv-ome/bin/python scripts/make_cold_images.py
 fi
 if [ "$which" = all ] || [ "$which" = icechunk ]; then
   # icechunk 2.x needs Python 3.12 or later.

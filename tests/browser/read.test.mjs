@@ -169,8 +169,12 @@ test("chromium: a cold page's open() of an OME-Zarr 0.4 group on Zarr v2, kind g
     const zarr = await import("/__slow/400/pkg/index.js");
     const group = await zarr.open(`${location.origin}${base}`, { kind: "group" });
     const starts = {};
+    // The group's own documents (its levels' are asked for after them: the next test).
     for (const e of performance.getEntriesByType("resource"))
-      if (e.name.includes(`${base}/`))
+      if (
+        e.name.includes(`${base}/`) &&
+        !e.name.slice(e.name.indexOf(base) + base.length + 1).includes("/")
+      )
         starts[e.name.slice(e.name.lastIndexOf("/") + 1)] = e.startTime;
     const wasm = performance
       .getEntriesByType("resource")
@@ -208,9 +212,74 @@ test("chromium: a cold page's open() of an OME-Zarr 0.4 group on Zarr v2, kind g
     r.path.startsWith(`${base}/`),
   );
   assert.deepEqual(
-    log.map((r) => r.path.slice(base.length + 1)).sort(),
+    log
+      .map((r) => r.path.slice(base.length + 1))
+      .filter((p) => !p.includes("/"))
+      .sort(),
     [".zattrs", ".zgroup", ".zmetadata", "zarr.json"],
     "each once, and no .zarray",
+  );
+  await fresh.close();
+});
+
+test("chromium: a cold page's open() of an OME-Zarr 0.4 group on Zarr v2 asks for its levels' .zarray and .zattrs while the module downloads, once the group's are in; group.open() opens the levels from them, with no request of their own and no zarr.json, and read as a fresh open does", async () => {
+  const { page: fresh } = await openPage(browser, `${server.url}/tests/browser/blank.html`);
+  await (await fetch(`${server.url}/__log/clear`)).text();
+  const base = "/tests/fixtures/ome/ome_zarr_py_04.zarr";
+  const seen = await fresh.evaluate(async (base) => {
+    const zarr = await import("/__slow/400/pkg/index.js");
+    const url = `${location.origin}${base}`;
+    const group = await zarr.open(url, { kind: "group" });
+    const paths = group.attrs.multiscales[0].datasets.map((d) => d.path);
+    const levels = await Promise.all(paths.map((p) => group.open(p, { kind: "array" })));
+    const entries = performance.getEntriesByType("resource");
+    const starts = {};
+    for (const e of entries)
+      if (e.name.includes(`${base}/`))
+        starts[e.name.slice(e.name.indexOf(base) + base.length + 1)] = e.startTime;
+    const wasmEnd = entries.find((e) => e.name.endsWith("/pkg/zarr_wasm_bg.wasm")).responseEnd;
+    const log = async () =>
+      (await (await fetch("/__log")).json())
+        .filter((r) => r.path.startsWith(`${base}/`))
+        .map((r) => r.path.slice(base.length + 1));
+    const asked = await log();
+    // Each level as a fresh open reads it (the module there: its own requests).
+    const same = [];
+    for (const [k, level] of levels.entries()) {
+      const other = await zarr.open(url, { path: paths[k], kind: "array" });
+      const [a, b] = [await level.get(), await other.get()];
+      same.push(
+        level.shape.join() === other.shape.join() &&
+          level.dtype === other.dtype &&
+          a.data.join() === b.data.join(),
+      );
+    }
+    return { paths, starts, wasmEnd, asked, same };
+  }, base);
+  assert.deepEqual(
+    seen.same,
+    seen.paths.map(() => true),
+    "each level reads as a fresh open does",
+  );
+  for (const path of seen.paths)
+    for (const name of [".zarray", ".zattrs"]) {
+      const start = seen.starts[`${path}/${name}`];
+      assert.ok(
+        start < seen.wasmEnd - 200,
+        `${path}/${name} asked for at ${start?.toFixed(0)} ms, the module in at ${seen.wasmEnd.toFixed(0)} ms`,
+      );
+      assert.ok(start > seen.starts[".zgroup"], `${path}/${name} after the group's documents`);
+    }
+  assert.deepEqual(
+    [...seen.asked].sort(),
+    [
+      ".zattrs",
+      ".zgroup",
+      ".zmetadata",
+      "zarr.json",
+      ...seen.paths.flatMap((p) => [`${p}/.zarray`, `${p}/.zattrs`]),
+    ].sort(),
+    "each document once, the levels' by JS alone, and no zarr.json for them",
   );
   await fresh.close();
 });
