@@ -19,9 +19,10 @@ export class FileSystemStore implements WritableStore {
   list(prefix: string): Promise<string[] | undefined>;
   /**
    * Writes a value whole: to a temporary file beside the key's, then renamed over it, so that a
-   * crash leaves the old value or the new one. Directories are made as needed.
+   * crash leaves the old value or the new one. Directories are made as needed. An aborted
+   * `signal` stops the write before the rename (the old value stays) with an AbortError.
    */
-  set(key: string, value: Uint8Array): Promise<void>;
+  set(key: string, value: Uint8Array, options?: { signal?: AbortSignal }): Promise<void>;
   /** Removes a key's file; a missing one is not an error. */
   delete(key: string): Promise<void>;
 }

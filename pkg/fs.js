@@ -12,6 +12,13 @@ const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
 let writes = 0;
 
 /** A store over the files below `dir`: key "a/b/zarr.json" is the file dir/a/b/zarr.json. */
+/** The AbortError for an aborted `signal` (its reason where that is one). */
+function aborted(signal) {
+  return signal.reason instanceof Error && signal.reason.name === "AbortError"
+    ? signal.reason
+    : new DOMException(`aborted (${signal.reason})`, "AbortError");
+}
+
 export class FileSystemStore {
   constructor(dir) {
     this.root = resolve(String(dir));
@@ -39,19 +46,23 @@ export class FileSystemStore {
   /**
    * Writes `value` at `key`, whole: to a temporary file beside it, flushed, then renamed over the
    * key's file, so that a crash leaves the old value or the new one, never a torn one. Its
-   * directories are made as needed.
+   * directories are made as needed. An aborted `options.signal` stops the write before the
+   * rename (the old value stays) and rejects with an AbortError.
    */
-  async set(key, value) {
+  async set(key, value, options = {}) {
+    const { signal } = options ?? {};
     const path = this.path(key);
+    if (signal?.aborted) throw aborted(signal);
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${process.pid}.${++writes}.partial`;
     let file;
     try {
       file = await openFile(temporary, "wx");
-      await file.writeFile(value);
+      await file.writeFile(value, { signal });
       await file.sync();
       await file.close();
       file = undefined;
+      if (signal?.aborted) throw aborted(signal);
       await rename(temporary, path);
     } catch (err) {
       await file?.close().catch(() => {});

@@ -800,9 +800,12 @@ export class Group extends Node {
     const openIn = (known) => withHandle(this, (h) => h.open(path, known));
     // The documents JS asked for while the module loaded (a level of an OME-Zarr image), once,
     // and only soon after: a later opening reads the node as it is then.
-    const children = entryOf(this).earlyChildren;
+    const entry = entryOf(this);
+    const children = entry.earlyChildren;
     const early = children && Date.now() < children.until ? children.map.get(path) : null;
     children?.map.delete(path);
+    if (children && (children.map.size === 0 || Date.now() >= children.until))
+      entry.earlyChildren = null;
     const [handle, read] = await unlessAborted(
       inFullBuildIfNeeded(async () => {
         const known = early && (await early);
@@ -947,9 +950,10 @@ async function openNode(location, options, documents) {
   const early = glue || documents ? null : firstDocuments(location, options);
   // And where it is an OME-Zarr image's group, its levels' documents as soon as its own are in
   // (while the module still loads): a viewer opens them next, through the group.
-  const earlyChildren = early?.then((docs) =>
-    glue ? null : childrenDocuments(location, options, docs),
-  );
+  const earlyChildren =
+    options.kind === "array"
+      ? null
+      : early?.then((docs) => (glue ? null : childrenDocuments(location, options, docs)));
   // And, for a small sharded array, its shard indexes, once its zarr.json is in: the first reads
   // then go straight to the chunks.
   const earlyIndexes = early?.then((docs) => firstShardIndexes(location, options, docs));
@@ -1002,8 +1006,16 @@ async function openNode(location, options, documents) {
   );
   if (earlyIndexes && node instanceof ZarrArray) keepEarlyIndexes(node, earlyIndexes);
   const children = await earlyChildren;
-  if (children && node instanceof Group)
-    entryOf(node).earlyChildren = { map: children, until: Date.now() + EARLY_CHILDREN_MS };
+  if (children && node instanceof Group) {
+    const entry = entryOf(node);
+    const kept = { map: children, until: Date.now() + EARLY_CHILDREN_MS };
+    entry.earlyChildren = kept;
+    // Let go of once their time is over, whether or not they were used.
+    const timer = setTimeout(() => {
+      if (entry.earlyChildren === kept) entry.earlyChildren = null;
+    }, EARLY_CHILDREN_MS);
+    timer.unref?.(); // Node: no process is kept alive for it
+  }
   // The workers open the node from what this thread read: no request of theirs for it; and its
   // store as opening it resolved it (described again: an Icechunk snapshot, a reference file).
   if (pool) readThrough(node, pool, describeStore(location, objects), nodeOptions, objects, read);

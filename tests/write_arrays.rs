@@ -374,6 +374,85 @@ fn a_failed_write_returns_after_the_writes_under_way_have_ended_and_begins_no_mo
     }
 }
 
+/// A store whose writes, once `armed`, store the value and then fail (a store that failed after
+/// its write landed: a timeout on the answer, a connection cut after the upload).
+struct StoresThenFails {
+    inner: MemoryStore,
+    armed: std::cell::Cell<bool>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl ReadableStore for StoresThenFails {
+    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get(key).await
+    }
+    async fn get_range(
+        &self,
+        key: &str,
+        range: zarr_wasm::store::ByteRange,
+    ) -> zarr_wasm::Result<Option<Vec<u8>>> {
+        self.inner.get_range(key, range).await
+    }
+    fn locate(&self, key: &str) -> String {
+        self.inner.locate(key)
+    }
+    fn writable(&self) -> Option<&dyn WritableStore> {
+        Some(self)
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl WritableStore for StoresThenFails {
+    async fn set(&self, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
+        self.inner.set(key, value).await?;
+        match self.armed.get() {
+            true => Err(zarr_wasm::ZarrError::store(key, "no answer")),
+            false => Ok(()),
+        }
+    }
+    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase(key).await
+    }
+    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase_prefix(prefix).await
+    }
+}
+
+#[test]
+fn a_failed_write_leaves_no_stale_shard_index_or_chunk_behind() {
+    // A shard of 4 x 4 inner chunks, compressed (each set changes where its inner chunks lie),
+    // and a plain chunked array; each written, read (so that its index or chunk is kept), then
+    // written again through a store that stores the value and fails. The node then reads what
+    // the store holds.
+    for codecs in [SHARDED("end"), PLAIN()] {
+        let mut inner = MemoryStore::new();
+        inner.insert(
+            "zarr.json",
+            array_json(&[16, 16], &[16, 16], codecs.clone(), json!(0)),
+        );
+        let store = Rc::new(StoresThenFails {
+            inner,
+            armed: false.into(),
+        });
+        let arr = match block_on(open(store.clone(), "")).unwrap() {
+            Node::Array(a) => a,
+            Node::Group(_) => panic!("a group"),
+        };
+        arr.set_chunk_cache(1 << 20);
+        block_on(arr.set(&[], WriteValue::Scalar(&3u16.to_ne_bytes()))).unwrap();
+        assert_eq!(read_all(&arr), vec![3; 256], "{codecs}");
+        store.armed.set(true);
+        let noisy: Vec<u16> = (0..256u32).map(|i| (i * 7919 % 65521) as u16).collect();
+        let err = block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&noisy)))).unwrap_err();
+        assert!(err.to_string().contains("no answer"), "{err}");
+        assert_eq!(
+            read_all(&arr),
+            noisy,
+            "{codecs}: the node reads what the store holds"
+        );
+    }
+}
+
 #[test]
 fn values_of_the_wrong_size_and_unwritable_arrays_are_refused_before_anything_is_written() {
     let store = store_with(array_json(&[4, 4], &[2, 2], PLAIN(), json!(0)));

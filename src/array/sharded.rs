@@ -376,6 +376,12 @@ impl ShardReader {
         Ok(Some(self.encoded_index(store, codec, key, &cps).await?))
     }
 
+    /// Forgets what is known of the shard at `key`'s index: the next read asks the store.
+    #[cfg(feature = "write")]
+    pub fn forget_index(&self, key: &str) {
+        self.indexes.forget(key);
+    }
+
     /// Replaces the kept index of the shard at `key` by `value` (None: no shard): a write
     /// stored the shard anew, or erased it.
     #[cfg(feature = "write")]

@@ -301,25 +301,24 @@ impl Array {
             .map_err(|e| self.in_this_array(e))?;
         let total = projections.total();
         let source = &source;
-        // Set at the first failure: the writes not yet begun then end at once, and the ones
-        // under way are waited for, so that nothing is written after the call has returned.
+        // Set at the first failure: no write begins after it, and the ones under way are waited
+        // for, so that nothing is written after the call has returned.
         let stopped = &std::cell::Cell::new(false);
-        let writes = projections.map(|p| async move {
-            if stopped.get() {
-                return Ok(());
-            }
-            match self
-                .pipeline
-                .partial_decoder()
-                .zip(self.pipeline.partial_encoder())
-            {
-                Some((decoder, encoder)) => {
-                    self.write_shard(store, decoder, encoder, p, source, options)
-                        .await
+        let writes = projections
+            .take_while(|_| !stopped.get())
+            .map(|p| async move {
+                match self
+                    .pipeline
+                    .partial_decoder()
+                    .zip(self.pipeline.partial_encoder())
+                {
+                    Some((decoder, encoder)) => {
+                        self.write_shard(store, decoder, encoder, p, source, options)
+                            .await
+                    }
+                    None => self.write_chunk(store, p, source, options).await,
                 }
-                None => self.write_chunk(store, p, source, options).await,
-            }
-        });
+            });
         let mut done_writes = stream::iter(writes).buffer_unordered(options.concurrency.max(1));
         let mut done = 0u64;
         let mut failure = None;
@@ -413,9 +412,9 @@ impl Array {
         let zeros = vec![0; shape.len()];
         source.put(&mut cells.elements, &shape, &p.parts, &zeros);
         if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
-            store.erase(&key).await?;
+            let erased = store.erase(&key).await;
             self.chunk_cache.forget(&p.coords);
-            return Ok(());
+            return erased;
         }
         let located = |e: CodecError| ZarrError::codec(&self.store.locate(&key), e);
         let repr = ChunkRepr {
@@ -437,9 +436,11 @@ impl Array {
             Err(Stopped::Cancelled) => return Err(self.aborted()),
             Err(Stopped::Failed(e)) => return Err(located(e)),
         };
-        store.set(&key, encoded).await?;
-        // Forgotten first in any case: a read that fetched the old value keeps nothing now.
+        let stored = store.set(&key, encoded).await;
+        // Forgotten first in any case: a read that fetched the old value keeps nothing now (nor
+        // after a failure: a store that failed part way may hold either).
         self.chunk_cache.forget(&p.coords);
+        stored?;
         if let Some(kept) = kept {
             self.chunk_cache.keep(p.coords, &kept);
         }
@@ -532,21 +533,37 @@ impl Array {
                     true => shard[shard.len() - index_len..].to_vec(),
                     false => shard[..index_len].to_vec(),
                 };
-                store.set(&key, shard).await?;
-                self.shards
-                    .replace_index(&key, Some(Rc::new(index)), &*self.store);
+                let stored = store.set(&key, shard).await;
+                match stored {
+                    Ok(()) => self
+                        .shards
+                        .replace_index(&key, Some(Rc::new(index)), &*self.store),
+                    // The store may hold the old shard or the new: its index is read again.
+                    Err(_) => self.shards.forget_index(&key),
+                }
+                self.forget_inner_chunks(&p.coords, touched);
+                stored
             }
             // No inner chunk left: the shard goes.
             None => {
-                store.erase(&key).await?;
-                self.shards.replace_index(&key, None, &*self.store);
+                let erased = store.erase(&key).await;
+                match erased {
+                    Ok(()) => self.shards.replace_index(&key, None, &*self.store),
+                    Err(_) => self.shards.forget_index(&key),
+                }
+                self.forget_inner_chunks(&p.coords, touched);
+                erased
             }
         }
+    }
+
+    /// Drops the decoded inner chunks a shard write touched from the chunk cache (after the
+    /// shard is stored: a read meanwhile would keep the old ones again).
+    fn forget_inner_chunks(&self, shard: &[u64], touched: Vec<Vec<u64>>) {
         for coords in touched {
             self.chunk_cache
-                .forget(&super::chunk_cache::inner_key(&p.coords, &coords));
+                .forget(&super::chunk_cache::inner_key(shard, &coords));
         }
-        Ok(())
     }
 
     /// A decoded inner chunk (for a variable-length type, its items in vlen layout, C order) as

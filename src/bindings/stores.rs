@@ -457,10 +457,16 @@ impl JsStore {
                     // then the key may still change (a file renamed over it, a temporary file
                     // not yet removed). The write's promise rejects once that is over, so that
                     // nothing is written after it: waited for up to WRITE_SETTLE_MS, for a
-                    // store that does not watch the signal.
+                    // store that does not watch the signal. A write the store finished all the
+                    // same is said to be done, so that the node's caches follow it (the writer
+                    // stops at its next check of the signal).
                     let settle = super::fetch::sleep(WRITE_SETTLE_MS);
                     futures_util::pin_mut!(settle);
-                    futures_util::future::select(answer, settle).await;
+                    if let futures_util::future::Either::Left((Ok(value), _)) =
+                        futures_util::future::select(answer, settle).await
+                    {
+                        return Ok((!value.is_undefined() && !value.is_null()).then_some(value));
+                    }
                 }
                 return Err(ZarrError::aborted(&self.locate(key)));
             }

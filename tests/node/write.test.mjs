@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as zarr from "zarr-wasm";
 import { FileSystemStore } from "zarr-wasm/fs";
@@ -174,7 +174,7 @@ function filesBelow(dir, prefix = "") {
   );
 }
 
-test("FileSystemStore writes: each value through a temporary file renamed over it, none left behind; erase removes the files; zarr-python reads it", {
+test("FileSystemStore writes: each value through a temporary file renamed over it, none left behind, an aborted one leaving the old value; erase removes the files; zarr-python reads it", {
   timeout: 600_000,
 }, async () => {
   const dir = join(root, "fs");
@@ -216,6 +216,23 @@ test("FileSystemStore writes: each value through a temporary file renamed over i
   );
   const python = readersPython();
   execFileSync(python, [join(repo, "scripts/read_back.py"), manifestFile], { encoding: "utf8" });
+  // A set whose signal aborts while its 16 MiB are being written: an AbortError, the old value
+  // and no temporary file; one aborted before it starts writes nothing.
+  const old = readFileSync(join(dir, "a/c/0/0"));
+  const stop = new AbortController();
+  const big = new Uint8Array(16 << 20).fill(5);
+  const setting = store.set("a/c/0/0", big, { signal: stop.signal });
+  stop.abort();
+  await assert.rejects(setting, { name: "AbortError" });
+  await assert.rejects(store.set("a/c/0/1", big, { signal: AbortSignal.abort() }), {
+    name: "AbortError",
+  });
+  assert.deepEqual(readFileSync(join(dir, "a/c/0/0")), old, "the old value stays");
+  assert.deepEqual(
+    filesBelow(dir).filter((f) => f.endsWith(".partial")),
+    [],
+    "no temporary file left after the aborted writes",
+  );
   await zarr.erase(store, "a");
   assert.deepEqual(
     filesBelow(dir).filter((f) => !f.endsWith("/")),
