@@ -31,6 +31,16 @@ export class ResetError extends ZarrError {}
 /** A worker pool could not run the call (a worker failed or could not start; the pool was terminated). */
 export class WorkerError extends ZarrError {}
 
+/**
+ * The error a store rejects with when its `signal` aborts: the signal's reason where that is an
+ * AbortError, else a DOMException named AbortError (as `fetch` rejects).
+ */
+export function abortErrorOf(signal) {
+  return signal.reason instanceof Error && signal.reason.name === "AbortError"
+    ? signal.reason
+    : new DOMException(`aborted (${signal.reason})`, "AbortError");
+}
+
 export const ERRORS = {
   NotFoundError,
   MetadataError,

@@ -3,6 +3,7 @@
 import { mkdir, open as openFile, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
+import { abortErrorOf } from "./errors.js";
 
 // What a missing key looks like on a file system.
 const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
@@ -12,13 +13,6 @@ const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
 let writes = 0;
 
 /** A store over the files below `dir`: key "a/b/zarr.json" is the file dir/a/b/zarr.json. */
-/** The AbortError for an aborted `signal` (its reason where that is one). */
-function aborted(signal) {
-  return signal.reason instanceof Error && signal.reason.name === "AbortError"
-    ? signal.reason
-    : new DOMException(`aborted (${signal.reason})`, "AbortError");
-}
-
 export class FileSystemStore {
   constructor(dir) {
     this.root = resolve(String(dir));
@@ -52,7 +46,7 @@ export class FileSystemStore {
   async set(key, value, options = {}) {
     const { signal } = options ?? {};
     const path = this.path(key);
-    if (signal?.aborted) throw aborted(signal);
+    if (signal?.aborted) throw abortErrorOf(signal);
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${process.pid}.${++writes}.partial`;
     let file;
@@ -62,7 +56,7 @@ export class FileSystemStore {
       await file.sync();
       await file.close();
       file = undefined;
-      if (signal?.aborted) throw aborted(signal);
+      if (signal?.aborted) throw abortErrorOf(signal);
       await rename(temporary, path);
     } catch (err) {
       await file?.close().catch(() => {});

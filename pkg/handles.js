@@ -1,6 +1,7 @@
 // FileSystemHandleStore: a store below a FileSystemDirectoryHandle, the browser's file systems:
 // the origin private file system (navigator.storage.getDirectory()) or a folder the user picked
-// (showDirectoryPicker()). See index.d.ts. It imports nothing.
+// (showDirectoryPicker()). See index.d.ts. It imports nothing but errors.js.
+import { abortErrorOf } from "./errors.js";
 
 // Temporary files of writes through sync access handles: unique within a page by a counter and
 // across pages and workers by a random part; hidden from listings.
@@ -12,13 +13,6 @@ let writes = 0;
 /** What a missing file or folder is, from the File System API. */
 const isMissing = (err) => err?.name === "NotFoundError" || err?.name === "TypeMismatchError";
 
-/** An AbortError, as the rest of the package rejects with on an abort. */
-function aborted(signal) {
-  return signal.reason instanceof Error && signal.reason.name === "AbortError"
-    ? signal.reason
-    : new DOMException(`aborted (${signal.reason})`, "AbortError");
-}
-
 /**
  * Writes `bytes` through a writable (the browser commits it on close and discards it when
  * aborted), in parts of 8 MiB with a look at `signal` between them.
@@ -26,10 +20,10 @@ function aborted(signal) {
 async function writeThroughWritable(writable, bytes, signal) {
   try {
     for (let at = 0; at < bytes.length; at += 8 << 20) {
-      if (signal?.aborted) throw aborted(signal);
+      if (signal?.aborted) throw abortErrorOf(signal);
       await writable.write(bytes.subarray(at, at + (8 << 20)));
     }
-    if (signal?.aborted) throw aborted(signal);
+    if (signal?.aborted) throw abortErrorOf(signal);
     await writable.close();
   } catch (err) {
     await writable.abort().catch(() => {});
@@ -42,7 +36,7 @@ function writeThroughSyncHandle(sync, bytes, signal) {
   try {
     let at = 0;
     while (at < bytes.length) {
-      if (signal?.aborted) throw aborted(signal);
+      if (signal?.aborted) throw abortErrorOf(signal);
       const written = sync.write(bytes.subarray(at, at + (8 << 20)), { at });
       if (written <= 0) throw new Error(`wrote nothing at byte ${at} of ${bytes.length}`);
       at += written;
@@ -173,7 +167,7 @@ export class FileSystemHandleStore {
    */
   async set(key, value, options) {
     const signal = options?.signal;
-    if (signal?.aborted) throw aborted(signal);
+    if (signal?.aborted) throw abortErrorOf(signal);
     const parts = segmentsOf(key, "set");
     if (parts.length === 0) throw new RangeError("set: the empty key names the folder itself");
     const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
@@ -191,11 +185,11 @@ export class FileSystemHandleStore {
       if (this.#syncWrites)
         writeThroughSyncHandle(await handle.createSyncAccessHandle(), bytes, signal);
       else await writeThroughWritable(await handle.createWritable(), bytes, signal);
-      if (signal?.aborted) throw aborted(signal);
+      if (signal?.aborted) throw abortErrorOf(signal);
       await handle.move(dir, name);
     } catch (err) {
       await dir.removeEntry(temporary).catch(() => {});
-      throw signal?.aborted ? aborted(signal) : err;
+      throw signal?.aborted ? abortErrorOf(signal) : err;
     }
   }
 
@@ -209,14 +203,14 @@ export class FileSystemHandleStore {
       await writeThroughWritable(await handle.createWritable(), bytes, signal);
     } catch (err) {
       if (!existed) await dir.removeEntry(name).catch(() => {});
-      throw signal?.aborted ? aborted(signal) : err;
+      throw signal?.aborted ? abortErrorOf(signal) : err;
     }
   }
 
   /** Removes the file of `key`; nothing there is not an error. */
   async delete(key, options) {
     const signal = options?.signal;
-    if (signal?.aborted) throw aborted(signal);
+    if (signal?.aborted) throw abortErrorOf(signal);
     const parts = segmentsOf(key, "delete");
     if (parts.length === 0) return;
     const dir = await this.#folder(parts.slice(0, -1), false);

@@ -31,6 +31,7 @@ import {
   atSnapshot,
   childrenDocuments,
   firstDocuments,
+  multiscalePaths,
   suffixRangesFor,
   firstShardIndexes,
   label,
@@ -801,11 +802,9 @@ export class Group extends Node {
     // The documents JS asked for while the module loaded (a level of an OME-Zarr image), once,
     // and only soon after: a later opening reads the node as it is then.
     const entry = entryOf(this);
-    const children = entry.earlyChildren;
-    const early = children && Date.now() < children.until ? children.map.get(path) : null;
-    children?.map.delete(path);
-    if (children && (children.map.size === 0 || Date.now() >= children.until))
-      entry.earlyChildren = null;
+    const early = entry.earlyChildren?.get(path) ?? null;
+    entry.earlyChildren?.delete(path);
+    if (entry.earlyChildren?.size === 0) entry.earlyChildren = null;
     const [handle, read] = await unlessAborted(
       inFullBuildIfNeeded(async () => {
         const known = early && (await early);
@@ -836,12 +835,7 @@ export class Group extends Node {
 /** The names of a group's children where it knows them: listed, or an OME-Zarr image's levels. */
 function childNames(group) {
   if (group.children) return group.children.map((c) => c.name);
-  const multiscales = group.attrs?.ome?.multiscales ?? group.attrs?.multiscales;
-  if (!Array.isArray(multiscales)) return null;
-  const paths = multiscales.flatMap((m) =>
-    Array.isArray(m?.datasets) ? m.datasets.map((d) => d?.path) : [],
-  );
-  return paths.filter((p) => typeof p === "string");
+  return multiscalePaths(group.attrs)?.filter((p) => typeof p === "string") ?? null;
 }
 
 /** How to reach the arrays below `group`, for an error message. */
@@ -1008,11 +1002,10 @@ async function openNode(location, options, documents) {
   const children = await earlyChildren;
   if (children && node instanceof Group) {
     const entry = entryOf(node);
-    const kept = { map: children, until: Date.now() + EARLY_CHILDREN_MS };
-    entry.earlyChildren = kept;
+    entry.earlyChildren = children;
     // Let go of once their time is over, whether or not they were used.
     const timer = setTimeout(() => {
-      if (entry.earlyChildren === kept) entry.earlyChildren = null;
+      if (entry.earlyChildren === children) entry.earlyChildren = null;
     }, EARLY_CHILDREN_MS);
     timer.unref?.(); // Node: no process is kept alive for it
   }

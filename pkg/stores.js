@@ -302,11 +302,7 @@ export function childrenDocuments(location, options, documents) {
   try {
     const group = groupOfDocuments(documents);
     if (!group || group.consolidated) return null;
-    const attrs = isObject(group.attrs.ome) ? group.attrs.ome : group.attrs;
-    const paths = new Set();
-    for (const multiscale of Array.isArray(attrs.multiscales) ? attrs.multiscales : [])
-      for (const dataset of Array.isArray(multiscale?.datasets) ? multiscale.datasets : [])
-        paths.add(dataset?.path);
+    const paths = new Set(multiscalePaths(group.attrs) ?? []);
     if (paths.size === 0 || paths.size > EARLY_CHILDREN) return null;
     const base = (options.path ?? "").replace(/^\/+|\/+$/g, "");
     const children = new Map();
@@ -325,6 +321,18 @@ export function childrenDocuments(location, options, documents) {
   } catch {
     return null;
   }
+}
+
+/**
+ * The dataset paths an OME-Zarr group's attributes name (NGFF 0.4's `multiscales`, or 0.5's under
+ * `ome`), every multiscale's, as written (not checked); null where it has no multiscales.
+ */
+export function multiscalePaths(attrs) {
+  const multiscales = attrs?.ome?.multiscales ?? attrs?.multiscales;
+  if (!Array.isArray(multiscales)) return null;
+  return multiscales.flatMap((m) =>
+    Array.isArray(m?.datasets) ? m.datasets.map((d) => d?.path) : [],
+  );
 }
 
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);

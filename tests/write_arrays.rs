@@ -288,17 +288,21 @@ fn concurrent_writes_into_one_shard_keep_each_others_chunks() {
     }
 }
 
-/// A store whose writes take a few turns of the executor, and whose write of `refused` fails;
-/// it counts the writes begun and the writes ended.
-struct RefusingOne {
+/// A MemoryStore whose writes go through `W` (how a failing store writes); its reads and erases
+/// are the MemoryStore's.
+struct Faulty<W> {
     inner: MemoryStore,
-    refused: &'static str,
-    begun: std::cell::Cell<u32>,
-    ended: std::cell::Cell<u32>,
+    writes: W,
+}
+
+/// How a `Faulty` store writes a value into `inner`.
+#[async_trait::async_trait(?Send)]
+trait Writes {
+    async fn set(&self, inner: &MemoryStore, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()>;
 }
 
 #[async_trait::async_trait(?Send)]
-impl ReadableStore for RefusingOne {
+impl<W: Writes> ReadableStore for Faulty<W> {
     async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
         self.inner.get(key).await
     }
@@ -318,8 +322,29 @@ impl ReadableStore for RefusingOne {
 }
 
 #[async_trait::async_trait(?Send)]
-impl WritableStore for RefusingOne {
+impl<W: Writes> WritableStore for Faulty<W> {
     async fn set(&self, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
+        self.writes.set(&self.inner, key, value).await
+    }
+    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase(key).await
+    }
+    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
+        self.inner.erase_prefix(prefix).await
+    }
+}
+
+/// Writes that take a few turns of the executor, the write of `refused` failing at once,
+/// counted as begun and ended.
+struct RefusingOne {
+    refused: &'static str,
+    begun: std::cell::Cell<u32>,
+    ended: std::cell::Cell<u32>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl Writes for RefusingOne {
+    async fn set(&self, inner: &MemoryStore, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
         if key == self.refused {
             return Err(zarr_wasm::ZarrError::store(key, "no room"));
         }
@@ -327,15 +352,26 @@ impl WritableStore for RefusingOne {
         for _ in 0..4 {
             OneTurn(false).await;
         }
-        let written = self.inner.set(key, value).await;
+        let written = inner.set(key, value).await;
         self.ended.set(self.ended.get() + 1);
         written
     }
-    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
-        self.inner.erase(key).await
-    }
-    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
-        self.inner.erase_prefix(prefix).await
+}
+
+/// Writes that, once `armed`, store the value and then fail (a store that failed after its
+/// write landed: a timeout on the answer, a connection cut after the upload).
+struct StoresThenFails {
+    armed: std::cell::Cell<bool>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl Writes for StoresThenFails {
+    async fn set(&self, inner: &MemoryStore, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
+        inner.set(key, value).await?;
+        match self.armed.get() {
+            true => Err(zarr_wasm::ZarrError::store(key, "no answer")),
+            false => Ok(()),
+        }
     }
 }
 
@@ -347,11 +383,13 @@ fn a_failed_write_returns_after_the_writes_under_way_have_ended_and_begins_no_mo
         "zarr.json",
         array_json(&[64, 4], &[1, 4], PLAIN(), json!(0)),
     );
-    let store = Rc::new(RefusingOne {
+    let store = Rc::new(Faulty {
         inner,
-        refused: "c/5/0",
-        begun: 0.into(),
-        ended: 0.into(),
+        writes: RefusingOne {
+            refused: "c/5/0",
+            begun: 0.into(),
+            ended: 0.into(),
+        },
     });
     let arr = match block_on(open(store.clone(), "")).unwrap() {
         Node::Array(a) => a,
@@ -360,7 +398,7 @@ fn a_failed_write_returns_after_the_writes_under_way_have_ended_and_begins_no_mo
     let values: Vec<u16> = (1..=256).collect();
     let err = block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&values)))).unwrap_err();
     assert!(err.to_string().contains("c/5/0"), "{err}");
-    let (begun, ended) = (store.begun.get(), store.ended.get());
+    let (begun, ended) = (store.writes.begun.get(), store.writes.ended.get());
     assert_eq!(
         begun, ended,
         "every write begun had ended when set returned"
@@ -371,50 +409,6 @@ fn a_failed_write_returns_after_the_writes_under_way_have_ended_and_begins_no_mo
     for (row, got) in stored.chunks(4).enumerate() {
         let want = &values[row * 4..row * 4 + 4];
         assert!(got == want || got == [0; 4], "row {row}: {got:?}");
-    }
-}
-
-/// A store whose writes, once `armed`, store the value and then fail (a store that failed after
-/// its write landed: a timeout on the answer, a connection cut after the upload).
-struct StoresThenFails {
-    inner: MemoryStore,
-    armed: std::cell::Cell<bool>,
-}
-
-#[async_trait::async_trait(?Send)]
-impl ReadableStore for StoresThenFails {
-    async fn get(&self, key: &str) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.inner.get(key).await
-    }
-    async fn get_range(
-        &self,
-        key: &str,
-        range: zarr_wasm::store::ByteRange,
-    ) -> zarr_wasm::Result<Option<Vec<u8>>> {
-        self.inner.get_range(key, range).await
-    }
-    fn locate(&self, key: &str) -> String {
-        self.inner.locate(key)
-    }
-    fn writable(&self) -> Option<&dyn WritableStore> {
-        Some(self)
-    }
-}
-
-#[async_trait::async_trait(?Send)]
-impl WritableStore for StoresThenFails {
-    async fn set(&self, key: &str, value: Vec<u8>) -> zarr_wasm::Result<()> {
-        self.inner.set(key, value).await?;
-        match self.armed.get() {
-            true => Err(zarr_wasm::ZarrError::store(key, "no answer")),
-            false => Ok(()),
-        }
-    }
-    async fn erase(&self, key: &str) -> zarr_wasm::Result<()> {
-        self.inner.erase(key).await
-    }
-    async fn erase_prefix(&self, prefix: &str) -> zarr_wasm::Result<()> {
-        self.inner.erase_prefix(prefix).await
     }
 }
 
@@ -430,9 +424,11 @@ fn a_failed_write_leaves_no_stale_shard_index_or_chunk_behind() {
             "zarr.json",
             array_json(&[16, 16], &[16, 16], codecs.clone(), json!(0)),
         );
-        let store = Rc::new(StoresThenFails {
+        let store = Rc::new(Faulty {
             inner,
-            armed: false.into(),
+            writes: StoresThenFails {
+                armed: false.into(),
+            },
         });
         let arr = match block_on(open(store.clone(), "")).unwrap() {
             Node::Array(a) => a,
@@ -441,7 +437,7 @@ fn a_failed_write_leaves_no_stale_shard_index_or_chunk_behind() {
         arr.set_chunk_cache(1 << 20);
         block_on(arr.set(&[], WriteValue::Scalar(&3u16.to_ne_bytes()))).unwrap();
         assert_eq!(read_all(&arr), vec![3; 256], "{codecs}");
-        store.armed.set(true);
+        store.writes.armed.set(true);
         let noisy: Vec<u16> = (0..256u32).map(|i| (i * 7919 % 65521) as u16).collect();
         let err = block_on(arr.set(&[], WriteValue::Elements(&bytes_of(&noisy)))).unwrap_err();
         assert!(err.to_string().contains("no answer"), "{err}");

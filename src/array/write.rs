@@ -326,12 +326,13 @@ impl Array {
             if failure.is_some() {
                 continue;
             }
-            if let Err(e) = written {
-                failure = Some(e);
-            } else if self.store.cancelled() {
-                failure = Some(self.aborted());
-            }
-            if failure.is_some() {
+            let failed = match written {
+                Err(e) => Some(e),
+                Ok(()) if self.store.cancelled() => Some(self.aborted()),
+                Ok(()) => None,
+            };
+            if failed.is_some() {
+                failure = failed;
                 stopped.set(true);
                 continue;
             }
