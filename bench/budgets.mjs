@@ -51,7 +51,11 @@
 // group found by listing, for zarr-wasm/convert; filling and comparing against the fill value in
 // zarr-wasm-kernels, at speed, which made writing a large shard of zeros three times as fast):
 // raised to 656 (measured 655.0). (structured-zstd at opt-level 3 instead of "s" made the build
-// 673.2 for 3 % faster zstd writes: not taken.)
+// 673.2 for 3 % faster zstd writes: not taken; measured again on the converter, no faster.) Then
+// the converter's copy in the module (issue 48: src/array/copy.rs, the binding's copyFrom, zstd
+// contexts kept between frames; `zarr-wasm convert` of 768 MiB 2.72 -> 1.23 s with two workers):
+// the write build raised to 664 (measured 663.1), and the full build to 437 (436.0, 8 bytes over:
+// an inner chunk's decoding split out of the read's placing, for the copy).
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
@@ -60,12 +64,12 @@ const BUDGETS = [
   {
     what: "its full build (all codecs, Zarr Vectors, kerchunk references, Icechunk, ZIP)",
     file: "zarr_wasm_full_bg.wasm",
-    budget: 436 * 1024,
+    budget: 437 * 1024,
   },
   {
     what: "the write build (the full build, the encoders and the writer; loaded at the first write)",
     file: "zarr_wasm_write_bg.wasm",
-    budget: 656 * 1024,
+    budget: 664 * 1024,
   },
   {
     what: "the second module (lzma, bz2, pcodec, ZFP)",

@@ -1,10 +1,11 @@
-// The command line's `--workers N` (pkg/cli.js): N worker threads, each with its own module and
-// its own stores over the source and the destination (pkg/convert-worker.js), that copy and
-// compare an array's regions side by side. Each thread runs the whole pipeline (read, decode,
-// encode, write) for its regions, so nothing crosses between threads but the regions' boxes and
-// their progress. Node only.
+// The command line's `--workers N` (pkg/cli.js): N worker threads, each with its own instance of
+// the module and its own stores over the source and the destination (pkg/convert-worker.js), that
+// copy and compare an array's regions side by side. Each thread runs the whole pipeline (read,
+// decode, encode, write) for its regions, so nothing crosses between threads but the regions'
+// boxes and their progress. Node only.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { compiledNow } from "./load.js";
 
 /** An error as a worker reported it: its class's name and its message. */
 function revived({ name, message }) {
@@ -22,7 +23,10 @@ export class RegionWorkers {
     this.jobs = 0;
   }
 
-  /** The threads, started at the first job. */
+  /**
+   * The threads, started now (the command line starts them before it plans the conversion, so
+   * that they load their JavaScript meanwhile), or at the first job.
+   */
   start() {
     while (this.threads.length < this.size) {
       const worker = new Worker(new URL("./convert-worker.js", import.meta.url), {
@@ -61,7 +65,11 @@ export class RegionWorkers {
           };
           worker.on("message", onMessage);
           worker.on("error", onError);
-          worker.postMessage({ id, job: { ...job, regions: shares[t] } });
+          // With the write build this thread compiled (every job comes after the destination's
+          // arrays are created): V8 shares its code between threads, so a thread neither
+          // compiles the module again nor tiers its functions up again.
+          const module = compiledNow("write");
+          worker.postMessage({ id, module, job: { ...job, regions: shares[t] } });
         }),
     );
     const cancel = () => {

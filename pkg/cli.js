@@ -186,6 +186,8 @@ async function main(args, { stdout = process.stdout, stderr = process.stderr } =
       options.workers > 0
         ? new RegionWorkers(options.workers, parsed.source, parsed.destination)
         : null;
+    // Started now: they load their JavaScript while this thread plans the conversion.
+    workers?.start();
     const done = await convert(source, destination, {
       ...options,
       workers: 0,

@@ -3,13 +3,16 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { destinationLocation, sourceLocation } from "./cli-locations.js";
 import { __runRegions } from "./convert.js";
+import { useCompiledModule } from "./load.js";
 
 const source = sourceLocation(workerData.source);
 const destination = destinationLocation(workerData.destination);
 const running = new Map(); // job id -> its AbortController
 
-parentPort.on("message", async ({ id, job, cancel }) => {
+parentPort.on("message", async ({ id, job, module, cancel }) => {
   if (cancel !== undefined) return running.get(cancel)?.abort();
+  // The write build the main thread compiled (see cli-workers.js), where it has.
+  if (module) useCompiledModule(module, "write");
   const controller = new AbortController();
   running.set(id, controller);
   try {

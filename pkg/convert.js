@@ -12,6 +12,7 @@ import {
   UnsupportedError,
   WorkerPool,
   ZarrError,
+  __copyRegion,
   __nodesBelow,
   consolidate,
   create,
@@ -689,8 +690,7 @@ export async function __runRegions(source, destination, job, onRegion, signal) {
       async (region) => {
         const selection = selectionOf(region);
         if (phase === "copy") {
-          const { data } = await from.get(selection, { signal });
-          await to.set(selection, data, { signal });
+          await __copyRegion(from, to, selection, { signal });
         } else {
           const [a, b] = await Promise.all([
             from.get(selection, { signal }),

@@ -1048,6 +1048,7 @@ const internals = {
   checkCall,
   loadWasm,
   withHandle,
+  liveHandle,
   withStore,
   wrap,
   whereOf,
@@ -1149,6 +1150,14 @@ export async function consolidate(location, path = "") {
  */
 export async function __nodesBelow(location, path = "") {
   return (await writer()).nodesBelow(location, path);
+}
+
+/**
+ * Sets `selection` of the array `to` to what the same selection of the array `from` holds (an
+ * internal hook of zarr-wasm/convert): `{ signal }`.
+ */
+export async function __copyRegion(from, to, selection, options = {}) {
+  return (await writer()).copyRegion(from, to, selection, options);
 }
 
 // ---------------------------------------------------------------------------------------------

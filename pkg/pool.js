@@ -254,7 +254,11 @@ export class WorkerPool {
    * tells the worker to stop). With `untilAnswered`, an aborted task handed to a worker settles
    * only when the worker answers (a write's part: its store calls stop there, not here).
    */
-  run(node, message, { signal, onProgress, label = node.path, untilAnswered = false } = {}) {
+  run(
+    node,
+    message,
+    { signal, onProgress, label = node.path, untilAnswered = false, transfer = [] } = {},
+  ) {
     if (this.terminated)
       return Promise.reject(new WorkerError(`${label}: the worker pool was terminated`));
     if (signal?.aborted) return Promise.reject(aborted(signal, label));
@@ -265,6 +269,8 @@ export class WorkerPool {
         node,
         label,
         message: { ...message, task: id, node: node.id },
+        // Buffers the message hands over rather than copies (see writeParts in write.js).
+        transfer,
         onProgress,
         worker: null,
       };
@@ -331,7 +337,10 @@ export class WorkerPool {
   send(worker, tasks) {
     if (tasks.length > 1) {
       try {
-        worker.port.post({ type: "batch", messages: tasks.map((t) => t.message) });
+        worker.port.post(
+          { type: "batch", messages: tasks.map((t) => t.message) },
+          tasks.flatMap((t) => t.transfer),
+        );
         return;
       } catch {
         // One of them cannot be sent: each on its own, which finds it.
@@ -339,7 +348,7 @@ export class WorkerPool {
     }
     for (const task of tasks) {
       try {
-        worker.port.post(task.message);
+        worker.port.post(task.message, task.transfer);
       } catch (err) {
         this.unsendable(task, err);
       }

@@ -33,6 +33,19 @@ replaceAll(
   "return; // guard-glue: the instance this callback belonged to was replaced after a trap",
   1,
 );
+// The API hands the glue a compiled module: the glue then need not ask whether it was given a
+// Request or a Response, which in Node touches those globals and so loads Node's fetch (undici):
+// 30 ms of each process's and each worker thread's start, where only local files are read.
+replaceAll(
+  "(typeof Request === 'function' && module_or_path instanceof Request)",
+  "(!(module_or_path instanceof WebAssembly.Module) && typeof Request === 'function' && module_or_path instanceof Request)",
+  1,
+);
+replaceAll(
+  "if (typeof Response === 'function' && module instanceof Response) {",
+  "if (!(module instanceof WebAssembly.Module) && typeof Response === 'function' && module instanceof Response) {",
+  1,
+);
 
 glue += `
 // ---- added by scripts/guard-glue.mjs ----

@@ -162,3 +162,68 @@ fn small_or_stored_chunks_are_not_stepped_and_budgets_of_any_size_work() {
         }
     }
 }
+
+#[test]
+fn zstd_contexts_kept_between_frames_write_what_fresh_ones_write() {
+    // The thread keeps its compression contexts for the next frames (their tables carried over).
+    // Frames of other sizes, levels and checksums, written whole after a frame dropped part way
+    // and between the steps of another, must each be the very bytes a context of its own writes
+    // (a new thread has none kept); the frame in steps, within 1 % of one written whole (as in
+    // the test above), and libzstd reads every one.
+    let image = image();
+    let zeros = vec![0u8; 128 << 10];
+    let frames: Vec<(Value, Vec<u8>)> = vec![
+        (json!({"level": 3}), image[..128 << 10].to_vec()),
+        (json!({"level": 3}), zeros.clone()),
+        (json!({"level": 1}), image[MIB..3 * MIB].to_vec()),
+        (
+            json!({"level": 9, "checksum": true}),
+            image[..4096].to_vec(),
+        ),
+        (json!({"level": 3}), image[5 * MIB..].to_vec()),
+        (json!({"level": -5}), image[..200_000].to_vec()),
+        (json!({"level": 3}), zeros),
+        (json!({"level": 3}), Vec::new()),
+    ];
+    let fresh = |config: &Value, data: &[u8]| {
+        let (config, data) = (config.clone(), data.to_vec());
+        std::thread::spawn(move || codec("zstd", config).encode(data).unwrap())
+            .join()
+            .unwrap()
+    };
+    // A frame begun in steps and dropped: its context goes back to the thread unfinished.
+    let dropped = codec("zstd", json!({"level": 3}));
+    let mut steps = dropped.encode_stepwise(image.clone()).ok().unwrap();
+    assert!(steps.step(64 << 10).unwrap().is_none());
+    drop(steps);
+    for round in 0..2 {
+        // One frame in steps, the others whole between its steps.
+        let held = codec("zstd", json!({"level": 5}));
+        let mut stepped = held.encode_stepwise(image[..MIB].to_vec()).ok().unwrap();
+        let mut stepped_out = None;
+        for (config, data) in &frames {
+            let what = format!("round {round}, zstd {config}, {} bytes", data.len());
+            let encoded = codec("zstd", config.clone()).encode(data.clone()).unwrap();
+            assert!(encoded == fresh(config, data), "{what}: other bytes");
+            assert!(
+                zstd::bulk::decompress(&encoded, data.len()).unwrap() == *data,
+                "{what}: libzstd reads it back"
+            );
+            if stepped_out.is_none() {
+                stepped_out = stepped.step(100_000).unwrap();
+            }
+        }
+        let stepped_out = loop {
+            if let Some(out) = stepped_out
+                .take()
+                .or_else(|| stepped.step(100_000).unwrap())
+            {
+                break out;
+            }
+        };
+        let whole = fresh(&json!({"level": 5}), &image[..MIB]);
+        let (a, b) = (stepped_out.len() as f64, whole.len() as f64);
+        assert!((a / b - 1.0).abs() < 0.01, "in steps: {a} bytes, {b} fresh");
+        assert!(zstd::bulk::decompress(&stepped_out, MIB).unwrap() == image[..MIB]);
+    }
+}

@@ -209,3 +209,35 @@ fn string_values_of_the_wrong_kind_or_count_are_refused_before_anything_is_writt
     );
     assert_eq!(store.keys(), vec!["zarr.json".to_string()]);
 }
+
+#[test]
+fn strings_are_copied_between_layouts_item_for_item() {
+    // `copy_from` reads the selection whole (strings are never handed over as units): the
+    // read's handles, in the order its chunks came, are written in C order.
+    let all = layouts();
+    let (_, key, doc) = &all[2]; // sharded, index at the end
+    let mut store = MemoryStore::new();
+    store.insert(*key, doc.clone());
+    let from = open_shared(&Rc::new(store));
+    let want = strings(63, "c");
+    block_on(from.set(&[], WriteValue::Items(&items_of(&want)))).unwrap();
+    for (name, key, doc) in layouts() {
+        let mut store = MemoryStore::new();
+        store.insert(key, doc);
+        let to = open_shared(&Rc::new(store));
+        let tile = [slice(1, 6), slice(2, 9)];
+        block_on(to.copy_from(
+            &from,
+            &tile,
+            &zarr_wasm::array::ReadOptions::default(),
+            &zarr_wasm::array::write::WriteOptions::default(),
+        ))
+        .unwrap();
+        assert_eq!(read(&to, &tile), read(&from, &tile), "{name}");
+        // Outside the tile: the fill string.
+        assert!(
+            read(&to, &[slice(0, 1)]).iter().all(String::is_empty),
+            "{name}"
+        );
+    }
+}

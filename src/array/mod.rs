@@ -2,6 +2,8 @@
 
 pub mod chunk_cache;
 #[cfg(feature = "write")]
+pub mod copy;
+#[cfg(feature = "write")]
 pub mod key_locks;
 pub mod piece;
 pub mod sharded;
@@ -688,30 +690,17 @@ impl Array {
         counts: &[u64],
         scratch: &mut Vec<u8>,
     ) -> Result<()> {
-        let location = || self.store.locate(&stored.shard_key);
-        let broken = |reason: String| {
-            ZarrError::codec(&location(), CodecError::new("sharding_indexed", reason))
-        };
-        let Some(codec) = self.pipeline.partial_decoder() else {
-            return Err(broken(
-                "the array's codecs cannot read shards in parts".into(),
-            ));
-        };
         let esize = self.data_type().size();
+        let broken = |reason: String| {
+            let location = self.store.locate(&stored.shard_key);
+            ZarrError::codec(&location, CodecError::new("sharding_indexed", reason))
+        };
         let len = elements_size(&piece.chunk_shape, esize).ok_or_else(|| {
             broken(format!(
                 "inner chunk shape {:?} is too large",
                 piece.chunk_shape
             ))
         })?;
-        let encoded = stored.block[stored.range.clone()].to_vec();
-        // The block goes once its last inner chunk is decoded.
-        drop(stored.block);
-        let cancelled = || self.store.cancelled();
-        let stopped = |stop| match stop {
-            Stopped::Cancelled => ZarrError::aborted(&location()),
-            Stopped::Failed(reason) => broken(reason),
-        };
         let contiguous = lands_contiguously(&piece.parts, &piece.chunk_shape, counts);
         let dest = if contiguous {
             let start = offset_in_result(&piece.parts, counts, esize);
@@ -722,15 +711,37 @@ impl Array {
                 .map_err(|_| broken(format!("cannot allocate {len} bytes for an inner chunk")))?;
             &mut scratch[..len]
         };
-        codec
-            .decode_inner_into(encoded, &stored.coords, dest, &cancelled)
-            .await
-            .map_err(stopped)?;
+        self.decode_inner_into(stored, dest).await?;
         if !contiguous {
             self.copy_piece(piece, Some(&scratch[..len]), out, counts);
         }
         crate::host::yield_if_busy().await;
         Ok(())
+    }
+
+    /// Decodes an inner chunk of a shard (`stored`) into `dest`, its size.
+    async fn decode_inner_into(&self, stored: StoredInner, dest: &mut [u8]) -> Result<()> {
+        let location = || self.store.locate(&stored.shard_key);
+        let Some(codec) = self.pipeline.partial_decoder() else {
+            let reason = "the array's codecs cannot read shards in parts";
+            return Err(ZarrError::codec(
+                &location(),
+                CodecError::new("sharding_indexed", reason),
+            ));
+        };
+        let encoded = stored.block[stored.range.clone()].to_vec();
+        // The block goes once its last inner chunk is decoded.
+        drop(stored.block);
+        let cancelled = || self.store.cancelled();
+        codec
+            .decode_inner_into(encoded, &stored.coords, dest, &cancelled)
+            .await
+            .map_err(|stop| match stop {
+                Stopped::Cancelled => ZarrError::aborted(&location()),
+                Stopped::Failed(reason) => {
+                    ZarrError::codec(&location(), CodecError::new("sharding_indexed", reason))
+                }
+            })
     }
 
     /// Copies the piece's share of `src` (elements in C order of its chunk shape) into `out`

@@ -16,7 +16,9 @@ use crate::data_type::variable::{element_count, layout, Items};
 use crate::data_type::VARIABLE_HANDLE_SIZE;
 use crate::error::{CodecError, Result, ZarrError};
 use crate::indexing::region::{copy_box, fill_box, Placement};
-use crate::indexing::selection::{chunk_projections, resolve, ChunkProjection, DimSelection};
+use crate::indexing::selection::{
+    chunk_projections, resolve, ChunkProjection, DimRange, DimSelection,
+};
 use crate::store::WritableStore;
 use futures_util::stream::{self, StreamExt};
 use std::rc::Rc;
@@ -61,14 +63,24 @@ impl Default for WriteOptions<'_> {
 /// The value's elements for one chunk's share: where the share lies in the value, and what it
 /// holds.
 struct Source<'a> {
-    /// The elements, in C order of `shape`, or one for every position; for a variable-length type
-    /// handles (`VALUE_HANDLES` + i) of the items in `items`.
-    elements: std::borrow::Cow<'a, [u8]>,
-    scalar: bool,
-    items: Option<std::borrow::Cow<'a, Items>>,
+    values: Values<'a>,
     /// The value's shape (the selection's, every dimension).
     shape: &'a [u64],
     esize: usize,
+}
+
+/// What a selection is set to.
+enum Values<'a> {
+    /// A value given: the elements, in C order of the selection's shape, or one for every
+    /// position; for a variable-length type handles (`VALUE_HANDLES` + i) of the items in
+    /// `items`.
+    Given {
+        elements: std::borrow::Cow<'a, [u8]>,
+        scalar: bool,
+        items: Option<std::borrow::Cow<'a, Items>>,
+    },
+    /// Another array's units (see `copy`).
+    Units(&'a dyn UnitSource),
 }
 
 impl<'a> Source<'a> {
@@ -106,12 +118,48 @@ impl<'a> Source<'a> {
             }
         };
         Ok(Source {
-            elements,
-            scalar,
-            items,
+            values: Values::Given {
+                elements,
+                scalar,
+                items,
+            },
             shape,
             esize,
         })
+    }
+
+    /// The items a variable-length value's handles refer to.
+    fn items(&self) -> Option<&Items> {
+        match &self.values {
+            Values::Given { items, .. } => items.as_deref(),
+            Values::Units(_) => None,
+        }
+    }
+
+    /// Where the source is another array's units (see `copy`): the unit (a chunk, or an inner
+    /// chunk) of `unit_shape` at `origin` that `parts` (shifted by `out_shift`) cover, as it is
+    /// to be written. `None` for a value given, which `put` puts into place.
+    async fn take_unit(
+        &self,
+        unit_shape: &[u64],
+        parts: &[crate::indexing::selection::DimChunkPart],
+        out_shift: &[u64],
+        origin: &[u64],
+        array_shape: &[u64],
+    ) -> Result<Option<Vec<u8>>> {
+        match &self.values {
+            Values::Units(units) => {
+                let at = UnitAt {
+                    shape: unit_shape,
+                    parts,
+                    out_shift,
+                    origin,
+                    array_shape,
+                };
+                units.take(at).await.map(Some)
+            }
+            Values::Given { .. } => Ok(None),
+        }
     }
 
     /// Puts the share `parts` describes (positions in a chunk of `chunk_shape`, and where they
@@ -123,6 +171,13 @@ impl<'a> Source<'a> {
         parts: &[crate::indexing::selection::DimChunkPart],
         out_shift: &[u64],
     ) {
+        let (elements, scalar) = match &self.values {
+            Values::Given {
+                elements, scalar, ..
+            } => (elements, *scalar),
+            // Never here: `take_unit` hands each of them over whole.
+            Values::Units(_) => return,
+        };
         let counts: Vec<u64> = parts.iter().map(|p| p.count).collect();
         let start: Vec<u64> = parts.iter().map(|p| p.start_in_chunk).collect();
         let step: Vec<u64> = parts.iter().map(|p| p.step).collect();
@@ -131,8 +186,8 @@ impl<'a> Source<'a> {
             start: &start,
             step: &step,
         };
-        if self.scalar {
-            return fill_box(&self.elements, chunk, &to, &counts);
+        if scalar {
+            return fill_box(elements, chunk, &to, &counts);
         }
         let from_start: Vec<u64> = parts
             .iter()
@@ -145,8 +200,29 @@ impl<'a> Source<'a> {
             start: &from_start,
             step: &ones,
         };
-        copy_box(&self.elements, &from, chunk, &to, &counts, self.esize);
+        copy_box(elements, &from, chunk, &to, &counts, self.esize);
     }
+}
+
+/// Another array's units for a write (`copy::Units`): each unit the write makes, as it is to be
+/// written. A trait here so that the writer does not depend on the copy.
+pub(super) trait UnitSource {
+    /// The unit `at` describes.
+    fn take<'a>(
+        &'a self,
+        at: UnitAt<'a>,
+    ) -> futures_util::future::LocalBoxFuture<'a, Result<Vec<u8>>>;
+}
+
+/// A unit a write makes: a chunk (or an inner chunk) of `shape` at `origin` in an array of
+/// `array_shape`, and the share of the selection that covers it (`parts`, its values
+/// `out_shift` further into the selection).
+pub(super) struct UnitAt<'a> {
+    pub shape: &'a [u64],
+    pub parts: &'a [crate::indexing::selection::DimChunkPart],
+    pub out_shift: &'a [u64],
+    pub origin: &'a [u64],
+    pub array_shape: &'a [u64],
 }
 
 /// A chunk (or inner chunk) being written: its elements, and for a variable-length type the items
@@ -161,10 +237,7 @@ impl Cells {
     fn item<'b>(&'b self, handle: &[u8], source: &'b Source) -> &'b [u8] {
         let h = u64::from_ne_bytes(handle.try_into().unwrap_or_default());
         let found = match h.checked_sub(VALUE_HANDLES) {
-            Some(i) => source
-                .items
-                .as_ref()
-                .and_then(|items| items.get(i as usize)),
+            Some(i) => source.items().and_then(|items| items.get(i as usize)),
             None => self.held.as_ref().and_then(|items| items.get(h as usize)),
         };
         // Every handle was made by this module for an item it holds.
@@ -199,7 +272,7 @@ impl Cells {
 
 /// Whether `parts` cover every element of a chunk of `chunk_shape` at `origin` that lies inside
 /// an array of `array_shape` (the rest of an edge chunk is the fill value).
-fn covers_whole(
+pub(super) fn covers_whole(
     parts: &[crate::indexing::selection::DimChunkPart],
     chunk_shape: &[u64],
     origin: &[u64],
@@ -297,10 +370,38 @@ impl Array {
             ))));
         }
         let source = Source::new(value, &counts, esize, variable)?;
-        let projections = chunk_projections(&self.metadata.chunk_grid, &ranges)
+        self.write_source(store, &ranges, &source, options).await
+    }
+
+    /// Sets `selection` to another array's units (see `copy`).
+    pub(super) async fn set_units(
+        &self,
+        selection: &[DimSelection],
+        units: &dyn UnitSource,
+        options: &WriteOptions<'_>,
+    ) -> Result<()> {
+        let store = self.writer()?;
+        let ranges = resolve(selection, self.shape()).map_err(|e| self.in_this_array(e))?;
+        let counts: Vec<u64> = ranges.iter().map(|r| r.count).collect();
+        let source = Source {
+            values: Values::Units(units),
+            shape: &counts,
+            esize: self.data_type().size(),
+        };
+        self.write_source(store, &ranges, &source, options).await
+    }
+
+    /// Writes `source` into the chunks `ranges` touch.
+    async fn write_source(
+        &self,
+        store: &dyn WritableStore,
+        ranges: &[DimRange],
+        source: &Source<'_>,
+        options: &WriteOptions<'_>,
+    ) -> Result<()> {
+        let projections = chunk_projections(&self.metadata.chunk_grid, ranges)
             .map_err(|e| self.in_this_array(e))?;
         let total = projections.total();
-        let source = &source;
         // Set at the first failure: no write begins after it, and the ones under way are waited
         // for, so that nothing is written after the call has returned.
         let stopped = &std::cell::Cell::new(false);
@@ -396,22 +497,35 @@ impl Array {
             .zip(&shape)
             .zip(self.shape())
             .all(|((&o, &n), &len)| o.saturating_add(n) <= len);
-        let mut cells = match covers_whole(&p.parts, &shape, &origin, self.shape()) {
-            true if inside => self.unset(&shape)?,
-            true => self.filled(&shape)?,
-            false => match self.read_chunk(&p.coords).await? {
-                Some(decoded) => {
-                    let mut held = self.new_items();
-                    let elements = self
-                        .as_elements(Some(decoded), &p.coords, held.as_mut())?
-                        .unwrap_or_default();
-                    Cells { elements, held }
-                }
-                None => self.filled(&shape)?,
-            },
-        };
+        let whole = covers_whole(&p.parts, &shape, &origin, self.shape());
         let zeros = vec![0; shape.len()];
-        source.put(&mut cells.elements, &shape, &p.parts, &zeros);
+        let taken = source
+            .take_unit(&shape, &p.parts, &zeros, &origin, self.shape())
+            .await?;
+        let cells = match taken {
+            Some(elements) => Cells {
+                elements,
+                held: None,
+            },
+            None => {
+                let mut cells = match whole {
+                    true if inside => self.unset(&shape)?,
+                    true => self.filled(&shape)?,
+                    false => match self.read_chunk(&p.coords).await? {
+                        Some(decoded) => {
+                            let mut held = self.new_items();
+                            let elements = self
+                                .as_elements(Some(decoded), &p.coords, held.as_mut())?
+                                .unwrap_or_default();
+                            Cells { elements, held }
+                        }
+                        None => self.filled(&shape)?,
+                    },
+                };
+                source.put(&mut cells.elements, &shape, &p.parts, &zeros);
+                cells
+            }
+        };
         if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
             let erased = store.erase(&key).await;
             self.chunk_cache.forget(&p.coords);
@@ -487,23 +601,42 @@ impl Array {
                 .map(|(c, s)| c * s)
                 .collect();
             let whole = covers_whole(&ip.parts, &inner_shape, &inner_origin, &shard_shape);
-            let mut cells = match (whole, stored[i].take()) {
-                (false, Some(encoded)) => {
-                    let cancelled = || self.store.cancelled();
-                    let decoded = decoder
-                        .decode_inner(encoded, &ip.coords, &cancelled)
-                        .await
-                        .map_err(|stop| match stop {
-                            Stopped::Cancelled => self.aborted(),
-                            Stopped::Failed(e) => bad(e),
-                        })?;
-                    self.inner_cells(decoded, &inner_shape).map_err(bad)?
+            // Taken in any case: an inner chunk left holding only the fill value is left out.
+            let kept = stored[i].take();
+            let unit_origin: Vec<u64> = origin
+                .iter()
+                .zip(&inner_origin)
+                .map(|(o, i)| o + i)
+                .collect();
+            let taken = source
+                .take_unit(&inner_shape, &ip.parts, &shift, &unit_origin, self.shape())
+                .await?;
+            let cells = match taken {
+                Some(elements) => Cells {
+                    elements,
+                    held: None,
+                },
+                None => {
+                    let mut cells = match (whole, kept) {
+                        (false, Some(encoded)) => {
+                            let cancelled = || self.store.cancelled();
+                            let decoded = decoder
+                                .decode_inner(encoded, &ip.coords, &cancelled)
+                                .await
+                                .map_err(|stop| match stop {
+                                    Stopped::Cancelled => self.aborted(),
+                                    Stopped::Failed(e) => bad(e),
+                                })?;
+                            self.inner_cells(decoded, &inner_shape).map_err(bad)?
+                        }
+                        // Every element written: no fill value under it.
+                        (true, _) => self.unset(&inner_shape)?,
+                        (false, None) => self.filled(&inner_shape)?,
+                    };
+                    source.put(&mut cells.elements, &inner_shape, &ip.parts, &shift);
+                    cells
                 }
-                // Every element written: no fill value under it.
-                (true, _) => self.unset(&inner_shape)?,
-                (false, None) => self.filled(&inner_shape)?,
             };
-            source.put(&mut cells.elements, &inner_shape, &ip.parts, &shift);
             touched.push(ip.coords.clone());
             if !options.write_empty_chunks && cells.only_fill(self.fill_to_compare(), source) {
                 continue; // left out of the shard

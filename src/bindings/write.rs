@@ -9,6 +9,7 @@ use super::options::set_options;
 use super::selection::parse_selection;
 use super::{WasmArray, WasmGroup, WasmStore};
 use crate::array::write::{WriteOptions, WriteValue};
+use crate::array::ReadOptions;
 use crate::data_type::fixed_string::{string_to_bytes, string_to_utf32};
 use crate::data_type::variable::Items;
 use crate::data_type::DataType;
@@ -315,6 +316,43 @@ impl WasmArray {
             };
             array
                 .set_with(&selection, value, &write)
+                .await
+                .map_err(js_error)?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Sets `selection` to what the same selection of `source` holds, an array of this
+    /// instance of this one's data type and shape (`zarr-wasm convert`'s copy): the values stay
+    /// in the module. `options` are `set`'s (`onProgress` aside); the signal ends the read and
+    /// the write.
+    #[wasm_bindgen(js_name = copyFrom)]
+    pub fn copy_from(
+        &self,
+        source: &WasmArray,
+        selection: JsValue,
+        options: JsValue,
+    ) -> js_sys::Promise {
+        let parsed = set_options(&options);
+        let arrays = parsed
+            .as_ref()
+            .map_err(|e| js_error(e.clone()))
+            .and_then(|o| Ok((source.reading(&o.signal)?, self.reading(&o.signal)?)));
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (options, (from, to)) = (parsed.map_err(js_error)?, arrays?);
+            let selection = parse_selection(&selection, to.shape().len()).map_err(js_error)?;
+            let limits = from.limits();
+            let read = ReadOptions {
+                max_chunks: limits.max_chunks_per_read,
+                max_bytes: limits.max_bytes_per_read,
+                ..ReadOptions::default()
+            };
+            let write = WriteOptions {
+                concurrency: options.concurrency,
+                write_empty_chunks: options.write_empty_chunks,
+                progress: None,
+            };
+            to.copy_from(&from, &selection, &read, &write)
                 .await
                 .map_err(js_error)?;
             Ok(JsValue::UNDEFINED)

@@ -81,11 +81,12 @@ impl BytesToBytesCodec for ZstdCodec {
         &self,
         decoded: Vec<u8>,
     ) -> Result<Box<dyn super::codec::StepEncoder + '_>, Vec<u8>> {
-        match encoder(decoded.len(), self.level, self.checksum) {
-            Ok(encoder) => Ok(Box::new(ZstdSteps {
+        match context(decoded.len(), self.level, self.checksum) {
+            Ok(context) => Ok(Box::new(ZstdSteps {
+                out: Vec::with_capacity(decoded.len() / 2 + 64),
                 input: decoded,
                 at: 0,
-                encoder: Some(encoder),
+                context: Some(context),
             })),
             Err(_) => Err(decoded),
         }
@@ -109,33 +110,99 @@ impl BytesToBytesCodec for ZstdCodec {
     }
 }
 
-/// structured-zstd's streaming encoder for one frame of `size` bytes at zstd's `level` (0: its
-/// default, 3), with its content size in the header and, where asked, its checksum. The one way
-/// this crate writes zstd (Blosc's blocks too): its one-shot `FrameCompressor` as well made the
-/// write build 8 KiB larger gzipped for the same frames.
+/// structured-zstd's compression context, the one way this crate writes zstd (Blosc's blocks
+/// too): a frame's header says its content size (as libzstd's one-shot frames do) and, where
+/// asked, carries a checksum.
 #[cfg(feature = "write")]
-fn encoder(
-    size: usize,
-    level: i32,
-    checksum: bool,
-) -> Result<structured_zstd::encoding::StreamingEncoder<Vec<u8>>, String> {
-    use structured_zstd::encoding::{CompressionLevel, StreamingEncoder};
-    let level = CompressionLevel::Level(if level == 0 { 3 } else { level });
-    let mut encoder = StreamingEncoder::new(Vec::with_capacity(size / 2 + 64), level);
-    encoder
-        .set_content_checksum(checksum)
-        .and_then(|()| encoder.set_pledged_content_size(size as u64))
-        .map_err(|e| e.to_string())?;
-    Ok(encoder)
+type Context = structured_zstd::encoding::CompressionContext;
+
+#[cfg(feature = "write")]
+thread_local! {
+    /// Contexts kept for the next frames. A new context allocates its match tables zeroed for
+    /// each frame: for a 128 KiB chunk at level 3 that was 92 us, nearly half of encoding a
+    /// shard of mostly zeros (`zarr-wasm convert`'s profile); a kept one carries its tables
+    /// over. Frames encoded in steps may interleave: each takes its own, and gives it back when
+    /// done.
+    // Boxed: a context is a large struct, moved in and out of the pool by its pointer.
+    #[allow(clippy::vec_box)]
+    static SPARE_CONTEXTS: RefCell<Vec<Box<Context>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `data` as one zstd frame (see `encoder`).
+/// The most contexts a thread keeps (their tables are sized for the largest frames they wrote).
+#[cfg(feature = "write")]
+const SPARE_CONTEXTS_KEPT: usize = 2;
+
+/// A context for one frame of `size` bytes at zstd's `level` (0: its default, 3): a kept one where
+/// the thread has one.
+#[cfg(feature = "write")]
+fn context(size: usize, level: i32, checksum: bool) -> Result<Box<Context>, String> {
+    use structured_zstd::encoding::CompressionLevel;
+    let level = CompressionLevel::Level(if level == 0 { 3 } else { level });
+    let set = |context: &mut Context| {
+        context
+            .set_compression_level(level)
+            .and_then(|()| context.set_content_checksum(checksum))
+            .and_then(|()| context.set_pledged_content_size(size as u64))
+    };
+    let kept = SPARE_CONTEXTS
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten();
+    if let Some(mut context) = kept {
+        if set(&mut context).is_ok() {
+            return Ok(context);
+        }
+    }
+    let mut context = Box::new(Context::new(level));
+    set(&mut context).map_err(|e| e.to_string())?;
+    Ok(context)
+}
+
+/// The largest context a thread keeps: a level-3 context for chunks of a few MiB. High levels
+/// (Blosc's clevel 9 is zstd's 22) and large chunks make far larger tables and windows, which
+/// would stay in the module's memory for as long as it lives.
+#[cfg(feature = "write")]
+const SPARE_CONTEXT_BYTES: usize = 8 << 20;
+
+/// Gives a context back to the thread once its frame is finished, or dropped part way: not one
+/// that failed (a failure sticks: the context refuses its next settings), nor a large one.
+#[cfg(feature = "write")]
+fn give_back(mut context: Box<Context>) {
+    context.abandon_frame();
+    if context.set_content_checksum(false).is_err() || context.heap_size() > SPARE_CONTEXT_BYTES
+    {
+        return;
+    }
+    // (During the thread's teardown, when its pool is gone, the context is dropped.)
+    let _ = SPARE_CONTEXTS.try_with(|spare| {
+        let mut spare = spare.borrow_mut();
+        if spare.len() < SPARE_CONTEXTS_KEPT {
+            spare.push(context);
+        }
+    });
+}
+
+/// `data` as one zstd frame (see `Context`).
 #[cfg(feature = "write")]
 pub fn frame(data: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>, String> {
-    use std::io::Write;
-    let mut encoder = encoder(data.len(), level, checksum)?;
-    encoder.write_all(data).map_err(|e| e.to_string())?;
-    encoder.finish().map_err(|e| e.to_string())
+    let mut context = context(data.len(), level, checksum)?;
+    let mut out = Vec::with_capacity(data.len() / 2 + 64);
+    write_all(&mut context, &mut out, data)?;
+    context.finish_frame(&mut out).map_err(|e| e.to_string())?;
+    give_back(context);
+    Ok(out)
+}
+
+/// Compresses all of `data` into the frame `context` has open.
+#[cfg(feature = "write")]
+fn write_all(context: &mut Context, out: &mut Vec<u8>, mut data: &[u8]) -> Result<(), String> {
+    while !data.is_empty() {
+        match context.write(out, data).map_err(|e| e.to_string())? {
+            0 => return Err("the encoder took no more input".to_string()),
+            n => data = &data[n..],
+        }
+    }
+    Ok(())
 }
 
 /// A zstd frame written in steps.
@@ -143,31 +210,41 @@ pub fn frame(data: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>, String>
 struct ZstdSteps {
     input: Vec<u8>,
     at: usize,
-    encoder: Option<structured_zstd::encoding::StreamingEncoder<Vec<u8>>>,
+    out: Vec<u8>,
+    /// Given back to the thread when the frame is done (or dropped).
+    context: Option<Box<Context>>,
 }
 
 #[cfg(feature = "write")]
 impl super::codec::StepEncoder for ZstdSteps {
     fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError> {
-        use std::io::Write;
-        let failed = |e: &dyn std::fmt::Display| CodecError::new("zstd", e.to_string());
+        let failed = |e: String| CodecError::new("zstd", e);
         let end = self.at.saturating_add(budget.max(1)).min(self.input.len());
-        let encoder = self
-            .encoder
-            .as_mut()
-            .ok_or_else(|| failed(&"encoded already"))?;
-        encoder
-            .write_all(&self.input[self.at..end])
-            .map_err(|e| failed(&e))?;
+        // Taken while it works: one that fails is dropped, not given back.
+        let mut context = self
+            .context
+            .take()
+            .ok_or_else(|| failed("encoded already".to_string()))?;
+        write_all(&mut context, &mut self.out, &self.input[self.at..end]).map_err(failed)?;
         self.at = end;
         if end < self.input.len() {
+            self.context = Some(context);
             return Ok(None);
         }
-        let encoder = self
-            .encoder
-            .take()
-            .ok_or_else(|| failed(&"encoded already"))?;
-        encoder.finish().map(Some).map_err(|e| failed(&e))
+        context
+            .finish_frame(&mut self.out)
+            .map_err(|e| failed(e.to_string()))?;
+        give_back(context);
+        Ok(Some(std::mem::take(&mut self.out)))
+    }
+}
+
+#[cfg(feature = "write")]
+impl Drop for ZstdSteps {
+    fn drop(&mut self) {
+        if let Some(context) = self.context.take() {
+            give_back(context);
+        }
     }
 }
 

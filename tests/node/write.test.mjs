@@ -276,7 +276,7 @@ test("a 2 GiB array (32768 x 32768 uint16, shards of 4096 x 4096) written tile b
   // The first half on this thread, the second through two workers, which encode there.
   const pool = new zarr.WorkerPool(2);
   const pooled = await zarr.open(new FileSystemStore(dir), { kind: "array", workers: pool });
-  let [worst, long, wasm] = [0, 0, 0];
+  let [worst, long, wasm, worstAt] = [0, 0, 0, ""];
   const took = [0, 0];
   const fill = (into, r, c) => {
     for (let i = 0; i < TILE; i++)
@@ -284,8 +284,9 @@ test("a 2 GiB array (32768 x 32768 uint16, shards of 4096 x 4096) written tile b
     return into;
   };
   const where = (r, c) => [zarr.slice(r, r + TILE), zarr.slice(c, c + TILE)];
-  const watched = async (half, work) => {
+  const watched = async (half, work, what) => {
     const seen = await watch(work);
+    if (seen.worst > worst) worstAt = what;
     worst = Math.max(worst, seen.worst);
     long += seen.long;
     took[half] += seen.took;
@@ -294,7 +295,7 @@ test("a 2 GiB array (32768 x 32768 uint16, shards of 4096 x 4096) written tile b
   for (let r = 0; r < SIDE / 2; r += TILE)
     for (let c = 0; c < SIDE; c += TILE) {
       fill(tile, r, c); // not watched: the test's own work
-      await watched(0, () => arr.set(where(r, c), tile));
+      await watched(0, () => arr.set(where(r, c), tile), `the tile at ${r}, ${c}`);
     }
   // Two tiles at a time through the workers, as a converter would write them.
   const other = new Uint16Array(TILE * TILE);
@@ -302,14 +303,16 @@ test("a 2 GiB array (32768 x 32768 uint16, shards of 4096 x 4096) written tile b
     for (let c = 0; c < SIDE; c += 2 * TILE) {
       fill(tile, r, c);
       fill(other, r, c + TILE);
-      await watched(1, () =>
-        Promise.all([pooled.set(where(r, c), tile), pooled.set(where(r, c + TILE), other)]),
+      await watched(
+        1,
+        () => Promise.all([pooled.set(where(r, c), tile), pooled.set(where(r, c + TILE), other)]),
+        `the tiles at ${r}, ${c} (workers)`,
       );
     }
   pool.terminate();
   const rate = (ms) => ((1024 / ms) * 1000).toFixed(0);
   console.log(
-    `2 GiB written: the first GiB on the main thread in ${(took[0] / 1000).toFixed(1)} s (${rate(took[0])} MiB/s), the second through 2 workers in ${(took[1] / 1000).toFixed(1)} s (${rate(took[1])} MiB/s); longest wait ${worst.toFixed(0)} ms, ${long} over 100 ms (control ${calm.worst.toFixed(0)} ms); main thread's wasm memory at most ${(wasm / 2 ** 20).toFixed(0)} MiB`,
+    `2 GiB written: the first GiB on the main thread in ${(took[0] / 1000).toFixed(1)} s (${rate(took[0])} MiB/s), the second through 2 workers in ${(took[1] / 1000).toFixed(1)} s (${rate(took[1])} MiB/s); longest wait ${worst.toFixed(0)} ms (writing ${worstAt}), ${long} over 100 ms (control ${calm.worst.toFixed(0)} ms); main thread's wasm memory at most ${(wasm / 2 ** 20).toFixed(0)} MiB`,
   );
   assert.ok(wasm < 256 * 2 ** 20, `wasm memory ${wasm} bytes, under 256 MiB`);
   assert.ok(
