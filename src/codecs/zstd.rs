@@ -169,8 +169,8 @@ const SPARE_CONTEXT_BYTES: usize = 8 << 20;
 #[cfg(feature = "write")]
 fn give_back(mut context: Box<Context>) {
     context.abandon_frame();
-    if context.set_content_checksum(false).is_err() || context.heap_size() > SPARE_CONTEXT_BYTES
-    {
+    let failed = context.set_content_checksum(false).is_err();
+    if failed || context.heap_size() > SPARE_CONTEXT_BYTES {
         return;
     }
     // (During the thread's teardown, when its pool is gone, the context is dropped.)
