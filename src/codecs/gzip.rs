@@ -228,11 +228,14 @@ impl BytesToBytesCodec for GzipCodec {
         true
     }
 
-    /// One gzip member (see `gzip_member`).
+    /// One gzip member (see `GZIP_HEADER`, `gzip_trailer`).
     #[cfg(feature = "write")]
     fn encode(&self, decoded: Vec<u8>) -> Result<Vec<u8>, CodecError> {
-        let stream = crate::compression::deflate::deflate(&decoded, self.level, false);
-        Ok(gzip_member(&stream, &decoded))
+        use crate::compression::deflate::Deflater;
+        let mut deflater = Deflater::after(&GZIP_HEADER, decoded.len(), self.level, false);
+        deflater.take(&decoded, true);
+        let crc = crc32::crc32(&decoded);
+        Ok(gzip_trailer(deflater.finish(), crc, decoded.len()))
     }
 
     #[cfg(feature = "write")]
@@ -240,8 +243,12 @@ impl BytesToBytesCodec for GzipCodec {
         &self,
         decoded: Vec<u8>,
     ) -> Result<Box<dyn super::codec::StepEncoder + '_>, Vec<u8>> {
-        let steps = crate::compression::deflate::DeflateSteps::new(decoded, self.level, false);
-        Ok(Box::new(GzipSteps(steps)))
+        use crate::compression::deflate::DeflateSteps;
+        let steps = DeflateSteps::after(&GZIP_HEADER, decoded, self.level, false);
+        Ok(Box::new(GzipSteps {
+            steps,
+            crc: crc32::Hasher::crc32(),
+        }))
     }
 
     fn decode(&self, encoded: Vec<u8>, decoded_size: DecodedSize) -> Result<Vec<u8>, CodecError> {
@@ -262,30 +269,33 @@ impl BytesToBytesCodec for GzipCodec {
     }
 }
 
-/// One gzip member around a raw deflate `stream` of `decoded`: a header without a name or a time
-/// (as `gzip -n` writes, so that the same chunk always encodes to the same bytes), the stream,
-/// its CRC-32 and size.
+/// A gzip member's header, without a name or a time (as `gzip -n` writes, so that the same chunk
+/// always encodes to the same bytes).
 #[cfg(feature = "write")]
-fn gzip_member(stream: &[u8], decoded: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(stream.len() + 18);
-    out.extend([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
-    out.extend_from_slice(stream);
-    out.extend(crc32::crc32(decoded).to_le_bytes());
-    out.extend((decoded.len() as u32).to_le_bytes());
-    out
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+
+/// A gzip member: `member` (the header and the deflate stream) with its trailer, the CRC-32 and
+/// the size of what it holds.
+#[cfg(feature = "write")]
+fn gzip_trailer(mut member: Vec<u8>, crc: u32, size: usize) -> Vec<u8> {
+    member.extend(crc.to_le_bytes());
+    member.extend((size as u32).to_le_bytes());
+    member
 }
 
-/// A gzip member written in steps.
+/// A gzip member written in steps, its CRC taken a piece at a time.
 #[cfg(feature = "write")]
-struct GzipSteps(crate::compression::deflate::DeflateSteps);
+struct GzipSteps {
+    steps: crate::compression::deflate::DeflateSteps,
+    crc: crc32::Hasher,
+}
 
 #[cfg(feature = "write")]
 impl super::codec::StepEncoder for GzipSteps {
     fn step(&mut self, budget: usize) -> Result<Option<Vec<u8>>, CodecError> {
-        Ok(self
-            .0
-            .step(budget)
-            .map(|(stream, decoded)| gzip_member(&stream, &decoded)))
+        let crc = &mut self.crc;
+        let done = self.steps.step_seeing(budget, |piece| crc.update(piece));
+        Ok(done.map(|(member, decoded)| gzip_trailer(member, self.crc.finish(), decoded.len())))
     }
 }
 
