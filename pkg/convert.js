@@ -12,8 +12,7 @@ import {
   UnsupportedError,
   WorkerPool,
   ZarrError,
-  __copyRegion,
-  __nodesBelow,
+  __writer,
   consolidate,
   create,
   createGroup,
@@ -309,7 +308,7 @@ async function nodesBelow(source, root, signal) {
     return found;
   }
   try {
-    return await __nodesBelow(source, root.path);
+    return await (await __writer()).nodesBelow(source, root.path);
   } catch (err) {
     if (!(err instanceof UnsupportedError)) throw err;
     const found = await omeNodes(root, "", signal);
@@ -690,7 +689,7 @@ export async function __runRegions(source, destination, job, onRegion, signal) {
       async (region) => {
         const selection = selectionOf(region);
         if (phase === "copy") {
-          await __copyRegion(from, to, selection, { signal });
+          await (await __writer()).copyRegion(from, to, selection, { signal });
         } else {
           const [a, b] = await Promise.all([
             from.get(selection, { signal }),

@@ -1145,19 +1145,12 @@ export async function consolidate(location, path = "") {
 }
 
 /**
- * The nodes below the group at `path` of `location`, found by listing its store (an internal
- * hook of zarr-wasm/convert): `[{ path, kind }]`, paths relative to `path`, sorted.
+ * write.js, imported and given this file's internals (an internal hook of zarr-wasm/convert,
+ * which calls its nodesBelow and copyRegion): one entry point for the converter's needs, so that
+ * a page that only reads carries no wrapper for each.
  */
-export async function __nodesBelow(location, path = "") {
-  return (await writer()).nodesBelow(location, path);
-}
-
-/**
- * Sets `selection` of the array `to` to what the same selection of the array `from` holds (an
- * internal hook of zarr-wasm/convert): `{ signal }`.
- */
-export async function __copyRegion(from, to, selection, options = {}) {
-  return (await writer()).copyRegion(from, to, selection, options);
+export function __writer() {
+  return writer();
 }
 
 // ---------------------------------------------------------------------------------------------

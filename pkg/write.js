@@ -179,9 +179,9 @@ export async function consolidate(location, path) {
 
 /**
  * The nodes below the group at `path`, found by listing the store: `[{ path, kind }]`, paths
- * relative to `path`, sorted (zarr-wasm/convert walks them).
+ * relative to `path`, sorted (zarr-wasm/convert walks them, through `__writer` in index.js).
  */
-export async function nodesBelow(location, path) {
+export async function nodesBelow(location, path = "") {
   await reader.loadWasm("write");
   const text = await reader.call(() =>
     reader.withStore(location, (store) => store.nodesBelow(path)),
@@ -190,8 +190,10 @@ export async function nodesBelow(location, path) {
 }
 
 /**
- * `__copyRegion` (index.js): in the module, the values never leaving it, where both arrays are
- * read on this thread; through a read and a write where a pool's workers read them.
+ * Sets `selection` of the array `to` to what the same selection of the array `from` holds
+ * (zarr-wasm/convert's copy, through `__writer` in index.js): in the module, the values never
+ * leaving it, where both arrays are read on this thread; through a read and a write where a
+ * pool's workers read them.
  */
 export async function copyRegion(from, to, selection, { signal }) {
   if (hasWorkers(from) || hasWorkers(to)) {
@@ -312,8 +314,7 @@ async function writeParts(workers, plan, value, options, dtype) {
   const { signal, concurrency, onProgress, writeEmptyChunks } = options;
   const total = count(plan.shape);
   // One value per element, or one for them all: a byte string's one value is a Uint8Array.
-  const values =
-    Array.isArray(value) || (ArrayBuffer.isView(value) && dtype !== "variable_length_bytes");
+  const values = Array.isArray(value) || (typedArray(value) && dtype !== "variable_length_bytes");
   // A value of the wrong length is refused before any part is written (each part would be
   // the right length for the wrong elements otherwise).
   if (values && (value.length < total || value.length % Math.max(total, 1) !== 0)) {
@@ -334,20 +335,23 @@ async function writeParts(workers, plan, value, options, dtype) {
   const runs = parts.map((part, i) => {
     // Each part's typed array is handed to its worker, not copied into the message: posting a
     // 32 MiB tile held the event loop for 60 to 150 ms (its structured clone); its copy here, a
-    // part cut from the value or the value's copy, is one memcpy. (A copy, as the caller's array
-    // stays theirs, and is read now, as on this thread.)
+    // part cut from the value or the value's copy, is one memcpy, into a buffer a worker gave
+    // back where there is one (see `spareBuffers`). (A copy, as the caller's array stays theirs,
+    // and is read now, as on this thread.)
     const partValue = !values
       ? value
-      : parts.length > 1
-        ? cut(value, plan.shape, part.shape, part.outStart)
-        : ArrayBuffer.isView(value)
-          ? value.slice()
+      : typedArray(value)
+        ? cut(value, plan.shape, part.shape, part.outStart, (like, n) => spareBuffers.view(like, n))
+        : parts.length > 1
+          ? cut(value, plan.shape, part.shape, part.outStart)
           : value;
-    const transfer = values && ArrayBuffer.isView(partValue) ? [partValue.buffer] : [];
+    // Only the copies made here, never the caller's buffer.
+    const transfer = typedArray(partValue) && partValue !== value ? [partValue.buffer] : [];
     const message = {
       type: "write",
       selection: part.selection,
       value: partValue,
+      giveBack: transfer.length > 0,
       concurrency,
       writeEmptyChunks,
       progress: Boolean(onProgress),
@@ -361,13 +365,15 @@ async function writeParts(workers, plan, value, options, dtype) {
         } catch {}
       });
     // Settled when the worker has answered, aborted or not: its store calls are over then.
-    return pool.run(node, message, {
-      signal: stops[i].signal,
-      onProgress: progress,
-      label,
-      untilAnswered: true,
-      transfer,
-    });
+    return pool
+      .run(node, message, {
+        signal: stops[i].signal,
+        onProgress: progress,
+        label,
+        untilAnswered: true,
+        transfer,
+      })
+      .then((answer) => spareBuffers.keep(answer?.spare));
   });
   try {
     await Promise.all(runs);
@@ -383,16 +389,57 @@ async function writeParts(workers, plan, value, options, dtype) {
   }
 }
 
+/** Whether `value` is a typed array (a view with its own `slice`, unlike a DataView). */
+const typedArray = (value) => ArrayBuffer.isView(value) && !(value instanceof DataView);
+
+/**
+ * Buffers the workers gave back after writing a part, for the next parts' copies: a fresh 32 MiB
+ * buffer costs its pages' first touch, which took 40 to 190 ms a tile pair here against 10 for a
+ * copy into pages already touched. At most SPARE_BYTES are kept, for SPARE_MS after the last
+ * was given back.
+ */
+const SPARE_BYTES = 256 << 20;
+const SPARE_MS = 2000;
+const spareBuffers = {
+  buffers: [],
+  timer: null,
+  /** A typed array of `length` elements like `like`'s, on a spare buffer of its size if any. */
+  view(like, length) {
+    const bytes = length * like.BYTES_PER_ELEMENT;
+    const fits = this.buffers.findIndex((b) => b.byteLength === bytes);
+    if (fits < 0) return new like.constructor(length);
+    const [buffer] = this.buffers.splice(fits, 1);
+    return new like.constructor(buffer, 0, length);
+  },
+  /** Keeps `buffer` (an ArrayBuffer, or nothing) while there is room. */
+  keep(buffer) {
+    if (!(buffer instanceof ArrayBuffer)) return;
+    const held = this.buffers.reduce((n, b) => n + b.byteLength, 0);
+    if (held + buffer.byteLength > SPARE_BYTES) return;
+    this.buffers.push(buffer);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.buffers = [];
+    }, SPARE_MS);
+    this.timer.unref?.(); // Node: a kept buffer does not keep the process alive
+  },
+};
+
 /**
  * The part of shape `partShape` at `origin` of `src` (of shape `srcShape`, C order): `place`'s
  * inverse, for a value written in parts. A typed array or an Array (strings, byte strings); an
- * element may span several entries (complex numbers).
+ * element may span several entries (complex numbers). `make(src, length)` makes a typed array's
+ * part.
  */
-function cut(src, srcShape, partShape, origin) {
+function cut(src, srcShape, partShape, origin, make = (like, n) => new like.constructor(n)) {
   const n = count(partShape);
   const per = src.length / count(srcShape);
-  const out = ArrayBuffer.isView(src) ? new src.constructor(n * per) : new Array(n * per);
+  const out = ArrayBuffer.isView(src) ? make(src, n * per) : new Array(n * per);
   if (n === 0) return out;
+  if (n === count(srcShape) && ArrayBuffer.isView(src)) {
+    out.set(src.subarray(0, n * per)); // the whole value: one copy
+    return out;
+  }
   const nd = partShape.length;
   const row = (nd ? partShape[nd - 1] : 1) * per;
   const srcStrides = new Array(nd);

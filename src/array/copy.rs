@@ -98,7 +98,7 @@ impl Units<'_> {
             .map(|(d, s)| d / s)
             .collect();
         let esize = self.source.data_type().size();
-        let ones = vec![1; per_dim.len()];
+        let (zeros, ones) = (vec![0; per_dim.len()], vec![1; per_dim.len()]);
         for k in 0..per_dim.iter().product::<u64>() {
             let at = unravel(k, &per_dim);
             let offset: Vec<u64> = at
@@ -112,7 +112,6 @@ impl Units<'_> {
             let Some(decoded) = self.source.decoded_unit(piece).await? else {
                 continue;
             };
-            let zeros = vec![0; per_dim.len()];
             let from = Placement {
                 shape: &self.source_shape,
                 start: &zeros,
@@ -159,9 +158,7 @@ impl Units<'_> {
 
     /// A unit of the fill value.
     fn filled(&self) -> Result<Vec<u8>> {
-        let mut elements = super::alloc_elements(&self.shape, self.fill.len())?;
-        zarr_wasm_kernels::bytes::fill_repeat(&mut elements, &self.fill);
-        Ok(elements)
+        super::filled_elements(&self.shape, &self.fill)
     }
 }
 
@@ -185,7 +182,7 @@ impl Array {
         read: &ReadOptions<'_>,
         write: &WriteOptions<'_>,
     ) -> Result<()> {
-        if source.data_type() != self.data_type() || source.shape() != self.shape() {
+        if !self.holds_like(source) {
             return Err(self.in_this_array(ZarrError::argument(
                 format!(
                     "values are copied between arrays of one data type and shape, not from {} {:?} to {} {:?}",
@@ -238,10 +235,14 @@ impl Array {
     /// Whether `copy_from(source, selection)` hands `source`'s decoded units over as they are
     /// (see the module's comment), rather than reading the selection whole.
     pub fn copies_by_units(&self, source: &Array, selection: &[DimSelection]) -> bool {
-        let same_array = source.data_type() == self.data_type() && source.shape() == self.shape();
-        same_array
+        self.holds_like(source)
             && resolve(selection, self.shape())
                 .is_ok_and(|ranges| self.units_from(source, &ranges).is_some())
+    }
+
+    /// Whether `source` has this array's data type and shape (what `copy_from` copies between).
+    fn holds_like(&self, source: &Array) -> bool {
+        source.data_type() == self.data_type() && source.shape() == self.shape()
     }
 
     /// The shapes of the units this array writes and `source` reads, where each of this array's

@@ -851,6 +851,15 @@ fn alloc_elements(shape: &[u64], esize: usize) -> Result<Vec<u8>> {
     try_zeroed(n).map_err(|_| too_large())
 }
 
+/// Elements of `shape`, each `fill` (the fill value's bytes), for writes. (`get_chunk` fills its
+/// own: `fill_repeat` in the reading module made it 120 bytes larger.)
+#[cfg(feature = "write")]
+fn filled_elements(shape: &[u64], fill: &[u8]) -> Result<Vec<u8>> {
+    let mut elements = alloc_elements(shape, fill.len())?;
+    zarr_wasm_kernels::bytes::fill_repeat(&mut elements, fill);
+    Ok(elements)
+}
+
 /// The selection of the box at `origin` of `shape`.
 fn region_selection(origin: &[u64], shape: &[u64]) -> Result<Vec<DimSelection>> {
     let bound = |n: u64| {

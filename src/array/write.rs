@@ -9,7 +9,7 @@
 //! shard each read what the one before wrote, so none loses another's inner chunks.
 
 use super::sharded::{index_in_shard, inner_projections};
-use super::{alloc_elements, Array};
+use super::{alloc_elements, filled_elements, Array};
 use crate::codecs::codec::{PartialDecoder, PartialEncoder, Stopped};
 use crate::codecs::ChunkRepr;
 use crate::data_type::variable::{element_count, layout, Items};
@@ -146,20 +146,22 @@ impl<'a> Source<'a> {
         out_shift: &[u64],
         origin: &[u64],
         array_shape: &[u64],
-    ) -> Result<Option<Vec<u8>>> {
-        match &self.values {
-            Values::Units(units) => {
-                let at = UnitAt {
-                    shape: unit_shape,
-                    parts,
-                    out_shift,
-                    origin,
-                    array_shape,
-                };
-                units.take(at).await.map(Some)
-            }
-            Values::Given { .. } => Ok(None),
-        }
+    ) -> Result<Option<Cells>> {
+        let Values::Units(units) = &self.values else {
+            return Ok(None);
+        };
+        let at = UnitAt {
+            shape: unit_shape,
+            parts,
+            out_shift,
+            origin,
+            array_shape,
+        };
+        let elements = units.take(at).await?;
+        Ok(Some(Cells {
+            elements,
+            held: None,
+        }))
     }
 
     /// Puts the share `parts` describes (positions in a chunk of `chunk_shape`, and where they
@@ -448,11 +450,8 @@ impl Array {
 
     /// A chunk of `shape` holding the fill value everywhere.
     fn filled(&self, shape: &[u64]) -> Result<Cells> {
-        let fill = self.metadata.fill_value.as_bytes();
-        let mut elements = alloc_elements(shape, fill.len())?;
-        zarr_wasm_kernels::bytes::fill_repeat(&mut elements, fill);
         Ok(Cells {
-            elements,
+            elements: filled_elements(shape, self.metadata.fill_value.as_bytes())?,
             held: self.new_items(),
         })
     }
@@ -503,10 +502,7 @@ impl Array {
             .take_unit(&shape, &p.parts, &zeros, &origin, self.shape())
             .await?;
         let cells = match taken {
-            Some(elements) => Cells {
-                elements,
-                held: None,
-            },
+            Some(cells) => cells,
             None => {
                 let mut cells = match whole {
                     true if inside => self.unset(&shape)?,
@@ -612,10 +608,7 @@ impl Array {
                 .take_unit(&inner_shape, &ip.parts, &shift, &unit_origin, self.shape())
                 .await?;
             let cells = match taken {
-                Some(elements) => Cells {
-                    elements,
-                    held: None,
-                },
+                Some(cells) => cells,
                 None => {
                     let mut cells = match (whole, kept) {
                         (false, Some(encoded)) => {

@@ -138,23 +138,17 @@ const SPARE_CONTEXTS_KEPT: usize = 2;
 fn context(size: usize, level: i32, checksum: bool) -> Result<Box<Context>, String> {
     use structured_zstd::encoding::CompressionLevel;
     let level = CompressionLevel::Level(if level == 0 { 3 } else { level });
-    let set = |context: &mut Context| {
-        context
-            .set_compression_level(level)
-            .and_then(|()| context.set_content_checksum(checksum))
-            .and_then(|()| context.set_pledged_content_size(size as u64))
-    };
-    let kept = SPARE_CONTEXTS
+    // (A context kept is one that never failed: see `give_back`.)
+    let mut context = SPARE_CONTEXTS
         .try_with(|spare| spare.borrow_mut().pop())
         .ok()
-        .flatten();
-    if let Some(mut context) = kept {
-        if set(&mut context).is_ok() {
-            return Ok(context);
-        }
-    }
-    let mut context = Box::new(Context::new(level));
-    set(&mut context).map_err(|e| e.to_string())?;
+        .flatten()
+        .unwrap_or_else(|| Box::new(Context::new(level)));
+    context
+        .set_compression_level(level)
+        .and_then(|()| context.set_content_checksum(checksum))
+        .and_then(|()| context.set_pledged_content_size(size as u64))
+        .map_err(|e| e.to_string())?;
     Ok(context)
 }
 
