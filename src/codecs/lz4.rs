@@ -1,5 +1,6 @@
 //! numcodecs' `LZ4` (v3 name `numcodecs.lz4`): a 4-byte little-endian decoded size, then one raw
-//! LZ4 block, decoded with lz4_flex into a buffer of exactly that size.
+//! LZ4 block, decoded with lz4_flex into a buffer of exactly that size (and encoded by the
+//! kernels' own compressor).
 
 use super::codec::{BytesToBytesCodec, Codec, CodecEntry, DecodedSize, Kind};
 use super::configuration::Configuration;
@@ -13,13 +14,20 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
     build: |config, _| Ok(Codec::bytes_to_bytes(Lz4Codec::from_configuration(config)?)),
 }];
 
-pub struct Lz4Codec;
+pub struct Lz4Codec {
+    /// How fast the encoder crosses bytes it finds no match in (liblz4's `acceleration`: 1 by
+    /// default, and as numcodecs writes it; larger is faster and compresses less). Not needed
+    /// to decode.
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    acceleration: u32,
+}
 
 impl Lz4Codec {
-    /// `acceleration`: checked, not needed to decode.
     pub fn from_configuration(config: Configuration) -> Result<Lz4Codec, String> {
-        config.optional::<i64>("acceleration")?;
-        Ok(Lz4Codec)
+        let acceleration = config.optional::<i64>("acceleration")?.unwrap_or(1);
+        // liblz4 takes values below 1 as 1, and above 65537 as 65537.
+        let acceleration = acceleration.clamp(1, 65_537) as u32;
+        Ok(Lz4Codec { acceleration })
     }
 }
 
@@ -42,11 +50,11 @@ impl BytesToBytesCodec for Lz4Codec {
                 format!("{} bytes are more than LZ4 takes", decoded.len()),
             )
         })?;
-        let bound = lz4_flex::block::get_maximum_output_size(decoded.len());
+        let bound = zarr_wasm_kernels::lz4::max_compressed_size(decoded.len());
         let mut out = try_zeroed(4 + bound).map_err(|e| CodecError::new("numcodecs.lz4", e))?;
         out[..4].copy_from_slice(&size.to_le_bytes());
-        let len = lz4_flex::block::compress_into(&decoded, &mut out[4..])
-            .map_err(|e| CodecError::new("numcodecs.lz4", e.to_string()))?;
+        let len = zarr_wasm_kernels::lz4::compress_into(&decoded, &mut out[4..], self.acceleration)
+            .map_err(|e| CodecError::new("numcodecs.lz4", e))?;
         out.truncate(4 + len);
         Ok(out)
     }

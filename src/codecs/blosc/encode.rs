@@ -8,7 +8,7 @@ use super::format::{
     CompressorName, Settings, ShuffleKind, FLAG_BITSHUFFLE, FLAG_DONT_SPLIT, FLAG_MEMCPYED,
     FLAG_SHUFFLE, HEADER_LEN, MAX_SPLITS, MIN_SPLIT_ELEMENTS,
 };
-use zarr_wasm_kernels::{blosclz, shuffle};
+use zarr_wasm_kernels::{blosclz, lz4, shuffle};
 
 /// The L1 cache size c-blosc sizes its blocks from.
 const L1: usize = 32 * 1024;
@@ -96,7 +96,7 @@ thread_local! {
 
 /// The most the LZ4 scratch keeps between streams: room for a stream of 1 MiB, Blosc's largest
 /// block when it chooses (after a larger block asked for, the scratch is let go).
-const LZ4_OUT_KEPT: usize = lz4_flex::block::get_maximum_output_size(1 << 20);
+const LZ4_OUT_KEPT: usize = lz4::max_compressed_size(1 << 20);
 
 /// Appends `stream` to `out` as a Blosc stream: its compressed size (4 bytes) and `cname`'s
 /// bytes at `clevel`, or where those are no smaller, its size and the stream itself.
@@ -113,12 +113,11 @@ fn push_stream(
         // in `out` for each stream, growing it as it went, a twelfth of converting to it).
         CompressorName::Lz4 => LZ4_OUT.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let room = lz4_flex::block::get_maximum_output_size(stream.len());
+            let room = lz4::max_compressed_size(stream.len());
             if scratch.len() < room {
                 scratch.resize(room, 0);
             }
-            let len = lz4_flex::block::compress_into(stream, &mut scratch[..room])
-                .map_err(|e| e.to_string())?;
+            let len = lz4::compress_into(stream, &mut scratch[..room], lz4_acceleration(clevel))?;
             // No smaller: stored as it is, below.
             if len < stream.len() {
                 out.extend((len as u32).to_le_bytes());
@@ -146,15 +145,20 @@ fn push_stream(
     Ok(())
 }
 
+/// LZ4's acceleration at Blosc's `clevel`, as c-blosc sets it: 10 - clevel (9 at level 1, 1 at
+/// level 9), so that a level is as fast, and compresses as much, as C's.
+fn lz4_acceleration(clevel: u8) -> u32 {
+    10u32.saturating_sub(u32::from(clevel)).max(1)
+}
+
 /// `stream` compressed with `cname` at `clevel` (LZ4 apart: see `push_stream`).
 fn compress(cname: CompressorName, clevel: u8, stream: &[u8]) -> Result<Vec<u8>, String> {
     Ok(match cname {
         CompressorName::BloscLz => blosclz::compress(stream),
         CompressorName::Lz4hc => crate::compression::lz4hc::compress(stream, clevel),
         CompressorName::Lz4 => {
-            let mut out = vec![0; lz4_flex::block::get_maximum_output_size(stream.len())];
-            let len =
-                lz4_flex::block::compress_into(stream, &mut out).map_err(|e| e.to_string())?;
+            let mut out = vec![0; lz4::max_compressed_size(stream.len())];
+            let len = lz4::compress_into(stream, &mut out, lz4_acceleration(clevel))?;
             out.truncate(len);
             out
         }
