@@ -146,8 +146,8 @@ pub fn compress_into(input: &[u8], out: &mut [u8], acceleration: u32) -> Result<
                 let slot = &mut table[hash(input, pos)];
                 candidate = *slot as usize;
                 *slot = pos as u32;
-                if pos - candidate <= MAX_DISTANCE
-                    && candidate < pos
+                if candidate < pos
+                    && pos - candidate <= MAX_DISTANCE
                     && read_u32(input, candidate) == sequence
                 {
                     break;
