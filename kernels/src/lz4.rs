@@ -249,6 +249,43 @@ mod tests {
     }
 
     #[test]
+    fn mixed_inputs_at_every_acceleration_come_back() {
+        // Stretches of noise, runs and repeats of earlier stretches, in sizes around the
+        // end-of-block limits and past 64 KiB, at accelerations from 1 to 65537 and beyond.
+        let mut seed = 1u64;
+        for case in 0..200u64 {
+            let mut input = Vec::new();
+            let target = [13usize, 17, 1000, 70_000, 200_000][case as usize % 5] + case as usize;
+            while input.len() < target {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let len = (seed >> 40) as usize % 3000 + 1;
+                match (seed >> 33) % 3 {
+                    0 => input.extend(noise(len, seed | 1)),
+                    1 => input.extend(std::iter::repeat_n((seed >> 50) as u8, len)),
+                    _ if !input.is_empty() => {
+                        let from = (seed >> 20) as usize % input.len();
+                        let end = (from + len).min(input.len());
+                        input.extend_from_within(from..end);
+                    }
+                    _ => {}
+                }
+            }
+            for acceleration in [0, 1, 2, 9, 65_537, u32::MAX] {
+                let mut out = vec![0; max_compressed_size(input.len())];
+                let len = compress_into(&input, &mut out, acceleration).expect("room enough");
+                let mut back = vec![0; input.len()];
+                let got = lz4_flex::block::decompress_into(&out[..len], &mut back).ok();
+                assert_eq!(
+                    got,
+                    Some(input.len()),
+                    "case {case}, acceleration {acceleration}"
+                );
+                assert!(back == input, "case {case}, acceleration {acceleration}");
+            }
+        }
+    }
+
+    #[test]
     fn too_little_room_is_an_error() {
         let mut out = vec![0; 10];
         assert!(compress_into(&[1; 100], &mut out, 1).is_err());
