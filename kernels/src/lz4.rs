@@ -9,12 +9,13 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, String> {
     lz4_flex::block::decompress_into(input, out).map_err(|e| e.to_string())
 }
 
-// The LZ4 block format's end-of-block rules: the last 5 bytes are literals, and the last match
-// starts 12 bytes before the end at the latest.
-const MIN_MATCH: usize = 4;
-const LAST_LITERALS: usize = 5;
-const MF_LIMIT: usize = 12;
-const MAX_DISTANCE: usize = 65_535;
+// The LZ4 block format (shared with Blosc's lz4hc search in the reader's crate): matches of 4
+// bytes or more, at most 64 KiB back; the last 5 bytes are literals, and the last match starts
+// 12 bytes before the end at the latest.
+pub const MIN_MATCH: usize = 4;
+pub const LAST_LITERALS: usize = 5;
+pub const MF_LIMIT: usize = 12;
+pub const MAX_DISTANCE: usize = 65_535;
 /// 4096 slots of 4 bytes (16 KiB, liblz4's default and lz4_flex's).
 const HASH_LOG: u32 = 12;
 /// The search steps 1 byte, then `acceleration` bytes, one more after each 2^6 misses in a row
@@ -26,7 +27,8 @@ pub const fn max_compressed_size(len: usize) -> usize {
     len + len / 255 + 16
 }
 
-fn read_u32(data: &[u8], at: usize) -> u32 {
+/// The four bytes at `at`, little endian.
+pub fn read_u32(data: &[u8], at: usize) -> u32 {
     let mut word = [0; 4];
     word.copy_from_slice(&data[at..at + 4]);
     u32::from_le_bytes(word)
@@ -48,7 +50,7 @@ fn hash(data: &[u8], at: usize) -> usize {
 /// `limit`. Eight bytes at a time: wasm32 loads and compares 64-bit words natively, where
 /// lz4_flex compares a `usize` (4 bytes there), and this loop is where LZ4 spends most of its
 /// time on images.
-fn count_same(data: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
+pub fn count_same(data: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
     let start = a;
     while a + 8 <= limit {
         let differ = read_u64(data, a) ^ read_u64(data, b);
@@ -65,13 +67,27 @@ fn count_same(data: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
     a - start
 }
 
-/// An LZ4 block being written into a slice with room for the whole worst case.
-struct Block<'a> {
+/// An LZ4 block being written into a slice with room for the whole worst case
+/// (`max_compressed_size` of the input: any parse into matches of 4 bytes or more fits).
+pub struct Block<'a> {
     out: &'a mut [u8],
     at: usize,
 }
 
-impl Block<'_> {
+impl<'a> Block<'a> {
+    pub fn new(out: &'a mut [u8]) -> Block<'a> {
+        Block { out, at: 0 }
+    }
+
+    /// The bytes written so far.
+    pub fn len(&self) -> usize {
+        self.at
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at == 0
+    }
+
     fn byte(&mut self, byte: u8) {
         self.out[self.at] = byte;
         self.at += 1;
@@ -93,7 +109,7 @@ impl Block<'_> {
 
     /// A sequence: `literals`, then a match `offset` back of `len` bytes (`len` >= 4), or none
     /// (the block's last sequence).
-    fn sequence(&mut self, literals: &[u8], matched: Option<(usize, usize)>) {
+    pub fn sequence(&mut self, literals: &[u8], matched: Option<(usize, usize)>) {
         let extra = matched.map_or(0, |(_, len)| len - MIN_MATCH);
         let token = ((literals.len().min(15) as u8) << 4) | extra.min(15) as u8;
         self.byte(token);
@@ -125,7 +141,7 @@ pub fn compress_into(input: &[u8], out: &mut [u8], acceleration: u32) -> Result<
             max_compressed_size(n)
         ));
     }
-    let mut block = Block { out, at: 0 };
+    let mut block = Block::new(out);
     let mut anchor = 0;
     if n > MF_LIMIT {
         let mut table = [0u32; 1 << HASH_LOG];
@@ -175,7 +191,7 @@ pub fn compress_into(input: &[u8], out: &mut [u8], acceleration: u32) -> Result<
         }
     }
     block.sequence(&input[anchor..], None);
-    Ok(block.at)
+    Ok(block.len())
 }
 
 #[cfg(test)]

@@ -8,12 +8,11 @@
 //! lz4_flex has no HC mode: plain LZ4 blocks came out 10-60 % larger than c-blosc's lz4hc on
 //! the repository's sample image (tests/write_sizes.rs).
 
-const MIN_MATCH: usize = 4;
-/// The block's last 5 bytes are literals, and its last match starts 12 bytes before its end at
-/// the latest (the LZ4 block format's end-of-block rules).
-const LAST_LITERALS: usize = 5;
-const MF_LIMIT: usize = 12;
-const MAX_DISTANCE: usize = 65_535;
+use zarr_wasm_kernels::lz4::{
+    count_same, max_compressed_size, read_u32, Block, LAST_LITERALS, MAX_DISTANCE, MF_LIMIT,
+    MIN_MATCH,
+};
+
 const HASH_LOG: u32 = 15;
 /// The chain's slots: one per position of the window.
 const WINDOW: usize = 1 << 16;
@@ -22,10 +21,6 @@ const WINDOW: usize = 1 << 16;
 /// search as 9: they parse optimally in liblz4, which this does not).
 fn attempts(clevel: u8) -> usize {
     1usize << clevel.clamp(2, 9).saturating_sub(1)
-}
-
-fn read_u32(data: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
 fn hash(sequence: u32) -> usize {
@@ -87,7 +82,8 @@ impl Chains {
             if data.get(at + best.0) == data.get(candidate + best.0)
                 && read_u32(data, candidate) == sequence
             {
-                let length = MIN_MATCH + common(data, candidate + MIN_MATCH, at + MIN_MATCH, end);
+                let length =
+                    MIN_MATCH + count_same(data, at + MIN_MATCH, candidate + MIN_MATCH, end);
                 if length > best.0 {
                     best = (length, distance);
                     if at + length >= end {
@@ -134,7 +130,8 @@ impl Chains {
                 break;
             }
             if read_u32(data, candidate) == sequence {
-                let forward = MIN_MATCH + common(data, candidate + MIN_MATCH, at + MIN_MATCH, end);
+                let forward =
+                    MIN_MATCH + count_same(data, at + MIN_MATCH, candidate + MIN_MATCH, end);
                 let mut back = 0;
                 while at - back > low
                     && candidate > back
@@ -157,74 +154,28 @@ impl Chains {
     }
 }
 
-/// How many bytes from `a` and `b` (`a` < `b`) are the same, `b`'s run ending at `end`.
-fn common(data: &[u8], a: usize, b: usize, end: usize) -> usize {
-    let mut n = 0;
-    while b + n + 8 <= end {
-        let x = u64::from_le_bytes(data[a + n..a + n + 8].try_into().unwrap());
-        let y = u64::from_le_bytes(data[b + n..b + n + 8].try_into().unwrap());
-        let diff = x ^ y;
-        if diff != 0 {
-            return n + (diff.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    while b + n < end && data[a + n] == data[b + n] {
-        n += 1;
-    }
-    n
-}
-
-/// A length beyond a token's 15, as LZ4 writes it: 255s, then the rest.
-fn push_length(out: &mut Vec<u8>, mut rest: usize) {
-    while rest >= 255 {
-        out.push(255);
-        rest -= 255;
-    }
-    out.push(rest as u8);
-}
-
-/// One sequence: `literals`, then a match of `length` bytes `distance` back (none for the last).
-fn push_sequence(out: &mut Vec<u8>, literals: &[u8], matched: Option<(usize, usize)>) {
-    let lit = literals.len();
-    let extra = matched.map_or(0, |(length, _)| length - MIN_MATCH);
-    out.push(((lit.min(15) as u8) << 4) | extra.min(15) as u8);
-    if lit >= 15 {
-        push_length(out, lit - 15);
-    }
-    out.extend_from_slice(literals);
-    if let Some((_, distance)) = matched {
-        out.extend_from_slice(&(distance as u16).to_le_bytes());
-        if extra >= 15 {
-            push_length(out, extra - 15);
-        }
-    }
-}
-
 /// Writes the match `(start, length, distance)` with the literals from `anchor` before it,
 /// extended back over literals that match too; returns where the next literals start.
-fn push_match(
-    out: &mut Vec<u8>,
-    data: &[u8],
-    anchor: usize,
-    found: (usize, usize, usize),
-) -> usize {
+fn push_match(out: &mut Block, data: &[u8], anchor: usize, found: (usize, usize, usize)) -> usize {
     let (mut start, mut length, distance) = found;
     while start > anchor && start > distance && data[start - 1] == data[start - 1 - distance] {
         start -= 1;
         length += 1;
     }
-    push_sequence(out, &data[anchor..start], Some((length, distance)));
+    out.sequence(&data[anchor..start], Some((distance, length)));
     start + length
 }
 
 /// `data` as one LZ4 block, searched as liblz4's HC level `clevel` (1-12) searches.
 pub fn compress(data: &[u8], clevel: u8) -> Vec<u8> {
     let n = data.len();
-    let mut out = Vec::with_capacity(n / 2 + 16);
+    let mut bytes = vec![0; max_compressed_size(n)];
+    let mut out = Block::new(&mut bytes);
     if n <= MF_LIMIT {
-        push_sequence(&mut out, data, None);
-        return out;
+        out.sequence(data, None);
+        let len = out.len();
+        bytes.truncate(len);
+        return bytes;
     }
     let attempts = attempts(clevel);
     let start_limit = n - MF_LIMIT;
@@ -265,8 +216,10 @@ pub fn compress(data: &[u8], clevel: u8) -> Vec<u8> {
             current = next;
         }
     }
-    push_sequence(&mut out, &data[anchor..], None);
-    out
+    out.sequence(&data[anchor..], None);
+    let len = out.len();
+    bytes.truncate(len);
+    bytes
 }
 
 #[cfg(test)]
@@ -325,7 +278,7 @@ mod tests {
             sizes[1] <= sizes[0] && sizes[2] <= sizes[1] + sizes[1] / 100,
             "{sizes:?}"
         );
-        let mut plain = vec![0; zarr_wasm_kernels::lz4::max_compressed_size(data.len())];
+        let mut plain = vec![0; max_compressed_size(data.len())];
         let plain = zarr_wasm_kernels::lz4::compress_into(&data, &mut plain, 1).unwrap();
         assert!(
             sizes[2] < plain,
