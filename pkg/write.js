@@ -389,6 +389,17 @@ async function writeParts(workers, plan, value, options, dtype) {
   }
 }
 
+/**
+ * The built-in typed array class of `like`: a Node Buffer's is Uint8Array (`new Buffer(n)` is
+ * deprecated, and Buffer's `slice` is a view, not a copy).
+ */
+function typedArrayClass(like) {
+  const TypedArray = Object.getPrototypeOf(Uint8Array);
+  let kind = like.constructor;
+  while (kind && Object.getPrototypeOf(kind) !== TypedArray) kind = Object.getPrototypeOf(kind);
+  return kind ?? like.constructor;
+}
+
 /** Whether `value` is a typed array (a view with its own `slice`, unlike a DataView). */
 const typedArray = (value) => ArrayBuffer.isView(value) && !(value instanceof DataView);
 
@@ -407,9 +418,10 @@ const spareBuffers = {
   view(like, length) {
     const bytes = length * like.BYTES_PER_ELEMENT;
     const fits = this.buffers.findIndex((b) => b.byteLength === bytes);
-    if (fits < 0) return new like.constructor(length);
+    const Kind = typedArrayClass(like);
+    if (fits < 0) return new Kind(length);
     const [buffer] = this.buffers.splice(fits, 1);
-    return new like.constructor(buffer, 0, length);
+    return new Kind(buffer, 0, length);
   },
   /** Keeps `buffer` (an ArrayBuffer, or nothing) while there is room. */
   keep(buffer) {
@@ -431,7 +443,7 @@ const spareBuffers = {
  * element may span several entries (complex numbers). `make(src, length)` makes a typed array's
  * part.
  */
-function cut(src, srcShape, partShape, origin, make = (like, n) => new like.constructor(n)) {
+function cut(src, srcShape, partShape, origin, make = (like, n) => new (typedArrayClass(like))(n)) {
   const n = count(partShape);
   const per = src.length / count(srcShape);
   const out = ArrayBuffer.isView(src) ? make(src, n * per) : new Array(n * per);

@@ -151,7 +151,7 @@ pub fn compress_into(input: &[u8], out: &mut [u8], acceleration: u32) -> Result<
         'search: loop {
             // The next match: a position whose first four bytes equal the last position's
             // with the same hash, within 64 KiB.
-            let mut misses = acceleration.clamp(1, 1 << 16) << SKIP_TRIGGER;
+            let mut misses = acceleration.clamp(1, 65_537) << SKIP_TRIGGER;
             let mut step = 1; // the position after a match is looked at too, as in liblz4
             let mut candidate;
             loop {

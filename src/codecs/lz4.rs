@@ -16,18 +16,22 @@ pub const CODECS: &[CodecEntry] = &[CodecEntry {
 
 pub struct Lz4Codec {
     /// How fast the encoder crosses bytes it finds no match in (liblz4's `acceleration`: 1 by
-    /// default, and as numcodecs writes it; larger is faster and compresses less). Not needed
-    /// to decode.
-    #[cfg_attr(not(feature = "write"), allow(dead_code))]
+    /// default, and as numcodecs writes it; larger is faster and compresses less). Kept by the
+    /// write build only: a reader does not need it.
+    #[cfg(feature = "write")]
     acceleration: u32,
 }
 
 impl Lz4Codec {
     pub fn from_configuration(config: Configuration) -> Result<Lz4Codec, String> {
-        let acceleration = config.optional::<i64>("acceleration")?.unwrap_or(1);
-        // liblz4 takes values below 1 as 1, and above 65537 as 65537.
-        let acceleration = acceleration.clamp(1, 65_537) as u32;
-        Ok(Lz4Codec { acceleration })
+        let acceleration = config.optional::<i64>("acceleration")?;
+        #[cfg(not(feature = "write"))]
+        let _ = acceleration; // checked, not needed to decode
+        Ok(Lz4Codec {
+            // liblz4 takes values below 1 as 1, and above 65537 as 65537.
+            #[cfg(feature = "write")]
+            acceleration: acceleration.unwrap_or(1).clamp(1, 65_537) as u32,
+        })
     }
 }
 
